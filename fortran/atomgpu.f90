@@ -1,0 +1,667 @@
+! atomgpu: the Fortran interface (module atomgpu).
+!
+! Compile this file with your own compiler together with your program and link the library:
+!     gfortran atomgpu.f90 prog.f90 -latomgpu
+! (a .mod file is tied to one compiler version, so the source is shipped, not the .mod).
+!
+! Conventions (see include/atomgpu.h for the C interface these wrappers call):
+! - energies and temperatures in eV, densities in cm^-3, cross-sections in cm^2, rates in s^-1
+!   per ion; real arguments are real(c_double) (= double precision with gfortran);
+! - array sizes are taken from the arrays (assumed shape, contiguous) and checked for
+!   consistency; batched outputs are up(n_transitions, n_states);
+! - every wrapper takes an optional `integer, intent(out) :: stat`. With stat present, a failure
+!   returns its status code (ATOMGPU_OK = 0 on success) and leaves the outputs untouched; the
+!   detail comes from atomgpu_last_error_message() and atomgpu_last_error_arg() (the 1-based
+!   position of the offending argument in the C function, as LAPACK's INFO = -i). With stat
+!   absent, a failure stops the program (error stop) with the library's message, as an intrinsic
+!   statement without stat= does;
+! - the first call of any wrapper checks that the library loaded has the ABI version this module
+!   was written for, and stops with a message when it differs.
+module atomgpu
+    use, intrinsic :: iso_c_binding, only: c_int32_t, c_int64_t, c_size_t, c_double, c_char, &
+        c_ptr, c_null_ptr, c_null_char, c_loc, c_associated, c_f_pointer
+    implicit none
+    private
+
+    ! Status codes (int32_t in C).
+    integer, parameter, public :: ATOMGPU_OK = 0
+    integer, parameter, public :: ATOMGPU_ERR_INVALID_ARGUMENT = 1
+    integer, parameter, public :: ATOMGPU_ERR_NO_DEVICE = 2
+    integer, parameter, public :: ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY = 3
+    integer, parameter, public :: ATOMGPU_ERR_CUDA = 4
+    integer, parameter, public :: ATOMGPU_ERR_NOT_CONVERGED = 5
+    integer, parameter, public :: ATOMGPU_ERR_INTERNAL = 6
+
+    ! Backend choices (atomgpu_set_backend) and backends in use (atomgpu_device_info).
+    integer, parameter, public :: ATOMGPU_BACKEND_AUTO = 0
+    integer, parameter, public :: ATOMGPU_BACKEND_CPU = 1
+    integer, parameter, public :: ATOMGPU_BACKEND_CUDA = 2
+
+    ! Electron statistics of the rates family.
+    integer, parameter, public :: ATOMGPU_STATS_FERMI_DIRAC = 0
+    integer, parameter, public :: ATOMGPU_STATS_MAXWELL_BOLTZMANN = 1
+
+    ! The C ABI version this module was written for (checked against the library on first use).
+    integer, parameter, public :: ATOMGPU_ABI_VERSION = 1
+
+    public :: atomgpu_version, atomgpu_version_string, atomgpu_set_backend, atomgpu_device_info
+    public :: atomgpu_last_error_message, atomgpu_last_error_arg, atomgpu_status_string
+    public :: atomgpu_rates_chemical_potential, atomgpu_rates_energy_density
+    public :: atomgpu_rates_temperature, atomgpu_rates_excitation, atomgpu_rates_ionization
+    public :: atomgpu_rates_photoionization, atomgpu_rates_inverse_bremsstrahlung
+
+    ! Longest static string (status description, version) read from the library.
+    integer, parameter :: max_static_string = 4096
+
+    ! Whether the library's ABI version has been checked.
+    logical, save :: abi_checked = .false.
+    ! An error found by this module itself (inconsistent array sizes) before calling the library:
+    ! its message and argument position, reported by atomgpu_last_error_message/_arg until the
+    ! next wrapper call.
+    character(len=:), allocatable, save :: module_error
+    integer, save :: module_error_arg = 0
+    !$omp threadprivate(module_error, module_error_arg)
+
+    interface
+        ! ---- common.rs ----
+        function c_atomgpu_status_string(status) bind(C, name="atomgpu_status_string") result(text)
+            import :: c_int32_t, c_ptr
+            integer(c_int32_t), value :: status
+            type(c_ptr) :: text
+        end function
+
+        function c_atomgpu_last_error_message(buffer, capacity) &
+                bind(C, name="atomgpu_last_error_message") result(length)
+            import :: c_char, c_size_t, c_int64_t
+            character(kind=c_char), intent(inout) :: buffer(*)
+            integer(c_size_t), value :: capacity
+            integer(c_int64_t) :: length
+        end function
+
+        function c_atomgpu_last_error_arg() bind(C, name="atomgpu_last_error_arg") result(position)
+            import :: c_int32_t
+            integer(c_int32_t) :: position
+        end function
+
+        function c_atomgpu_version(major, minor, patch) bind(C, name="atomgpu_version") result(status)
+            import :: c_int32_t
+            integer(c_int32_t), intent(out) :: major, minor, patch
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_version_string() bind(C, name="atomgpu_version_string") result(text)
+            import :: c_ptr
+            type(c_ptr) :: text
+        end function
+
+        function c_atomgpu_abi_version() bind(C, name="atomgpu_abi_version") result(version)
+            import :: c_int32_t
+            integer(c_int32_t) :: version
+        end function
+
+        function c_atomgpu_set_backend(backend) bind(C, name="atomgpu_set_backend") result(status)
+            import :: c_int32_t
+            integer(c_int32_t), value :: backend
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_device_info(backend, name, name_capacity, total_memory_bytes, &
+                free_memory_bytes, cc_major, cc_minor) bind(C, name="atomgpu_device_info") result(status)
+            import :: c_int32_t, c_int64_t, c_char
+            integer(c_int32_t), intent(out) :: backend
+            character(kind=c_char), intent(inout) :: name(*)
+            integer(c_int64_t), value :: name_capacity
+            integer(c_int64_t), intent(out) :: total_memory_bytes, free_memory_bytes
+            integer(c_int32_t), intent(out) :: cc_major, cc_minor
+            integer(c_int32_t) :: status
+        end function
+
+        ! ---- rates.rs ----
+        function c_atomgpu_rates_chemical_potential(stats, n_states, te_ev, ne_cm3, mu_ev) &
+                bind(C, name="atomgpu_rates_chemical_potential") result(status)
+            import :: c_int32_t, c_int64_t, c_double
+            integer(c_int32_t), value :: stats
+            integer(c_int64_t), value :: n_states
+            real(c_double), intent(in) :: te_ev(*), ne_cm3(*)
+            real(c_double), intent(inout) :: mu_ev(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_rates_energy_density(stats, n_states, te_ev, ne_cm3, u_ev_cm3) &
+                bind(C, name="atomgpu_rates_energy_density") result(status)
+            import :: c_int32_t, c_int64_t, c_double
+            integer(c_int32_t), value :: stats
+            integer(c_int64_t), value :: n_states
+            real(c_double), intent(in) :: te_ev(*), ne_cm3(*)
+            real(c_double), intent(inout) :: u_ev_cm3(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_rates_temperature(stats, n_states, u_ev_cm3, ne_cm3, te_ev, mu_ev) &
+                bind(C, name="atomgpu_rates_temperature") result(status)
+            import :: c_int32_t, c_int64_t, c_double
+            integer(c_int32_t), value :: stats
+            integer(c_int64_t), value :: n_states
+            real(c_double), intent(in) :: u_ev_cm3(*), ne_cm3(*)
+            real(c_double), intent(inout) :: te_ev(*), mu_ev(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_rates_excitation(stats, accuracy_p, nodes, n_states, te_ev, ne_cm3, &
+                n_transitions, energy_ev, omega, g_lower, g_upper, up, down) &
+                bind(C, name="atomgpu_rates_excitation") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            integer(c_int32_t), value :: stats
+            real(c_double), value :: accuracy_p
+            integer(c_int32_t), value :: nodes
+            integer(c_int64_t), value :: n_states
+            real(c_double), intent(in) :: te_ev(*), ne_cm3(*)
+            integer(c_int64_t), value :: n_transitions
+            real(c_double), intent(in) :: energy_ev(*), omega(*)
+            type(c_ptr), value :: g_lower, g_upper
+            real(c_double), intent(inout) :: up(*), down(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_rates_ionization(stats, accuracy_p, nodes, n_states, te_ev, ne_cm3, &
+                n_transitions, energy_ev, beli, g_lower, g_upper, up, down) &
+                bind(C, name="atomgpu_rates_ionization") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            integer(c_int32_t), value :: stats
+            real(c_double), value :: accuracy_p
+            integer(c_int32_t), value :: nodes
+            integer(c_int64_t), value :: n_states
+            real(c_double), intent(in) :: te_ev(*), ne_cm3(*)
+            integer(c_int64_t), value :: n_transitions
+            real(c_double), intent(in) :: energy_ev(*), beli(*)
+            type(c_ptr), value :: g_lower, g_upper
+            real(c_double), intent(inout) :: up(*), down(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_rates_photoionization(stats, accuracy_p, nodes, n_states, te_ev, ne_cm3, &
+                tr_ev, n_transitions, energy_ev, d0_cm2, d1_cm2, rate, heating) &
+                bind(C, name="atomgpu_rates_photoionization") result(status)
+            import :: c_int32_t, c_int64_t, c_double
+            integer(c_int32_t), value :: stats
+            real(c_double), value :: accuracy_p
+            integer(c_int32_t), value :: nodes
+            integer(c_int64_t), value :: n_states
+            real(c_double), intent(in) :: te_ev(*), ne_cm3(*), tr_ev(*)
+            integer(c_int64_t), value :: n_transitions
+            real(c_double), intent(in) :: energy_ev(*), d0_cm2(*), d1_cm2(*)
+            real(c_double), intent(inout) :: rate(*), heating(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_rates_inverse_bremsstrahlung(stats, accuracy_p, nodes, n_states, te_ev, &
+                ne_cm3, tr_ev, z2n_cm3, heating) &
+                bind(C, name="atomgpu_rates_inverse_bremsstrahlung") result(status)
+            import :: c_int32_t, c_int64_t, c_double
+            integer(c_int32_t), value :: stats
+            real(c_double), value :: accuracy_p
+            integer(c_int32_t), value :: nodes
+            integer(c_int64_t), value :: n_states
+            real(c_double), intent(in) :: te_ev(*), ne_cm3(*), tr_ev(*), z2n_cm3(*)
+            real(c_double), intent(inout) :: heating(*)
+            integer(c_int32_t) :: status
+        end function
+    end interface
+
+contains
+
+    ! ============================================================================================
+    ! Internal helpers.
+
+    ! Run at the start of every wrapper: checks the library's ABI version once, and clears the
+    ! module's own error.
+    subroutine enter()
+        integer(c_int32_t) :: loaded
+        character(len=12) :: loaded_text, expected_text
+        if (.not. abi_checked) then
+            loaded = c_atomgpu_abi_version()
+            if (loaded /= int(ATOMGPU_ABI_VERSION, c_int32_t)) then
+                write (loaded_text, '(i0)') loaded
+                write (expected_text, '(i0)') ATOMGPU_ABI_VERSION
+                error stop "atomgpu: the library loaded has C ABI version " // trim(loaded_text) // &
+                    ", this Fortran module (atomgpu.f90) was written for version " // &
+                    trim(expected_text) // ": compile atomgpu.f90 from the same atomgpu release"
+            end if
+            abi_checked = .true.
+        end if
+        if (allocated(module_error)) deallocate (module_error)
+        module_error_arg = 0
+    end subroutine
+
+    ! Records an inconsistency found by this module (argument at C position `position`) unless an
+    ! earlier one was recorded; `status` becomes ATOMGPU_ERR_INVALID_ARGUMENT.
+    subroutine reject(ok, position, message, status)
+        logical, intent(in) :: ok
+        integer, intent(in) :: position
+        character(len=*), intent(in) :: message
+        integer(c_int32_t), intent(inout) :: status
+        if (ok .or. status /= int(ATOMGPU_OK, c_int32_t)) return
+        module_error = message
+        module_error_arg = position
+        status = int(ATOMGPU_ERR_INVALID_ARGUMENT, c_int32_t)
+    end subroutine
+
+    ! Hands a status to the caller: into `stat` when present, else `error stop` on failure.
+    subroutine finish(status, stat, procedure_name)
+        integer(c_int32_t), intent(in) :: status
+        integer, intent(out), optional :: stat
+        character(len=*), intent(in) :: procedure_name
+        character(len=:), allocatable :: message
+        if (present(stat)) then
+            stat = int(status)
+        else if (status /= int(ATOMGPU_OK, c_int32_t)) then
+            message = "atomgpu: " // procedure_name // " failed (" // &
+                atomgpu_status_string(int(status)) // "): " // atomgpu_last_error_message()
+            error stop message
+        end if
+    end subroutine
+
+    ! A Fortran string from a NUL-terminated static C string (empty for NULL).
+    function c_string(text) result(string)
+        type(c_ptr), intent(in) :: text
+        character(len=:), allocatable :: string
+        character(kind=c_char), pointer :: chars(:)
+        integer :: n, i
+        if (.not. c_associated(text)) then
+            string = ""
+            return
+        end if
+        call c_f_pointer(text, chars, [max_static_string])
+        n = 0
+        do while (n < max_static_string)
+            if (chars(n + 1) == c_null_char) exit
+            n = n + 1
+        end do
+        allocate (character(len=n) :: string)
+        do i = 1, n
+            string(i:i) = chars(i)
+        end do
+    end function
+
+    ! An integer as text.
+    function itoa(value) result(text)
+        integer(c_int64_t), intent(in) :: value
+        character(len=:), allocatable :: text
+        character(len=24) :: buffer
+        write (buffer, '(i0)') value
+        text = trim(buffer)
+    end function
+
+    ! Shape check message: "<name> has <got> <what>, expected <expected> (<why>)".
+    function size_message(name, got, what, expected, why) result(message)
+        character(len=*), intent(in) :: name, what, why
+        integer(c_int64_t), intent(in) :: got, expected
+        character(len=:), allocatable :: message
+        message = "argument `" // name // "`: has " // itoa(got) // " " // what // ", expected " // &
+            itoa(expected) // " (" // why // ")"
+    end function
+
+    ! ============================================================================================
+    ! Library-wide procedures.
+
+    ! The library version (major, minor, patch).
+    subroutine atomgpu_version(major, minor, patch, stat)
+        integer, intent(out) :: major, minor, patch
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status, a, b, c
+        call enter()
+        status = c_atomgpu_version(a, b, c)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            major = int(a)
+            minor = int(b)
+            patch = int(c)
+        end if
+        call finish(status, stat, "atomgpu_version")
+    end subroutine
+
+    ! The library version as text, e.g. "0.1.0".
+    function atomgpu_version_string() result(version)
+        character(len=:), allocatable :: version
+        call enter()
+        version = c_string(c_atomgpu_version_string())
+    end function
+
+    ! Chooses the backend for the rest of the process: ATOMGPU_BACKEND_AUTO, _CPU or _CUDA
+    ! (overrides the ATOMGPU_BACKEND environment variable).
+    subroutine atomgpu_set_backend(choice, stat)
+        integer, intent(in) :: choice
+        integer, intent(out), optional :: stat
+        call enter()
+        call finish(c_atomgpu_set_backend(int(choice, c_int32_t)), stat, "atomgpu_set_backend")
+    end subroutine
+
+    ! The backend calls run on now (ATOMGPU_BACKEND_CPU or ATOMGPU_BACKEND_CUDA), the device name,
+    ! its total and free memory in bytes (0 on the CPU) and its compute capability (0.0 on the CPU).
+    subroutine atomgpu_device_info(backend, name, total_bytes, free_bytes, cc_major, cc_minor, stat)
+        integer, intent(out) :: backend
+        character(len=:), allocatable, intent(out), optional :: name
+        integer(c_int64_t), intent(out), optional :: total_bytes, free_bytes
+        integer, intent(out), optional :: cc_major, cc_minor
+        integer, intent(out), optional :: stat
+        integer(c_int64_t), parameter :: capacity = 512
+        character(kind=c_char) :: buffer(capacity)
+        integer(c_int32_t) :: status, b, major, minor
+        integer(c_int64_t) :: total, free
+        integer :: n, i
+        call enter()
+        buffer = c_null_char
+        status = c_atomgpu_device_info(b, buffer, capacity, total, free, major, minor)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            backend = int(b)
+            if (present(name)) then
+                n = 0
+                do while (n < int(capacity))
+                    if (buffer(n + 1) == c_null_char) exit
+                    n = n + 1
+                end do
+                allocate (character(len=n) :: name)
+                do i = 1, n
+                    name(i:i) = buffer(i)
+                end do
+            end if
+            if (present(total_bytes)) total_bytes = total
+            if (present(free_bytes)) free_bytes = free
+            if (present(cc_major)) cc_major = int(major)
+            if (present(cc_minor)) cc_minor = int(minor)
+        end if
+        call finish(status, stat, "atomgpu_device_info")
+    end subroutine
+
+    ! The calling thread's last error sentence (empty when the last call succeeded): it names the
+    ! argument and the rule it broke (array elements are numbered from 0, as in C).
+    function atomgpu_last_error_message() result(message)
+        character(len=:), allocatable :: message
+        character(kind=c_char), allocatable :: buffer(:)
+        integer(c_int64_t) :: length
+        integer :: i, n
+        if (allocated(module_error)) then
+            message = module_error
+            return
+        end if
+        allocate (buffer(1))
+        length = c_atomgpu_last_error_message(buffer, 1_c_size_t)
+        deallocate (buffer)
+        n = int(max(length, 0_c_int64_t))
+        allocate (buffer(n + 1))
+        length = c_atomgpu_last_error_message(buffer, int(n + 1, c_size_t))
+        allocate (character(len=n) :: message)
+        do i = 1, n
+            message(i:i) = buffer(i)
+        end do
+    end function
+
+    ! The 1-based position, in the C function, of the argument that made the calling thread's last
+    ! call fail with ATOMGPU_ERR_INVALID_ARGUMENT (as LAPACK's INFO = -i); 0 otherwise.
+    function atomgpu_last_error_arg() result(position)
+        integer :: position
+        if (allocated(module_error)) then
+            position = module_error_arg
+        else
+            position = int(c_atomgpu_last_error_arg())
+        end if
+    end function
+
+    ! A static description of a status code.
+    function atomgpu_status_string(code) result(text)
+        integer, intent(in) :: code
+        character(len=:), allocatable :: text
+        text = c_string(c_atomgpu_status_string(int(code, c_int32_t)))
+    end function
+
+    ! ============================================================================================
+    ! Rates family. stats: ATOMGPU_STATS_FERMI_DIRAC or ATOMGPU_STATS_MAXWELL_BOLTZMANN.
+    ! Plasma states: te_ev(n_states) [eV], ne_cm3(n_states) [cm^-3] (, tr_ev(n_states) [eV]).
+    ! accuracy_p in [1, 15]: ranges truncated at relative 10^-p (paper default 5); nodes in
+    ! [2, 256]: Gauss-Legendre nodes per panel (paper default 32).
+    ! Outputs are intent(inout) because they are left untouched when the call fails.
+
+    ! Chemical potential mu_ev(n_states) [eV] of the free electrons (paper eq. 2).
+    subroutine atomgpu_rates_chemical_potential(stats, te_ev, ne_cm3, mu_ev, stat)
+        integer, intent(in) :: stats
+        real(c_double), intent(in), contiguous :: te_ev(:), ne_cm3(:)
+        real(c_double), intent(inout), contiguous :: mu_ev(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: ns
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        ns = size(te_ev, kind=c_int64_t)
+        call reject(size(ne_cm3, kind=c_int64_t) == ns, 4, &
+            size_message("ne_cm3", size(ne_cm3, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        call reject(size(mu_ev, kind=c_int64_t) == ns, 5, &
+            size_message("mu_ev", size(mu_ev, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_rates_chemical_potential(int(stats, c_int32_t), ns, te_ev, ne_cm3, mu_ev)
+        end if
+        call finish(status, stat, "atomgpu_rates_chemical_potential")
+    end subroutine
+
+    ! Kinetic energy density u_ev_cm3(n_states) [eV cm^-3] of the free electrons (paper eq. 4).
+    subroutine atomgpu_rates_energy_density(stats, te_ev, ne_cm3, u_ev_cm3, stat)
+        integer, intent(in) :: stats
+        real(c_double), intent(in), contiguous :: te_ev(:), ne_cm3(:)
+        real(c_double), intent(inout), contiguous :: u_ev_cm3(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: ns
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        ns = size(te_ev, kind=c_int64_t)
+        call reject(size(ne_cm3, kind=c_int64_t) == ns, 4, &
+            size_message("ne_cm3", size(ne_cm3, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        call reject(size(u_ev_cm3, kind=c_int64_t) == ns, 5, &
+            size_message("u_ev_cm3", size(u_ev_cm3, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_rates_energy_density(int(stats, c_int32_t), ns, te_ev, ne_cm3, u_ev_cm3)
+        end if
+        call finish(status, stat, "atomgpu_rates_energy_density")
+    end subroutine
+
+    ! Temperature te_ev(n_states) [eV] and chemical potential mu_ev(n_states) [eV] from the energy
+    ! density u_ev_cm3 [eV cm^-3] and density ne_cm3 [cm^-3]: the inversion of
+    ! atomgpu_rates_energy_density.
+    subroutine atomgpu_rates_temperature(stats, u_ev_cm3, ne_cm3, te_ev, mu_ev, stat)
+        integer, intent(in) :: stats
+        real(c_double), intent(in), contiguous :: u_ev_cm3(:), ne_cm3(:)
+        real(c_double), intent(inout), contiguous :: te_ev(:), mu_ev(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: ns
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        ns = size(u_ev_cm3, kind=c_int64_t)
+        call reject(size(ne_cm3, kind=c_int64_t) == ns, 4, &
+            size_message("ne_cm3", size(ne_cm3, kind=c_int64_t), "elements", ns, "size(u_ev_cm3)"), status)
+        call reject(size(te_ev, kind=c_int64_t) == ns, 5, &
+            size_message("te_ev", size(te_ev, kind=c_int64_t), "elements", ns, "size(u_ev_cm3)"), status)
+        call reject(size(mu_ev, kind=c_int64_t) == ns, 6, &
+            size_message("mu_ev", size(mu_ev, kind=c_int64_t), "elements", ns, "size(u_ev_cm3)"), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_rates_temperature(int(stats, c_int32_t), ns, u_ev_cm3, ne_cm3, te_ev, mu_ev)
+        end if
+        call finish(status, stat, "atomgpu_rates_temperature")
+    end subroutine
+
+    ! Checks shared by the two collisional wrappers: positions of the C functions
+    ! (stats, accuracy_p, nodes, n_states, te_ev 5, ne_cm3 6, n_transitions, energy_ev 8,
+    ! coefficients 9, g_lower 10, g_upper 11, up 12, down 13).
+    subroutine check_collisional(te_ev, ne_cm3, energy_ev, coefficients, coefficients_name, rows, &
+            up, down, g_lower, g_upper, status)
+        real(c_double), intent(in) :: te_ev(:), ne_cm3(:), energy_ev(:), coefficients(:, :)
+        character(len=*), intent(in) :: coefficients_name
+        integer(c_int64_t), intent(in) :: rows
+        real(c_double), intent(in) :: up(:, :), down(:, :)
+        real(c_double), intent(in), optional :: g_lower(:), g_upper(:)
+        integer(c_int32_t), intent(inout) :: status
+        integer(c_int64_t) :: ns, nt
+        ns = size(te_ev, kind=c_int64_t)
+        nt = size(energy_ev, kind=c_int64_t)
+        call reject(size(ne_cm3, kind=c_int64_t) == ns, 6, &
+            size_message("ne_cm3", size(ne_cm3, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        call reject(size(coefficients, 1, kind=c_int64_t) == rows, 9, &
+            size_message(coefficients_name, size(coefficients, 1, kind=c_int64_t), "rows", rows, &
+            "one column of coefficients per transition"), status)
+        call reject(size(coefficients, 2, kind=c_int64_t) == nt, 9, &
+            size_message(coefficients_name, size(coefficients, 2, kind=c_int64_t), "columns", nt, &
+            "size(energy_ev)"), status)
+        if (present(g_lower)) then
+            call reject(size(g_lower, kind=c_int64_t) == nt, 10, &
+                size_message("g_lower", size(g_lower, kind=c_int64_t), "elements", nt, "size(energy_ev)"), status)
+        end if
+        if (present(g_upper)) then
+            call reject(size(g_upper, kind=c_int64_t) == nt, 11, &
+                size_message("g_upper", size(g_upper, kind=c_int64_t), "elements", nt, "size(energy_ev)"), status)
+        end if
+        call reject(size(up, 1, kind=c_int64_t) == nt, 12, &
+            size_message("up", size(up, 1, kind=c_int64_t), "rows", nt, "size(energy_ev)"), status)
+        call reject(size(up, 2, kind=c_int64_t) == ns, 12, &
+            size_message("up", size(up, 2, kind=c_int64_t), "columns", ns, "size(te_ev)"), status)
+        call reject(size(down, 1, kind=c_int64_t) == nt, 13, &
+            size_message("down", size(down, 1, kind=c_int64_t), "rows", nt, "size(energy_ev)"), status)
+        call reject(size(down, 2, kind=c_int64_t) == ns, 13, &
+            size_message("down", size(down, 2, kind=c_int64_t), "columns", ns, "size(te_ev)"), status)
+    end subroutine
+
+    ! Collisional excitation up(n_transitions, n_states) [s^-1 per lower-level ion] and
+    ! de-excitation down(n_transitions, n_states) [s^-1 per upper-level ion] (paper eqs. 5, 6, 9).
+    ! energy_ev(n_transitions) [eV]; omega(6, n_transitions): B0..B5 of the collision strength
+    ! Omega(x) = B0 ln x + B1 + B2/x + B3/x^2 + B4/x^3 + B5/x^4 (dimensionless);
+    ! g_lower, g_upper(n_transitions): statistical weights (all 1 when absent).
+    subroutine atomgpu_rates_excitation(stats, accuracy_p, nodes, te_ev, ne_cm3, energy_ev, omega, &
+            up, down, g_lower, g_upper, stat)
+        integer, intent(in) :: stats
+        real(c_double), intent(in) :: accuracy_p
+        integer, intent(in) :: nodes
+        real(c_double), intent(in), contiguous :: te_ev(:), ne_cm3(:), energy_ev(:), omega(:, :)
+        real(c_double), intent(inout), contiguous :: up(:, :), down(:, :)
+        real(c_double), intent(in), contiguous, optional, target :: g_lower(:), g_upper(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        type(c_ptr) :: gl, gu
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_collisional(te_ev, ne_cm3, energy_ev, omega, "omega", 6_c_int64_t, up, down, &
+            g_lower, g_upper, status)
+        gl = c_null_ptr
+        gu = c_null_ptr
+        if (present(g_lower)) gl = c_loc(g_lower)
+        if (present(g_upper)) gu = c_loc(g_upper)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_rates_excitation(int(stats, c_int32_t), accuracy_p, int(nodes, c_int32_t), &
+                size(te_ev, kind=c_int64_t), te_ev, ne_cm3, size(energy_ev, kind=c_int64_t), energy_ev, &
+                omega, gl, gu, up, down)
+        end if
+        call finish(status, stat, "atomgpu_rates_excitation")
+    end subroutine
+
+    ! Collisional ionization up(n_transitions, n_states) [s^-1 per ion of the lower stage] and
+    ! three-body recombination down(n_transitions, n_states) [s^-1 per ion of the upper stage]
+    ! (paper eqs. 7, 8, 10). energy_ev(n_transitions) [eV]; beli(5, n_transitions): BELI
+    ! coefficients A, B1..B4 [1e-13 cm^2 eV^2]; g_lower, g_upper(n_transitions): statistical
+    ! weights of the ionizing level and of the next ion's level (all 1 when absent).
+    subroutine atomgpu_rates_ionization(stats, accuracy_p, nodes, te_ev, ne_cm3, energy_ev, beli, &
+            up, down, g_lower, g_upper, stat)
+        integer, intent(in) :: stats
+        real(c_double), intent(in) :: accuracy_p
+        integer, intent(in) :: nodes
+        real(c_double), intent(in), contiguous :: te_ev(:), ne_cm3(:), energy_ev(:), beli(:, :)
+        real(c_double), intent(inout), contiguous :: up(:, :), down(:, :)
+        real(c_double), intent(in), contiguous, optional, target :: g_lower(:), g_upper(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        type(c_ptr) :: gl, gu
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_collisional(te_ev, ne_cm3, energy_ev, beli, "beli", 5_c_int64_t, up, down, &
+            g_lower, g_upper, status)
+        gl = c_null_ptr
+        gu = c_null_ptr
+        if (present(g_lower)) gl = c_loc(g_lower)
+        if (present(g_upper)) gu = c_loc(g_upper)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_rates_ionization(int(stats, c_int32_t), accuracy_p, int(nodes, c_int32_t), &
+                size(te_ev, kind=c_int64_t), te_ev, ne_cm3, size(energy_ev, kind=c_int64_t), energy_ev, &
+                beli, gl, gu, up, down)
+        end if
+        call finish(status, stat, "atomgpu_rates_ionization")
+    end subroutine
+
+    ! Photoionization rate(n_transitions, n_states) [s^-1 per ion] and photoelectron
+    ! heating(n_transitions, n_states) [eV s^-1 per ion] in a black-body field at tr_ev(n_states)
+    ! [eV] (paper eqs. 11-13, 16). energy_ev(n_transitions) [eV]; cross-section
+    ! sigma = d0_cm2 (E/eps)^2 + d1_cm2 (E/eps)^3 [cm^2].
+    subroutine atomgpu_rates_photoionization(stats, accuracy_p, nodes, te_ev, ne_cm3, tr_ev, &
+            energy_ev, d0_cm2, d1_cm2, rate, heating, stat)
+        integer, intent(in) :: stats
+        real(c_double), intent(in) :: accuracy_p
+        integer, intent(in) :: nodes
+        real(c_double), intent(in), contiguous :: te_ev(:), ne_cm3(:), tr_ev(:)
+        real(c_double), intent(in), contiguous :: energy_ev(:), d0_cm2(:), d1_cm2(:)
+        real(c_double), intent(inout), contiguous :: rate(:, :), heating(:, :)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: ns, nt
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        ns = size(te_ev, kind=c_int64_t)
+        nt = size(energy_ev, kind=c_int64_t)
+        call reject(size(ne_cm3, kind=c_int64_t) == ns, 6, &
+            size_message("ne_cm3", size(ne_cm3, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        call reject(size(tr_ev, kind=c_int64_t) == ns, 7, &
+            size_message("tr_ev", size(tr_ev, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        call reject(size(d0_cm2, kind=c_int64_t) == nt, 10, &
+            size_message("d0_cm2", size(d0_cm2, kind=c_int64_t), "elements", nt, "size(energy_ev)"), status)
+        call reject(size(d1_cm2, kind=c_int64_t) == nt, 11, &
+            size_message("d1_cm2", size(d1_cm2, kind=c_int64_t), "elements", nt, "size(energy_ev)"), status)
+        call reject(size(rate, 1, kind=c_int64_t) == nt, 12, &
+            size_message("rate", size(rate, 1, kind=c_int64_t), "rows", nt, "size(energy_ev)"), status)
+        call reject(size(rate, 2, kind=c_int64_t) == ns, 12, &
+            size_message("rate", size(rate, 2, kind=c_int64_t), "columns", ns, "size(te_ev)"), status)
+        call reject(size(heating, 1, kind=c_int64_t) == nt, 13, &
+            size_message("heating", size(heating, 1, kind=c_int64_t), "rows", nt, "size(energy_ev)"), status)
+        call reject(size(heating, 2, kind=c_int64_t) == ns, 13, &
+            size_message("heating", size(heating, 2, kind=c_int64_t), "columns", ns, "size(te_ev)"), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_rates_photoionization(int(stats, c_int32_t), accuracy_p, int(nodes, c_int32_t), &
+                ns, te_ev, ne_cm3, tr_ev, nt, energy_ev, d0_cm2, d1_cm2, rate, heating)
+        end if
+        call finish(status, stat, "atomgpu_rates_photoionization")
+    end subroutine
+
+    ! Inverse-bremsstrahlung heating(n_states) [eV cm^-3 s^-1] of the free electrons in a
+    ! black-body field at tr_ev(n_states) [eV] (paper eqs. 14-15); z2n_cm3(n_states) = sum over
+    ! ion charges Z of Z^2 N_Z [cm^-3], >= 0.
+    subroutine atomgpu_rates_inverse_bremsstrahlung(stats, accuracy_p, nodes, te_ev, ne_cm3, tr_ev, &
+            z2n_cm3, heating, stat)
+        integer, intent(in) :: stats
+        real(c_double), intent(in) :: accuracy_p
+        integer, intent(in) :: nodes
+        real(c_double), intent(in), contiguous :: te_ev(:), ne_cm3(:), tr_ev(:), z2n_cm3(:)
+        real(c_double), intent(inout), contiguous :: heating(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: ns
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        ns = size(te_ev, kind=c_int64_t)
+        call reject(size(ne_cm3, kind=c_int64_t) == ns, 6, &
+            size_message("ne_cm3", size(ne_cm3, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        call reject(size(tr_ev, kind=c_int64_t) == ns, 7, &
+            size_message("tr_ev", size(tr_ev, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        call reject(size(z2n_cm3, kind=c_int64_t) == ns, 8, &
+            size_message("z2n_cm3", size(z2n_cm3, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        call reject(size(heating, kind=c_int64_t) == ns, 9, &
+            size_message("heating", size(heating, kind=c_int64_t), "elements", ns, "size(te_ev)"), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_rates_inverse_bremsstrahlung(int(stats, c_int32_t), accuracy_p, &
+                int(nodes, c_int32_t), ns, te_ev, ne_cm3, tr_ev, z2n_cm3, heating)
+        end if
+        call finish(status, stat, "atomgpu_rates_inverse_bremsstrahlung")
+    end subroutine
+
+end module atomgpu

@@ -1,0 +1,367 @@
+#!/usr/bin/env bash
+# All of atomgpu's tests (`make test`, called by .ci/run). Works on a fresh Debian machine that
+# has Rust, gcc, python3 with pip and apt: it installs what is missing (gfortran, pkg-config;
+# NVRTC from its PyPI wheel into .tools/, used only to compile every kernel, no GPU needed),
+# then runs, as separate stages:
+#
+#   cargo build --release, cargo test --release (with the header-is-current check, the FFI
+#   guard scan and the NVRTC compile of kernels/*.cu), the header compiled alone as C and C++,
+#   the C test programs (tests/c), the C examples (compiled), the Fortran test programs
+#   (tests/fortran), the exported-symbol check, and `make install` into a staging folder with a
+#   C program built through pkg-config (and CMake's find_package when cmake is there).
+#
+# Every stage runs even when an earlier one failed; the last line is `N passed, M failed`, and
+# the exit status is non-zero when any stage failed. Safe to run again (idempotent).
+set -euo pipefail
+# shellcheck source=scripts/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$ATOMGPU_ROOT"
+
+# NVRTC for the kernel compile check: the nvidia-cuda-nvrtc wheel that carries
+# nvidia/cu13/lib/libnvrtc.so.13. 13.0.x matches the CUDA 13.0 driver (580) of the device
+# machine, so PTX it emits also loads there.
+NVRTC_WHEEL_VERSION=13.0.88
+NVRTC_DIR="$ATOMGPU_ROOT/.tools/nvrtc"
+WHEEL_DIR="$ATOMGPU_ROOT/.tools/wheels"
+
+LIB="$ATOMGPU_LIBDIR"
+BUILD="$ATOMGPU_ROOT/build/tests"
+CFLAGS=(-std=c99 -Wall -Wextra -Werror)
+# The Fortran module and tests are standard Fortran 2018 (iso_c_binding, error stop with a
+# message); -fcheck=all adds run-time bounds and pointer checks.
+FFLAGS=(-std=f2018 -Wall -fcheck=all -g)
+
+export LC_ALL=C
+export LD_LIBRARY_PATH="$NVRTC_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+passed=0
+failed=0
+failed_names=()
+
+# run_stage NAME FUNCTION: runs FUNCTION in a subshell with errexit on, records the result.
+run_stage() {
+    local name=$1 fn=$2 start rc
+    start=$(date +%s)
+    echo
+    echo "=== stage $((passed + failed + 1)): $name"
+    set +e
+    (
+        set -euo pipefail
+        "$fn"
+    )
+    rc=$?
+    set -e
+    if [ "$rc" -eq 0 ]; then
+        passed=$((passed + 1))
+        echo "--- PASS: $name ($(($(date +%s) - start)) s)"
+    else
+        failed=$((failed + 1))
+        failed_names+=("$name")
+        echo "--- FAIL: $name (exit $rc, $(($(date +%s) - start)) s)"
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+stage_tools() {
+    ensure_command make make
+    ensure_command gfortran gfortran
+    ensure_command pkg-config pkg-config
+    ensure_command c++ g++
+    ensure_command nm binutils
+    gfortran --version | sed -n 1p
+    pkg-config --version
+}
+
+stage_nvrtc() {
+    local stamp="$NVRTC_DIR/VERSION"
+    if [ -f "$NVRTC_DIR/libnvrtc.so.13" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$NVRTC_WHEEL_VERSION" ]; then
+        echo "NVRTC $NVRTC_WHEEL_VERSION already in .tools/nvrtc"
+        return 0
+    fi
+    echo "fetching NVRTC $NVRTC_WHEEL_VERSION (PyPI wheel nvidia-cuda-nvrtc) into .tools/"
+    mkdir -p "$WHEEL_DIR"
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        -d "$WHEEL_DIR" "nvidia-cuda-nvrtc==$NVRTC_WHEEL_VERSION"
+    local wheel
+    wheel=$(find "$WHEEL_DIR" -maxdepth 1 -name "nvidia_cuda_nvrtc-$NVRTC_WHEEL_VERSION-*.whl" -print -quit)
+    [ -n "$wheel" ] || { echo "error: the wheel was not downloaded" >&2; return 1; }
+    rm -rf "$NVRTC_DIR"
+    mkdir -p "$NVRTC_DIR"
+    # Unzip nvidia/cu13/lib/ flat into .tools/nvrtc (the .alt builds are not needed).
+    python3 - "$wheel" "$NVRTC_DIR" <<'PY'
+import os, sys, zipfile
+wheel, dest = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    names = [n for n in z.namelist()
+             if n.startswith("nvidia/cu13/lib/") and not n.endswith("/") and ".alt." not in n]
+    for n in names:
+        target = os.path.join(dest, os.path.basename(n))
+        with z.open(n) as src, open(target, "wb") as out:
+            out.write(src.read())
+        print("  ", os.path.basename(n))
+PY
+    [ -f "$NVRTC_DIR/libnvrtc.so.13" ] || { echo "error: the wheel holds no nvidia/cu13/lib/libnvrtc.so.13" >&2; return 1; }
+    echo "$NVRTC_WHEEL_VERSION" > "$stamp"
+    rm -f "$wheel"    # 90 MB; only the two libraries are needed
+}
+
+stage_cargo_build() {
+    cargo build --release
+    ls -l "$LIB/libatomgpu.so" "$LIB/libatomgpu.a"
+}
+
+stage_cargo_test() {
+    # ATOMGPU_KERNEL_CHECK=1: the kernel compile test fails, instead of skipping, without NVRTC.
+    ATOMGPU_KERNEL_CHECK=1 cargo test --release
+}
+
+stage_header_alone() {
+    cc "${CFLAGS[@]}" -Wpedantic -fsyntax-only -x c include/atomgpu.h
+    echo "include/atomgpu.h compiles alone as C99"
+    c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only -x c++ include/atomgpu.h
+    echo "include/atomgpu.h compiles alone as C++11"
+}
+
+# compile_c SOURCE OUTPUT: one C program against the built library (rpath to target/release).
+compile_c() {
+    cc "${CFLAGS[@]}" -Iinclude "$1" -o "$2" -L"$LIB" -latomgpu -Wl,-rpath,"$LIB" -lm
+}
+
+# run_program SOURCE EXE: runs a test program from the repository root; it must exit 0.
+run_program() {
+    local rc=0
+    "$2" || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        echo "ok: $1"
+    else
+        echo "FAIL: $1 exited with status $rc"
+    fi
+    return "$rc"
+}
+
+stage_c_tests() {
+    local out="$BUILD/c" src name bad=0 n=0
+    mkdir -p "$out"
+    shopt -s nullglob
+    for src in tests/c/*.c; do
+        n=$((n + 1))
+        name=$(basename "$src" .c)
+        echo "-- $src"
+        if ! compile_c "$src" "$out/$name"; then
+            echo "FAIL: $src does not compile"
+            bad=$((bad + 1))
+        else
+            run_program "$src" "$out/$name" || bad=$((bad + 1))
+        fi
+    done
+    [ "$n" -gt 0 ] || { echo "error: no C test programs (tests/c/*.c)"; return 1; }
+    echo "$((n - bad)) of $n C test programs passed"
+    [ "$bad" -eq 0 ]
+}
+
+stage_c_examples() {
+    local out="$BUILD/examples-c" src bad=0 n=0
+    mkdir -p "$out"
+    shopt -s nullglob
+    for src in examples/c/*.c; do
+        n=$((n + 1))
+        if compile_c "$src" "$out/$(basename "$src" .c)"; then
+            echo "ok: $src compiles"
+        else
+            echo "FAIL: $src does not compile"
+            bad=$((bad + 1))
+        fi
+    done
+    [ "$n" -gt 0 ] || echo "no C examples (examples/c/*.c) to compile"
+    [ "$bad" -eq 0 ]
+}
+
+stage_fortran_tests() {
+    local out="$BUILD/fortran" src name bad=0 n=0
+    rm -rf "$out"
+    mkdir -p "$out"
+    gfortran "${FFLAGS[@]}" -J "$out" -c fortran/atomgpu.f90 -o "$out/atomgpu.o"
+    echo "fortran/atomgpu.f90 compiles with ${FFLAGS[*]}"
+    shopt -s nullglob
+    for src in tests/fortran/*.f90; do
+        n=$((n + 1))
+        name=$(basename "$src" .f90)
+        echo "-- $src"
+        if ! gfortran "${FFLAGS[@]}" -I "$out" -J "$out" "$out/atomgpu.o" "$src" -o "$out/$name" \
+            -L"$LIB" -latomgpu -Wl,-rpath,"$LIB"; then
+            echo "FAIL: $src does not compile"
+            bad=$((bad + 1))
+        else
+            run_program "$src" "$out/$name" || bad=$((bad + 1))
+        fi
+    done
+    [ "$n" -gt 0 ] || { echo "error: no Fortran test programs (tests/fortran/*.f90)"; return 1; }
+    echo "$((n - bad)) of $n Fortran test programs passed"
+    [ "$bad" -eq 0 ]
+}
+
+# words TEXT: a newline-separated list on one line.
+words() { tr '\n' ' ' <<<"$1"; }
+
+stage_symbols() {
+    local so="$LIB/libatomgpu.so" tmp
+    [ -f "$so" ] || { echo "error: $so not built"; return 1; }
+    tmp=$(mktemp -d)
+    # shellcheck disable=SC2064  # expand now: the subshell's tmp
+    trap "rm -rf '$tmp'" EXIT
+    nm -D --defined-only "$so" | awk '{print $NF}' | sed 's/@.*//' | sort -u > "$tmp/exported"
+    # Functions the header declares (comments gone through the preprocessor).
+    cc -E -P -x c -Iinclude include/atomgpu.h \
+        | { grep -oE '\batomgpu_[A-Za-z0-9_]+[[:space:]]*\(' || true; } \
+        | sed -E 's/[[:space:]]*\($//' | sort -u > "$tmp/header"
+    # bind(C, name="...") names of the Fortran module (continuation lines joined, comments gone).
+    python3 - fortran/atomgpu.f90 > "$tmp/fortran" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+lines = []
+for line in text.splitlines():
+    out, quote = [], None
+    for ch in line:              # drop a '!' comment that is not inside a string
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "!":
+            break
+        out.append(ch)
+    lines.append("".join(out))
+joined = re.sub(r"&\s*\n\s*&?", "", "\n".join(lines))
+names = re.findall(r"""bind\s*\(\s*c\s*,\s*name\s*=\s*["']([^"']+)["']""", joined, re.I)
+print("\n".join(sorted(set(names))))
+PY
+    local nh nf missing_h missing_f unbound
+    nh=$(grep -c . "$tmp/header" || true)
+    nf=$(grep -c . "$tmp/fortran" || true)
+    missing_h=$(comm -23 "$tmp/header" "$tmp/exported")
+    missing_f=$(comm -23 "$tmp/fortran" "$tmp/exported")
+    echo "$(grep -c '^atomgpu_' "$tmp/exported" || true) atomgpu_ symbols exported; header declares $nh functions; Fortran binds $nf names"
+    unbound=$(comm -23 "$tmp/header" "$tmp/fortran")
+    if [ -n "$unbound" ]; then
+        echo "note: header functions without a bind(C) interface in fortran/atomgpu.f90: $(words "$unbound")"
+    fi
+    local ok=0
+    [ "$nh" -gt 0 ] || { echo "error: include/atomgpu.h declares no atomgpu_ function"; ok=1; }
+    [ "$nf" -gt 0 ] || { echo "error: fortran/atomgpu.f90 has no bind(C, name=...) interface"; ok=1; }
+    if [ -n "$missing_h" ]; then
+        echo "error: declared in include/atomgpu.h but not exported by libatomgpu.so: $(words "$missing_h")"
+        ok=1
+    fi
+    if [ -n "$missing_f" ]; then
+        echo "error: bound in fortran/atomgpu.f90 but not exported by libatomgpu.so: $(words "$missing_f")"
+        ok=1
+    fi
+    return "$ok"
+}
+
+stage_install() {
+    local tmp prefix root flags version
+    tmp=$(mktemp -d)
+    # shellcheck disable=SC2064  # expand now: the subshell's tmp
+    trap "rm -rf '$tmp'" EXIT
+    prefix=/opt/atomgpu
+    root="$tmp/stage$prefix"
+    make --no-print-directory install DESTDIR="$tmp/stage" PREFIX="$prefix"
+    local f
+    for f in lib/libatomgpu.so lib/libatomgpu.a include/atomgpu.h share/atomgpu/fortran/atomgpu.f90 \
+        lib/pkgconfig/atomgpu.pc lib/cmake/atomgpu/atomgpu-config.cmake \
+        lib/cmake/atomgpu/atomgpu-config-version.cmake; do
+        [ -f "$root/$f" ] || { echo "error: make install did not install $prefix/$f"; return 1; }
+    done
+    echo "installed under DESTDIR: $(cd "$root" && find . -type f | sort | tr '\n' ' ')"
+
+    cat > "$tmp/prog.c" <<'C'
+#include <atomgpu.h>
+#include <stdio.h>
+
+int main(void) {
+    int32_t major = -1, minor = -1, patch = -1;
+    int32_t status = atomgpu_version(&major, &minor, &patch);
+    if (status != ATOMGPU_OK) {
+        fprintf(stderr, "atomgpu_version returned %d\n", (int)status);
+        return 1;
+    }
+    if (major != ATOMGPU_VERSION_MAJOR || minor != ATOMGPU_VERSION_MINOR
+        || patch != ATOMGPU_VERSION_PATCH) {
+        fprintf(stderr, "library %d.%d.%d, header %d.%d.%d\n", (int)major, (int)minor,
+                (int)patch, ATOMGPU_VERSION_MAJOR, ATOMGPU_VERSION_MINOR, ATOMGPU_VERSION_PATCH);
+        return 1;
+    }
+    printf("atomgpu %d.%d.%d: the installed library and header agree\n", (int)major, (int)minor,
+           (int)patch);
+    return 0;
+}
+C
+    # The .pc file names the final prefix; the sysroot maps it into the staging folder.
+    flags=$(PKG_CONFIG_PATH="$root/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$tmp/stage" \
+        pkg-config --cflags --libs atomgpu)
+    version=$(PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --modversion atomgpu)
+    echo "pkg-config atomgpu $version: $flags"
+    # shellcheck disable=SC2086  # pkg-config output is a list of flags
+    cc "${CFLAGS[@]}" "$tmp/prog.c" $flags -o "$tmp/prog"
+    LD_LIBRARY_PATH="$root/lib" "$tmp/prog"
+    local loaded
+    loaded=$(LD_LIBRARY_PATH="$root/lib" ldd "$tmp/prog")
+    case $loaded in
+        *"$root/lib/libatomgpu.so"*) ;;
+        *) echo "error: the program did not load the installed library:"; echo "$loaded"; return 1 ;;
+    esac
+
+    # The DESIGN's Fortran line: gfortran atomgpu.f90 prog.f90 -latomgpu
+    cat > "$tmp/fprog.f90" <<'F'
+program uses_atomgpu
+    use atomgpu
+    implicit none
+    print '(a)', 'the installed Fortran module compiles and links'
+end program uses_atomgpu
+F
+    (cd "$tmp" && gfortran -J "$tmp" "$root/share/atomgpu/fortran/atomgpu.f90" fprog.f90 \
+        -L"$root/lib" -latomgpu -o fprog)
+    LD_LIBRARY_PATH="$root/lib" "$tmp/fprog"
+
+    if ! command -v cmake >/dev/null 2>&1; then
+        echo "cmake not found: the CMake package check is skipped"
+        return 0
+    fi
+    mkdir -p "$tmp/cmake"
+    cp "$tmp/prog.c" "$tmp/fprog.f90" "$tmp/cmake/"
+    cat > "$tmp/cmake/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(atomgpu_consumer LANGUAGES C Fortran)
+find_package(atomgpu $version EXACT REQUIRED)
+add_executable(prog prog.c)
+target_link_libraries(prog PRIVATE atomgpu::atomgpu)
+add_executable(fprog fprog.f90)
+target_link_libraries(fprog PRIVATE atomgpu::fortran)
+CMAKE
+    cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -DCMAKE_PREFIX_PATH="$root" >/dev/null
+    cmake --build "$tmp/cmake/build" >/dev/null
+    "$tmp/cmake/build/prog"
+    "$tmp/cmake/build/fprog"
+    echo "find_package(atomgpu) gives atomgpu::atomgpu and atomgpu::fortran"
+}
+
+# ---------------------------------------------------------------------------------------------
+run_stage "tools (gfortran, pkg-config, c++)" stage_tools
+run_stage "NVRTC $NVRTC_WHEEL_VERSION for the kernel compile check" stage_nvrtc
+run_stage "cargo build --release" stage_cargo_build
+run_stage "cargo test --release (header current, FFI guard, kernels, numerics)" stage_cargo_test
+run_stage "include/atomgpu.h alone as C and C++" stage_header_alone
+run_stage "C test programs (tests/c)" stage_c_tests
+run_stage "C examples compile (examples/c)" stage_c_examples
+run_stage "Fortran test programs (tests/fortran)" stage_fortran_tests
+run_stage "exported symbols (header and Fortran bind names)" stage_symbols
+run_stage "make install, pkg-config and CMake package" stage_install
+
+echo
+if [ "$failed" -gt 0 ]; then
+    echo "failed stages:"
+    printf '  %s\n' "${failed_names[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,148 @@
+//! The CUDA context, the per-process cache of NVRTC-compiled modules, and device buffers.
+//!
+//! The driver (`libcuda.so.1`) and NVRTC (`libnvrtc.so.13`, or `.so.12`) are loaded at run time by
+//! cudarc; a missing library is reported as [`Error::NoDevice`], never a panic. Each kernel file
+//! in `kernels/` is compiled once per process for the device's own architecture
+//! (`compute_XY` from its compute capability) the first time a routine needs it.
+
+use crate::error::{Error, Result};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// True when the NVRTC library can be loaded.
+pub fn nvrtc_available() -> bool {
+    std::panic::catch_unwind(|| unsafe { cudarc::nvrtc::sys::is_culib_present() }).unwrap_or(false)
+}
+
+fn driver_available() -> bool {
+    std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false)
+}
+
+/// Compiles CUDA C `source` (file `name`, for messages) to PTX for virtual architecture `arch`
+/// (e.g. `"compute_90"`) with NVRTC. Needs no GPU.
+pub fn compile_ptx(name: &str, source: &str, arch: &str) -> Result<String> {
+    if !nvrtc_available() {
+        return Err(Error::NoDevice("NVRTC (libnvrtc.so.13 or .so.12) could not be loaded".into()));
+    }
+    let opts = cudarc::nvrtc::CompileOptions {
+        options: vec![format!("--gpu-architecture={arch}"), "--std=c++17".into()],
+        name: Some(name.to_string()),
+        ..Default::default()
+    };
+    let src = source.to_string();
+    let compiled = std::panic::catch_unwind(move || cudarc::nvrtc::compile_ptx_with_opts(src, opts))
+        .map_err(|_| Error::Cuda(format!("NVRTC panicked while compiling {name}")))?;
+    compiled
+        .map(|ptx| ptx.to_src())
+        .map_err(|e| Error::Cuda(format!("NVRTC failed to compile {name}: {e}")))
+}
+
+/// One opened GPU: context, stream and the modules compiled for it.
+pub struct CudaDevice {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    name: String,
+    ordinal: usize,
+    compute_capability: (i32, i32),
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+}
+
+impl std::fmt::Debug for CudaDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CudaDevice").field("name", &self.name).field("ordinal", &self.ordinal).finish()
+    }
+}
+
+impl CudaDevice {
+    /// Opens the device chosen by `ATOMGPU_DEVICE` / the local MPI rank. The error is a sentence.
+    pub(super) fn open_default() -> std::result::Result<CudaDevice, String> {
+        if !driver_available() {
+            return Err("the CUDA driver library (libcuda.so.1) could not be loaded".into());
+        }
+        if !nvrtc_available() {
+            return Err("NVRTC (libnvrtc.so.13 or libnvrtc.so.12) could not be loaded".into());
+        }
+        let opened = std::panic::catch_unwind(|| -> std::result::Result<CudaDevice, String> {
+            let count = CudaContext::device_count().map_err(|e| format!("cuDeviceGetCount: {e:?}"))?;
+            if count <= 0 {
+                return Err("the CUDA driver reports no device".into());
+            }
+            let ordinal = super::device_ordinal(count as usize)?;
+            let ctx = CudaContext::new(ordinal).map_err(|e| format!("cuCtxCreate on device {ordinal}: {e:?}"))?;
+            let name = ctx.name().map_err(|e| format!("{e:?}"))?;
+            let compute_capability = ctx.compute_capability().map_err(|e| format!("{e:?}"))?;
+            let stream = ctx.default_stream();
+            Ok(CudaDevice { ctx, stream, name, ordinal, compute_capability, modules: Mutex::new(HashMap::new()) })
+        });
+        opened.unwrap_or_else(|_| Err("the CUDA driver panicked while opening the device".into()))
+    }
+
+    /// Device name as the driver reports it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// GPU ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// Compute capability (major, minor).
+    pub fn compute_capability(&self) -> (i32, i32) {
+        self.compute_capability
+    }
+
+    /// (free, total) device memory in bytes.
+    pub fn memory(&self) -> Result<(usize, usize)> {
+        Ok(self.ctx.mem_get_info()?)
+    }
+
+    /// The stream every atomgpu call on this device is ordered on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Kernel `function` of kernel file `file` (its source `source`), compiling the file with NVRTC
+    /// for this device's architecture the first time it is asked for in the process.
+    pub fn function(&self, file: &'static str, source: &'static str, function: &str) -> Result<CudaFunction> {
+        let module = {
+            let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+            match modules.get(file) {
+                Some(m) => m.clone(),
+                None => {
+                    let (major, minor) = self.compute_capability;
+                    let ptx = compile_ptx(file, source, &format!("compute_{major}{minor}"))?;
+                    let m = self.ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx))?;
+                    modules.insert(file, m.clone());
+                    m
+                }
+            }
+        };
+        module
+            .load_function(function)
+            .map_err(|e| Error::Cuda(format!("kernel `{function}` not found in {file}: {e:?}")))
+    }
+
+    /// Copies `data` to a new device buffer.
+    pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>> {
+        Ok(self.stream.clone_htod(data)?)
+    }
+
+    /// A new device buffer of `len` zeroed elements.
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>> {
+        Ok(self.stream.alloc_zeros(len)?)
+    }
+
+    /// Copies a device buffer back into `out` (which must have the buffer's length) and waits.
+    pub fn download_into<T: DeviceRepr>(&self, buffer: &CudaSlice<T>, out: &mut [T]) -> Result<()> {
+        self.stream.memcpy_dtoh(buffer, out)?;
+        self.stream.synchronize()?;
+        Ok(())
+    }
+
+    /// Waits for all work queued on the stream.
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+}

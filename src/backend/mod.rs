@@ -1,0 +1,196 @@
+//! Backend selection: the CPU reference or a CUDA device, chosen at run time.
+//!
+//! Environment (read when a routine first needs a backend):
+//! - `ATOMGPU_BACKEND=auto|cpu|cuda` (default `auto`: CUDA when a device, the driver and NVRTC
+//!   load, otherwise the CPU);
+//! - `ATOMGPU_DEVICE=N` picks GPU N; without it, the node-local MPI rank
+//!   (`OMPI_COMM_WORLD_LOCAL_RANK`, `SLURM_LOCALID`, `MPI_LOCALRANKID`) modulo the device count;
+//! - `ATOMGPU_REQUIRE_GPU=1` turns the `auto` fallback to the CPU into an error
+//!   ([`Error::NoDevice`]);
+//! - `ATOMGPU_LOG=1` prints one notice on stderr when `auto` falls back to the CPU, and which
+//!   device was opened. Nothing else in the library prints.
+//!
+//! [`set_backend`] (C: `atomgpu_set_backend`) overrides `ATOMGPU_BACKEND` for the process.
+
+mod cuda;
+
+pub use cuda::{compile_ptx, nvrtc_available, CudaDevice};
+
+use crate::error::{Error, Result};
+use once_cell::sync::OnceCell;
+use std::sync::{Arc, Mutex};
+
+/// Which backend the caller asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// CUDA when available, else the CPU.
+    Auto,
+    /// Always the CPU reference.
+    Cpu,
+    /// Always CUDA; an error when no device can be used.
+    Cuda,
+}
+
+impl BackendChoice {
+    /// Parses `auto`, `cpu` or `cuda` (case-insensitive).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" | "" => Some(Self::Auto),
+            "cpu" => Some(Self::Cpu),
+            "cuda" | "gpu" => Some(Self::Cuda),
+            _ => None,
+        }
+    }
+}
+
+/// The backend a call runs on.
+#[derive(Clone)]
+pub enum Backend {
+    /// Multithreaded CPU reference (rayon).
+    Cpu,
+    /// A CUDA device with its stream and compiled kernels.
+    Cuda(Arc<CudaDevice>),
+}
+
+impl Backend {
+    /// `"cpu"` or `"cuda"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Cuda(_) => "cuda",
+        }
+    }
+}
+
+static OVERRIDE: Mutex<Option<BackendChoice>> = Mutex::new(None);
+static DEVICE: OnceCell<std::result::Result<Arc<CudaDevice>, String>> = OnceCell::new();
+static FALLBACK_NOTICE: std::sync::Once = std::sync::Once::new();
+
+/// Overrides `ATOMGPU_BACKEND` for the rest of the process (C: `atomgpu_set_backend`).
+pub fn set_backend(choice: BackendChoice) {
+    *OVERRIDE.lock().unwrap_or_else(|p| p.into_inner()) = Some(choice);
+}
+
+/// The choice in force: the [`set_backend`] override, else `ATOMGPU_BACKEND`, else `auto`.
+pub fn choice() -> Result<BackendChoice> {
+    if let Some(c) = *OVERRIDE.lock().unwrap_or_else(|p| p.into_inner()) {
+        return Ok(c);
+    }
+    match std::env::var("ATOMGPU_BACKEND") {
+        Ok(v) => BackendChoice::parse(&v).ok_or_else(|| {
+            Error::invalid("ATOMGPU_BACKEND", format!("must be auto, cpu or cuda, got `{v}`"))
+        }),
+        Err(_) => Ok(BackendChoice::Auto),
+    }
+}
+
+fn env_flag(name: &str) -> bool {
+    matches!(std::env::var(name).as_deref(), Ok("1") | Ok("true") | Ok("yes"))
+}
+
+/// True when `ATOMGPU_REQUIRE_GPU=1`.
+pub fn gpu_required() -> bool {
+    env_flag("ATOMGPU_REQUIRE_GPU")
+}
+
+fn log_enabled() -> bool {
+    env_flag("ATOMGPU_LOG")
+}
+
+/// The process's CUDA device, opened once (driver, NVRTC, context, stream).
+pub fn cuda_device() -> Result<Arc<CudaDevice>> {
+    DEVICE
+        .get_or_init(|| {
+            let opened = CudaDevice::open_default();
+            if log_enabled() {
+                match &opened {
+                    Ok(d) => eprintln!("atomgpu: using CUDA device {} ({})", d.ordinal(), d.name()),
+                    Err(e) => eprintln!("atomgpu: no CUDA device: {e}"),
+                }
+            }
+            opened.map(Arc::new)
+        })
+        .clone()
+        .map_err(Error::NoDevice)
+}
+
+/// The backend a routine should run on now, following [`choice`] and `ATOMGPU_REQUIRE_GPU`.
+pub fn current() -> Result<Backend> {
+    match choice()? {
+        BackendChoice::Cpu => Ok(Backend::Cpu),
+        BackendChoice::Cuda => cuda_device().map(Backend::Cuda),
+        BackendChoice::Auto => match cuda_device() {
+            Ok(d) => Ok(Backend::Cuda(d)),
+            Err(e) if gpu_required() => Err(e),
+            Err(e) => {
+                if log_enabled() {
+                    FALLBACK_NOTICE.call_once(|| eprintln!("atomgpu: falling back to the CPU ({e})"));
+                }
+                Ok(Backend::Cpu)
+            }
+        },
+    }
+}
+
+/// The GPU ordinal to open: `ATOMGPU_DEVICE`, else the node-local MPI rank modulo `count`.
+fn device_ordinal(count: usize) -> std::result::Result<usize, String> {
+    if let Ok(v) = std::env::var("ATOMGPU_DEVICE") {
+        let n: usize = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("ATOMGPU_DEVICE must be a device number, got `{v}`"))?;
+        if n >= count {
+            return Err(format!("ATOMGPU_DEVICE={n} but only {count} CUDA device(s) are visible"));
+        }
+        return Ok(n);
+    }
+    for var in ["OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"] {
+        if let Ok(v) = std::env::var(var) {
+            if let Ok(rank) = v.trim().parse::<usize>() {
+                return Ok(rank % count);
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// Description of the backend in use, for `atomgpu_device_info`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceInfo {
+    /// `"cpu"` or `"cuda"`.
+    pub backend: &'static str,
+    /// GPU name, or the CPU's thread count description.
+    pub name: String,
+    /// Device memory in bytes (total, free); (0, 0) on the CPU.
+    pub total_memory_bytes: u64,
+    pub free_memory_bytes: u64,
+    /// Compute capability (major, minor); (0, 0) on the CPU.
+    pub compute_capability: (i32, i32),
+    /// GPU ordinal, or -1 on the CPU.
+    pub ordinal: i32,
+}
+
+/// What [`current`] resolves to, described.
+pub fn device_info() -> Result<DeviceInfo> {
+    match current()? {
+        Backend::Cpu => Ok(DeviceInfo {
+            backend: "cpu",
+            name: format!("CPU ({} threads)", rayon::current_num_threads()),
+            total_memory_bytes: 0,
+            free_memory_bytes: 0,
+            compute_capability: (0, 0),
+            ordinal: -1,
+        }),
+        Backend::Cuda(d) => {
+            let (free, total) = d.memory()?;
+            Ok(DeviceInfo {
+                backend: "cuda",
+                name: d.name().to_string(),
+                total_memory_bytes: total as u64,
+                free_memory_bytes: free as u64,
+                compute_capability: d.compute_capability(),
+                ordinal: d.ordinal() as i32,
+            })
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Status codes, the panic guard every entry point runs in, argument checks, the thread-local
+//! last error, and the library-wide functions (version, backend choice, device information).
+
+use crate::backend::{self, BackendChoice};
+use crate::error::{Error, Result};
+use std::cell::RefCell;
+use std::ffi::c_char;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Success.
+pub const ATOMGPU_OK: i32 = 0;
+/// An argument broke a rule; `atomgpu_last_error_arg` gives its 1-based position.
+pub const ATOMGPU_ERR_INVALID_ARGUMENT: i32 = 1;
+/// No usable CUDA device where one was required (`ATOMGPU_BACKEND=cuda`, `ATOMGPU_REQUIRE_GPU=1`).
+pub const ATOMGPU_ERR_NO_DEVICE: i32 = 2;
+/// A device allocation failed.
+pub const ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY: i32 = 3;
+/// A CUDA driver, NVRTC or library call failed.
+pub const ATOMGPU_ERR_CUDA: i32 = 4;
+/// An iterative solve did not converge.
+pub const ATOMGPU_ERR_NOT_CONVERGED: i32 = 5;
+/// A bug inside atomgpu (a caught panic).
+pub const ATOMGPU_ERR_INTERNAL: i32 = 6;
+
+/// Backend choice for `atomgpu_set_backend`: CUDA when available, else the CPU.
+pub const ATOMGPU_BACKEND_AUTO: i32 = 0;
+/// Backend choice: always the CPU reference.
+pub const ATOMGPU_BACKEND_CPU: i32 = 1;
+/// Backend choice: always CUDA (calls fail with `ATOMGPU_ERR_NO_DEVICE` without a device).
+pub const ATOMGPU_BACKEND_CUDA: i32 = 2;
+
+/// Library version (semantic versioning); the ABI is stable within a major version.
+pub const ATOMGPU_VERSION_MAJOR: i32 = 0;
+pub const ATOMGPU_VERSION_MINOR: i32 = 1;
+pub const ATOMGPU_VERSION_PATCH: i32 = 0;
+/// Version of the C ABI; the Fortran module checks it on first use.
+pub const ATOMGPU_ABI_VERSION: i32 = 1;
+
+thread_local! {
+    static LAST_ERROR: RefCell<(String, i32)> = const { RefCell::new((String::new(), 0)) };
+}
+
+fn set_last_error(message: String, position: i32) {
+    LAST_ERROR.with(|e| *e.borrow_mut() = (message, position));
+}
+
+/// Runs the body of an entry point: clears the last error, catches any panic
+/// (`ATOMGPU_ERR_INTERNAL`), and turns an [`Error`] into its status, message and argument
+/// position. `arguments` names the C function's parameters in order, so that an
+/// [`Error::InvalidArgument`] naming one of them reports its 1-based position.
+pub fn guard<F: FnOnce() -> Result<()>>(arguments: &[&str], body: F) -> i32 {
+    set_last_error(String::new(), 0);
+    let outcome = catch_unwind(AssertUnwindSafe(body))
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(Error::Internal(format!("panic inside atomgpu: {what}")))
+        });
+    match outcome {
+        Ok(()) => ATOMGPU_OK,
+        Err(e) => {
+            let position = match &e {
+                Error::InvalidArgument { name, .. } => {
+                    arguments.iter().position(|a| a == name).map(|i| i as i32 + 1).unwrap_or(0)
+                }
+                _ => 0,
+            };
+            set_last_error(e.to_string(), position);
+            e.status()
+        }
+    }
+}
+
+/// Runs an infallible entry point, returning `fallback` if it panics.
+pub fn guard_value<T, F: FnOnce() -> T>(fallback: T, body: F) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
+}
+
+/// A count argument (`n_*`): at least 1, returned as `usize`.
+pub fn count(name: &'static str, n: i64) -> Result<usize> {
+    if n >= 1 {
+        usize::try_from(n).map_err(|_| Error::invalid(name, format!("is too large ({n})")))
+    } else {
+        Err(Error::invalid(name, format!("must be >= 1, got {n}")))
+    }
+}
+
+/// Borrows a caller array of `len` elements; rejects NULL.
+///
+/// # Safety
+/// `ptr` must be NULL or point to `len` readable elements.
+pub unsafe fn input<'a, T>(name: &'static str, ptr: *const T, len: usize) -> Result<&'a [T]> {
+    if ptr.is_null() {
+        return Err(Error::invalid(name, "must not be NULL"));
+    }
+    Ok(std::slice::from_raw_parts(ptr, len))
+}
+
+/// Checks a caller output array pointer (NULL rejected) before any work; [`write_output`] fills
+/// it once the call has succeeded.
+pub fn output<T>(name: &'static str, ptr: *mut T) -> Result<*mut T> {
+    if ptr.is_null() {
+        Err(Error::invalid(name, "must not be NULL"))
+    } else {
+        Ok(ptr)
+    }
+}
+
+/// Copies a finished result into a caller array checked by [`output`].
+///
+/// # Safety
+/// `ptr` must point to `values.len()` writable elements.
+pub unsafe fn write_output<T: Copy>(ptr: *mut T, values: &[T]) {
+    std::ptr::copy_nonoverlapping(values.as_ptr(), ptr, values.len());
+}
+
+/// Copies `text` into a caller buffer of `capacity` bytes, truncated and NUL-terminated.
+unsafe fn copy_string(text: &str, buffer: *mut c_char, capacity: usize) {
+    if buffer.is_null() || capacity == 0 {
+        return;
+    }
+    let n = text.len().min(capacity - 1);
+    std::ptr::copy_nonoverlapping(text.as_ptr() as *const c_char, buffer, n);
+    *buffer.add(n) = 0;
+}
+
+/// Static description of a status code (never NULL).
+#[no_mangle]
+pub extern "C" fn atomgpu_status_string(status: i32) -> *const c_char {
+    guard_value(c"internal error".as_ptr(), || {
+        match status {
+            ATOMGPU_OK => c"success",
+            ATOMGPU_ERR_INVALID_ARGUMENT => c"invalid argument",
+            ATOMGPU_ERR_NO_DEVICE => c"no CUDA device",
+            ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY => c"device out of memory",
+            ATOMGPU_ERR_CUDA => c"CUDA error",
+            ATOMGPU_ERR_NOT_CONVERGED => c"not converged",
+            ATOMGPU_ERR_INTERNAL => c"internal error",
+            _ => c"unknown status code",
+        }
+        .as_ptr()
+    })
+}
+
+/// Copies the calling thread's last error sentence (naming the argument and the rule it broke)
+/// into `buffer` (`capacity` bytes, NUL-terminated, truncated if needed) and returns the
+/// sentence's full length in bytes (0 when the last call succeeded).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_last_error_message(buffer: *mut c_char, capacity: usize) -> i64 {
+    guard_value(0, || {
+        LAST_ERROR.with(|e| {
+            let e = e.borrow();
+            copy_string(&e.0, buffer, capacity);
+            e.0.len() as i64
+        })
+    })
+}
+
+/// 1-based position of the argument that made the calling thread's last call fail with
+/// `ATOMGPU_ERR_INVALID_ARGUMENT` (as LAPACK's `INFO = -i`); 0 otherwise.
+#[no_mangle]
+pub extern "C" fn atomgpu_last_error_arg() -> i32 {
+    guard_value(0, || LAST_ERROR.with(|e| e.borrow().1))
+}
+
+/// Writes the library version.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_version(major: *mut i32, minor: *mut i32, patch: *mut i32) -> i32 {
+    guard(&["major", "minor", "patch"], || {
+        let (a, b, c) = (output("major", major)?, output("minor", minor)?, output("patch", patch)?);
+        *a = ATOMGPU_VERSION_MAJOR;
+        *b = ATOMGPU_VERSION_MINOR;
+        *c = ATOMGPU_VERSION_PATCH;
+        Ok(())
+    })
+}
+
+/// The version as a static string, e.g. "0.1.0".
+#[no_mangle]
+pub extern "C" fn atomgpu_version_string() -> *const c_char {
+    guard_value(c"".as_ptr(), || {
+        const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
+        VERSION.as_ptr() as *const c_char
+    })
+}
+
+/// The C ABI version (`ATOMGPU_ABI_VERSION` of the library actually loaded).
+#[no_mangle]
+pub extern "C" fn atomgpu_abi_version() -> i32 {
+    guard_value(ATOMGPU_ABI_VERSION, || ATOMGPU_ABI_VERSION)
+}
+
+/// Chooses the backend for the rest of the process (`ATOMGPU_BACKEND_AUTO`, `_CPU` or `_CUDA`),
+/// overriding the `ATOMGPU_BACKEND` environment variable.
+#[no_mangle]
+pub extern "C" fn atomgpu_set_backend(backend: i32) -> i32 {
+    guard(&["backend"], || {
+        let choice = match backend {
+            ATOMGPU_BACKEND_AUTO => BackendChoice::Auto,
+            ATOMGPU_BACKEND_CPU => BackendChoice::Cpu,
+            ATOMGPU_BACKEND_CUDA => BackendChoice::Cuda,
+            _ => return Err(Error::invalid("backend", format!("must be 0 (auto), 1 (cpu) or 2 (cuda), got {backend}"))),
+        };
+        backend::set_backend(choice);
+        Ok(())
+    })
+}
+
+/// Describes the backend calls will run on now: `backend` = `ATOMGPU_BACKEND_CPU` or `_CUDA`,
+/// the device name copied into `name` (`name_capacity` bytes, NUL-terminated), device memory in
+/// bytes (0 on the CPU) and compute capability (0.0 on the CPU). Fails with
+/// `ATOMGPU_ERR_NO_DEVICE` when CUDA is required but absent.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_device_info(
+    backend: *mut i32,
+    name: *mut c_char,
+    name_capacity: i64,
+    total_memory_bytes: *mut i64,
+    free_memory_bytes: *mut i64,
+    cc_major: *mut i32,
+    cc_minor: *mut i32,
+) -> i32 {
+    guard(
+        &["backend", "name", "name_capacity", "total_memory_bytes", "free_memory_bytes", "cc_major", "cc_minor"],
+        || {
+            let backend_out = output("backend", backend)?;
+            let name_out = output("name", name)?;
+            let capacity = count("name_capacity", name_capacity)?;
+            let total_out = output("total_memory_bytes", total_memory_bytes)?;
+            let free_out = output("free_memory_bytes", free_memory_bytes)?;
+            let major_out = output("cc_major", cc_major)?;
+            let minor_out = output("cc_minor", cc_minor)?;
+            let info = backend::device_info()?;
+            *backend_out = if info.backend == "cuda" { ATOMGPU_BACKEND_CUDA } else { ATOMGPU_BACKEND_CPU };
+            copy_string(&info.name, name_out, capacity);
+            *total_out = info.total_memory_bytes as i64;
+            *free_out = info.free_memory_bytes as i64;
+            *major_out = info.compute_capability.0;
+            *minor_out = info.compute_capability.1;
+            Ok(())
+        },
+    )
+}

@@ -1,0 +1,7 @@
+//! The C ABI: one file per routine family, plus [`common`] (status codes, the panic guard,
+//! argument checks, version and backend functions). The header `include/atomgpu.h` is generated
+//! from these files by cbindgen.
+
+pub mod common;
+pub mod cr;
+pub mod rates;

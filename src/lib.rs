@@ -1,0 +1,12 @@
+//! atomgpu: GPU offload of the hot loops of atomic and molecular physics codes.
+//!
+//! One library, one binary for CPU-only and GPU nodes: every routine has a multithreaded CPU
+//! reference (`cpu.rs`) and a CUDA path (`cuda.rs`) that computes the same function, selected at
+//! run time (see [`backend`]). The C ABI lives in [`ffi`] (header `include/atomgpu.h`), the
+//! Fortran module in `fortran/atomgpu.f90`.
+
+pub mod backend;
+pub mod error;
+pub mod ffi;
+pub mod math;
+pub mod rates;

@@ -1,0 +1,5 @@
+//! Shared numerics used by several routine families.
+
+pub mod gauss_legendre;
+pub mod panels;
+pub mod dense;

@@ -1,0 +1,159 @@
+//! The atomic model of a CR run: levels (ion charge, statistical weight) and the transitions
+//! between them, with their rate parameters.
+
+use crate::error::{require_finite, require_positive, Error, Result};
+use crate::rates::{check_excitations, check_ionizations, check_photoionizations, Excitation, Ionization, Photoionization};
+
+/// A collisional excitation between two levels of one ion (indices 0-based).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrExcitation {
+    pub lower: usize,
+    pub upper: usize,
+    /// Energy [eV] and collision strength (eq. 6); the weights are taken from the levels.
+    pub energy_ev: f64,
+    pub omega: [f64; 6],
+}
+
+/// An ionization from `lower` to `upper` (a level of the next ion): collisional (BELI, eq. 8),
+/// its inverse (three-body recombination) and photoionization (eq. 12).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrIonization {
+    pub lower: usize,
+    pub upper: usize,
+    /// Ionization energy [eV].
+    pub energy_ev: f64,
+    /// BELI coefficients C0..C4 [1e-13 cm^2 eV^2].
+    pub beli: [f64; 5],
+    /// Photoionization cross-section coefficients [cm^2].
+    pub d0_cm2: f64,
+    pub d1_cm2: f64,
+}
+
+/// Levels and transitions of a CR model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrModel {
+    charges: Vec<f64>,
+    weights: Vec<f64>,
+    excitations: Vec<CrExcitation>,
+    ionizations: Vec<CrIonization>,
+}
+
+impl CrModel {
+    /// Builds a model: `charges[l]` is the ion charge Z of level l (>= 0), `weights[l]` its
+    /// statistical weight (> 0; pass 1 for all when unknown). Transitions must name existing
+    /// levels, differ in lower/upper, and an ionization must raise the charge by exactly one.
+    pub fn new(charges: Vec<f64>, weights: Vec<f64>, excitations: Vec<CrExcitation>, ionizations: Vec<CrIonization>) -> Result<Self> {
+        let n = charges.len();
+        if n == 0 {
+            return Err(Error::invalid("n_levels", "must be >= 1, got 0"));
+        }
+        if weights.len() != n {
+            return Err(Error::invalid("weights", format!("needs {n} values (one per level), got {}", weights.len())));
+        }
+        for (l, (&z, &g)) in charges.iter().zip(&weights).enumerate() {
+            require_finite("charges", Some(l), z)?;
+            if z < 0.0 {
+                return Err(Error::invalid_at("charges", l, format!("must be >= 0, got {z}")));
+            }
+            require_positive("weights", Some(l), g, "")?;
+        }
+        let check_pair = |name: &'static str, i: usize, lo: usize, up: usize| -> Result<()> {
+            if lo >= n || up >= n || lo == up {
+                return Err(Error::invalid_at(name, i, format!("levels ({lo}, {up}) must be distinct and < {n}")));
+            }
+            Ok(())
+        };
+        for (i, x) in excitations.iter().enumerate() {
+            check_pair("excitation_levels", i, x.lower, x.upper)?;
+            if charges[x.lower] != charges[x.upper] {
+                return Err(Error::invalid_at("excitation_levels", i, "lower and upper levels must belong to the same ion"));
+            }
+        }
+        for (i, x) in ionizations.iter().enumerate() {
+            check_pair("ionization_levels", i, x.lower, x.upper)?;
+            if charges[x.upper] != charges[x.lower] + 1.0 {
+                return Err(Error::invalid_at("ionization_levels", i, "the upper level's charge must be the lower's plus one"));
+            }
+        }
+        let model = CrModel { charges, weights, excitations, ionizations };
+        if !model.excitations.is_empty() {
+            check_excitations(&model.excitation_parameters())?;
+        }
+        if !model.ionizations.is_empty() {
+            check_ionizations(&model.ionization_parameters())?;
+            check_photoionizations(&model.photoionization_parameters())?;
+        }
+        Ok(model)
+    }
+
+    /// Number of levels.
+    pub fn n_levels(&self) -> usize {
+        self.charges.len()
+    }
+
+    /// Ion charge of each level.
+    pub fn charges(&self) -> &[f64] {
+        &self.charges
+    }
+
+    /// Statistical weight of each level.
+    pub fn weights(&self) -> &[f64] {
+        &self.weights
+    }
+
+    pub fn excitations(&self) -> &[CrExcitation] {
+        &self.excitations
+    }
+
+    pub fn ionizations(&self) -> &[CrIonization] {
+        &self.ionizations
+    }
+
+    /// n_e = sum_l Z_l N_l [cm^-3].
+    pub fn electron_density(&self, populations: &[f64]) -> f64 {
+        self.charges.iter().zip(populations).map(|(z, n)| z * n).sum()
+    }
+
+    /// sum_l Z_l^2 N_l [cm^-3] (inverse bremsstrahlung).
+    pub fn z2_density(&self, populations: &[f64]) -> f64 {
+        self.charges.iter().zip(populations).map(|(z, n)| z * z * n).sum()
+    }
+
+    /// Checks populations: one per level, finite, >= 0.
+    pub fn check_populations(&self, populations: &[f64]) -> Result<()> {
+        if populations.len() != self.n_levels() {
+            return Err(Error::invalid("populations", format!("needs {} values, got {}", self.n_levels(), populations.len())));
+        }
+        for (l, &p) in populations.iter().enumerate() {
+            require_finite("populations", Some(l), p)?;
+            if p < 0.0 {
+                return Err(Error::invalid_at("populations", l, format!("must be >= 0 cm^-3, got {p}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The excitations as rate parameters (weights from the levels).
+    pub fn excitation_parameters(&self) -> Vec<Excitation> {
+        self.excitations
+            .iter()
+            .map(|x| Excitation { energy_ev: x.energy_ev, omega: x.omega, g_lower: self.weights[x.lower], g_upper: self.weights[x.upper] })
+            .collect()
+    }
+
+    /// The collisional ionizations as rate parameters.
+    pub fn ionization_parameters(&self) -> Vec<Ionization> {
+        self.ionizations
+            .iter()
+            .map(|x| Ionization { energy_ev: x.energy_ev, beli: x.beli, g_lower: self.weights[x.lower], g_upper: self.weights[x.upper] })
+            .collect()
+    }
+
+    /// The photoionizations as rate parameters.
+    pub fn photoionization_parameters(&self) -> Vec<Photoionization> {
+        self.ionizations
+            .iter()
+            .map(|x| Photoionization { energy_ev: x.energy_ev, d0_cm2: x.d0_cm2, d1_cm2: x.d1_cm2 })
+            .collect()
+    }
+}

@@ -1,0 +1,308 @@
+//! CUDA path of the batched rates: the same function as [`super::cpu`], evaluated by the kernels
+//! of `kernels/rates.cu` (a line-by-line transcription of [`super::integrals`]); results agree
+//! with the CPU reference to relative 1e-12.
+//!
+//! Each call validates its inputs exactly as the CPU path does, solves the chemical potential of
+//! every state on the host ([`super::conditions`], so both paths use the identical mu), uploads
+//! the states and transitions as structure-of-arrays device buffers, launches one kernel and
+//! downloads the results, `out[t + n_transitions * s]`.
+//!
+//! Everything that depends only on p, on the constants or on one plasma state is computed here
+//! by the Rust functions themselves and passed to the kernels, so it is bit-identical on both
+//! paths: the Gauss-Legendre nodes and weights, the tails of the upper limits
+//! ([`thermal_tail`], [`radiation_tail`]), the rate prefactors, hbar omega_p and the
+//! inverse-bremsstrahlung factor of each state.
+//!
+//! Parallel layout (128-thread blocks, grid-stride loops over pairs, so any batch size runs):
+//! - excitation, photoionization and inverse bremsstrahlung: one warp per (transition, state)
+//!   pair (per state for inverse bremsstrahlung); the lanes stride over the flattened
+//!   (panel, node) index of the graded composite rule and the sums are reduced by warp shuffles;
+//! - ionization (a double integral): one block per pair; the threads stride over the outer
+//!   (panel, node) index, each doing its inner integral serially, then a block reduction.
+//!
+//! Units as in [`super`]: energies and temperatures in eV, densities in cm^-3, rates in s^-1 per
+//! ion, heating in eV s^-1 per ion (photoionization) or eV cm^-3 s^-1 (inverse bremsstrahlung).
+
+use super::constants::{
+    excitation_prefactor, free_electron_degeneracy, ionization_prefactor, kramers_free_free, photon_flux_factor,
+    plasma_photon_energy,
+};
+use super::integrals::{radiation_tail, thermal_tail, Conditions};
+use super::{
+    check_excitations, check_ionizations, check_photoionizations, check_z2n, conditions, Excitation, Ionization,
+    Photoionization, PlasmaState, Quadrature, RatePairs, Statistics,
+};
+use crate::backend::CudaDevice;
+use crate::error::Result;
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+
+/// Kernel file name (for the module cache and NVRTC messages) and its source.
+const FILE: &str = "rates.cu";
+const SOURCE: &str = include_str!("../../kernels/rates.cu");
+
+/// Threads per block of every rates kernel (`BLOCK` in rates.cu).
+const BLOCK: u32 = 128;
+/// Warps per block (`WARPS` in rates.cu): pairs per block of the one-warp-per-pair kernels.
+const WARPS_PER_BLOCK: u64 = BLOCK as u64 / 32;
+/// Most blocks launched at once; larger batches are covered by the kernels' grid-stride loops.
+const MAX_BLOCKS: u64 = 1 << 20;
+
+/// One launch of `BLOCK`-thread blocks covering `work` items at `per_block` items per block.
+fn launch_config(work: usize, per_block: u64) -> LaunchConfig {
+    let blocks = (work as u64).div_ceil(per_block).clamp(1, MAX_BLOCKS);
+    LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// The kernels' `stats` argument: 0 = Fermi-Dirac, 1 = Maxwell-Boltzmann.
+fn stats_code(stats: Statistics) -> i32 {
+    match stats {
+        Statistics::FermiDirac => 0,
+        Statistics::MaxwellBoltzmann => 1,
+    }
+}
+
+/// `field(x)[k]` of every transition, coefficient-major: `out[k * n + t]` (the kernels' layout).
+fn coefficient_major<T, const K: usize>(t: &[T], field: impl Fn(&T) -> [f64; K]) -> Vec<f64> {
+    let field = &field;
+    (0..K).flat_map(|k| t.iter().map(move |x| field(x)[k])).collect()
+}
+
+/// One scalar field of every transition (or state).
+fn column<T>(items: &[T], field: impl Fn(&T) -> f64) -> Vec<f64> {
+    items.iter().map(field).collect()
+}
+
+/// What every rates kernel takes, on the device: statistics, the rule, the tails of the upper
+/// limits and the plasma states.
+struct Inputs {
+    stats: i32,
+    /// Gauss-Legendre nodes and weights on [-1, 1], and their number.
+    nodes: CudaSlice<f64>,
+    weights: CudaSlice<f64>,
+    n_nodes: i32,
+    /// [`thermal_tail`]`(p)` and [`radiation_tail`]`(p)` (decay lengths in T_e and T_r).
+    thermal: f64,
+    radiation: f64,
+    n_states: i64,
+    /// Per state: T_e [eV], mu [eV], T_r [eV].
+    te: CudaSlice<f64>,
+    mu: CudaSlice<f64>,
+    tr: CudaSlice<f64>,
+}
+
+impl Inputs {
+    fn upload(device: &CudaDevice, stats: Statistics, q: &Quadrature, conds: &[Conditions]) -> Result<Self> {
+        let rule = q.rule();
+        Ok(Inputs {
+            stats: stats_code(stats),
+            nodes: device.upload(rule.nodes())?,
+            weights: device.upload(rule.weights())?,
+            n_nodes: rule.nodes().len() as i32,
+            thermal: thermal_tail(q.accuracy_p()),
+            radiation: radiation_tail(q.accuracy_p()),
+            n_states: conds.len() as i64,
+            te: device.upload(&column(conds, |c| c.te))?,
+            mu: device.upload(&column(conds, |c| c.mu))?,
+            tr: device.upload(&column(conds, |c| c.tr))?,
+        })
+    }
+}
+
+/// Downloads the `up` and `down` buffers of a batch.
+fn download_pairs(device: &CudaDevice, up: &CudaSlice<f64>, down: &CudaSlice<f64>) -> Result<RatePairs> {
+    let mut pairs = RatePairs { up: vec![0.0; up.len()], down: vec![0.0; down.len()] };
+    device.download_into(up, &mut pairs.up)?;
+    device.download_into(down, &mut pairs.down)?;
+    Ok(pairs)
+}
+
+/// Collisional excitation / de-excitation rates on `device`, see [`super::excitation_rates`]:
+/// `up` = J_up [s^-1 per lower-level ion], `down` = J_down [s^-1 per upper-level ion].
+/// Kernel `excitation_kernel`, one warp per (transition, state) pair.
+pub fn excitation_rates(
+    device: &CudaDevice,
+    stats: Statistics,
+    q: &Quadrature,
+    states: &[PlasmaState],
+    t: &[Excitation],
+) -> Result<RatePairs> {
+    check_excitations(t)?;
+    let conds = conditions(stats, states)?;
+    let inputs = Inputs::upload(device, stats, q, &conds)?;
+    let energy = device.upload(&column(t, |x| x.energy_ev))?;
+    let omega = device.upload(&coefficient_major(t, |x| x.omega))?;
+    let g_lower = device.upload(&column(t, |x| x.g_lower))?;
+    let g_upper = device.upload(&column(t, |x| x.g_upper))?;
+    let n_pairs = t.len() * conds.len();
+    let mut up = device.zeros::<f64>(n_pairs)?;
+    let mut down = device.zeros::<f64>(n_pairs)?;
+    let n_transitions = t.len() as i64;
+    let prefactor = excitation_prefactor();
+    let func = device.function(FILE, SOURCE, "excitation_kernel")?;
+    let mut launch = device.stream().launch_builder(&func);
+    launch
+        .arg(&n_transitions)
+        .arg(&inputs.n_states)
+        .arg(&inputs.stats)
+        .arg(&inputs.nodes)
+        .arg(&inputs.weights)
+        .arg(&inputs.n_nodes)
+        .arg(&inputs.thermal)
+        .arg(&prefactor)
+        .arg(&inputs.te)
+        .arg(&inputs.mu)
+        .arg(&energy)
+        .arg(&omega)
+        .arg(&g_lower)
+        .arg(&g_upper)
+        .arg(&mut up)
+        .arg(&mut down);
+    // SAFETY: the arguments match excitation_kernel's parameters in order and type; every
+    // buffer holds what the kernel indexes (n_states, 6 n_transitions, n_pairs elements).
+    unsafe { launch.launch(launch_config(n_pairs, WARPS_PER_BLOCK)) }?;
+    download_pairs(device, &up, &down)
+}
+
+/// Collisional ionization / three-body recombination rates on `device`, see
+/// [`super::ionization_rates`]: `up` = K_up [s^-1 per ion of the lower stage], `down` = K_down
+/// [s^-1 per ion of the upper stage]. Kernel `ionization_kernel`, one block per pair.
+pub fn ionization_rates(
+    device: &CudaDevice,
+    stats: Statistics,
+    q: &Quadrature,
+    states: &[PlasmaState],
+    t: &[Ionization],
+) -> Result<RatePairs> {
+    check_ionizations(t)?;
+    let conds = conditions(stats, states)?;
+    let inputs = Inputs::upload(device, stats, q, &conds)?;
+    let energy = device.upload(&column(t, |x| x.energy_ev))?;
+    let beli = device.upload(&coefficient_major(t, |x| x.beli))?;
+    let g_lower = device.upload(&column(t, |x| x.g_lower))?;
+    let g_upper = device.upload(&column(t, |x| x.g_upper))?;
+    let n_pairs = t.len() * conds.len();
+    let mut up = device.zeros::<f64>(n_pairs)?;
+    let mut down = device.zeros::<f64>(n_pairs)?;
+    let n_transitions = t.len() as i64;
+    let prefactor = ionization_prefactor();
+    let func = device.function(FILE, SOURCE, "ionization_kernel")?;
+    let mut launch = device.stream().launch_builder(&func);
+    launch
+        .arg(&n_transitions)
+        .arg(&inputs.n_states)
+        .arg(&inputs.stats)
+        .arg(&inputs.nodes)
+        .arg(&inputs.weights)
+        .arg(&inputs.n_nodes)
+        .arg(&inputs.thermal)
+        .arg(&prefactor)
+        .arg(&inputs.te)
+        .arg(&inputs.mu)
+        .arg(&energy)
+        .arg(&beli)
+        .arg(&g_lower)
+        .arg(&g_upper)
+        .arg(&mut up)
+        .arg(&mut down);
+    // SAFETY: the arguments match ionization_kernel's parameters in order and type; every
+    // buffer holds what the kernel indexes (n_states, 5 n_transitions, n_pairs elements).
+    unsafe { launch.launch(launch_config(n_pairs, 1)) }?;
+    download_pairs(device, &up, &down)
+}
+
+/// Photoionization rates and heating on `device`, see [`super::photoionization_rates`]:
+/// `up` = L [s^-1 per ion], `down` = photoelectron heating [eV s^-1 per ion].
+/// Kernel `photoionization_kernel`, one warp per (transition, state) pair.
+pub fn photoionization_rates(
+    device: &CudaDevice,
+    stats: Statistics,
+    q: &Quadrature,
+    states: &[PlasmaState],
+    t: &[Photoionization],
+) -> Result<RatePairs> {
+    check_photoionizations(t)?;
+    let conds = conditions(stats, states)?;
+    let inputs = Inputs::upload(device, stats, q, &conds)?;
+    let energy = device.upload(&column(t, |x| x.energy_ev))?;
+    let d0 = device.upload(&column(t, |x| x.d0_cm2))?;
+    let d1 = device.upload(&column(t, |x| x.d1_cm2))?;
+    let n_pairs = t.len() * conds.len();
+    let mut up = device.zeros::<f64>(n_pairs)?;
+    let mut down = device.zeros::<f64>(n_pairs)?;
+    let n_transitions = t.len() as i64;
+    let phi = photon_flux_factor();
+    let func = device.function(FILE, SOURCE, "photoionization_kernel")?;
+    let mut launch = device.stream().launch_builder(&func);
+    launch
+        .arg(&n_transitions)
+        .arg(&inputs.n_states)
+        .arg(&inputs.stats)
+        .arg(&inputs.nodes)
+        .arg(&inputs.weights)
+        .arg(&inputs.n_nodes)
+        .arg(&inputs.thermal)
+        .arg(&inputs.radiation)
+        .arg(&phi)
+        .arg(&inputs.te)
+        .arg(&inputs.mu)
+        .arg(&inputs.tr)
+        .arg(&energy)
+        .arg(&d0)
+        .arg(&d1)
+        .arg(&mut up)
+        .arg(&mut down);
+    // SAFETY: the arguments match photoionization_kernel's parameters in order and type; every
+    // buffer holds what the kernel indexes (n_states, n_transitions, n_pairs elements).
+    unsafe { launch.launch(launch_config(n_pairs, WARPS_PER_BLOCK)) }?;
+    download_pairs(device, &up, &down)
+}
+
+/// Inverse-bremsstrahlung heating [eV cm^-3 s^-1] of every state on `device`, see
+/// [`super::inverse_bremsstrahlung_heating`]. The lower limit eps_c = hbar omega_p(n_e) [eV] and
+/// the factor A_FF Z2N (sqrt(pi)/2) G T_e PHI [cm^-3 s^-1 eV^-1] of each state are computed here
+/// (as [`super::integrals::inverse_bremsstrahlung`] does), the integral
+/// int ln[...] / (e^{w/T_r} - 1) dw by kernel `inverse_bremsstrahlung_kernel`, one warp per state.
+pub fn inverse_bremsstrahlung_heating(
+    device: &CudaDevice,
+    stats: Statistics,
+    q: &Quadrature,
+    states: &[PlasmaState],
+    z2n: &[f64],
+) -> Result<Vec<f64>> {
+    let conds = conditions(stats, states)?;
+    check_z2n(states, z2n)?;
+    let inputs = Inputs::upload(device, stats, q, &conds)?;
+    let eps_c = device.upload(&column(&conds, |c| plasma_photon_energy(c.ne)))?;
+    let factor: Vec<f64> = conds
+        .iter()
+        .zip(z2n)
+        .map(|(c, &z)| {
+            kramers_free_free() * z * 0.5 * std::f64::consts::PI.sqrt() * free_electron_degeneracy() * c.te
+                * photon_flux_factor()
+        })
+        .collect();
+    let factor = device.upload(&factor)?;
+    let mut heating = device.zeros::<f64>(conds.len())?;
+    let func = device.function(FILE, SOURCE, "inverse_bremsstrahlung_kernel")?;
+    let mut launch = device.stream().launch_builder(&func);
+    launch
+        .arg(&inputs.n_states)
+        .arg(&inputs.stats)
+        .arg(&inputs.nodes)
+        .arg(&inputs.weights)
+        .arg(&inputs.n_nodes)
+        .arg(&inputs.thermal)
+        .arg(&inputs.radiation)
+        .arg(&inputs.te)
+        .arg(&inputs.mu)
+        .arg(&inputs.tr)
+        .arg(&eps_c)
+        .arg(&factor)
+        .arg(&mut heating);
+    // SAFETY: the arguments match inverse_bremsstrahlung_kernel's parameters in order and type;
+    // every buffer holds n_states elements.
+    unsafe { launch.launch(launch_config(conds.len(), WARPS_PER_BLOCK)) }?;
+    let mut out = vec![0.0; conds.len()];
+    device.download_into(&heating, &mut out)?;
+    Ok(out)
+}

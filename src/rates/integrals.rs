@@ -1,0 +1,289 @@
+//! The rate integrals of paper §2.2 for one transition in one plasma state: integrands,
+//! integration ranges (upper limits for accuracy 10^-p, §2.3) and graded composite Gauss-Legendre
+//! quadrature. `kernels/rates.cu` transcribes this file line by line; keep them in step.
+//!
+//! Where the authors' code loses accuracy, this one does not:
+//! - the blocking factor 1 - F is evaluated as 1/(1 + e^{(mu - eps)/T}), never as a difference,
+//!   so strongly degenerate plasma (mu >> T) keeps every digit;
+//! - each range is cut into panels graded geometrically (factor 4) around every place the
+//!   integrand changes on a short scale (Fermi edges of width ~T, the threshold, poles of the
+//!   cross-section just outside the range), with `nodes` Gauss-Legendre points per panel, so a
+//!   0.1 eV-wide edge inside a keV-wide photoionization range is resolved;
+//! - the upper limits keep the paper's Table 1 structure (threshold + degeneracy shift + a
+//!   multiple of the decay scale) but with margins that meet 10^-p over the whole
+//!   (T_e, n_e) range, and the inverse-bremsstrahlung limit decays on the radiation scale T_r
+//!   (the paper's (T_r/T_e)(y + z mu/T_e) is far too short above a few eV).
+//! Inverse (downward) rates are integrated with the detailed-balance integrand
+//! F(eps - E) (1 - F(eps)) = e^{E/T} F(eps) (1 - F(eps - E)) (eqs. 9-10), so they stay finite
+//! where e^{E/T} would overflow and the upward rate underflows.
+
+use super::constants::{
+    excitation_prefactor, free_electron_degeneracy, ionization_prefactor, kramers_free_free,
+    photon_flux_factor, plasma_photon_energy,
+};
+use super::fermi::occupation_from_exponent;
+use super::{Excitation, Ionization, Photoionization, Statistics};
+use crate::math::gauss_legendre::GaussLegendre;
+use crate::math::panels::{graded_breakpoints, Feature, MAX_BREAKPOINTS};
+
+/// Electron conditions of one plasma state, as the integrals need them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Conditions {
+    pub stats: Statistics,
+    /// Electron temperature T_e [eV].
+    pub te: f64,
+    /// Chemical potential mu [eV] (from [`super::fermi::chemical_potential`] with `stats`).
+    pub mu: f64,
+    /// Electron density n_e [cm^-3].
+    pub ne: f64,
+    /// Black-body radiation temperature T_r [eV].
+    pub tr: f64,
+}
+
+/// Number of T_e (or T_r) decay lengths past the last edge for relative truncation 10^-p:
+/// p ln 10 plus a margin of 12 e-folds for the polynomial growth of the cross-sections.
+pub fn thermal_tail(p: f64) -> f64 {
+    p * std::f64::consts::LN_10 + 12.0
+}
+
+/// x solving 4 (1 + x) e^{-x} = 10^-(p+2) (paper eq. 18 with two digits of margin): the black-body
+/// tail length, in units of T_r, of the photoionization and inverse-bremsstrahlung integrals.
+pub fn radiation_tail(p: f64) -> f64 {
+    let target = (0.25 * 10f64.powf(-(p + 2.0))).ln();
+    // Newton on ln(1+x) - x = ln(target/…): f(x) = ln(1+x) - x - target, decreasing for x > 0.
+    let mut x = -target + (1.0 - target).ln();
+    for _ in 0..50 {
+        let f = (1.0 + x).ln() - x - target;
+        let df = 1.0 / (1.0 + x) - 1.0;
+        let step = f / df;
+        x -= step;
+        if step.abs() < 1e-14 * x {
+            break;
+        }
+    }
+    x
+}
+
+/// Occupation F(eps) and blocking 1 - F(eps) (paper eqs. 1, 3); Maxwell-Boltzmann:
+/// (e^{(mu - eps)/T}, 1).
+#[inline]
+pub fn occupation_and_blocking(c: &Conditions, eps: f64) -> (f64, f64) {
+    let x = (eps - c.mu) / c.te;
+    match c.stats {
+        Statistics::FermiDirac => (occupation_from_exponent(x), occupation_from_exponent(-x)),
+        Statistics::MaxwellBoltzmann => ((-x).exp(), 1.0),
+    }
+}
+
+/// Sums `f` over the panels `breaks` with the rule `rule`: the one composite Gauss-Legendre
+/// loop every rate integral uses. `f` returns two integrands (upward, downward) at once.
+#[inline]
+fn integrate_pair<F: FnMut(f64) -> (f64, f64)>(rule: &GaussLegendre, breaks: &[f64], mut f: F) -> (f64, f64) {
+    let (mut up, mut down) = (0.0, 0.0);
+    for panel in breaks.windows(2) {
+        let half = 0.5 * (panel[1] - panel[0]);
+        let mid = 0.5 * (panel[1] + panel[0]);
+        let (mut pu, mut pd) = (0.0, 0.0);
+        for (x, w) in rule.nodes().iter().zip(rule.weights()) {
+            let (u, d) = f(mid + half * x);
+            pu += w * u;
+            pd += w * d;
+        }
+        up += half * pu;
+        down += half * pd;
+    }
+    (up, down)
+}
+
+/// Fermi-edge features (at `edges`, width 2 T) only under Fermi-Dirac statistics.
+fn push_edges(c: &Conditions, edges: &[f64], features: &mut Vec<Feature>) {
+    if c.stats == Statistics::FermiDirac {
+        features.extend(edges.iter().map(|&at| Feature { at, scale: 2.0 * c.te }));
+    }
+}
+
+fn breakpoints(lo: f64, hi: f64, features: &[Feature]) -> ([f64; MAX_BREAKPOINTS], usize) {
+    let mut breaks = [0.0; MAX_BREAKPOINTS];
+    let n = graded_breakpoints(lo, hi, features, &mut breaks);
+    (breaks, n)
+}
+
+/// Collision strength of an optically allowed transition, paper eq. 6:
+/// Omega(x) = B0 ln x + B1 + B2/x + B3/x^2 + B4/x^3 + B5/x^4 (dimensionless).
+#[inline]
+pub fn collision_strength(b: &[f64; 6], x: f64) -> f64 {
+    let r = 1.0 / x;
+    b[0] * x.ln() + b[1] + r * (b[2] + r * (b[3] + r * (b[4] + r * b[5])))
+}
+
+/// Upper limit of the excitation integral: E + max(mu, 0) + T (p ln 10 + 12) [eV]
+/// (Table 1's 2E + 2mu + T(7.5 + p ln 10) shifted so a negative mu cannot pull it below E).
+pub fn excitation_upper_limit(c: &Conditions, e: f64, p: f64) -> f64 {
+    e + c.mu.max(0.0) + c.te * thermal_tail(p)
+}
+
+/// Collisional excitation and de-excitation rates (J_up per lower-level ion, J_down per
+/// upper-level ion) [s^-1], paper eqs. 5, 6 and 9:
+/// J_up = K int_E^inf Omega(eps/E) F(eps) (1 - F(eps - E)) d eps,
+/// J_down = (g_l/g_u) K int_E^inf Omega(eps/E) F(eps - E) (1 - F(eps)) d eps,
+/// K = G sqrt(2/m_e) pi a0^2 Ry ([`excitation_prefactor`]).
+pub fn excitation(c: &Conditions, t: &Excitation, rule: &GaussLegendre, p: f64) -> (f64, f64) {
+    let e = t.energy_ev;
+    let hi = excitation_upper_limit(c, e, p);
+    let mut features = vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.te }];
+    push_edges(c, &[c.mu, e + c.mu], &mut features);
+    let (breaks, n) = breakpoints(e, hi, &features);
+    let (up, down) = integrate_pair(rule, &breaks[..n], |eps| {
+        let omega = collision_strength(&t.omega, eps / e);
+        let (f_in, fb_in) = occupation_and_blocking(c, eps);
+        let (f_out, fb_out) = occupation_and_blocking(c, eps - e);
+        (omega * f_in * fb_out, omega * f_out * fb_in)
+    });
+    let k = excitation_prefactor();
+    (k * up, k * down * t.g_lower / t.g_upper)
+}
+
+/// Mott-BELI differential ionization cross-section of paper eq. 8, in units of
+/// 1e-13 cm^2 eV^2 per eV^3: dsigma/d eps1 / (1e-13 cm^2 eV^2), for incident energy `e0`,
+/// one outgoing energy `e1`, ionization energy `ei` and BELI coefficients `c` (C0 = A, C1..C4 =
+/// B1..B4). It integrates over 0 <= e1 <= e0 - ei to the BELI total cross-section.
+#[inline]
+pub fn differential_ionization(c: &[f64; 5], ei: f64, e0: f64, e1: f64) -> f64 {
+    let e2 = e0 - e1 - ei;
+    let a = 0.5 * ((e0 * e0 + 4.0 * ei * ei).sqrt() - e0);
+    let b = a + ei;
+    let mut sum = c[0] * ei * (1.0 / ((e1 + a) * (e1 + b)) + 1.0 / ((e2 + a) * (e2 + b)));
+    let (mut p1, mut p2, mut pe0) = (1.0, 1.0, e0);
+    for (k, ck) in c.iter().enumerate().skip(1) {
+        sum += k as f64 * ck * (p1 + p2) / pe0;
+        p1 *= e1;
+        p2 *= e2;
+        pe0 *= e0;
+    }
+    sum / (2.0 * ei * e0)
+}
+
+/// Upper limit of the outer ionization integral: E + 2 max(mu, 0) + T (p ln 10 + 15) [eV]
+/// (both outgoing electrons must clear the Fermi sea; Table 1's E + mu + 50 + T(13.74 + p ln 10)
+/// has a fixed 50 eV that is too short at n_e ~ 1e24 and wasteful at low density).
+pub fn ionization_upper_limit(c: &Conditions, e: f64, p: f64) -> f64 {
+    e + 2.0 * c.mu.max(0.0) + c.te * (thermal_tail(p) + 3.0)
+}
+
+/// Collisional ionization and three-body recombination rates (K_up per ion of the lower
+/// stage, K_down per ion of the upper stage) [s^-1], paper eqs. 7, 8 and 10:
+/// K_up = K int_E^inf d eps0 int_0^{eps0-E} d eps1 eps0 dsigma/d eps1 F(eps0) (1-F(eps1)) (1-F(eps2)),
+/// eps2 = eps0 - E - eps1, K = G sqrt(2/m_e) 1e-13 cm^2 eV^2; the inner integral is symmetric in
+/// eps1 <-> eps2 and taken over [0, (eps0-E)/2], doubled.
+/// K_down = (g_l/g_u) e^{(E + mu)/T} K_up, integrated as F(eps1) F(eps2) (1 - F(eps0)).
+pub fn ionization(c: &Conditions, t: &Ionization, rule: &GaussLegendre, p: f64) -> (f64, f64) {
+    let e = t.energy_ev;
+    let hi = ionization_upper_limit(c, e, p);
+    let mut features = vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.te }];
+    push_edges(c, &[c.mu, e + c.mu, e + 2.0 * c.mu], &mut features);
+    let (breaks, n) = breakpoints(e, hi, &features);
+    let mut inner_features = Vec::with_capacity(3);
+    let (up, down) = integrate_pair(rule, &breaks[..n], |e0| {
+        let half = 0.5 * (e0 - e);
+        if half <= 0.0 {
+            return (0.0, 0.0);
+        }
+        let a = 0.5 * ((e0 * e0 + 4.0 * e * e).sqrt() - e0);
+        inner_features.clear();
+        inner_features.push(Feature { at: 0.0, scale: a });
+        push_edges(c, &[c.mu, 2.0 * half - c.mu], &mut inner_features);
+        let (inner_breaks, m) = breakpoints(0.0, half, &inner_features);
+        let (iu, id) = integrate_pair(rule, &inner_breaks[..m], |e1| {
+            let s = differential_ionization(&t.beli, e, e0, e1);
+            let (f1, fb1) = occupation_and_blocking(c, e1);
+            let (f2, fb2) = occupation_and_blocking(c, e0 - e - e1);
+            (s * fb1 * fb2, s * f1 * f2)
+        });
+        let (f0, fb0) = occupation_and_blocking(c, e0);
+        (2.0 * e0 * f0 * iu, 2.0 * e0 * fb0 * id)
+    });
+    let k = ionization_prefactor();
+    (k * up, k * down * t.g_lower / t.g_upper)
+}
+
+/// Black-body photon flux per unit photon energy, PHI eps^2 / (e^{eps/T_r} - 1)
+/// [cm^-2 s^-1 eV^-1] (paper eq. 16 divided by eps and multiplied by c).
+#[inline]
+pub fn black_body_flux(eps: f64, tr: f64) -> f64 {
+    photon_flux_factor() * eps * eps / (eps / tr).exp_m1()
+}
+
+/// Upper limit of the photoionization integrals: E + max(mu, 0) + max(x T_r, T_e (p ln 10 + 12))
+/// with x from [`radiation_tail`] (Table 1 and eq. 18) [eV].
+pub fn photoionization_upper_limit(c: &Conditions, e: f64, p: f64) -> f64 {
+    e + c.mu.max(0.0) + (c.tr * radiation_tail(p)).max(c.te * thermal_tail(p))
+}
+
+/// Photoionization rate per ion [s^-1] and photoelectron heating per ion [eV s^-1] in a black-body
+/// field at T_r, paper eqs. 11-13 and 16:
+/// L = int_E^inf sigma(eps) Phi(eps) (1 - F(eps - E)) d eps, H = int_E^inf (eps - E) sigma Phi (1-F) d eps,
+/// sigma = D0 (E/eps)^2 + D1 (E/eps)^3 [cm^2] (eq. 12).
+pub fn photoionization(c: &Conditions, t: &Photoionization, rule: &GaussLegendre, p: f64) -> (f64, f64) {
+    let e = t.energy_ev;
+    let hi = photoionization_upper_limit(c, e, p);
+    let mut features = vec![
+        Feature { at: e, scale: e },
+        Feature { at: e, scale: c.tr },
+        Feature { at: e, scale: c.te },
+    ];
+    push_edges(c, &[e + c.mu], &mut features);
+    let (breaks, n) = breakpoints(e, hi, &features);
+    integrate_pair(rule, &breaks[..n], |eps| {
+        let r = e / eps;
+        let sigma = r * r * (t.d0_cm2 + t.d1_cm2 * r);
+        let (_, blocking) = occupation_and_blocking(c, eps - e);
+        let rate = sigma * black_body_flux(eps, c.tr) * blocking;
+        (rate, (eps - e) * rate)
+    })
+}
+
+/// Upper limit of the inverse-bremsstrahlung integral: max(eps_c, mu) + max(x T_r, T_e (p ln 10 + 12)) [eV].
+pub fn inverse_bremsstrahlung_upper_limit(c: &Conditions, eps_c: f64, p: f64) -> f64 {
+    eps_c.max(c.mu) + (c.tr * radiation_tail(p)).max(c.te * thermal_tail(p))
+}
+
+/// Inverse-bremsstrahlung heating per unit volume [eV cm^-3 s^-1], paper eqs. 14-15, with the
+/// electron-energy integral done analytically:
+/// int_0^inf F(eps0) (1 - F(eps0 + w)) d eps0 (1 - e^{-w/T}) = T ln[(1 + e^{mu/T}) / (1 + e^{(mu-w)/T})],
+/// H = A_FF Z2N (sqrt(pi)/2) G T PHI int_{eps_c}^inf ln[...] / (e^{w/T_r} - 1) dw,
+/// with `z2n` = sum_Z Z^2 N_Z [cm^-3] and eps_c = hbar omega_p. The prefactor is fixed so that
+/// the Maxwell-Boltzmann limit (ln[...] -> e^{mu/T}(1 - e^{-w/T})) is the Kramers absorption
+/// coefficient (Rybicki & Lightman 5.18a, g_ff = 1) times the black-body energy flux.
+pub fn inverse_bremsstrahlung(c: &Conditions, z2n: f64, rule: &GaussLegendre, p: f64) -> f64 {
+    let eps_c = plasma_photon_energy(c.ne);
+    let hi = inverse_bremsstrahlung_upper_limit(c, eps_c, p);
+    let mut features = vec![
+        Feature { at: eps_c, scale: eps_c },
+        Feature { at: eps_c, scale: c.tr },
+        Feature { at: eps_c, scale: c.te },
+    ];
+    push_edges(c, &[c.mu], &mut features);
+    let (breaks, n) = breakpoints(eps_c, hi, &features);
+    let eta = c.mu / c.te;
+    let (sum, _) = integrate_pair(rule, &breaks[..n], |w| {
+        let absorbed = match c.stats {
+            // ln(1 + e^eta) - ln(1 + e^{eta - w/T}), each term evaluated without overflow.
+            Statistics::FermiDirac => softplus(eta) - softplus(eta - w / c.te),
+            Statistics::MaxwellBoltzmann => eta.exp() * -(-w / c.te).exp_m1(),
+        };
+        (absorbed / (w / c.tr).exp_m1(), 0.0)
+    });
+    kramers_free_free() * z2n * 0.5 * std::f64::consts::PI.sqrt() * free_electron_degeneracy() * c.te
+        * photon_flux_factor()
+        * sum
+}
+
+/// ln(1 + e^x) without overflow or loss of digits.
+#[inline]
+pub fn softplus(x: f64) -> f64 {
+    if x > 0.0 {
+        x + (-x).exp().ln_1p()
+    } else {
+        x.exp().ln_1p()
+    }
+}

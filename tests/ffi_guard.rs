@@ -1,0 +1,282 @@
+//! Source scan of the C ABI (src/ffi): every exported function
+//!
+//! - carries `#[no_mangle]` (or `#[unsafe(no_mangle)]`) and a name that starts with `atomgpu_`;
+//! - runs its whole body inside the panic guard: the body's first statement is a call of
+//!   `guard(` or `guard_value(` (src/ffi/common.rs), so that no panic crosses the boundary;
+//! - has only fixed-width types in its signature: no `c_int`, `c_long`, ... nor bare
+//!   `isize`/`usize` (a `usize` buffer length is allowed in `atomgpu_last_error_message` alone,
+//!   where it is C's `size_t`).
+//!
+//! It also checks that nothing outside src/ffi is exported (`#[no_mangle]`), so that the C ABI
+//! is all in one place. The failure message lists every offender.
+
+use std::path::{Path, PathBuf};
+use syn::{Attribute, Expr, FnArg, Item, ReturnType, Stmt, Type};
+
+/// C types whose width depends on the platform (DESIGN.md: fixed-width types only).
+const FORBIDDEN_TYPES: &[&str] = &[
+    "c_int", "c_uint", "c_long", "c_ulong", "c_longlong", "c_ulonglong", "c_short", "c_ushort",
+    "isize", "usize", "c_size_t", "c_ssize_t", "size_t", "ssize_t", "ptrdiff_t", "intptr_t",
+    "uintptr_t",
+];
+
+/// Spellings of C's `size_t` in Rust.
+const SIZE_T: &[&str] = &["usize", "size_t", "c_size_t"];
+
+/// Functions allowed a `usize` (C `size_t`) argument: a buffer capacity.
+const SIZE_T_ALLOWED: &[&str] = &["atomgpu_last_error_message"];
+
+const GUARDS: &[&str] = &["guard", "guard_value"];
+
+/// The crate's source tree: at build time, or the current directory (where cargo runs tests,
+/// and where device-pack runs them on the device machine).
+fn source_root() -> Option<PathBuf> {
+    let candidates = [PathBuf::from(env!("CARGO_MANIFEST_DIR")), std::env::current_dir().ok()?];
+    candidates.into_iter().find(|p| p.join("src").join("ffi").is_dir())
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn has_no_mangle(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let path = a.path();
+        if path.is_ident("no_mangle") {
+            return true;
+        }
+        // #[unsafe(no_mangle)] (edition 2024 spelling)
+        if path.is_ident("unsafe") {
+            if let syn::Meta::List(list) = &a.meta {
+                return list.tokens.to_string().trim() == "no_mangle";
+            }
+        }
+        false
+    })
+}
+
+fn has_export_name(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("export_name")
+            || matches!(&a.meta, syn::Meta::List(l) if l.path.is_ident("unsafe")
+                && l.tokens.to_string().contains("export_name"))
+    })
+}
+
+fn is_extern_c(sig: &syn::Signature) -> bool {
+    match &sig.abi {
+        Some(abi) => abi.name.as_ref().map(|n| n.value() == "C" || n.value() == "C-unwind").unwrap_or(true),
+        None => false,
+    }
+}
+
+/// The name of the function called by `expr`, if it is a plain call (`guard(...)`,
+/// `common::guard(...)`, `return guard(...)`).
+fn called_function(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Call(call) => match &*call.func {
+            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        },
+        Expr::Return(r) => r.expr.as_deref().and_then(called_function),
+        Expr::Paren(p) => called_function(&p.expr),
+        _ => None,
+    }
+}
+
+fn first_statement_is_guard(block: &syn::Block) -> bool {
+    match block.stmts.first() {
+        Some(Stmt::Expr(expr, _)) => {
+            called_function(expr).is_some_and(|name| GUARDS.contains(&name.as_str()))
+        }
+        _ => false,
+    }
+}
+
+/// Names of forbidden types anywhere inside `ty` (through pointers, references, arrays,
+/// generic arguments and function-pointer types).
+fn forbidden_in(ty: &Type, found: &mut Vec<String>) {
+    match ty {
+        Type::Ptr(p) => forbidden_in(&p.elem, found),
+        Type::Reference(r) => forbidden_in(&r.elem, found),
+        Type::Array(a) => forbidden_in(&a.elem, found),
+        Type::Slice(s) => forbidden_in(&s.elem, found),
+        Type::Paren(p) => forbidden_in(&p.elem, found),
+        Type::Group(g) => forbidden_in(&g.elem, found),
+        Type::Tuple(t) => t.elems.iter().for_each(|e| forbidden_in(e, found)),
+        Type::BareFn(f) => {
+            f.inputs.iter().for_each(|a| forbidden_in(&a.ty, found));
+            if let ReturnType::Type(_, t) = &f.output {
+                forbidden_in(t, found);
+            }
+        }
+        Type::Path(p) => {
+            for seg in &p.path.segments {
+                let name = seg.ident.to_string();
+                if FORBIDDEN_TYPES.contains(&name.as_str()) {
+                    found.push(name);
+                }
+                if let syn::PathArguments::AngleBracketed(args) = &seg.arguments {
+                    for arg in &args.args {
+                        if let syn::GenericArgument::Type(t) = arg {
+                            forbidden_in(t, found);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Problems of one exported (or meant-to-be-exported) function.
+fn check_function(item: &syn::ItemFn) -> Vec<String> {
+    let name = item.sig.ident.to_string();
+    let mut problems = Vec::new();
+    if !has_no_mangle(&item.attrs) {
+        problems.push("lacks #[no_mangle]".to_string());
+    }
+    if has_export_name(&item.attrs) {
+        problems.push("uses #[export_name] (use #[no_mangle] and the real name)".to_string());
+    }
+    if !name.starts_with("atomgpu_") {
+        problems.push("name does not start with atomgpu_".to_string());
+    }
+    if !is_extern_c(&item.sig) {
+        problems.push("is not extern \"C\"".to_string());
+    }
+    if !matches!(item.vis, syn::Visibility::Public(_)) {
+        problems.push("is not pub".to_string());
+    }
+    if !first_statement_is_guard(&item.block) {
+        problems.push("body does not start with a call of guard( or guard_value(".to_string());
+    }
+    let mut bad_types = Vec::new();
+    for input in &item.sig.inputs {
+        if let FnArg::Typed(arg) = input {
+            let mut found = Vec::new();
+            forbidden_in(&arg.ty, &mut found);
+            // `capacity: usize` (by value, not behind a pointer) is C's size_t.
+            let plain_size_t = matches!(&*arg.ty, Type::Path(p)
+                if p.path.segments.last().is_some_and(|s| SIZE_T.contains(&s.ident.to_string().as_str())));
+            if SIZE_T_ALLOWED.contains(&name.as_str()) && plain_size_t {
+                found.clear();
+            }
+            let pat = match &*arg.pat {
+                syn::Pat::Ident(i) => i.ident.to_string(),
+                _ => "_".to_string(),
+            };
+            bad_types.extend(found.into_iter().map(|t| format!("`{t}` in argument `{pat}`")));
+        }
+    }
+    if let ReturnType::Type(_, t) = &item.sig.output {
+        let mut found = Vec::new();
+        forbidden_in(t, &mut found);
+        bad_types.extend(found.into_iter().map(|t| format!("`{t}` in the return type")));
+    }
+    if !bad_types.is_empty() {
+        problems.push(format!(
+            "uses platform-dependent types ({}): use i32/i64/f64 and pointers to them",
+            bad_types.join(", ")
+        ));
+    }
+    problems
+}
+
+/// Every function item of a file, with nested inline modules.
+fn functions<'a>(items: &'a [Item], out: &mut Vec<&'a syn::ItemFn>) {
+    for item in items {
+        match item {
+            Item::Fn(f) => out.push(f),
+            Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    functions(inner, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn parse(path: &Path) -> syn::File {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    syn::parse_file(&text).unwrap_or_else(|e| panic!("cannot parse {}: {e}", path.display()))
+}
+
+#[test]
+fn every_entry_point_is_exported_prefixed_guarded_and_fixed_width() {
+    let Some(root) = source_root() else {
+        println!("skipped: source tree (src/ffi) not found");
+        return;
+    };
+    let mut files = Vec::new();
+    rust_files(&root.join("src").join("ffi"), &mut files);
+    files.sort();
+    assert!(!files.is_empty(), "no Rust files under src/ffi");
+
+    let mut offenders = Vec::new();
+    let mut checked = 0;
+    for path in &files {
+        let file = parse(path);
+        let mut fns = Vec::new();
+        functions(&file.items, &mut fns);
+        for f in fns {
+            let exported = is_extern_c(&f.sig) && matches!(f.vis, syn::Visibility::Public(_));
+            if !(exported || has_no_mangle(&f.attrs) || has_export_name(&f.attrs)) {
+                continue;
+            }
+            checked += 1;
+            for problem in check_function(f) {
+                let rel = path.strip_prefix(&root).unwrap_or(path);
+                offenders.push(format!("{}: {}: {problem}", rel.display(), f.sig.ident));
+            }
+        }
+    }
+    assert!(checked > 0, "no exported functions found under src/ffi");
+    assert!(
+        offenders.is_empty(),
+        "{} problem(s) in the C entry points of src/ffi:\n  {}",
+        offenders.len(),
+        offenders.join("\n  ")
+    );
+    println!("checked {checked} entry points in {} files", files.len());
+}
+
+#[test]
+fn nothing_is_exported_outside_src_ffi() {
+    let Some(root) = source_root() else {
+        println!("skipped: source tree (src/ffi) not found");
+        return;
+    };
+    let ffi = root.join("src").join("ffi");
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    files.retain(|p| !p.starts_with(&ffi));
+    files.sort();
+    let mut offenders = Vec::new();
+    for path in &files {
+        let file = parse(path);
+        let mut fns = Vec::new();
+        functions(&file.items, &mut fns);
+        for f in fns {
+            if has_no_mangle(&f.attrs) || has_export_name(&f.attrs) {
+                let rel = path.strip_prefix(&root).unwrap_or(path);
+                offenders.push(format!("{}: {}", rel.display(), f.sig.ident));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "exported (#[no_mangle]) functions outside src/ffi; the C ABI lives in src/ffi:\n  {}",
+        offenders.join("\n  ")
+    );
+}
