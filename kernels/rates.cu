@@ -9,13 +9,14 @@
 // - every product that feeds an addition is written mul(a, b) (__dmul_rn), which the compiler may
 //   not contract into a fused multiply-add (Rust never contracts), so breakpoints, upper limits
 //   and abscissae are bit-identical to the CPU's, and so is every integrand up to the last-place
-//   differences of the device's exp/log/log1p/expm1 (at most 1-2 ulp, against glibc);
+//   differences of the device's exp/log/log1p/expm1 (at most 1 ulp each, as glibc's);
 // - constants and everything that depends only on p or on one plasma state (the tails of the
 //   upper limits, the rate prefactors, hbar omega_p, the inverse-bremsstrahlung factor) come from
 //   the host, computed by the Rust functions themselves;
 // - only the order of the outer quadrature sums differs (lanes / threads and tree reductions
 //   instead of one sequential loop): a relative difference of order 1e-15 on sums of
-//   positive terms.
+//   positive terms. (An integral that underflows below 2.2e-308 is a sum of subnormal numbers
+//   and agrees only to the few bits they hold, on both paths.)
 //
 // Units: energies and temperatures in eV, rates in s^-1 per ion, heating in eV s^-1 per ion or
 // eV cm^-3 s^-1 (inverse bremsstrahlung). Outputs are column-major n_transitions x n_states:
@@ -37,9 +38,8 @@
 // src/math/panels.rs MAX_BREAKPOINTS: at most 127 graded panels per integral.
 #define MAX_BREAKPOINTS 128
 
-// src/rates/mod.rs Statistics codes.
+// The `stats` argument (src/rates/mod.rs Statistics codes): FERMI_DIRAC, else 1 = Maxwell-Boltzmann.
 #define FERMI_DIRAC 0
-#define MAXWELL_BOLTZMANN 1
 
 // a * b rounded on its own: never fused with a following addition (see the header).
 __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }

@@ -5,8 +5,12 @@
 //! run time (see [`backend`]). The C ABI lives in [`ffi`] (header `include/atomgpu.h`), the
 //! Fortran module in `fortran/atomgpu.f90`.
 
+/// cbindgen:ignore
 pub mod backend;
+/// cbindgen:ignore
 pub mod error;
 pub mod ffi;
+/// cbindgen:ignore
 pub mod math;
+/// cbindgen:ignore
 pub mod rates;

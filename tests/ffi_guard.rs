@@ -15,8 +15,22 @@ use syn::{Attribute, Expr, FnArg, Item, ReturnType, Stmt, Type};
 
 /// C types whose width depends on the platform (DESIGN.md: fixed-width types only).
 const FORBIDDEN_TYPES: &[&str] = &[
-    "c_int", "c_uint", "c_long", "c_ulong", "c_longlong", "c_ulonglong", "c_short", "c_ushort",
-    "isize", "usize", "c_size_t", "c_ssize_t", "size_t", "ssize_t", "ptrdiff_t", "intptr_t",
+    "c_int",
+    "c_uint",
+    "c_long",
+    "c_ulong",
+    "c_longlong",
+    "c_ulonglong",
+    "c_short",
+    "c_ushort",
+    "isize",
+    "usize",
+    "c_size_t",
+    "c_ssize_t",
+    "size_t",
+    "ssize_t",
+    "ptrdiff_t",
+    "intptr_t",
     "uintptr_t",
 ];
 
@@ -31,12 +45,19 @@ const GUARDS: &[&str] = &["guard", "guard_value"];
 /// The crate's source tree: at build time, or the current directory (where cargo runs tests,
 /// and where device-pack runs them on the device machine).
 fn source_root() -> Option<PathBuf> {
-    let candidates = [PathBuf::from(env!("CARGO_MANIFEST_DIR")), std::env::current_dir().ok()?];
-    candidates.into_iter().find(|p| p.join("src").join("ffi").is_dir())
+    let candidates = [
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        std::env::current_dir().ok()?,
+    ];
+    candidates
+        .into_iter()
+        .find(|p| p.join("src").join("ffi").is_dir())
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -73,7 +94,11 @@ fn has_export_name(attrs: &[Attribute]) -> bool {
 
 fn is_extern_c(sig: &syn::Signature) -> bool {
     match &sig.abi {
-        Some(abi) => abi.name.as_ref().map(|n| n.value() == "C" || n.value() == "C-unwind").unwrap_or(true),
+        Some(abi) => abi
+            .name
+            .as_ref()
+            .map(|n| n.value() == "C" || n.value() == "C-unwind")
+            .unwrap_or(true),
         None => false,
     }
 }
@@ -174,13 +199,21 @@ fn check_function(item: &syn::ItemFn) -> Vec<String> {
                 syn::Pat::Ident(i) => i.ident.to_string(),
                 _ => "_".to_string(),
             };
-            bad_types.extend(found.into_iter().map(|t| format!("`{t}` in argument `{pat}`")));
+            bad_types.extend(
+                found
+                    .into_iter()
+                    .map(|t| format!("`{t}` in argument `{pat}`")),
+            );
         }
     }
     if let ReturnType::Type(_, t) = &item.sig.output {
         let mut found = Vec::new();
         forbidden_in(t, &mut found);
-        bad_types.extend(found.into_iter().map(|t| format!("`{t}` in the return type")));
+        bad_types.extend(
+            found
+                .into_iter()
+                .map(|t| format!("`{t}` in the return type")),
+        );
     }
     if !bad_types.is_empty() {
         problems.push(format!(

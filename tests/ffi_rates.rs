@@ -704,14 +704,14 @@ fn check_collisional(
     );
     for i in 0..4 {
         let t = i % 2;
-        if !(up1[i] > 0.0) || (up2[i] - up1[i]).abs() > 1e-15 * up1[i] {
+        if up1[i].is_nan() || up1[i] <= 0.0 || (up2[i] - up1[i]).abs() > 1e-15 * up1[i] {
             failures.push(format!(
                 "{function}: up[{i}] = {} without weights, {} with",
                 up1[i], up2[i]
             ));
         }
         let want = down1[i] * GL[t] / GU[t];
-        if !(down1[i] > 0.0) || ((down2[i] - want) / want).abs() > 1e-14 {
+        if down1[i].is_nan() || down1[i] <= 0.0 || ((down2[i] - want) / want).abs() > 1e-14 {
             failures.push(format!(
                 "{function}: down[{i}] = {} with weights, want {want}",
                 down2[i]
@@ -936,7 +936,7 @@ fn photoionization_rejects_bad_input() {
     if rate
         .iter()
         .chain(&heating)
-        .any(|&v| !(v > 0.0) || !v.is_finite())
+        .any(|&v| !v.is_finite() || v <= 0.0)
     {
         failures.push(format!(
             "photoionization: valid call gave rate {rate:?}, heating {heating:?}"
@@ -1101,7 +1101,7 @@ fn inverse_bremsstrahlung_rejects_bad_input() {
             )
         },
     );
-    if heating.iter().any(|&v| !(v > 0.0) || !v.is_finite()) {
+    if heating.iter().any(|&v| !v.is_finite() || v <= 0.0) {
         failures.push(format!(
             "inverse_bremsstrahlung: valid call gave {heating:?}"
         ));

@@ -12,11 +12,18 @@ use std::path::{Path, PathBuf};
 
 const STALE: &str = "include/atomgpu.h is stale: run `make header`";
 
-/// The crate's source tree; None when this test binary runs away from it (e.g. packed for the
-/// device machine, which has neither the sources nor cargo).
+/// The crate's source tree, when cbindgen can work on it: the sources are there and cargo is
+/// (cbindgen runs `cargo metadata`). None when this test binary runs away from them, e.g. packed
+/// for the device machine, which has no cargo; under `cargo test` both are always there.
 fn source_root() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    if root.join("Cargo.toml").is_file() && root.join("cbindgen.toml").is_file() {
+    let sources = root.join("Cargo.toml").is_file() && root.join("cbindgen.toml").is_file();
+    let cargo = std::env::var_os("CARGO").is_some()
+        || std::process::Command::new("cargo")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if sources && cargo {
         Some(root)
     } else {
         None
@@ -44,7 +51,9 @@ fn first_difference(committed: &str, generated: &str) -> String {
     loop {
         match (a.next(), b.next()) {
             (Some(x), Some(y)) if x == y => line += 1,
-            (None, None) => return "the files differ only in line endings or a final newline".into(),
+            (None, None) => {
+                return "the files differ only in line endings or a final newline".into()
+            }
             (x, y) => {
                 return format!(
                     "first difference at line {line}:\n  committed: {}\n  generated: {}",
@@ -59,7 +68,10 @@ fn first_difference(committed: &str, generated: &str) -> String {
 #[test]
 fn header_is_current() {
     let Some(root) = source_root() else {
-        println!("skipped: source tree not found (CARGO_MANIFEST_DIR = {})", env!("CARGO_MANIFEST_DIR"));
+        println!(
+            "skipped: source tree or cargo not found (CARGO_MANIFEST_DIR = {})",
+            env!("CARGO_MANIFEST_DIR")
+        );
         return;
     };
     let generated = generate(&root);
@@ -67,7 +79,9 @@ fn header_is_current() {
 
     if std::env::var("ATOMGPU_WRITE_HEADER").as_deref() == Ok("1") {
         std::fs::create_dir_all(path.parent().unwrap()).expect("cannot create include/");
-        let unchanged = std::fs::read_to_string(&path).map(|old| old == generated).unwrap_or(false);
+        let unchanged = std::fs::read_to_string(&path)
+            .map(|old| old == generated)
+            .unwrap_or(false);
         if !unchanged {
             std::fs::write(&path, &generated)
                 .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
@@ -75,7 +89,11 @@ fn header_is_current() {
         println!(
             "{} {}",
             path.display(),
-            if unchanged { "is already current" } else { "regenerated" }
+            if unchanged {
+                "is already current"
+            } else {
+                "regenerated"
+            }
         );
         return;
     }
@@ -109,7 +127,9 @@ fn defined_names(header: &str) -> Vec<String> {
         .join("\n");
 
     let ident_at = |s: &str| -> String {
-        s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
     };
     let mut names = Vec::new();
     for line in code.lines() {
@@ -210,15 +230,13 @@ fn defined_names(header: &str) -> Vec<String> {
 #[test]
 fn header_names_carry_the_prefix() {
     let Some(root) = source_root() else {
-        println!("skipped: source tree not found");
+        println!("skipped: source tree or cargo not found");
         return;
     };
     let generated = generate(&root);
     let offenders: Vec<String> = defined_names(&generated)
         .into_iter()
-        .filter(|n| {
-            !(n.starts_with("atomgpu_") || n.starts_with("ATOMGPU_")) && n != "ATOMGPU_H"
-        })
+        .filter(|n| !(n.starts_with("atomgpu_") || n.starts_with("ATOMGPU_")) && n != "ATOMGPU_H")
         .collect();
     assert!(
         offenders.is_empty(),

@@ -185,6 +185,9 @@ fn at_state(s: usize) -> impl Fn(Error) -> Error {
 /// - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
 /// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
 /// - `mu_ev[n_states]` (output): chemical potentials mu [eV] (negative when non-degenerate).
+///
+/// # Safety
+/// Every non-NULL pointer must point to an array of at least the length stated above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_rates_chemical_potential(
     stats: i32,
@@ -216,6 +219,9 @@ pub unsafe extern "C" fn atomgpu_rates_chemical_potential(
 /// - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
 /// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
 /// - `u_ev_cm3[n_states]` (output): energy densities u [eV cm^-3].
+///
+/// # Safety
+/// Every non-NULL pointer must point to an array of at least the length stated above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_rates_energy_density(
     stats: i32,
@@ -253,6 +259,9 @@ pub unsafe extern "C" fn atomgpu_rates_energy_density(
 /// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
 /// - `te_ev[n_states]` (output): electron temperatures T_e [eV].
 /// - `mu_ev[n_states]` (output): chemical potentials mu [eV].
+///
+/// # Safety
+/// Every non-NULL pointer must point to an array of at least the length stated above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_rates_temperature(
     stats: i32,
@@ -312,6 +321,9 @@ pub unsafe extern "C" fn atomgpu_rates_temperature(
 ///   `up[t + n_transitions*s]`.
 /// - `down[n_transitions * n_states]` (output): de-excitation rates [s^-1 per upper-level ion],
 ///   same layout.
+///
+/// # Safety
+/// Every non-NULL pointer must point to an array of at least the length stated above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_rates_excitation(
     stats: i32,
@@ -398,6 +410,9 @@ pub unsafe extern "C" fn atomgpu_rates_excitation(
 ///   stage], `up[t + n_transitions*s]`.
 /// - `down[n_transitions * n_states]` (output): three-body recombination rates [s^-1 per ion of
 ///   the upper stage], same layout.
+///
+/// # Safety
+/// Every non-NULL pointer must point to an array of at least the length stated above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_rates_ionization(
     stats: i32,
@@ -482,6 +497,9 @@ pub unsafe extern "C" fn atomgpu_rates_ionization(
 ///   `rate[t + n_transitions*s]`.
 /// - `heating[n_transitions * n_states]` (output): photoelectron heating [eV s^-1 per ion],
 ///   same layout.
+///
+/// # Safety
+/// Every non-NULL pointer must point to an array of at least the length stated above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_rates_photoionization(
     stats: i32,
@@ -562,6 +580,9 @@ pub unsafe extern "C" fn atomgpu_rates_photoionization(
 /// - `z2n_cm3[n_states]`: sum over ion charges Z of Z^2 N_Z [cm^-3] of each state, finite and
 ///   >= 0.
 /// - `heating[n_states]` (output): heating per unit volume [eV cm^-3 s^-1].
+///
+/// # Safety
+/// Every non-NULL pointer must point to an array of at least the length stated above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_rates_inverse_bremsstrahlung(
     stats: i32,

@@ -24,21 +24,21 @@ fn batch<T: Sync>(conds: &[Conditions], t: &[T], pair: impl Fn(&Conditions, &T) 
 pub fn excitation_rates(stats: Statistics, q: &Quadrature, states: &[PlasmaState], t: &[Excitation]) -> Result<RatePairs> {
     check_excitations(t)?;
     let conds = conditions(stats, states)?;
-    Ok(batch(&conds, t, |c, x| integrals::excitation(c, x, q.rule(), q.accuracy_p())))
+    Ok(batch(&conds, t, |c, x| integrals::excitation(c, x, q)))
 }
 
 /// CPU collisional ionization / three-body recombination rates, see [`super::ionization_rates`].
 pub fn ionization_rates(stats: Statistics, q: &Quadrature, states: &[PlasmaState], t: &[Ionization]) -> Result<RatePairs> {
     check_ionizations(t)?;
     let conds = conditions(stats, states)?;
-    Ok(batch(&conds, t, |c, x| integrals::ionization(c, x, q.rule(), q.accuracy_p())))
+    Ok(batch(&conds, t, |c, x| integrals::ionization(c, x, q)))
 }
 
 /// CPU photoionization rates and heating, see [`super::photoionization_rates`].
 pub fn photoionization_rates(stats: Statistics, q: &Quadrature, states: &[PlasmaState], t: &[Photoionization]) -> Result<RatePairs> {
     check_photoionizations(t)?;
     let conds = conditions(stats, states)?;
-    Ok(batch(&conds, t, |c, x| integrals::photoionization(c, x, q.rule(), q.accuracy_p())))
+    Ok(batch(&conds, t, |c, x| integrals::photoionization(c, x, q)))
 }
 
 /// CPU inverse-bremsstrahlung heating, see [`super::inverse_bremsstrahlung_heating`].
@@ -48,6 +48,6 @@ pub fn inverse_bremsstrahlung_heating(stats: Statistics, q: &Quadrature, states:
     Ok(conds
         .par_iter()
         .zip(z2n)
-        .map(|(c, &z)| integrals::inverse_bremsstrahlung(c, z, q.rule(), q.accuracy_p()))
+        .map(|(c, &z)| integrals::inverse_bremsstrahlung(c, z, q))
         .collect())
 }

@@ -10,7 +10,7 @@
 //! Everything that depends only on p, on the constants or on one plasma state is computed here
 //! by the Rust functions themselves and passed to the kernels, so it is bit-identical on both
 //! paths: the Gauss-Legendre nodes and weights, the tails of the upper limits
-//! ([`thermal_tail`], [`radiation_tail`]), the rate prefactors, hbar omega_p and the
+//! ([`Quadrature::thermal_tail`], [`Quadrature::radiation_tail`]), the rate prefactors, hbar omega_p and the
 //! inverse-bremsstrahlung factor of each state.
 //!
 //! Parallel layout (128-thread blocks, grid-stride loops over pairs, so any batch size runs):
@@ -23,11 +23,8 @@
 //! Units as in [`super`]: energies and temperatures in eV, densities in cm^-3, rates in s^-1 per
 //! ion, heating in eV s^-1 per ion (photoionization) or eV cm^-3 s^-1 (inverse bremsstrahlung).
 
-use super::constants::{
-    excitation_prefactor, free_electron_degeneracy, ionization_prefactor, kramers_free_free, photon_flux_factor,
-    plasma_photon_energy,
-};
-use super::integrals::{radiation_tail, thermal_tail, Conditions};
+use super::constants::{excitation_prefactor, ionization_prefactor, photon_flux_factor, plasma_photon_energy};
+use super::integrals::{inverse_bremsstrahlung_factor, Conditions};
 use super::{
     check_excitations, check_ionizations, check_photoionizations, check_z2n, conditions, Excitation, Ionization,
     Photoionization, PlasmaState, Quadrature, RatePairs, Statistics,
@@ -80,7 +77,7 @@ struct Inputs {
     nodes: CudaSlice<f64>,
     weights: CudaSlice<f64>,
     n_nodes: i32,
-    /// [`thermal_tail`]`(p)` and [`radiation_tail`]`(p)` (decay lengths in T_e and T_r).
+    /// [`Quadrature::thermal_tail`] and [`Quadrature::radiation_tail`] (decay lengths in T_e and T_r).
     thermal: f64,
     radiation: f64,
     n_states: i64,
@@ -98,8 +95,8 @@ impl Inputs {
             nodes: device.upload(rule.nodes())?,
             weights: device.upload(rule.weights())?,
             n_nodes: rule.nodes().len() as i32,
-            thermal: thermal_tail(q.accuracy_p()),
-            radiation: radiation_tail(q.accuracy_p()),
+            thermal: q.thermal_tail(),
+            radiation: q.radiation_tail(),
             n_states: conds.len() as i64,
             te: device.upload(&column(conds, |c| c.te))?,
             mu: device.upload(&column(conds, |c| c.mu))?,
@@ -258,9 +255,9 @@ pub fn photoionization_rates(
 }
 
 /// Inverse-bremsstrahlung heating [eV cm^-3 s^-1] of every state on `device`, see
-/// [`super::inverse_bremsstrahlung_heating`]. The lower limit eps_c = hbar omega_p(n_e) [eV] and
-/// the factor A_FF Z2N (sqrt(pi)/2) G T_e PHI [cm^-3 s^-1 eV^-1] of each state are computed here
-/// (as [`super::integrals::inverse_bremsstrahlung`] does), the integral
+/// [`super::inverse_bremsstrahlung_heating`]. The lower limit eps_c = hbar omega_p of n_e, in eV, and
+/// the factor [`inverse_bremsstrahlung_factor`] of each state are computed here (as
+/// [`super::integrals::inverse_bremsstrahlung`] does), the integral
 /// int ln[...] / (e^{w/T_r} - 1) dw by kernel `inverse_bremsstrahlung_kernel`, one warp per state.
 pub fn inverse_bremsstrahlung_heating(
     device: &CudaDevice,
@@ -273,14 +270,7 @@ pub fn inverse_bremsstrahlung_heating(
     check_z2n(states, z2n)?;
     let inputs = Inputs::upload(device, stats, q, &conds)?;
     let eps_c = device.upload(&column(&conds, |c| plasma_photon_energy(c.ne)))?;
-    let factor: Vec<f64> = conds
-        .iter()
-        .zip(z2n)
-        .map(|(c, &z)| {
-            kramers_free_free() * z * 0.5 * std::f64::consts::PI.sqrt() * free_electron_degeneracy() * c.te
-                * photon_flux_factor()
-        })
-        .collect();
+    let factor: Vec<f64> = conds.iter().zip(z2n).map(|(c, &z)| inverse_bremsstrahlung_factor(c, z)).collect();
     let factor = device.upload(&factor)?;
     let mut heating = device.zeros::<f64>(conds.len())?;
     let func = device.function(FILE, SOURCE, "inverse_bremsstrahlung_kernel")?;

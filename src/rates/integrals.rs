@@ -22,9 +22,9 @@ use super::constants::{
     photon_flux_factor, plasma_photon_energy,
 };
 use super::fermi::occupation_from_exponent;
-use super::{Excitation, Ionization, Photoionization, Statistics};
+use super::{Excitation, Ionization, Photoionization, Quadrature, Statistics};
 use crate::math::gauss_legendre::GaussLegendre;
-use crate::math::panels::{graded_breakpoints, Feature, MAX_BREAKPOINTS};
+use crate::math::panels::{graded_breakpoints, integrate_graded, Feature, MAX_BREAKPOINTS};
 
 /// Electron conditions of one plasma state, as the integrals need them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,8 +49,8 @@ pub fn thermal_tail(p: f64) -> f64 {
 /// x solving 4 (1 + x) e^{-x} = 10^-(p+2) (paper eq. 18 with two digits of margin): the black-body
 /// tail length, in units of T_r, of the photoionization and inverse-bremsstrahlung integrals.
 pub fn radiation_tail(p: f64) -> f64 {
+    // Newton on f(x) = ln(1 + x) - x - ln(10^-(p+2)/4), decreasing for x > 0.
     let target = (0.25 * 10f64.powf(-(p + 2.0))).ln();
-    // Newton on ln(1+x) - x = ln(target/…): f(x) = ln(1+x) - x - target, decreasing for x > 0.
     let mut x = -target + (1.0 - target).ln();
     for _ in 0..50 {
         let f = (1.0 + x).ln() - x - target;
@@ -118,8 +118,8 @@ pub fn collision_strength(b: &[f64; 6], x: f64) -> f64 {
 
 /// Upper limit of the excitation integral: E + max(mu, 0) + T (p ln 10 + 12) [eV]
 /// (Table 1's 2E + 2mu + T(7.5 + p ln 10) shifted so a negative mu cannot pull it below E).
-pub fn excitation_upper_limit(c: &Conditions, e: f64, p: f64) -> f64 {
-    e + c.mu.max(0.0) + c.te * thermal_tail(p)
+pub fn excitation_upper_limit(c: &Conditions, e: f64, q: &Quadrature) -> f64 {
+    e + c.mu.max(0.0) + c.te * q.thermal_tail()
 }
 
 /// Collisional excitation and de-excitation rates (J_up per lower-level ion, J_down per
@@ -127,13 +127,13 @@ pub fn excitation_upper_limit(c: &Conditions, e: f64, p: f64) -> f64 {
 /// J_up = K int_E^inf Omega(eps/E) F(eps) (1 - F(eps - E)) d eps,
 /// J_down = (g_l/g_u) K int_E^inf Omega(eps/E) F(eps - E) (1 - F(eps)) d eps,
 /// K = G sqrt(2/m_e) pi a0^2 Ry ([`excitation_prefactor`]).
-pub fn excitation(c: &Conditions, t: &Excitation, rule: &GaussLegendre, p: f64) -> (f64, f64) {
+pub fn excitation(c: &Conditions, t: &Excitation, q: &Quadrature) -> (f64, f64) {
     let e = t.energy_ev;
-    let hi = excitation_upper_limit(c, e, p);
+    let hi = excitation_upper_limit(c, e, q);
     let mut features = vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.te }];
     push_edges(c, &[c.mu, e + c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
-    let (up, down) = integrate_pair(rule, &breaks[..n], |eps| {
+    let (up, down) = integrate_pair(q.rule(), &breaks[..n], |eps| {
         let omega = collision_strength(&t.omega, eps / e);
         let (f_in, fb_in) = occupation_and_blocking(c, eps);
         let (f_out, fb_out) = occupation_and_blocking(c, eps - e);
@@ -166,8 +166,8 @@ pub fn differential_ionization(c: &[f64; 5], ei: f64, e0: f64, e1: f64) -> f64 {
 /// Upper limit of the outer ionization integral: E + 2 max(mu, 0) + T (p ln 10 + 15) [eV]
 /// (both outgoing electrons must clear the Fermi sea; Table 1's E + mu + 50 + T(13.74 + p ln 10)
 /// has a fixed 50 eV that is too short at n_e ~ 1e24 and wasteful at low density).
-pub fn ionization_upper_limit(c: &Conditions, e: f64, p: f64) -> f64 {
-    e + 2.0 * c.mu.max(0.0) + c.te * (thermal_tail(p) + 3.0)
+pub fn ionization_upper_limit(c: &Conditions, e: f64, q: &Quadrature) -> f64 {
+    e + 2.0 * c.mu.max(0.0) + c.te * (q.thermal_tail() + 3.0)
 }
 
 /// Collisional ionization and three-body recombination rates (K_up per ion of the lower
@@ -176,14 +176,14 @@ pub fn ionization_upper_limit(c: &Conditions, e: f64, p: f64) -> f64 {
 /// eps2 = eps0 - E - eps1, K = G sqrt(2/m_e) 1e-13 cm^2 eV^2; the inner integral is symmetric in
 /// eps1 <-> eps2 and taken over [0, (eps0-E)/2], doubled.
 /// K_down = (g_l/g_u) e^{(E + mu)/T} K_up, integrated as F(eps1) F(eps2) (1 - F(eps0)).
-pub fn ionization(c: &Conditions, t: &Ionization, rule: &GaussLegendre, p: f64) -> (f64, f64) {
+pub fn ionization(c: &Conditions, t: &Ionization, q: &Quadrature) -> (f64, f64) {
     let e = t.energy_ev;
-    let hi = ionization_upper_limit(c, e, p);
+    let hi = ionization_upper_limit(c, e, q);
     let mut features = vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.te }];
     push_edges(c, &[c.mu, e + c.mu, e + 2.0 * c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
     let mut inner_features = Vec::with_capacity(3);
-    let (up, down) = integrate_pair(rule, &breaks[..n], |e0| {
+    let (up, down) = integrate_pair(q.rule(), &breaks[..n], |e0| {
         let half = 0.5 * (e0 - e);
         if half <= 0.0 {
             return (0.0, 0.0);
@@ -193,7 +193,7 @@ pub fn ionization(c: &Conditions, t: &Ionization, rule: &GaussLegendre, p: f64) 
         inner_features.push(Feature { at: 0.0, scale: a });
         push_edges(c, &[c.mu, 2.0 * half - c.mu], &mut inner_features);
         let (inner_breaks, m) = breakpoints(0.0, half, &inner_features);
-        let (iu, id) = integrate_pair(rule, &inner_breaks[..m], |e1| {
+        let (iu, id) = integrate_pair(q.rule(), &inner_breaks[..m], |e1| {
             let s = differential_ionization(&t.beli, e, e0, e1);
             let (f1, fb1) = occupation_and_blocking(c, e1);
             let (f2, fb2) = occupation_and_blocking(c, e0 - e - e1);
@@ -215,17 +215,17 @@ pub fn black_body_flux(eps: f64, tr: f64) -> f64 {
 
 /// Upper limit of the photoionization integrals: E + max(mu, 0) + max(x T_r, T_e (p ln 10 + 12))
 /// with x from [`radiation_tail`] (Table 1 and eq. 18) [eV].
-pub fn photoionization_upper_limit(c: &Conditions, e: f64, p: f64) -> f64 {
-    e + c.mu.max(0.0) + (c.tr * radiation_tail(p)).max(c.te * thermal_tail(p))
+pub fn photoionization_upper_limit(c: &Conditions, e: f64, q: &Quadrature) -> f64 {
+    e + c.mu.max(0.0) + (c.tr * q.radiation_tail()).max(c.te * q.thermal_tail())
 }
 
 /// Photoionization rate per ion [s^-1] and photoelectron heating per ion [eV s^-1] in a black-body
 /// field at T_r, paper eqs. 11-13 and 16:
 /// L = int_E^inf sigma(eps) Phi(eps) (1 - F(eps - E)) d eps, H = int_E^inf (eps - E) sigma Phi (1-F) d eps,
 /// sigma = D0 (E/eps)^2 + D1 (E/eps)^3 [cm^2] (eq. 12).
-pub fn photoionization(c: &Conditions, t: &Photoionization, rule: &GaussLegendre, p: f64) -> (f64, f64) {
+pub fn photoionization(c: &Conditions, t: &Photoionization, q: &Quadrature) -> (f64, f64) {
     let e = t.energy_ev;
-    let hi = photoionization_upper_limit(c, e, p);
+    let hi = photoionization_upper_limit(c, e, q);
     let mut features = vec![
         Feature { at: e, scale: e },
         Feature { at: e, scale: c.tr },
@@ -233,7 +233,7 @@ pub fn photoionization(c: &Conditions, t: &Photoionization, rule: &GaussLegendre
     ];
     push_edges(c, &[e + c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
-    integrate_pair(rule, &breaks[..n], |eps| {
+    integrate_pair(q.rule(), &breaks[..n], |eps| {
         let r = e / eps;
         let sigma = r * r * (t.d0_cm2 + t.d1_cm2 * r);
         let (_, blocking) = occupation_and_blocking(c, eps - e);
@@ -243,8 +243,14 @@ pub fn photoionization(c: &Conditions, t: &Photoionization, rule: &GaussLegendre
 }
 
 /// Upper limit of the inverse-bremsstrahlung integral: max(eps_c, mu) + max(x T_r, T_e (p ln 10 + 12)) [eV].
-pub fn inverse_bremsstrahlung_upper_limit(c: &Conditions, eps_c: f64, p: f64) -> f64 {
-    eps_c.max(c.mu) + (c.tr * radiation_tail(p)).max(c.te * thermal_tail(p))
+pub fn inverse_bremsstrahlung_upper_limit(c: &Conditions, eps_c: f64, q: &Quadrature) -> f64 {
+    eps_c.max(c.mu) + (c.tr * q.radiation_tail()).max(c.te * q.thermal_tail())
+}
+
+/// The constant in front of the inverse-bremsstrahlung integral,
+/// A_FF Z2N (sqrt(pi)/2) G T PHI [eV^-1 cm^-3 s^-1] for `z2n` = sum_Z Z^2 N_Z [cm^-3].
+pub fn inverse_bremsstrahlung_factor(c: &Conditions, z2n: f64) -> f64 {
+    kramers_free_free() * z2n * 0.5 * std::f64::consts::PI.sqrt() * free_electron_degeneracy() * c.te * photon_flux_factor()
 }
 
 /// Inverse-bremsstrahlung heating per unit volume [eV cm^-3 s^-1], paper eqs. 14-15, with the
@@ -254,9 +260,9 @@ pub fn inverse_bremsstrahlung_upper_limit(c: &Conditions, eps_c: f64, p: f64) ->
 /// with `z2n` = sum_Z Z^2 N_Z [cm^-3] and eps_c = hbar omega_p. The prefactor is fixed so that
 /// the Maxwell-Boltzmann limit (ln[...] -> e^{mu/T}(1 - e^{-w/T})) is the Kramers absorption
 /// coefficient (Rybicki & Lightman 5.18a, g_ff = 1) times the black-body energy flux.
-pub fn inverse_bremsstrahlung(c: &Conditions, z2n: f64, rule: &GaussLegendre, p: f64) -> f64 {
+pub fn inverse_bremsstrahlung(c: &Conditions, z2n: f64, q: &Quadrature) -> f64 {
     let eps_c = plasma_photon_energy(c.ne);
-    let hi = inverse_bremsstrahlung_upper_limit(c, eps_c, p);
+    let hi = inverse_bremsstrahlung_upper_limit(c, eps_c, q);
     let mut features = vec![
         Feature { at: eps_c, scale: eps_c },
         Feature { at: eps_c, scale: c.tr },
@@ -265,17 +271,15 @@ pub fn inverse_bremsstrahlung(c: &Conditions, z2n: f64, rule: &GaussLegendre, p:
     push_edges(c, &[c.mu], &mut features);
     let (breaks, n) = breakpoints(eps_c, hi, &features);
     let eta = c.mu / c.te;
-    let (sum, _) = integrate_pair(rule, &breaks[..n], |w| {
+    let sum = integrate_graded(q.rule(), &breaks[..n], |w| {
         let absorbed = match c.stats {
             // ln(1 + e^eta) - ln(1 + e^{eta - w/T}), each term evaluated without overflow.
             Statistics::FermiDirac => softplus(eta) - softplus(eta - w / c.te),
             Statistics::MaxwellBoltzmann => eta.exp() * -(-w / c.te).exp_m1(),
         };
-        (absorbed / (w / c.tr).exp_m1(), 0.0)
+        absorbed / (w / c.tr).exp_m1()
     });
-    kramers_free_free() * z2n * 0.5 * std::f64::consts::PI.sqrt() * free_electron_degeneracy() * c.te
-        * photon_flux_factor()
-        * sum
+    inverse_bremsstrahlung_factor(c, z2n) * sum
 }
 
 /// ln(1 + e^x) without overflow or loss of digits.

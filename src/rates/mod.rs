@@ -52,6 +52,8 @@ impl Statistics {
 pub struct Quadrature {
     accuracy_p: f64,
     rule: GaussLegendre,
+    thermal_tail: f64,
+    radiation_tail: f64,
 }
 
 impl Quadrature {
@@ -69,7 +71,12 @@ impl Quadrature {
             return Err(Error::invalid("nodes", format!("must be in [2, 256], got {nodes}")));
         }
         let rule = GaussLegendre::new(nodes).map_err(|e| Error::invalid("nodes", e.to_string()))?;
-        Ok(Quadrature { accuracy_p, rule })
+        Ok(Quadrature {
+            accuracy_p,
+            rule,
+            thermal_tail: integrals::thermal_tail(accuracy_p),
+            radiation_tail: integrals::radiation_tail(accuracy_p),
+        })
     }
 
     /// The accuracy parameter p.
@@ -80,6 +87,18 @@ impl Quadrature {
     /// The per-panel Gauss-Legendre rule.
     pub fn rule(&self) -> &GaussLegendre {
         &self.rule
+    }
+
+    /// Tail length, in units of T_e, that truncates a thermal integral at 10^-p
+    /// ([`integrals::thermal_tail`]).
+    pub fn thermal_tail(&self) -> f64 {
+        self.thermal_tail
+    }
+
+    /// Tail length, in units of T_r, that truncates a black-body integral at 10^-p
+    /// ([`integrals::radiation_tail`]).
+    pub fn radiation_tail(&self) -> f64 {
+        self.radiation_tail
     }
 }
 

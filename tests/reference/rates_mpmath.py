@@ -58,17 +58,28 @@ HOW
     x (a factor growing at most like a power/log), so the dropped tail is < ~1e-40 relative.
   * Ionisation (2D): inner integral over e1 on [0, W/2], W = e0 - E, doubled (the integrand is
     symmetric under e1 <-> e2 = W - e1), break points at e1 = mu and e1 = W - mu when inside and
-    a geometric cluster at scale a near e1 = 0; outer integral over e0 with break points at
-    E, mu, E+mu, E+2mu.  The outer integral is truncated where the outer integrand is below 1e-40
-    of its max (asserted; justification as above: for e0 beyond E+2mu the factor F(e0) decays as
-    exp(-e0/T) while e0 * inner(e0) <= e0 sigma_BELI(e0) grows only logarithmically).
-    2D uses mp.dps = 20; accuracy established by recomputing some cases at mp.dps = 30 (printed
-    as "2D precision check" at the end of the run).
+    a cluster at scale a near e1 = 0 (S has poles at e1 = -a, -b); outer integral over e0 with
+    break points at E, mu, E+mu, E+2mu.  Both levels use mpmath.quad per sub-interval, here with
+    method='gauss-legendre' and the coarser clusters +-{0,1,3,8,24,64} x scale (10x faster than
+    tanh-sinh), integrands normalised to their max over the break points as in 1D.  The outer
+    integral is truncated where the outer integrand is below 1e-40 of its max (asserted by a
+    loop that extends the cut; justification: for e0 beyond E+2mu the factor F(e0) decays as
+    exp(-e0/T) while e0 * inner(e0) <= e0 sigma_BELI(e0) grows only logarithmically, so the
+    dropped tail is ~T x 1e-40 x max, i.e. ~1e-40 relative).
+    2D uses mp.dps = 20.  Accuracy is established by recomputing three cases (Te, ne) =
+    (1, 1e23), (0.1, 1e24), (30, 1e18) at mp.dps = 30 with tanh-sinh and the finer 1D clusters
+    (independent rule, precision and break points): printed as "2D precision check" in the
+    data-file header (agreement ~1e-17 relative in development runs).  In addition ion_down is
+    computed once by the direct 2D integral of e0 S Fb(e0) F(e1) F(e2) (detailed-balance check),
+    and the 2D code with Fb = 1 is compared with the MB closed form.
+    ion_up is computed for ALL 30 FD states (none skipped; the slowest, Te = 0.1 ne = 1e24,
+    takes ~40 s at dps 20).
   * Values of magnitude < 1e-280 are NOT written (they would underflow in double precision);
     they are listed in the header.
   * Runs in parallel over (state, transition) tasks with multiprocessing (default 2 workers;
-    -j N to change).  With the gmpy2 mpmath back end on 2 cores the whole run takes about the
-    time printed in the header of the data file (see "run time").
+    -j N to change).  The run time is written into the header of the data file ("run time");
+    RUN_TIME_NOTE below records the development run.  mpmath with the gmpy2 back end
+    (pip install gmpy2) is ~2x faster than the pure-python back end; results do not depend on it.
 
 USAGE
     python3 tests/reference/rates_mpmath.py [-j NWORKERS] [-o OUTPUT]
@@ -368,10 +379,13 @@ def ib_heat(pl, Tr):
 
 
 # ----------------------------------------------------------------------------- 2D ionisation
-def ion_2d(pl, tr, direction="up", blocking=True):
+def ion_2d(pl, tr, direction="up", blocking=True, method=None, ks=None):
     """K_ION * int_E^inf de0 int_0^{e0-E} de1 e0 S (F(e0) Fb(e1) Fb(e2) for 'up' |
     Fb(e0) F(e1) F(e2) for 'down'). blocking=False: Fb -> 1 (for the MB check).
+    method/ks: quadrature rule and break-point clusters (default METHOD_2D, KS2).
     Returns (value, rel_err_estimate, n_inner_calls)."""
+    method = method or METHOD_2D
+    ks = ks or KS2
     E = mpf(tr["E"])
     C = [mpf(c) for c in tr["C"]]
     T, mu = pl.T, pl.mu
@@ -416,8 +430,8 @@ def ion_2d(pl, tr, direction="up", blocking=True):
 
         half = W / 2
         centers = [(mpf(0), a), (mpf(0), T), (mu, T), (W - mu, T)]
-        pts = breakpoints(mpf(0), half, centers, KS2)
-        v, err, _ = integrate(h, pts, method=METHOD_2D)
+        pts = breakpoints(mpf(0), half, centers, ks)
+        v, err, _ = integrate(h, pts, method=method)
         return 2 * pref * v
 
     g = lambda e0: e0 * single(e0) * inner(e0)
@@ -425,19 +439,19 @@ def ion_2d(pl, tr, direction="up", blocking=True):
     centers = [(E, T), (mu, T), (E + mu, T), (E + 2 * mu, T)]
     up0 = last + (40 * mp.log(10) + 12) * T
     # outer normalisation and truncation check
-    pts = breakpoints(E, up0, centers, KS2)
+    pts = breakpoints(E, up0, centers, ks)
     gvals = [abs(g(x)) for x in pts]
     gmax = max(gvals)
     up = up0
     while abs(g(up)) > TRUNC_REL * gmax:
         up += 10 * T
     if up != up0:
-        pts = breakpoints(E, up, centers, KS2)
+        pts = breakpoints(E, up, centers, ks)
     gn = lambda x: g(x) / gmax
     tot = mpf(0)
     err = mpf(0)
     for x, y in zip(pts[:-1], pts[1:]):
-        v, e = mp.quad(gn, [x, y], error=True, method=METHOD_2D)
+        v, e = mp.quad(gn, [x, y], error=True, method=method)
         tot += v
         err += e
     return K_ION * tot * gmax, err / abs(tot), ncall[0]
@@ -515,7 +529,7 @@ def task_check2d(args):
     out = dict(kind="check", what=what, state=(te, ne, i))
     if what == "dps":
         with mp.workdps(30):
-            v30, r30, _ = ion_2d(pl, ION[i], "up")
+            v30, r30, _ = ion_2d(pl, ION[i], "up", method="tanh-sinh", ks=KS)
         out.update(v30=v30, r30=r30)
     elif what == "down":
         with mp.workdps(DPS_2D):
@@ -610,6 +624,10 @@ def main():
     startup_checks(log)
 
     tasks = []
+    checks = [("dps", "1", "1e23", 0), ("dps", "0.1", "1e24", 0), ("dps", "30", "1e18", 1),
+              ("down", "3", "1e23", 0), ("down", "0.3", "1e24", 0),
+              ("mb2d", "3", "1e20", 0)]
+    tasks += [("check", c) for c in checks]     # slowest first
     skip = set(tuple(s.split(":")) for s in args.skip_ion.split(",") if s)
     # 2D tasks first (slowest, ordered by expected cost)
     for te, ne in states():
@@ -617,10 +635,6 @@ def main():
             continue
         for i in range(len(ION)):
             tasks.append(("ion", (te, ne, i, DPS_2D)))
-    checks = [("dps", "1", "1e23", 0), ("dps", "0.1", "1e24", 0), ("dps", "30", "1e18", 1),
-              ("down", "3", "1e23", 0), ("down", "0.3", "1e24", 0),
-              ("mb2d", "3", "1e20", 0)]
-    tasks += [("check", c) for c in checks]
     for te, ne in states():
         trs = [TR_MAIN] + [x[2] for x in EXTRA if x[0] == te and x[1] == ne]
         tasks.append(("1d", (te, ne, trs)))
@@ -693,7 +707,7 @@ def main():
         te, ne_, i = r["state"]
         base = by.get(("ion_up", "FD", te, ne_, "0", i))
         if r["what"] == "dps":
-            S("# 2D precision check ion_up FD Te=%s ne=%s idx=%d: dps%d=%s dps30=%s rel diff=%s"
+            S("# 2D precision check ion_up FD Te=%s ne=%s idx=%d: dps%d/Gauss-Legendre/KS2=%s dps30/tanh-sinh/KS=%s rel diff=%s"
               % (te, ne_, i, DPS_2D, mp.nstr(base["value"], 17), mp.nstr(r["v30"], 17),
                  mp.nstr(abs(r["v30"] / base["value"] - 1), 3)))
         elif r["what"] == "down":

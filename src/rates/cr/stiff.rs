@@ -35,12 +35,14 @@ impl Default for StiffTolerances {
 const GAMMA: f64 = 1.0 + std::f64::consts::FRAC_1_SQRT_2;
 const JACOBIAN_REUSE: u32 = 8;
 
-fn jacobian(model: &CrModel, settings: &CrSettings, y: &[f64], f0: &[f64], scale: &[f64]) -> Result<Vec<f64>> {
+/// Forward-difference Jacobian; component j is perturbed by 1e-7 max(|y_j|, 1e-3 typical_j), so
+/// an empty level is moved by a step that stands above the rounding noise of f.
+fn jacobian(model: &CrModel, settings: &CrSettings, y: &[f64], f0: &[f64], typical: &[f64]) -> Result<Vec<f64>> {
     let m = y.len();
     let mut jac = vec![0.0; m * m];
     let mut yp = y.to_vec();
     for j in 0..m {
-        let delta = 1e-7 * y[j].abs().max(scale[j]);
+        let delta = 1e-7 * y[j].abs().max(1e-3 * typical[j]);
         yp[j] = y[j] + delta;
         let (fp, _) = derivatives(model, settings, &yp)?;
         yp[j] = y[j];
@@ -97,14 +99,15 @@ pub(super) fn run(model: &CrModel, settings: &CrSettings, y0: &[f64], times: &[f
         previous = t;
     }
     let total: f64 = y0[..n].iter().sum();
-    let mut atol = vec![tol.atol_fraction * total; n + 1];
-    atol[n] = tol.atol_fraction * y0[n];
+    let mut typical = vec![total; n + 1];
+    typical[n] = y0[n];
+    let atol: Vec<f64> = typical.iter().map(|x| tol.atol_fraction * x).collect();
     let mut y = y0.to_vec();
     let mut t = 0.0;
     let mut h = tol.initial_step_s;
     let mut samples = vec![sample(model, settings.stats, 0.0, &y)?];
     let (mut f0, _) = derivatives(model, settings, &y)?;
-    let mut jac = jacobian(model, settings, &y, &f0, &atol)?;
+    let mut jac = jacobian(model, settings, &y, &f0, &typical)?;
     let mut jac_age = 0;
     let mut steps = 0u64;
     for &target in times {
@@ -122,7 +125,7 @@ pub(super) fn run(model: &CrModel, settings: &CrSettings, y0: &[f64], times: &[f
                     f0 = derivatives(model, settings, &y)?.0;
                     jac_age += 1;
                     if jac_age >= JACOBIAN_REUSE {
-                        jac = jacobian(model, settings, &y, &f0, &atol)?;
+                        jac = jacobian(model, settings, &y, &f0, &typical)?;
                         jac_age = 0;
                     }
                     let grow = if err > 0.0 { 0.9 / err.sqrt() } else { 5.0 };
@@ -134,7 +137,7 @@ pub(super) fn run(model: &CrModel, settings: &CrSettings, y0: &[f64], times: &[f
                 Ok((_, err)) => {
                     h = h_try * (0.9 / err.sqrt()).clamp(0.1, 0.5);
                     if jac_age > 0 {
-                        jac = jacobian(model, settings, &y, &f0, &atol)?;
+                        jac = jacobian(model, settings, &y, &f0, &typical)?;
                         jac_age = 0;
                     }
                 }
@@ -143,7 +146,7 @@ pub(super) fn run(model: &CrModel, settings: &CrSettings, y0: &[f64], times: &[f
                 Err(Error::InvalidArgument { .. }) | Err(Error::NotConverged(_)) => h = h_try * 0.25,
                 Err(e) => return Err(e),
             }
-            if h < 1e-12 * target.max(f64::MIN_POSITIVE) {
+            if h < 1e-15 * target {
                 return Err(Error::NotConverged(format!("ROS2 step fell below {h:e} s at t = {t:e} s")));
             }
         }
