@@ -247,6 +247,19 @@ int32_t atomgpu_cr_run_stiff(const struct atomgpu_cr *model,
                              double *populations);
 
 /**
+ * The rate matrices of paper eqs. 27-28 at electron temperature `te_ev` [eV] and density
+ * `ne_cm3` [cm^-3]: `m` (n_levels x n_levels, column-major, [s^-1]) with m[k + n l] the rate from
+ * level l into level k and m[l + n l] minus the total rate out of l, so dN/dt = M N; and
+ * `m_energy` (n_levels, [eV s^-1]) with du/dt = sum_l m_energy[l] N_l (inverse-bremsstrahlung
+ * heating included, in proportion to Z_l^2).
+ */
+int32_t atomgpu_cr_rate_matrix(const struct atomgpu_cr *model,
+                               double te_ev,
+                               double ne_cm3,
+                               double *m,
+                               double *m_energy);
+
+/**
  * Chemical potential of the free electrons of each plasma state, solving the normalisation
  * n_e = 2 lambda^-3 F_{1/2}(mu/T_e) (paper eq. 2) to full double precision (Fermi-Dirac), or
  * mu = T_e ln(n_e lambda^3 / 2) (Maxwell-Boltzmann).

@@ -310,6 +310,107 @@ __device__ int inverse_bremsstrahlung_breakpoints(const Conditions &c, double ep
 }
 
 // ---------------------------------------------------------------------------------------------
+// One integral by one warp: lane 0 builds the breakpoints in `breaks` (this warp's shared-memory
+// row) and broadcasts their count, the lanes share the composite sum; every lane gets the result. Used by the batched kernels
+// and by the collisional-radiative kernel.
+
+// Excitation integrals (up, down) without the prefactor K and the weights (integrals.rs excitation).
+__device__ Pair excitation_warp(const Rule &rule, const Conditions &c, double e, const double *b, double thermal,
+                                double *breaks) {
+    int count = 0;
+    if (threadIdx.x % 32 == 0) {
+        count = excitation_breakpoints(c, e, thermal, breaks);
+    }
+    __syncwarp();
+    count = __shfl_sync(FULL_MASK, count, 0);
+    const Pair sum = warp_integrate(rule, breaks, count, [&](double eps) {
+        const double omega_eps = collision_strength(b, eps / e);
+        const Pair in = occupation_and_blocking(c, eps);
+        const Pair out = occupation_and_blocking(c, eps - e);
+        return Pair{omega_eps * in.up * out.down, omega_eps * out.up * in.down};
+    });
+    __syncwarp();
+    return sum;
+}
+
+// Photoionization rate and heating integrals (integrals.rs photoionization).
+__device__ Pair photoionization_warp(const Rule &rule, const Conditions &c, double e, double d0, double d1,
+                                     double phi, double thermal, double radiation, double *breaks) {
+    int count = 0;
+    if (threadIdx.x % 32 == 0) {
+        count = photoionization_breakpoints(c, e, thermal, radiation, breaks);
+    }
+    __syncwarp();
+    count = __shfl_sync(FULL_MASK, count, 0);
+    const Pair sum = warp_integrate(rule, breaks, count, [&](double eps) {
+        const double r = e / eps;
+        const double sigma = r * r * (d0 + mul(d1, r));
+        const double rate = sigma * black_body_flux(phi, eps, c.tr) * blocking(c, eps - e);
+        return Pair{rate, (eps - e) * rate};
+    });
+    __syncwarp();
+    return sum;
+}
+
+// The inverse-bremsstrahlung integral without its factor (integrals.rs inverse_bremsstrahlung).
+__device__ double inverse_bremsstrahlung_warp(const Rule &rule, const Conditions &c, double eps_c, double thermal,
+                                              double radiation, double *breaks) {
+    int count = 0;
+    if (threadIdx.x % 32 == 0) {
+        count = inverse_bremsstrahlung_breakpoints(c, eps_c, thermal, radiation, breaks);
+    }
+    __syncwarp();
+    count = __shfl_sync(FULL_MASK, count, 0);
+    const double eta = c.mu / c.te;
+    const Pair sum = warp_integrate(rule, breaks, count, [&](double w) {
+        const double absorbed = c.stats == FERMI_DIRAC ? softplus(eta) - softplus(eta - w / c.te)
+                                                       : exp(eta) * -expm1(-w / c.te);
+        return Pair{absorbed / expm1(w / c.tr), 0.0};
+    });
+    __syncwarp();
+    return sum.up;
+}
+
+// The outer integrand of the ionization double integral at incident energy e0 (integrals.rs
+// ionization): 2 e0 F(e0) int_0^{(e0-E)/2} dsigma/d eps1 (1-F(eps1)) (1-F(eps2)) d eps1 (up) and
+// 2 e0 (1-F(e0)) int ... F(eps1) F(eps2) d eps1 (down), the inner integral serial on this thread.
+__device__ Pair ionization_outer(const Rule &rule, const Conditions &c, double e, const double *coef, double e0) {
+    const double half = mul(0.5, e0 - e);
+    if (half <= 0.0) {
+        return Pair{0.0, 0.0};
+    }
+    const double a = mul(0.5, sqrt(mul(e0, e0) + mul(4.0 * e, e)) - e0);
+    Feature features[3] = {{0.0, a}};
+    const double edges[2] = {c.mu, mul(2.0, half) - c.mu};
+    const int n = push_edges(c, edges, 2, features, 1);
+    double inner[MAX_BREAKPOINTS];
+    const int m = graded_breakpoints(0.0, half, features, n, inner);
+    const Pair in = integrate_pair(rule, inner, m, [&](double e1) {
+        const double sigma = differential_ionization(coef, e, e0, e1);
+        const Pair o1 = occupation_and_blocking(c, e1);
+        const Pair o2 = occupation_and_blocking(c, e0 - e - e1);
+        return Pair{sigma * o1.down * o2.down, sigma * o1.up * o2.up};
+    });
+    const Pair o0 = occupation_and_blocking(c, e0);
+    return Pair{2.0 * e0 * o0.up * in.up, 2.0 * e0 * o0.down * in.down};
+}
+
+// Ionization integrals (up, down) without prefactor and weights, by one warp (used by the
+// collisional-radiative kernel; the batched kernel spreads one integral over a block).
+__device__ Pair ionization_warp(const Rule &rule, const Conditions &c, double e, const double *coef, double thermal,
+                                double *breaks) {
+    int count = 0;
+    if (threadIdx.x % 32 == 0) {
+        count = ionization_breakpoints(c, e, thermal, breaks);
+    }
+    __syncwarp();
+    count = __shfl_sync(FULL_MASK, count, 0);
+    const Pair sum = warp_integrate(rule, breaks, count, [&](double e0) { return ionization_outer(rule, c, e, coef, e0); });
+    __syncwarp();
+    return sum;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Kernels. Common arguments: n_transitions, n_states; stats (0 = Fermi-Dirac,
 // 1 = Maxwell-Boltzmann); the rule (nodes, weights, n_nodes); thermal, radiation (tails of the
 // upper limits); per state te [eV] and mu [eV] (and tr [eV]); per transition the parameters,
@@ -327,7 +428,6 @@ excitation_kernel(long long n_transitions, long long n_states, int stats, const 
                   const double *__restrict__ g_lower, const double *__restrict__ g_upper,
                   double *__restrict__ up, double *__restrict__ down) {
     __shared__ double breaks[WARPS][MAX_BREAKPOINTS];
-    __shared__ int counts[WARPS];
     const int warp = threadIdx.x / 32;
     const Rule rule = {nodes, weights, n_nodes};
     const long long n_pairs = n_transitions * n_states;
@@ -340,16 +440,7 @@ excitation_kernel(long long n_transitions, long long n_states, int stats, const 
         for (int k = 0; k < 6; ++k) {
             b[k] = omega[k * n_transitions + t];
         }
-        if (threadIdx.x % 32 == 0) {
-            counts[warp] = excitation_breakpoints(c, e, thermal, breaks[warp]);
-        }
-        __syncwarp();
-        const Pair sum = warp_integrate(rule, breaks[warp], counts[warp], [&](double eps) {
-            const double omega_eps = collision_strength(b, eps / e);
-            const Pair in = occupation_and_blocking(c, eps);
-            const Pair out = occupation_and_blocking(c, eps - e);
-            return Pair{omega_eps * in.up * out.down, omega_eps * out.up * in.down};
-        });
+        const Pair sum = excitation_warp(rule, c, e, b, thermal, breaks[warp]);
         if (threadIdx.x % 32 == 0) {
             up[pair] = prefactor * sum.up;
             down[pair] = prefactor * sum.down * g_lower[t] / g_upper[t];
@@ -393,26 +484,7 @@ ionization_kernel(long long n_transitions, long long n_states, int stats, const 
         Pair sum = {0.0, 0.0};
         const int total = (outer_count - 1) * rule.n;
         for (int k = threadIdx.x; k < total; k += BLOCK) {
-            const Pair term = composite_term(rule, outer, k, [&](double e0) {
-                const double half = mul(0.5, e0 - e);
-                if (half <= 0.0) {
-                    return Pair{0.0, 0.0};
-                }
-                const double a = mul(0.5, sqrt(mul(e0, e0) + mul(4.0 * e, e)) - e0);
-                Feature features[3] = {{0.0, a}};
-                const double edges[2] = {c.mu, mul(2.0, half) - c.mu};
-                const int n = push_edges(c, edges, 2, features, 1);
-                double inner[MAX_BREAKPOINTS];
-                const int m = graded_breakpoints(0.0, half, features, n, inner);
-                const Pair in = integrate_pair(rule, inner, m, [&](double e1) {
-                    const double sigma = differential_ionization(coef, e, e0, e1);
-                    const Pair o1 = occupation_and_blocking(c, e1);
-                    const Pair o2 = occupation_and_blocking(c, e0 - e - e1);
-                    return Pair{sigma * o1.down * o2.down, sigma * o1.up * o2.up};
-                });
-                const Pair o0 = occupation_and_blocking(c, e0);
-                return Pair{2.0 * e0 * o0.up * in.up, 2.0 * e0 * o0.down * in.down};
-            });
+            const Pair term = composite_term(rule, outer, k, [&](double e0) { return ionization_outer(rule, c, e, coef, e0); });
             sum.up += term.up;
             sum.down += term.down;
         }
@@ -446,7 +518,6 @@ photoionization_kernel(long long n_transitions, long long n_states, int stats, c
                        const double *__restrict__ d0, const double *__restrict__ d1, double *__restrict__ up,
                        double *__restrict__ down) {
     __shared__ double breaks[WARPS][MAX_BREAKPOINTS];
-    __shared__ int counts[WARPS];
     const int warp = threadIdx.x / 32;
     const Rule rule = {nodes, weights, n_nodes};
     const long long n_pairs = n_transitions * n_states;
@@ -457,16 +528,7 @@ photoionization_kernel(long long n_transitions, long long n_states, int stats, c
         const double e = energy[t];
         const double d0_t = d0[t];
         const double d1_t = d1[t];
-        if (threadIdx.x % 32 == 0) {
-            counts[warp] = photoionization_breakpoints(c, e, thermal, radiation, breaks[warp]);
-        }
-        __syncwarp();
-        const Pair sum = warp_integrate(rule, breaks[warp], counts[warp], [&](double eps) {
-            const double r = e / eps;
-            const double sigma = r * r * (d0_t + mul(d1_t, r));
-            const double rate = sigma * black_body_flux(phi, eps, c.tr) * blocking(c, eps - e);
-            return Pair{rate, (eps - e) * rate};
-        });
+        const Pair sum = photoionization_warp(rule, c, e, d0_t, d1_t, phi, thermal, radiation, breaks[warp]);
         if (threadIdx.x % 32 == 0) {
             up[pair] = sum.up;
             down[pair] = sum.down;
@@ -487,24 +549,411 @@ inverse_bremsstrahlung_kernel(long long n_states, int stats, const double *__res
                               const double *__restrict__ tr, const double *__restrict__ eps_c,
                               const double *__restrict__ factor, double *__restrict__ heating) {
     __shared__ double breaks[WARPS][MAX_BREAKPOINTS];
-    __shared__ int counts[WARPS];
     const int warp = threadIdx.x / 32;
     const Rule rule = {nodes, weights, n_nodes};
     for (long long s = (long long)blockIdx.x * WARPS + warp; s < n_states; s += (long long)gridDim.x * WARPS) {
         const Conditions c = {stats, te[s], mu[s], tr[s]};
+        const double sum = inverse_bremsstrahlung_warp(rule, c, eps_c[s], thermal, radiation, breaks[warp]);
         if (threadIdx.x % 32 == 0) {
-            counts[warp] = inverse_bremsstrahlung_breakpoints(c, eps_c[s], thermal, radiation, breaks[warp]);
+            heating[s] = factor[s] * sum;
         }
         __syncwarp();
-        const double eta = c.mu / c.te;
-        const Pair sum = warp_integrate(rule, breaks[warp], counts[warp], [&](double w) {
-            const double absorbed = c.stats == FERMI_DIRAC ? softplus(eta) - softplus(eta - w / c.te)
-                                                           : exp(eta) * -expm1(-w / c.te);
-            return Pair{absorbed / expm1(w / c.tr), 0.0};
-        });
-        if (threadIdx.x % 32 == 0) {
-            heating[s] = factor[s] * sum.up;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collisional-radiative RK4 on the device (src/rates/cr, launched by src/rates/cr/cuda.rs): one
+// block of CR_BLOCK threads per CR system advances it `n_steps` classical RK4 steps, recomputing
+// every rate at every stage, with no host round trip. Transcribes src/rates/cr/host.rs (the
+// right-hand side and the RK4 combination) and src/rates/fermi.rs (temperature from energy
+// density).
+//
+// State y = (N_0..N_{n-1}, u): populations [cm^-3] and the free-electron kinetic energy density
+// [eV cm^-3]. At every stage: n_e = sum Z_l N_l; (T_e, mu) by Newton on eta (the block computes
+// the Fermi-Dirac integrals together); then the warps share the rate integrals (one integral per
+// warp, the double integrals first), and thread 0 assembles dy/dt.
+
+#define CR_BLOCK 256
+#define CR_WARPS (CR_BLOCK / 32)
+#define STATUS_OK 0
+#define STATUS_ENERGY_BELOW_GROUND_STATE 1
+#define STATUS_NOT_CONVERGED 2
+// +infinity (NVRTC has no math.h INFINITY).
+#define CR_INFINITY __longlong_as_double(0x7ff0000000000000LL)
+
+// The atomic model, packed by the host (cr/cuda.rs PackedModel): in `real`, charge[n], then per
+// excitation energy, B0..B5 (coefficient-major), g_lower, g_upper, then per ionization energy,
+// C0..C4 (coefficient-major), g_lower, g_upper, D0, D1; in `index`, excitation lower, upper,
+// ionization lower, upper.
+struct CrModel {
+    int n_levels, n_exc, n_ion;
+    const double *charge;
+    const double *exc_energy, *exc_omega, *exc_g_lower, *exc_g_upper;
+    const double *ion_energy, *ion_beli, *ion_g_lower, *ion_g_upper, *ion_d0, *ion_d1;
+    const int *exc_lower, *exc_upper, *ion_lower, *ion_upper;
+};
+
+__device__ CrModel unpack_model(int n_levels, int n_exc, int n_ion, const double *real, const int *index) {
+    CrModel m;
+    m.n_levels = n_levels;
+    m.n_exc = n_exc;
+    m.n_ion = n_ion;
+    m.charge = real;
+    m.exc_energy = m.charge + n_levels;
+    m.exc_omega = m.exc_energy + n_exc;
+    m.exc_g_lower = m.exc_omega + 6 * n_exc;
+    m.exc_g_upper = m.exc_g_lower + n_exc;
+    m.ion_energy = m.exc_g_upper + n_exc;
+    m.ion_beli = m.ion_energy + n_ion;
+    m.ion_g_lower = m.ion_beli + 5 * n_ion;
+    m.ion_g_upper = m.ion_g_lower + n_ion;
+    m.ion_d0 = m.ion_g_upper + n_ion;
+    m.ion_d1 = m.ion_d0 + n_ion;
+    m.exc_lower = index;
+    m.exc_upper = index + n_exc;
+    m.ion_lower = index + 2 * n_exc;
+    m.ion_upper = index + 2 * n_exc + n_ion;
+    return m;
+}
+
+// Constants from the host (cr/cuda.rs CrConstants), each computed by the Rust function named.
+struct CrConstants {
+    double thermal, radiation;  // Quadrature::thermal_tail, radiation_tail
+    double tr;                  // T_r [eV]
+    double exc_prefactor;       // constants::excitation_prefactor [eV^-1 s^-1]
+    double ion_prefactor;       // constants::ionization_prefactor [eV^-4 s^-1]
+    double phi;                 // constants::photon_flux_factor [cm^-2 s^-1 eV^-3]
+    double kramers;             // constants::kramers_free_free [eV^7/2 cm^5]
+    double degeneracy;          // constants::free_electron_degeneracy [eV^-3/2 cm^-3]
+    double sqrt_pi;             // sqrt(pi)
+    double plasma;              // 4 pi alpha (hbar c)^3 / m_e c^2: (hbar omega_p)^2 = plasma n_e [eV^2 cm^3]
+    double nq;                  // constants::quantum_density_factor [eV^-3/2 cm^-3]
+    double ground;              // (3/5) (hc)^2/(2 m_e c^2) (3/(8 pi))^{2/3}: u_0 = ground n_e^{5/3}
+};
+
+// Per-system scratch in global memory (CR_SCRATCH doubles per level plus per transition).
+struct CrScratch {
+    double *y, *ys, *k1, *k2, *k3, *k4;
+    double *j_up, *j_down, *k_up, *k_down, *l_rate, *l_heat;
+    double *ib;
+    double *eta;  // eta = mu/T of the last stage (warm start of the next); NaN before the first
+};
+
+__device__ CrScratch cr_scratch(double *base, int n_levels, int n_exc, int n_ion) {
+    const int m = n_levels + 1;
+    CrScratch s;
+    s.y = base;
+    s.ys = s.y + m;
+    s.k1 = s.ys + m;
+    s.k2 = s.k1 + m;
+    s.k3 = s.k2 + m;
+    s.k4 = s.k3 + m;
+    s.j_up = s.k4 + m;
+    s.j_down = s.j_up + n_exc;
+    s.k_up = s.j_down + n_exc;
+    s.k_down = s.k_up + n_ion;
+    s.l_rate = s.k_down + n_ion;
+    s.l_heat = s.l_rate + n_ion;
+    s.ib = s.l_heat + n_ion;
+    s.eta = s.ib + 1;
+    return s;
+}
+
+// Sum of (a, b, c) over the block; the result is valid in thread 0.
+__device__ void block_sum3(double *v, double (*partial)[3]) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+        for (int i = 0; i < 3; ++i) {
+            v[i] += __shfl_xor_sync(FULL_MASK, v[i], offset);
         }
-        __syncwarp();
+    }
+    if (threadIdx.x % 32 == 0) {
+        for (int i = 0; i < 3; ++i) {
+            partial[threadIdx.x / 32][i] = v[i];
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < CR_WARPS; ++w) {
+            for (int i = 0; i < 3; ++i) {
+                v[i] += partial[w][i];
+            }
+        }
+    }
+    __syncthreads();
+}
+
+// Normalised Fermi-Dirac integrals [F_{-1/2}, F_{1/2}, F_{3/2}](eta) by the whole block, valid in
+// thread 0 (fermi.rs fermi_dirac_integrals: int_0^inf 2 t^{2j+1}/(1 + e^{t^2 - eta}) dt over
+// [0, sqrt(max(eta, 0) + 60)], graded around 0 (scale 1) and the edge sqrt(eta) (scale
+// min(1/sqrt(eta), 1)), 64-point rule `fd`).
+__device__ void fermi_integrals_block(double eta, const Rule &fd, double *breaks, int *count, double (*partial)[3],
+                                      double *out) {
+    if (threadIdx.x == 0) {
+        const double t_max = sqrt(fmax(eta, 0.0) + 60.0);
+        Feature features[2] = {{0.0, 1.0}, {0.0, 0.0}};
+        if (eta > 0.0) {
+            const double t0 = sqrt(eta);
+            features[1] = Feature{t0, fmin(1.0 / t0, 1.0)};
+        }
+        *count = graded_breakpoints(0.0, t_max, features, 2, breaks);
+    }
+    __syncthreads();
+    double v[3] = {0.0, 0.0, 0.0};
+    const int total = (*count - 1) * fd.n;
+    for (int k = threadIdx.x; k < total; k += CR_BLOCK) {
+        const int panel = k / fd.n;
+        const int node = k - panel * fd.n;
+        const double half = 0.5 * (breaks[panel + 1] - breaks[panel]);
+        const double mid = mul(0.5, breaks[panel + 1] + breaks[panel]);
+        const double t = mid + mul(half, fd.nodes[node]);
+        const double t2 = t * t;
+        const double w = mul(half, fd.weights[node]) * 2.0 * occupation_from_exponent(t2 - eta);
+        v[0] += w;
+        v[1] += mul(w, t2);
+        v[2] += mul(w, t2 * t2);
+    }
+    block_sum3(v, partial);
+    if (threadIdx.x == 0) {
+        out[0] = v[0] / 1.772453850905516;   // Gamma(1/2)
+        out[1] = v[1] / 0.886226925452758;   // Gamma(3/2)
+        out[2] = v[2] / 1.329340388179137;   // Gamma(5/2)
+    }
+}
+
+// (T_e, mu) of the electron gas of energy density u and density ne (fermi.rs
+// temperature_from_energy_density), into shared te_mu; returns a STATUS_* code (same in every
+// thread). Newton on g(eta) = ln F_{3/2} - (5/3) ln F_{1/2} = ln(u / ne^{5/3} / (1.5 N_Q^{-2/3})),
+// kept inside a bracket, from the previous stage's eta.
+__device__ int electron_conditions(int stats, double u, double ne, const CrConstants &k, const Rule &fd,
+                                   double *eta_memory, double *te_mu) {
+    __shared__ double breaks[MAX_BREAKPOINTS];
+    __shared__ int count;
+    __shared__ double partial[CR_WARPS][3];
+    __shared__ double eta_shared;
+    __shared__ int state;  // 0: iterate, 1: converged, else failure
+    if (stats != FERMI_DIRAC) {
+        if (threadIdx.x == 0) {
+            const double t = u / (1.5 * ne);
+            te_mu[0] = t;
+            te_mu[1] = t * log(ne / (k.nq * pow(t, 1.5)));
+        }
+        __syncthreads();
+        return STATUS_OK;
+    }
+    double lo = -CR_INFINITY, hi = CR_INFINITY, target = 0.0;
+    if (threadIdx.x == 0) {
+        state = 0;
+        if (!(u > k.ground * pow(ne, 5.0 / 3.0) * (1.0 + 1e-13)) || !isfinite(u) || !(ne > 0.0)) {
+            state = 100 + STATUS_ENERGY_BELOW_GROUND_STATE;
+        }
+        target = log(u / pow(ne, 5.0 / 3.0) / (1.5 * pow(k.nq, -2.0 / 3.0)));
+        double eta = *eta_memory;
+        if (isnan(eta)) {
+            const double t_mb = u / (1.5 * ne);
+            eta = fmin(log(ne / (k.nq * pow(t_mb, 1.5))), 50.0);
+        }
+        eta_shared = eta;
+    }
+    __syncthreads();
+    double f[3];
+    for (int iteration = 0; iteration < 300 && state == 0; ++iteration) {
+        const double eta = eta_shared;
+        fermi_integrals_block(eta, fd, breaks, &count, partial, f);
+        if (threadIdx.x == 0) {
+            const double g = log(f[2]) - 5.0 / 3.0 * log(f[1]);
+            const double dg = f[1] / f[2] - 5.0 / 3.0 * f[0] / f[1];
+            const double residual = g - target;
+            if (residual > 0.0) {
+                lo = fmax(lo, eta);
+            } else {
+                hi = fmin(hi, eta);
+            }
+            double next = eta - residual / dg;
+            if (!(next > lo && next < hi)) {
+                if (isfinite(lo) && isfinite(hi)) {
+                    next = 0.5 * (lo + hi);
+                } else if (isfinite(lo)) {
+                    next = lo + 2.0 * (1.0 + fabs(lo));
+                } else {
+                    next = hi - 2.0 * (1.0 + fabs(hi));
+                }
+            }
+            const double step = fabs(next - eta);
+            eta_shared = next;
+            if (step <= 4.0 * 2.220446049250313e-16 * fmax(fabs(next), 1.0)) {
+                state = 1;
+            } else if (iteration == 299) {
+                state = 100 + STATUS_NOT_CONVERGED;
+            }
+        }
+        __syncthreads();
+    }
+    if (state != 1) {
+        return state - 100;
+    }
+    // F_{1/2} at the converged eta, then T and mu.
+    const double eta = eta_shared;
+    fermi_integrals_block(eta, fd, breaks, &count, partial, f);
+    if (threadIdx.x == 0) {
+        const double t = pow(ne / (k.nq * f[1]), 2.0 / 3.0);
+        te_mu[0] = t;
+        te_mu[1] = eta * t;
+        *eta_memory = eta;
+    }
+    __syncthreads();
+    return STATUS_OK;
+}
+
+// dy/dt at `y` into `dy` (host.rs derivatives); returns a STATUS_* code (same in every thread).
+__device__ int cr_derivatives(const CrModel &m, int stats, const Rule &rule, const Rule &fd, const CrConstants &k,
+                              const CrScratch &s, const double *y, double *dy) {
+    __shared__ double breaks[CR_WARPS][MAX_BREAKPOINTS];
+    __shared__ double te_mu[2];
+    __shared__ double ne_z2n[2];
+    const int n = m.n_levels;
+    if (threadIdx.x == 0) {
+        double ne = 0.0, z2n = 0.0;
+        for (int l = 0; l < n; ++l) {
+            ne += mul(m.charge[l], y[l]);
+            z2n += mul(mul(m.charge[l], m.charge[l]), y[l]);
+        }
+        ne_z2n[0] = ne;
+        ne_z2n[1] = z2n;
+    }
+    __syncthreads();
+    const int status = electron_conditions(stats, y[n], ne_z2n[0], k, fd, s.eta, te_mu);
+    if (status != STATUS_OK) {
+        return status;
+    }
+    const Conditions c = {stats, te_mu[0], te_mu[1], k.tr};
+    const int warp = threadIdx.x / 32;
+    const bool lane0 = threadIdx.x % 32 == 0;
+    const int n_tasks = 2 * m.n_ion + m.n_exc + 1;
+    for (int task = warp; task < n_tasks; task += CR_WARPS) {
+        if (task < m.n_ion) {
+            const int i = task;
+            double coef[5];
+            for (int q = 0; q < 5; ++q) {
+                coef[q] = m.ion_beli[q * m.n_ion + i];
+            }
+            const Pair sum = ionization_warp(rule, c, m.ion_energy[i], coef, k.thermal, breaks[warp]);
+            if (lane0) {
+                s.k_up[i] = k.ion_prefactor * sum.up;
+                s.k_down[i] = k.ion_prefactor * sum.down * m.ion_g_lower[i] / m.ion_g_upper[i];
+            }
+        } else if (task < m.n_ion + m.n_exc) {
+            const int i = task - m.n_ion;
+            double b[6];
+            for (int q = 0; q < 6; ++q) {
+                b[q] = m.exc_omega[q * m.n_exc + i];
+            }
+            const Pair sum = excitation_warp(rule, c, m.exc_energy[i], b, k.thermal, breaks[warp]);
+            if (lane0) {
+                s.j_up[i] = k.exc_prefactor * sum.up;
+                s.j_down[i] = k.exc_prefactor * sum.down * m.exc_g_lower[i] / m.exc_g_upper[i];
+            }
+        } else if (task < 2 * m.n_ion + m.n_exc) {
+            const int i = task - m.n_ion - m.n_exc;
+            const Pair sum = photoionization_warp(rule, c, m.ion_energy[i], m.ion_d0[i], m.ion_d1[i], k.phi, k.thermal,
+                                                  k.radiation, breaks[warp]);
+            if (lane0) {
+                s.l_rate[i] = sum.up;
+                s.l_heat[i] = sum.down;
+            }
+        } else {
+            const double ne = ne_z2n[0];
+            const double eps_c = sqrt(mul(k.plasma, ne));
+            const double sum = inverse_bremsstrahlung_warp(rule, c, eps_c, k.thermal, k.radiation, breaks[warp]);
+            if (lane0) {
+                const double factor = mul(mul(mul(mul(mul(mul(k.kramers, ne_z2n[1]), 0.5), k.sqrt_pi), k.degeneracy), c.te), k.phi);
+                *s.ib = mul(factor, sum);
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int l = 0; l <= n; ++l) {
+            dy[l] = 0.0;
+        }
+        for (int i = 0; i < m.n_exc; ++i) {
+            const int lo = m.exc_lower[i], up_level = m.exc_upper[i];
+            const double up = mul(s.j_up[i], y[lo]);
+            const double down = mul(s.j_down[i], y[up_level]);
+            dy[lo] += down - up;
+            dy[up_level] += up - down;
+            dy[n] += mul(m.exc_energy[i], down - up);
+        }
+        for (int i = 0; i < m.n_ion; ++i) {
+            const int lo = m.ion_lower[i], up_level = m.ion_upper[i];
+            const double up = mul(s.k_up[i] + s.l_rate[i], y[lo]);
+            const double down = mul(s.k_down[i], y[up_level]);
+            dy[lo] += down - up;
+            dy[up_level] += up - down;
+            dy[n] += mul(m.ion_energy[i], mul(s.k_down[i], y[up_level]) - mul(s.k_up[i], y[lo])) + mul(s.l_heat[i], y[lo]);
+        }
+        dy[n] += *s.ib;
+    }
+    __syncthreads();
+    return STATUS_OK;
+}
+
+// ys = y + h k (host.rs `stage`), by the block.
+__device__ void cr_stage(int m, const double *y, const double *k, double h, double *ys) {
+    for (int i = threadIdx.x; i < m; i += CR_BLOCK) {
+        ys[i] = y[i] + mul(h, k[i]);
+    }
+    __syncthreads();
+}
+
+// Advances every system (one block each) n_steps RK4 steps of dt [s] from its state in
+// `scratch` (y at the start of each system's region, which has `scratch_len` doubles), then
+// copies y into `sample` (n_levels + 1 doubles per system, stride sample_stride). A failure
+// stores its STATUS_* code and the step in `status[2 * system]`, `status[2 * system + 1]`
+// and stops that system.
+extern "C" __global__ void __launch_bounds__(CR_BLOCK)
+cr_rk4_kernel(int n_systems, int n_levels, int n_exc, int n_ion, const double *__restrict__ model_real,
+              const int *__restrict__ model_index, int stats, const double *__restrict__ nodes,
+              const double *__restrict__ weights, int n_nodes, const double *__restrict__ fd_nodes,
+              const double *__restrict__ fd_weights, int fd_n, CrConstants constants, double dt, long long n_steps,
+              long long first_step, double *scratch, long long scratch_len, double *sample, long long sample_stride,
+              long long *status) {
+    const int system = blockIdx.x;
+    if (system >= n_systems || status[2 * system] != STATUS_OK) {
+        return;
+    }
+    const CrModel m = unpack_model(n_levels, n_exc, n_ion, model_real, model_index);
+    const Rule rule = {nodes, weights, n_nodes};
+    const Rule fd = {fd_nodes, fd_weights, fd_n};
+    const CrScratch s = cr_scratch(scratch + system * scratch_len, n_levels, n_exc, n_ion);
+    const int dim = n_levels + 1;
+    const double half_dt = 0.5 * dt;
+    for (long long step = 0; step < n_steps; ++step) {
+        int st = cr_derivatives(m, stats, rule, fd, constants, s, s.y, s.k1);
+        if (st == STATUS_OK) {
+            cr_stage(dim, s.y, s.k1, half_dt, s.ys);
+            st = cr_derivatives(m, stats, rule, fd, constants, s, s.ys, s.k2);
+        }
+        if (st == STATUS_OK) {
+            cr_stage(dim, s.y, s.k2, half_dt, s.ys);
+            st = cr_derivatives(m, stats, rule, fd, constants, s, s.ys, s.k3);
+        }
+        if (st == STATUS_OK) {
+            cr_stage(dim, s.y, s.k3, dt, s.ys);
+            st = cr_derivatives(m, stats, rule, fd, constants, s, s.ys, s.k4);
+        }
+        if (st != STATUS_OK) {
+            if (threadIdx.x == 0) {
+                status[2 * system] = st;
+                status[2 * system + 1] = first_step + step;
+            }
+            return;
+        }
+        for (int i = threadIdx.x; i < dim; i += CR_BLOCK) {
+            s.y[i] += mul(dt / 6.0, s.k1[i] + mul(2.0, s.k2[i]) + mul(2.0, s.k3[i]) + s.k4[i]);
+        }
+        __syncthreads();
+    }
+    for (int i = threadIdx.x; i < dim; i += CR_BLOCK) {
+        sample[system * sample_stride + i] = s.y[i];
     }
 }

@@ -96,3 +96,22 @@ fn bad_models_are_refused() {
     let e = CrModel::new(vec![1.0, 3.0], vec![1.0, 1.0], vec![], vec![bad_ion]).unwrap_err();
     assert!(e.to_string().contains("charge"), "{e}");
 }
+
+/// Eqs. 27-28 as matrices: every column of M sums to zero (ions are only moved between levels),
+/// and without radiation the energy the electrons gain equals the internal energy the ions lose:
+/// sum_k E_k M[k, l] + M'_l = 0 for every level l.
+#[test]
+fn rate_matrices_conserve_particles_and_energy() {
+    let (model, level_energy) = three_level_model();
+    let s = settings(Statistics::FermiDirac, 1e-3);
+    let r = cr::rate_matrices(&model, &s, 3.0, 5e21).unwrap();
+    let n = model.n_levels();
+    for l in 0..n {
+        let column = &r.m[n * l..n * (l + 1)];
+        let outflow = -column[l];
+        assert!(outflow > 0.0);
+        assert!(column.iter().sum::<f64>().abs() < 1e-13 * outflow, "column {l}: {column:?}");
+        let internal: f64 = column.iter().zip(level_energy).map(|(m, e)| m * e).sum();
+        assert!((internal + r.m_energy[l]).abs() < 1e-12 * (outflow * 20.0), "level {l}: {internal:e} vs {:e}", r.m_energy[l]);
+    }
+}

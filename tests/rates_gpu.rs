@@ -34,31 +34,16 @@ fn device() -> Option<Arc<CudaDevice>> {
     }
 }
 
-/// xorshift64* (Vigna 2016): fixed seeds, reproducible inputs.
-struct Rng(u64);
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
+/// Test-specific draws.
+trait Draws {
+    fn weight(&mut self) -> f64;
+}
 
-    /// Uniform in (0, 1).
-    fn unit(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let bits = self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11;
-        (bits as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    fn log_uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.uniform(lo.ln(), hi.ln()).exp()
-    }
-
+impl Draws for Rng {
     /// A statistical weight 1..=10.
     fn weight(&mut self) -> f64 {
         (1.0 + 10.0 * self.unit()).floor()

@@ -287,3 +287,22 @@ pub unsafe extern "C" fn atomgpu_cr_run_stiff(
         },
     )
 }
+
+/// The rate matrices of paper eqs. 27-28 at electron temperature `te_ev` [eV] and density
+/// `ne_cm3` [cm^-3]: `m` (n_levels x n_levels, column-major, [s^-1]) with m[k + n l] the rate from
+/// level l into level k and m[l + n l] minus the total rate out of l, so dN/dt = M N; and
+/// `m_energy` (n_levels, [eV s^-1]) with du/dt = sum_l m_energy[l] N_l (inverse-bremsstrahlung
+/// heating included, in proportion to Z_l^2).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_cr_rate_matrix(model: *const atomgpu_cr, te_ev: f64, ne_cm3: f64, m: *mut f64, m_energy: *mut f64) -> i32 {
+    guard(&["model", "te_ev", "ne_cm3", "m", "m_energy"], || {
+        let handle = borrow(model)?;
+        crate::error::require_positive("te_ev", None, te_ev, "eV")?;
+        crate::error::require_positive("ne_cm3", None, ne_cm3, "cm^-3")?;
+        let (m_out, e_out) = (output("m", m)?, output("m_energy", m_energy)?);
+        let r = cr::rate_matrices(&handle.model, &handle.settings, te_ev, ne_cm3)?;
+        write_output(m_out, &r.m);
+        write_output(e_out, &r.m_energy);
+        Ok(())
+    })
+}

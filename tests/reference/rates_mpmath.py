@@ -67,8 +67,9 @@ HOW
     exp(-e0/T) while e0 * inner(e0) <= e0 sigma_BELI(e0) grows only logarithmically, so the
     dropped tail is ~T x 1e-40 x max, i.e. ~1e-40 relative).
     2D uses mp.dps = 20.  Accuracy is established by recomputing three cases (Te, ne) =
-    (1, 1e23), (0.1, 1e24), (30, 1e18) at mp.dps = 30 with tanh-sinh and the finer 1D clusters
-    (independent rule, precision and break points): printed as "2D precision check" in the
+    (1, 1e23), (0.1, 1e24), (30, 1e18) at mp.dps = 30 with the finer 1D break-point clusters,
+    and two cases, (3, 1e22) and (1, 1e23), with tanh-sinh instead of Gauss-Legendre: printed
+    as "2D precision check" / "2D rule check" at the end of the run and in the
     data-file header (agreement ~1e-17 relative in development runs).  In addition ion_down is
     computed once by the direct 2D integral of e0 S Fb(e0) F(e1) F(e2) (detailed-balance check),
     and the 2D code with Fb = 1 is compared with the MB closed form.
@@ -529,8 +530,12 @@ def task_check2d(args):
     out = dict(kind="check", what=what, state=(te, ne, i))
     if what == "dps":
         with mp.workdps(30):
-            v30, r30, _ = ion_2d(pl, ION[i], "up", method="tanh-sinh", ks=KS)
+            v30, r30, _ = ion_2d(pl, ION[i], "up", ks=KS)
         out.update(v30=v30, r30=r30)
+    elif what == "rule":
+        with mp.workdps(DPS_2D):
+            vts, rts, _ = ion_2d(pl, ION[i], "up", method="tanh-sinh")
+        out.update(vts=vts, rts=rts)
     elif what == "down":
         with mp.workdps(DPS_2D):
             vd, rd, _ = ion_2d(pl, ION[i], "down")
@@ -625,6 +630,7 @@ def main():
 
     tasks = []
     checks = [("dps", "1", "1e23", 0), ("dps", "0.1", "1e24", 0), ("dps", "30", "1e18", 1),
+              ("rule", "3", "1e22", 2), ("rule", "1", "1e23", 0),
               ("down", "3", "1e23", 0), ("down", "0.3", "1e24", 0),
               ("mb2d", "3", "1e20", 0)]
     tasks += [("check", c) for c in checks]     # slowest first
@@ -707,9 +713,13 @@ def main():
         te, ne_, i = r["state"]
         base = by.get(("ion_up", "FD", te, ne_, "0", i))
         if r["what"] == "dps":
-            S("# 2D precision check ion_up FD Te=%s ne=%s idx=%d: dps%d/Gauss-Legendre/KS2=%s dps30/tanh-sinh/KS=%s rel diff=%s"
+            S("# 2D precision check ion_up FD Te=%s ne=%s idx=%d: dps%d(KS2 clusters)=%s dps30(finer KS clusters)=%s rel diff=%s"
               % (te, ne_, i, DPS_2D, mp.nstr(base["value"], 17), mp.nstr(r["v30"], 17),
                  mp.nstr(abs(r["v30"] / base["value"] - 1), 3)))
+        elif r["what"] == "rule":
+            S("# 2D rule check ion_up FD Te=%s ne=%s idx=%d: gauss-legendre=%s tanh-sinh=%s rel diff=%s"
+              % (te, ne_, i, mp.nstr(base["value"], 17), mp.nstr(r["vts"], 17),
+                 mp.nstr(abs(r["vts"] / base["value"] - 1), 3)))
         elif r["what"] == "down":
             bd = by[("ion_down", "FD", te, ne_, "0", i)]["value"]
             S("# ion_down direct 2D (F(e1)F(e2)Fb(e0)) Te=%s ne=%s idx=%d: direct=%s exp((E+mu)/T)K_up=%s rel diff=%s"

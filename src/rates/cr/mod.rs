@@ -4,7 +4,7 @@
 //!
 //! At every evaluation of the right-hand side: n_e = sum_l Z_l N_l; (T_e, mu) from (u, n_e) by
 //! inverting the energy density ([`super::fermi::temperature_from_energy_density`]); then every
-//! rate at (T_e, n_e, T_r), and
+//! rate at (T_e, n_e, T_r), assembled into M and M' ([`rate_matrices`]):
 //! - excitation l -> k: N_l loses J_up N_l to N_k and N_k loses J_down N_k to N_l; u changes by
 //!   E (J_down N_k - J_up N_l);
 //! - ionization l -> k (k in the next ion): N_l loses (K_up + L) N_l to N_k, N_k loses K_down N_k to
@@ -22,7 +22,8 @@ mod host;
 pub mod model;
 mod stiff;
 
-pub use model::{CrIonization, CrExcitation, CrModel};
+pub use host::{rate_matrices, RateMatrices};
+pub use model::{CrExcitation, CrIonization, CrModel};
 pub use stiff::StiffTolerances;
 
 use super::{Quadrature, Statistics};
@@ -72,7 +73,8 @@ pub fn initial_state(model: &CrModel, stats: Statistics, populations: &[f64], te
 }
 
 /// Advances `y0` = (N_1..N_n, u) by `n_steps` fixed RK4 steps of `dt_s` seconds, returning the
-/// state every `sample_every` steps (and the initial state first), on the backend in force.
+/// state every `sample_every` steps and after the last step (and the initial state first), on
+/// the backend in force.
 pub fn run_rk4(
     model: &CrModel,
     settings: &CrSettings,
@@ -81,7 +83,26 @@ pub fn run_rk4(
     n_steps: u64,
     sample_every: u64,
 ) -> Result<Vec<CrSample>> {
-    check_run(model, settings, y0)?;
+    let mut runs = run_rk4_systems(model, settings, &[y0.to_vec()], dt_s, n_steps, sample_every)?;
+    Ok(runs.pop().expect("one system"))
+}
+
+/// [`run_rk4`] for many independent systems of one model (the cells of a hydrodynamic code, say),
+/// each from its own initial state: on a CUDA backend one block per system, all in one launch.
+pub fn run_rk4_systems(
+    model: &CrModel,
+    settings: &CrSettings,
+    y0s: &[Vec<f64>],
+    dt_s: f64,
+    n_steps: u64,
+    sample_every: u64,
+) -> Result<Vec<Vec<CrSample>>> {
+    if y0s.is_empty() {
+        return Err(Error::invalid("n_systems", "must be >= 1, got 0"));
+    }
+    for y0 in y0s {
+        check_run(model, settings, y0)?;
+    }
     require_positive("dt_s", None, dt_s, "s")?;
     if n_steps == 0 {
         return Err(Error::invalid("n_steps", "must be >= 1"));
@@ -90,8 +111,8 @@ pub fn run_rk4(
         return Err(Error::invalid("sample_every", "must be >= 1"));
     }
     match backend::current()? {
-        Backend::Cpu => host::run_rk4(model, settings, y0, dt_s, n_steps, sample_every),
-        Backend::Cuda(d) => cuda::run_rk4(&d, model, settings, y0, dt_s, n_steps, sample_every),
+        Backend::Cpu => y0s.iter().map(|y0| host::run_rk4(model, settings, y0, dt_s, n_steps, sample_every)).collect(),
+        Backend::Cuda(d) => cuda::run_rk4(&d, model, settings, y0s, dt_s, n_steps, sample_every),
     }
 }
 

@@ -157,3 +157,49 @@ impl CrModel {
             .collect()
     }
 }
+
+impl CrModel {
+    /// Reads a model from three CSV files with a header line each, in the layout of the paper's
+    /// aluminium data (examples/data/aluminium-cr-*.csv): levels `level,charge`; excitations
+    /// `lower,upper,Ej_eV,B0,B1,B2,B3` (B4 = B5 = 0); ionizations
+    /// `lower,upper,Ei_eV,C0..C4,D0_cm2,D1_cm2`. Levels are 0-based; all weights are 1.
+    pub fn from_csv(levels: &str, excitations: &str, ionizations: &str) -> Result<Self> {
+        fn rows(text: &str, columns: usize, what: &'static str) -> Result<Vec<Vec<f64>>> {
+            text.lines()
+                .skip(1)
+                .filter(|l| !l.trim().is_empty())
+                .enumerate()
+                .map(|(i, line)| {
+                    let values: std::result::Result<Vec<f64>, _> = line.split(',').map(|v| v.trim().parse::<f64>()).collect();
+                    match values {
+                        Ok(v) if v.len() == columns => Ok(v),
+                        _ => Err(Error::invalid_at(what, i, format!("needs {columns} numbers per line, got `{line}`"))),
+                    }
+                })
+                .collect()
+        }
+        let charges: Vec<f64> = rows(levels, 2, "levels")?.iter().map(|r| r[1]).collect();
+        let excitations = rows(excitations, 7, "excitations")?
+            .iter()
+            .map(|r| CrExcitation {
+                lower: r[0] as usize,
+                upper: r[1] as usize,
+                energy_ev: r[2],
+                omega: [r[3], r[4], r[5], r[6], 0.0, 0.0],
+            })
+            .collect();
+        let ionizations = rows(ionizations, 10, "ionizations")?
+            .iter()
+            .map(|r| CrIonization {
+                lower: r[0] as usize,
+                upper: r[1] as usize,
+                energy_ev: r[2],
+                beli: [r[3], r[4], r[5], r[6], r[7]],
+                d0_cm2: r[8],
+                d1_cm2: r[9],
+            })
+            .collect();
+        let weights = vec![1.0; charges.len()];
+        CrModel::new(charges, weights, excitations, ionizations)
+    }
+}

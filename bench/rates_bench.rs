@@ -1,0 +1,219 @@
+//! Benchmark of the rates family: CPU and CUDA paths on the same inputs in one run.
+//!
+//!   cargo build --release --example rates_bench && target/release/examples/rates_bench [OUT_DIR]
+//!
+//! Cases (DESIGN.md "Benchmarks", issue 2):
+//! 1. the paper's 9600-integral set: 3200 excitations, 3200 ionizations (double integrals) and
+//!    3200 photoionizations at one plasma state (T_e = 1 eV, n_e = 2.7e23 cm^-3, T_r = 250 eV),
+//!    Fermi-Dirac, p = 5, 32 nodes per panel;
+//! 2. batches over many plasma states: 1e5 excitations x 64 states and 1e5 photoionizations x 64
+//!    states; 1e4 ionizations x 64 states on the GPU (the CPU times a 1e3 x 4 subset of the same
+//!    inputs and its per-integral rate is reported as measured on that subset);
+//! 3. the collisional-radiative driver on the paper's aluminium model (15 levels, FD,
+//!    p = 5 with 8 nodes per panel, dt = 1e-19 s): 1e4 device-resident RK4 steps for one system,
+//!    1e3 steps for 132 systems at once, and 4 host RK4 steps with CPU rates.
+//! With `--profile` (for Nsight Compute: `ncu --metrics ... rates_bench OUT --profile`) it runs
+//! each kernel once on a mid-sized input and nothing else, so the profiler's FP64 instruction
+//! counts and pipe utilisation can be read per kernel.
+//! Each GPU time is the median of 5 repeats after one warm-up call (which also compiles the
+//! kernels), each call synchronised (results downloaded); CPU times are single runs (after
+//! warm-up) on all cores. Prints one JSON line per case and writes them to OUT_DIR/rates_bench.jsonl.
+
+#[path = "../tests/support/rng.rs"]
+mod rng;
+
+use atomgpu::backend::{self, BackendChoice};
+use atomgpu::rates::cr::{self, CrModel, CrSettings};
+use atomgpu::rates::{cpu, cuda, Excitation, Ionization, Photoionization, PlasmaState, Quadrature, RatePairs, Statistics};
+use rng::Rng;
+use std::io::Write;
+use std::time::Instant;
+
+const FD: Statistics = Statistics::FermiDirac;
+
+fn median_seconds<T>(repeats: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut last = f();
+    let mut times = Vec::with_capacity(repeats);
+    for _ in 0..repeats {
+        let t0 = Instant::now();
+        last = f();
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    (times[repeats / 2], last)
+}
+
+fn once<T>(f: impl FnOnce() -> T) -> (f64, T) {
+    let t0 = Instant::now();
+    let v = f();
+    (t0.elapsed().as_secs_f64(), v)
+}
+
+/// Largest relative difference of `a` from the reference `b` (values below 1e-280 compared
+/// absolutely: underflowed rates).
+fn max_rel(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y).abs() / y.abs().max(1e-280)).fold(0.0, f64::max)
+}
+
+fn pairs_rel(a: &RatePairs, b: &RatePairs) -> f64 {
+    max_rel(&a.up, &b.up).max(max_rel(&a.down, &b.down))
+}
+
+struct Report(Vec<String>);
+
+impl Report {
+    fn line(&mut self, routine: &str, sizes: &str, backend: &str, seconds: f64, integrals: f64, agreement: Option<f64>, note: &str) {
+        let agreement = agreement.map(|a| format!("{a:.3e}")).unwrap_or_else(|| "null".into());
+        let line = format!(
+            "{{\"routine\":\"{routine}\",\"sizes\":\"{sizes}\",\"backend\":\"{backend}\",\"seconds\":{seconds:.6e},\"integrals_per_s\":{:.4e},\"max_rel_diff_vs_cpu\":{agreement},\"note\":\"{note}\"}}",
+            integrals / seconds
+        );
+        println!("{line}");
+        self.0.push(line);
+    }
+}
+
+fn excitations(rng: &mut Rng, n: usize) -> Vec<Excitation> {
+    (0..n)
+        .map(|_| Excitation {
+            energy_ev: rng.log_uniform(2.0, 200.0),
+            omega: [rng.uniform(0.0, 3.0), rng.uniform(-1.0, 2.0), rng.uniform(0.0, 3.0), rng.uniform(-1.0, 0.5), 0.0, 0.0],
+            g_lower: 1.0,
+            g_upper: 1.0,
+        })
+        .collect()
+}
+
+fn ionizations(rng: &mut Rng, n: usize) -> Vec<Ionization> {
+    (0..n)
+        .map(|_| Ionization {
+            energy_ev: rng.log_uniform(10.0, 200.0),
+            beli: [rng.uniform(2.0, 4.0), rng.uniform(-0.5, 0.5), rng.uniform(0.0, 3.0), rng.uniform(-1.0, 0.0), 0.0],
+            g_lower: 1.0,
+            g_upper: 1.0,
+        })
+        .collect()
+}
+
+fn photoionizations(rng: &mut Rng, n: usize) -> Vec<Photoionization> {
+    (0..n)
+        .map(|_| Photoionization {
+            energy_ev: rng.log_uniform(10.0, 200.0),
+            d0_cm2: rng.log_uniform(1e-19, 1e-17),
+            d1_cm2: rng.log_uniform(1e-19, 1e-17),
+        })
+        .collect()
+}
+
+fn states(rng: &mut Rng, n: usize) -> Vec<PlasmaState> {
+    (0..n)
+        .map(|_| PlasmaState { te_ev: rng.log_uniform(0.1, 30.0), ne_cm3: rng.log_uniform(1e18, 1e24), tr_ev: rng.uniform(20.0, 300.0) })
+        .collect()
+}
+
+fn main() {
+    let out_dir = std::env::args().nth(1).unwrap_or_else(|| ".".into());
+    let device = match backend::cuda_device() {
+        Ok(d) => Some(d),
+        Err(e) => {
+            eprintln!("rates_bench: no CUDA device ({e}); timing the CPU only");
+            None
+        }
+    };
+    let threads = rayon::current_num_threads();
+    let mut report = Report(Vec::new());
+    let q = Quadrature::paper_default();
+    let mut rng = Rng::new(2017);
+    if std::env::args().any(|a| a == "--profile") {
+        let d = device.expect("--profile needs a CUDA device");
+        let states64 = states(&mut rng, 64);
+        cuda::excitation_rates(&d, FD, &q, &states64, &excitations(&mut rng, 10_000)).unwrap();
+        cuda::ionization_rates(&d, FD, &q, &states64, &ionizations(&mut rng, 1000)).unwrap();
+        cuda::photoionization_rates(&d, FD, &q, &states64, &photoionizations(&mut rng, 10_000)).unwrap();
+        return;
+    }
+
+    // 1. The paper's 9600-integral set.
+    let one = [PlasmaState { te_ev: 1.0, ne_cm3: 2.7e23, tr_ev: 250.0 }];
+    let (exc, ion, pi) = (excitations(&mut rng, 3200), ionizations(&mut rng, 3200), photoionizations(&mut rng, 3200));
+    let _ = cpu::excitation_rates(FD, &q, &one, &exc[..32]);
+    let (tc, c_exc) = once(|| cpu::excitation_rates(FD, &q, &one, &exc).unwrap());
+    let (ti, c_ion) = once(|| cpu::ionization_rates(FD, &q, &one, &ion).unwrap());
+    let (tp, c_pi) = once(|| cpu::photoionization_rates(FD, &q, &one, &pi).unwrap());
+    let sizes = "3200 exc + 3200 ion + 3200 pi, 1 state";
+    report.line("paper_9600", sizes, &format!("cpu ({threads} threads)"), tc + ti + tp, 9600.0, None, "FD p=5 32 nodes");
+    if let Some(d) = &device {
+        let (t, (g_exc, g_ion, g_pi)) = median_seconds(5, || {
+            (
+                cuda::excitation_rates(d, FD, &q, &one, &exc).unwrap(),
+                cuda::ionization_rates(d, FD, &q, &one, &ion).unwrap(),
+                cuda::photoionization_rates(d, FD, &q, &one, &pi).unwrap(),
+            )
+        });
+        let agree = pairs_rel(&g_exc, &c_exc).max(pairs_rel(&g_ion, &c_ion)).max(pairs_rel(&g_pi, &c_pi));
+        report.line("paper_9600", sizes, "cuda", t, 9600.0, Some(agree), "FD p=5 32 nodes; median of 5, incl. transfers");
+    }
+
+    // 2. Batches over 64 plasma states.
+    let states64 = states(&mut rng, 64);
+    let exc = excitations(&mut rng, 100_000);
+    let (t, c) = once(|| cpu::excitation_rates(FD, &q, &states64, &exc).unwrap());
+    report.line("excitation", "1e5 transitions x 64 states", &format!("cpu ({threads} threads)"), t, 6.4e6, None, "FD p=5 32 nodes");
+    if let Some(d) = &device {
+        let (t, g) = median_seconds(5, || cuda::excitation_rates(d, FD, &q, &states64, &exc).unwrap());
+        report.line("excitation", "1e5 transitions x 64 states", "cuda", t, 6.4e6, Some(pairs_rel(&g, &c)), "FD p=5 32 nodes");
+    }
+    drop(c);
+    let pi = photoionizations(&mut rng, 100_000);
+    let (t, c) = once(|| cpu::photoionization_rates(FD, &q, &states64, &pi).unwrap());
+    report.line("photoionization", "1e5 transitions x 64 states", &format!("cpu ({threads} threads)"), t, 6.4e6, None, "FD p=5 32 nodes");
+    if let Some(d) = &device {
+        let (t, g) = median_seconds(5, || cuda::photoionization_rates(d, FD, &q, &states64, &pi).unwrap());
+        report.line("photoionization", "1e5 transitions x 64 states", "cuda", t, 6.4e6, Some(pairs_rel(&g, &c)), "FD p=5 32 nodes");
+    }
+    drop(c);
+    let ion = ionizations(&mut rng, 10_000);
+    let (t, c_sub) = once(|| cpu::ionization_rates(FD, &q, &states64[..4], &ion[..1000]).unwrap());
+    report.line("ionization", "1e3 transitions x 4 states (subset)", &format!("cpu ({threads} threads)"), t, 4000.0, None, "FD p=5 32 nodes");
+    if let Some(d) = &device {
+        let (t, g) = median_seconds(5, || cuda::ionization_rates(d, FD, &q, &states64, &ion).unwrap());
+        // The CPU subset is (transitions 0..1000) x (states 0..4): compare those entries.
+        let mut sub = RatePairs { up: Vec::new(), down: Vec::new() };
+        for s in 0..4 {
+            sub.up.extend_from_slice(&g.up[s * 10_000..s * 10_000 + 1000]);
+            sub.down.extend_from_slice(&g.down[s * 10_000..s * 10_000 + 1000]);
+        }
+        report.line("ionization", "1e4 transitions x 64 states", "cuda", t, 6.4e5, Some(pairs_rel(&sub, &c_sub)), "FD p=5 32 nodes; agreement on the CPU subset");
+    }
+
+    // 3. The collisional-radiative driver on the paper's aluminium model.
+    let read = |name: &str| std::fs::read_to_string(format!("examples/data/aluminium-cr-{name}.csv")).expect("run from the repository root");
+    let model = CrModel::from_csv(&read("levels"), &read("excitations"), &read("ionizations")).unwrap();
+    let settings = CrSettings { stats: FD, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
+    let mut pops = vec![0.0; model.n_levels()];
+    pops[0] = 9e22;
+    let y0 = cr::initial_state(&model, FD, &pops, 1.0).unwrap();
+    backend::set_backend(BackendChoice::Cpu);
+    let _ = cr::run_rk4(&model, &settings, &y0, 1e-19, 1, 1);
+    let (t_cpu, cpu_run) = once(|| cr::run_rk4(&model, &settings, &y0, 1e-19, 4, 4).unwrap());
+    report.line("cr_rk4_step", "aluminium 15 levels, 4 steps, 1 system", &format!("cpu ({threads} threads)"), t_cpu / 4.0, 1.0, None, "seconds per RK4 step (4 stages); p=5 8 nodes");
+    if device.is_some() {
+        backend::set_backend(BackendChoice::Cuda);
+        let gpu4 = cr::run_rk4(&model, &settings, &y0, 1e-19, 4, 4).unwrap();
+        let (a, b) = (gpu4.last().unwrap(), cpu_run.last().unwrap());
+        let agree = max_rel(&a.populations, &b.populations).max(((a.te_ev - b.te_ev) / b.te_ev).abs());
+        let (t, _) = median_seconds(3, || cr::run_rk4(&model, &settings, &y0, 1e-19, 10_000, 10_000).unwrap());
+        report.line("cr_rk4_step", "aluminium 15 levels, 1e4 steps, 1 system", "cuda", t / 1e4, 1.0, Some(agree), "seconds per RK4 step; whole run of 5e6 steps = 5e6 x this");
+        let y0s = vec![y0.clone(); 132];
+        let (t, _) = median_seconds(3, || cr::run_rk4_systems(&model, &settings, &y0s, 1e-19, 1000, 1000).unwrap());
+        report.line("cr_rk4_step", "aluminium 15 levels, 1e3 steps, 132 systems", "cuda", t / 1e3 / 132.0, 1.0, None, "seconds per system-step");
+    }
+    backend::set_backend(BackendChoice::Auto);
+
+    let path = format!("{out_dir}/rates_bench.jsonl");
+    let mut file = std::fs::File::create(&path).expect("create the results file");
+    for line in &report.0 {
+        writeln!(file, "{line}").expect("write the results file");
+    }
+    eprintln!("rates_bench: wrote {path}");
+}

@@ -1,0 +1,457 @@
+/*
+ * test_cr.c: calls every C entry point of the collisional-radiative driver (src/ffi/cr.rs) on a
+ * small three-level model and checks the numbers against closed forms, not against the library
+ * itself:
+ *   (a) RK4 keeps the linear invariants of the radiation-free system (total ion density and total
+ *       energy u + sum_l E_l N_l) to rounding;
+ *   (b) the right-hand side moves no ions in or out (sum_l dN_l/dt = 0), conserves energy without
+ *       radiation, and reports n_e = sum_l Z_l N_l and the temperature the state was made at;
+ *   (c) the initial energy density is 3/2 n_e T_e (Maxwell-Boltzmann) and the Sommerfeld
+ *       expansion (3/5) n_e E_F (1 + 5 pi^2/12 (T/E_F)^2) of a degenerate gas (Fermi-Dirac);
+ *   (d) without radiation the stiff integrator relaxes the system to local thermodynamic
+ *       equilibrium: Boltzmann N1/N0 = (g1/g0) e^{-5/T} and Saha N2/N0 = (g2/g0) e^{-(20+mu)/T};
+ *   (e) bad input: status ATOMGPU_ERR_INVALID_ARGUMENT, the argument's 1-based position, and
+ *       untouched outputs.
+ *
+ * The model: level 0 (Z = 1, 0 eV, g = 2), level 1 (Z = 1, 5 eV, g = 6), level 2 (Z = 2, 20 eV,
+ * g = 1); excitation 0 -> 1 (5 eV), ionizations 0 -> 2 (20 eV) and 1 -> 2 (15 eV). Quadrature
+ * p = 5 with 8 nodes per panel.
+ *
+ * Build (from the repository root, after `cargo build --release`):
+ *   cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/c/test_cr.c -o test_cr \
+ *      -Ltarget/release -latomgpu -lm -Wl,-rpath,$PWD/target/release
+ * Exit status 0 when every check passes.
+ */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c99 */
+#include "atomgpu.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* CODATA 2018, in eV and cm. */
+static const double k_pi = 3.14159265358979323846;
+static const double k_hc = 1.2398419843320026e-4; /* h c [eV cm] */
+static const double k_mec2 = 510998.95;           /* m_e c^2 [eV] */
+
+#define FD ATOMGPU_STATS_FERMI_DIRAC
+#define MB ATOMGPU_STATS_MAXWELL_BOLTZMANN
+#define NL 3
+#define SENTINEL (-12345.0)
+
+static int failures = 0;
+static int checks = 0;
+
+static void check_rel(const char *what, double got, double want, double tol) {
+    double err = fabs(got - want) / fabs(want);
+    checks++;
+    if (!(err <= tol)) {
+        failures++;
+        printf("FAIL %s: got %.17g, want %.17g (relative error %.3g > %.3g)\n", what, got, want, err, tol);
+    }
+}
+
+static void check(const char *what, int ok) {
+    checks++;
+    if (!ok) {
+        failures++;
+        printf("FAIL %s\n", what);
+    }
+}
+
+/* Returns 1 when the call succeeded; reports the library's message otherwise. */
+static int check_ok(const char *what, int32_t status) {
+    checks++;
+    if (status != ATOMGPU_OK) {
+        char message[512];
+        atomgpu_last_error_message(message, sizeof message);
+        failures++;
+        printf("FAIL %s: status %d (%s): %s\n", what, (int)status, atomgpu_status_string(status), message);
+        return 0;
+    }
+    return 1;
+}
+
+static double seconds_since(const struct timespec *start) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + 1e-9 * (double)(now.tv_nsec - start->tv_nsec);
+}
+
+static const char *stats_name(int32_t stats) { return stats == FD ? "FD" : "MB"; }
+
+/* The model's data. */
+static const double charges[NL] = {1.0, 1.0, 2.0};
+static const double weights[NL] = {2.0, 6.0, 1.0};
+static const double level_energy[NL] = {0.0, 5.0, 20.0};
+static const int64_t x_lower[1] = {0}, x_upper[1] = {1};
+static const double x_energy[1] = {5.0};
+static const double x_omega[6] = {0.5, 1.0, 0.3, -0.1, 0.0, 0.0};
+static const int64_t i_lower[2] = {0, 1}, i_upper[2] = {2, 2};
+static const double i_energy[2] = {20.0, 15.0};
+static const double i_beli[10] = {3.0, -0.2, 2.0, -0.5, 0.0, 3.0, -0.2, 2.0, -0.5, 0.0};
+static const double i_d0[2] = {5e-18, 5e-18};
+static const double i_d1[2] = {4e-19, 4e-19};
+
+static atomgpu_cr *make_model(int32_t stats, double tr_ev) {
+    atomgpu_cr *model = NULL;
+    char what[64];
+    snprintf(what, sizeof what, "cr_create (%s, Tr = %g eV)", stats_name(stats), tr_ev);
+    check_ok(what, atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_upper, x_energy, x_omega, 2, i_lower, i_upper,
+                                     i_energy, i_beli, i_d0, i_d1, stats, 5.0, 8, tr_ev, &model));
+    check("cr_create gives a handle", model != NULL);
+    return model;
+}
+
+static double total_energy(const double *y) {
+    double e = y[NL];
+    for (int l = 0; l < NL; l++) e += level_energy[l] * y[l];
+    return e;
+}
+
+/* (a) RK4 conserves the ion density and the total energy (T_r -> 0: no radiation). */
+static void test_rk4_invariants(int32_t stats) {
+    char what[128];
+    atomgpu_cr *model = make_model(stats, 1e-3);
+    const double pops[NL] = {1e21, 0.0, 0.0};
+    double y[NL + 1], y0[NL + 1];
+    enum { MAX_SAMPLES = 8, STEPS = 50, EVERY = 10 };
+    double times[MAX_SAMPLES], te[MAX_SAMPLES], ne[MAX_SAMPLES], pop[NL * MAX_SAMPLES];
+    int64_t n_samples = -1;
+    for (int i = 0; i < MAX_SAMPLES; i++) times[i] = te[i] = ne[i] = SENTINEL;
+    snprintf(what, sizeof what, "%s: cr_initial_state", stats_name(stats));
+    if (!check_ok(what, atomgpu_cr_initial_state(model, pops, 3.0, y))) goto done;
+    memcpy(y0, y, sizeof y);
+    snprintf(what, sizeof what, "%s: cr_run_rk4", stats_name(stats));
+    if (!check_ok(what, atomgpu_cr_run_rk4(model, y, 2e-15, STEPS, EVERY, MAX_SAMPLES, &n_samples, times, te, ne, pop)))
+        goto done;
+    check("rk4: 1 + 50/10 samples", n_samples == 6);
+    check("rk4: samples beyond n_samples untouched", times[6] == SENTINEL && te[7] == SENTINEL && ne[6] == SENTINEL);
+    check("rk4: first sample at t = 0 is the initial state",
+          times[0] == 0.0 && pop[0] == pops[0] && pop[1] == pops[1] && pop[2] == pops[2]);
+    check_rel("rk4: first sample's Te is the initial one", te[0], 3.0, 1e-12);
+    for (int s = 1; s < 6; s++) {
+        snprintf(what, sizeof what, "%s: rk4 sample %d time", stats_name(stats), s);
+        check_rel(what, times[s], s * EVERY * 2e-15, 1e-14);
+    }
+    for (int l = 0; l < NL; l++) {
+        snprintf(what, sizeof what, "%s: y holds the last sample's N_%d", stats_name(stats), l);
+        check(what, y[l] == pop[5 * NL + l]);
+    }
+    snprintf(what, sizeof what, "%s: something happened (N_2 > 1e-6 N)", stats_name(stats));
+    check(what, y[2] > 1e-6 * 1e21 && y[1] > 1e-6 * 1e21);
+    snprintf(what, sizeof what, "%s: rk4 conserves sum N", stats_name(stats));
+    check_rel(what, y[0] + y[1] + y[2], y0[0] + y0[1] + y0[2], 1e-12);
+    snprintf(what, sizeof what, "%s: rk4 conserves u + sum E_l N_l", stats_name(stats));
+    check_rel(what, total_energy(y), total_energy(y0), 1e-12);
+    /* n_e reported = sum Z N of the last sample; Te consistent with (u, n_e). */
+    snprintf(what, sizeof what, "%s: rk4 last n_e = sum Z N", stats_name(stats));
+    check_rel(what, ne[5], y[0] + y[1] + 2.0 * y[2], 1e-15);
+    {
+        double t_check = SENTINEL, mu_check = SENTINEL;
+        snprintf(what, sizeof what, "%s: rates_temperature of the last state", stats_name(stats));
+        if (check_ok(what, atomgpu_rates_temperature(stats, 1, &y[NL], &ne[5], &t_check, &mu_check))) {
+            snprintf(what, sizeof what, "%s: rk4 last Te = T(u, n_e)", stats_name(stats));
+            check_rel(what, te[5], t_check, 1e-12);
+        }
+        check("electrons cooled by exciting and ionizing", te[5] < 3.0);
+    }
+done:
+    atomgpu_cr_destroy(model);
+}
+
+/* (b) the right-hand side: sum dN = 0, energy conservation without radiation, the conditions it
+ * reports; with radiation (T_r = 100 eV) it differs from the radiation-free one by exactly the
+ * photoionization terms L N and heating H N + IB of the rates family at the same conditions. */
+static void test_derivatives(int32_t stats) {
+    char what[160];
+    const char *tag = stats_name(stats);
+    atomgpu_cr *dark = make_model(stats, 1e-3), *lit = make_model(stats, 100.0);
+    const double pops[NL] = {6e20, 3e20, 1e20}, te0 = 2.5, tr[2] = {1e-3, 100.0};
+    const double z2n = pops[0] + pops[1] + 4.0 * pops[2];
+    double y[NL + 1], d[2][NL + 1], cond[2][3], mu = SENTINEL;
+    double rate[2] = {SENTINEL, SENTINEL}, heat[2] = {SENTINEL, SENTINEL}, ib[2] = {SENTINEL, SENTINEL};
+    if (!check_ok("cr_initial_state", atomgpu_cr_initial_state(dark, pops, te0, y))) goto done;
+    snprintf(what, sizeof what, "%s: cr_derivatives (no radiation)", tag);
+    if (!check_ok(what, atomgpu_cr_derivatives(dark, y, d[0], cond[0]))) goto done;
+    snprintf(what, sizeof what, "%s: cr_derivatives (Tr = 100 eV)", tag);
+    if (!check_ok(what, atomgpu_cr_derivatives(lit, y, d[1], cond[1]))) goto done;
+    for (int k = 0; k < 2; k++) {
+        double sum = d[k][0] + d[k][1] + d[k][2];
+        double scale = fabs(d[k][0]) + fabs(d[k][1]) + fabs(d[k][2]);
+        snprintf(what, sizeof what, "%s, Tr = %g: sum dN/dt = 0 (%.3g of %.3g)", tag, tr[k], sum, scale);
+        check(what, scale > 0.0 && fabs(sum) <= 1e-14 * scale);
+        snprintf(what, sizeof what, "%s, Tr = %g: conditions Te = Te of the initial state", tag, tr[k]);
+        check_rel(what, cond[k][0], te0, 1e-12);
+        snprintf(what, sizeof what, "%s, Tr = %g: conditions n_e = sum Z N", tag, tr[k]);
+        check_rel(what, cond[k][2], pops[0] + pops[1] + 2.0 * pops[2], 1e-15);
+    }
+    {
+        /* Without radiation: d/dt (u + sum E N) = 0. */
+        double de = d[0][NL] + level_energy[1] * d[0][1] + level_energy[2] * d[0][2];
+        double scale = fabs(d[0][NL]) + level_energy[1] * fabs(d[0][1]) + level_energy[2] * fabs(d[0][2]);
+        snprintf(what, sizeof what, "%s: d/dt (u + sum E N) = 0 without radiation (%.3g of %.3g)", tag, de, scale);
+        check(what, scale > 0.0 && fabs(de) <= 1e-13 * scale);
+    }
+    if (check_ok("rates_chemical_potential", atomgpu_rates_chemical_potential(stats, 1, &te0, &cond[0][2], &mu))) {
+        snprintf(what, sizeof what, "%s: conditions mu = mu(Te, n_e)", tag);
+        check(what, fabs(cond[0][1] - mu) <= 1e-12 * fabs(mu) + 1e-12 * te0);
+    }
+    /* Radiation adds L_l N_l to N_2 (from levels 0 and 1) and H_l N_l + IB to u. */
+    if (check_ok("rates_photoionization", atomgpu_rates_photoionization(stats, 5.0, 8, 1, &cond[1][0], &cond[1][2],
+                                                                         &tr[1], 2, i_energy, i_d0, i_d1, rate, heat)) &&
+        check_ok("rates_inverse_bremsstrahlung (Tr = 100)",
+                 atomgpu_rates_inverse_bremsstrahlung(stats, 5.0, 8, 1, &cond[1][0], &cond[1][2], &tr[1], &z2n, &ib[1])) &&
+        check_ok("rates_inverse_bremsstrahlung (Tr = 1e-3)",
+                 atomgpu_rates_inverse_bremsstrahlung(stats, 5.0, 8, 1, &cond[0][0], &cond[0][2], &tr[0], &z2n, &ib[0]))) {
+        snprintf(what, sizeof what, "%s: radiation adds L_0 N_0 + L_1 N_1 to dN_2/dt", tag);
+        check_rel(what, d[1][2] - d[0][2], rate[0] * pops[0] + rate[1] * pops[1], 1e-9);
+        snprintf(what, sizeof what, "%s: radiation takes L_0 N_0 from dN_0/dt", tag);
+        check_rel(what, d[1][0] - d[0][0], -rate[0] * pops[0], 1e-9);
+        snprintf(what, sizeof what, "%s: radiation adds H_0 N_0 + H_1 N_1 + IB to du/dt", tag);
+        check_rel(what, d[1][NL] - d[0][NL], heat[0] * pops[0] + heat[1] * pops[1] + ib[1] - ib[0], 1e-9);
+        check("photoionization and heating are positive", rate[0] > 0.0 && rate[1] > 0.0 && ib[1] > 0.0);
+    }
+done:
+    atomgpu_cr_destroy(dark);
+    atomgpu_cr_destroy(lit);
+}
+
+/* (c) the initial state's energy density against closed forms. */
+static void test_initial_state(void) {
+    atomgpu_cr *mb = make_model(MB, 1e-3), *fd = make_model(FD, 1e-3);
+    const double pops[NL] = {2e20, 1e20, 3e20};
+    double y[NL + 1];
+    if (check_ok("MB cr_initial_state", atomgpu_cr_initial_state(mb, pops, 7.5, y))) {
+        double ne = pops[0] + pops[1] + 2.0 * pops[2];
+        check("initial_state copies the populations", y[0] == pops[0] && y[1] == pops[1] && y[2] == pops[2]);
+        check_rel("MB initial u = 3/2 n_e T_e", y[NL], 1.5 * ne * 7.5, 1e-13);
+    }
+    {
+        /* Degenerate gas: n_e = 1e23 cm^-3 (E_F = 7.9 eV) at T = 0.1 eV; the next term of the
+         * Sommerfeld expansion, -(pi^4/16) (T/E_F)^4, is 1.6e-7 of u. */
+        const double deg[NL] = {1e23, 0.0, 0.0}, t = 0.1;
+        double ef = k_hc * k_hc / (2.0 * k_mec2) * pow(3.0 * deg[0] / (8.0 * k_pi), 2.0 / 3.0);
+        double r = t / ef;
+        double want = 0.6 * deg[0] * ef * (1.0 + 5.0 * k_pi * k_pi / 12.0 * r * r);
+        if (check_ok("FD cr_initial_state", atomgpu_cr_initial_state(fd, deg, t, y)))
+            check_rel("FD initial u = (3/5) n_e E_F (1 + 5 pi^2/12 (T/E_F)^2)", y[NL], want, 1e-6);
+    }
+    atomgpu_cr_destroy(mb);
+    atomgpu_cr_destroy(fd);
+}
+
+/* (d) the stiff integrator relaxes the radiation-free system to LTE. */
+static void test_stiff_lte(int32_t stats) {
+    char what[160];
+    atomgpu_cr *model = make_model(stats, 1e-3);
+    const double pops[NL] = {4e20, 0.0, 1e20};
+    const double times[3] = {1e-13, 1e-12, 1e-11};
+    double y[NL + 1], te[3], ne[3], pop[NL * 3], mu = SENTINEL;
+    struct timespec start;
+    const char *tag = stats_name(stats);
+    if (!check_ok("cr_initial_state", atomgpu_cr_initial_state(model, pops, 4.0, y))) goto done;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    snprintf(what, sizeof what, "%s: cr_run_stiff to 1e-11 s", tag);
+    if (!check_ok(what, atomgpu_cr_run_stiff(model, y, 3, times, 1e-8, 1e-13, te, ne, pop))) goto done;
+    printf("  %s stiff run to LTE: %.2f s\n", tag, seconds_since(&start));
+    {
+        double t = te[2], n0 = pop[6], n1 = pop[7], n2 = pop[8];
+        double boltzmann = 3.0 * exp(-5.0 / t);
+        snprintf(what, sizeof what, "%s: y holds the state at the last time", tag);
+        check(what, y[0] == n0 && y[1] == n1 && y[2] == n2);
+        snprintf(what, sizeof what, "%s: last n_e = sum Z N", tag);
+        check_rel(what, ne[2], n0 + n1 + 2.0 * n2, 1e-15);
+        snprintf(what, sizeof what, "%s: ions conserved", tag);
+        check_rel(what, n0 + n1 + n2, 5e20, 1e-10);
+        snprintf(what, sizeof what, "%s: LTE Boltzmann N1/N0 = 3 exp(-5/T) (T = %.6f eV)", tag, t);
+        check_rel(what, n1 / n0, boltzmann, 1e-5);
+        if (check_ok("rates_chemical_potential", atomgpu_rates_chemical_potential(stats, 1, &t, &ne[2], &mu))) {
+            double saha = 0.5 * exp(-(20.0 + mu) / t);
+            snprintf(what, sizeof what, "%s: LTE Saha N2/N0 = 0.5 exp(-(20 + mu)/T) (mu = %.6f eV)", tag, mu);
+            check_rel(what, n2 / n0, saha, 1e-5);
+        }
+    }
+done:
+    atomgpu_cr_destroy(model);
+}
+
+/* (e) bad input. */
+static double out_y[NL + 1], out_d[NL + 1], out_c[3], out_t[8], out_te[8], out_ne[8], out_p[NL * 8];
+static int64_t out_n;
+
+static void reset(void) {
+    for (int i = 0; i < NL + 1; i++) out_d[i] = SENTINEL;
+    for (int i = 0; i < 3; i++) out_c[i] = SENTINEL;
+    for (int i = 0; i < 8; i++) out_t[i] = out_te[i] = out_ne[i] = SENTINEL;
+    for (int i = 0; i < NL * 8; i++) out_p[i] = SENTINEL;
+    out_n = -7;
+}
+
+static int untouched(const double *y_before) {
+    for (int i = 0; i < NL + 1; i++)
+        if (out_d[i] != SENTINEL || out_y[i] != y_before[i]) return 0;
+    for (int i = 0; i < 3; i++)
+        if (out_c[i] != SENTINEL) return 0;
+    for (int i = 0; i < 8; i++)
+        if (out_t[i] != SENTINEL || out_te[i] != SENTINEL || out_ne[i] != SENTINEL) return 0;
+    for (int i = 0; i < NL * 8; i++)
+        if (out_p[i] != SENTINEL) return 0;
+    return out_n == -7;
+}
+
+static void expect_bad(const char *what, int32_t status, int32_t position, const char *name, const double *y_before) {
+    char message[1024], quoted[128];
+    int64_t length = atomgpu_last_error_message(message, sizeof message);
+    int32_t arg = atomgpu_last_error_arg();
+    int ok = 1;
+    checks++;
+    snprintf(quoted, sizeof quoted, "`%s`", name);
+    if (status != ATOMGPU_ERR_INVALID_ARGUMENT) {
+        printf("FAIL %s: status %d (%s), want ATOMGPU_ERR_INVALID_ARGUMENT\n", what, (int)status,
+               atomgpu_status_string(status));
+        ok = 0;
+    }
+    if (arg != position) {
+        printf("FAIL %s: atomgpu_last_error_arg() = %d, want %d (%s)\n", what, (int)arg, (int)position, name);
+        ok = 0;
+    }
+    if (length <= 0 || strstr(message, quoted) == NULL) {
+        printf("FAIL %s: message \"%s\" does not name %s\n", what, message, quoted);
+        ok = 0;
+    }
+    if (!untouched(y_before)) {
+        printf("FAIL %s: an output was written on error\n", what);
+        ok = 0;
+    }
+    if (!ok) failures++;
+}
+
+static void test_bad_input(void) {
+    atomgpu_cr *model = make_model(MB, 1e-3), *made = (atomgpu_cr *)&out_n; /* a sentinel handle */
+    const double pops[NL] = {1e21, 0.0, 0.0}, pops_neg[NL] = {1e21, -1.0, 0.0};
+    const double times_ok[3] = {1e-15, 2e-15, 3e-15}, times_unsorted[3] = {1e-15, 3e-15, 2e-15};
+    const int64_t x_out_of_range[1] = {3}, x_negative[1] = {-1}, i_out_of_range[2] = {0, 5};
+    double y0[NL + 1];
+    if (!check_ok("cr_initial_state", atomgpu_cr_initial_state(model, pops, 3.0, out_y))) {
+        atomgpu_cr_destroy(model);
+        return;
+    }
+    memcpy(y0, out_y, sizeof y0);
+
+    /* NULL model. */
+    reset();
+    expect_bad("initial_state: NULL model", atomgpu_cr_initial_state(NULL, pops, 3.0, out_d), 1, "model", y0);
+    reset();
+    expect_bad("derivatives: NULL model", atomgpu_cr_derivatives(NULL, out_y, out_d, out_c), 1, "model", y0);
+    reset();
+    expect_bad("run_rk4: NULL model",
+               atomgpu_cr_run_rk4(NULL, out_y, 1e-16, 10, 5, 8, &out_n, out_t, out_te, out_ne, out_p), 1, "model", y0);
+    reset();
+    expect_bad("run_stiff: NULL model",
+               atomgpu_cr_run_stiff(NULL, out_y, 3, times_ok, 1e-6, 1e-10, out_te, out_ne, out_p), 1, "model", y0);
+    check("n_levels(NULL) = 0", atomgpu_cr_n_levels(NULL) == 0);
+    check("n_levels = 3", atomgpu_cr_n_levels(model) == NL);
+
+    /* run_rk4: negative n_steps, max_samples too small, NULL outputs. */
+    reset();
+    expect_bad("run_rk4: negative n_steps",
+               atomgpu_cr_run_rk4(model, out_y, 1e-16, -10, 5, 8, &out_n, out_t, out_te, out_ne, out_p), 4, "n_steps",
+               y0);
+    reset();
+    expect_bad("run_rk4: zero sample_every",
+               atomgpu_cr_run_rk4(model, out_y, 1e-16, 10, 0, 8, &out_n, out_t, out_te, out_ne, out_p), 5,
+               "sample_every", y0);
+    reset();
+    expect_bad("run_rk4: max_samples too small (1 + ceil(10/3) = 5 > 4)",
+               atomgpu_cr_run_rk4(model, out_y, 1e-16, 10, 3, 4, &out_n, out_t, out_te, out_ne, out_p), 6,
+               "max_samples", y0);
+    reset();
+    expect_bad("run_rk4: NULL populations",
+               atomgpu_cr_run_rk4(model, out_y, 1e-16, 10, 5, 8, &out_n, out_t, out_te, out_ne, NULL), 11,
+               "populations", y0);
+    reset();
+    expect_bad("run_rk4: NaN dt_s",
+               atomgpu_cr_run_rk4(model, out_y, NAN, 10, 5, 8, &out_n, out_t, out_te, out_ne, out_p), 3, "dt_s", y0);
+
+    /* run_stiff: unsorted sample times, bad tolerances. */
+    reset();
+    expect_bad("run_stiff: unsorted sample times",
+               atomgpu_cr_run_stiff(model, out_y, 3, times_unsorted, 1e-6, 1e-10, out_te, out_ne, out_p), 4,
+               "sample_times_s", y0);
+    reset();
+    expect_bad("run_stiff: rtol = 0",
+               atomgpu_cr_run_stiff(model, out_y, 3, times_ok, 0.0, 1e-10, out_te, out_ne, out_p), 5, "rtol", y0);
+    reset();
+    expect_bad("run_stiff: negative n_times",
+               atomgpu_cr_run_stiff(model, out_y, -3, times_ok, 1e-6, 1e-10, out_te, out_ne, out_p), 3, "n_times", y0);
+
+    /* initial_state and derivatives. */
+    reset();
+    expect_bad("initial_state: negative population",
+               atomgpu_cr_initial_state(model, pops_neg, 3.0, out_d), 2, "populations", y0);
+    reset();
+    expect_bad("initial_state: NaN te_ev", atomgpu_cr_initial_state(model, pops, NAN, out_d), 3, "te_ev", y0);
+    reset();
+    expect_bad("derivatives: NULL conditions", atomgpu_cr_derivatives(model, out_y, out_d, NULL), 4, "conditions",
+               y0);
+
+    /* create: level index out of range (excitation 0 -> 3 with 3 levels; ionization 1 -> 5),
+     * negative index, NULL model pointer. *model must stay untouched. */
+    reset();
+    made = (atomgpu_cr *)&out_n;
+    expect_bad("create: excitation level out of range",
+               atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_out_of_range, x_energy, x_omega, 2, i_lower,
+                                 i_upper, i_energy, i_beli, i_d0, i_d1, MB, 5.0, 8, 1e-3, &made),
+               5, "excitation_lower", y0);
+    check("create: *model untouched on error", made == (atomgpu_cr *)&out_n);
+    reset();
+    expect_bad("create: negative excitation level",
+               atomgpu_cr_create(NL, charges, weights, 1, x_negative, x_upper, x_energy, x_omega, 2, i_lower, i_upper,
+                                 i_energy, i_beli, i_d0, i_d1, MB, 5.0, 8, 1e-3, &made),
+               5, "excitation_lower", y0);
+    reset();
+    expect_bad("create: ionization level out of range",
+               atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_upper, x_energy, x_omega, 2, i_lower,
+                                 i_out_of_range, i_energy, i_beli, i_d0, i_d1, MB, 5.0, 8, 1e-3, &made),
+               10, "ionization_lower", y0);
+    reset();
+    expect_bad("create: NULL model pointer",
+               atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_upper, x_energy, x_omega, 2, i_lower, i_upper,
+                                 i_energy, i_beli, i_d0, i_d1, MB, 5.0, 8, 1e-3, NULL),
+               20, "model", y0);
+    reset();
+    expect_bad("create: stats out of range",
+               atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_upper, x_energy, x_omega, 2, i_lower, i_upper,
+                                 i_energy, i_beli, i_d0, i_d1, 7, 5.0, 8, 1e-3, &made),
+               16, "stats", y0);
+    check("create: *model still untouched", made == (atomgpu_cr *)&out_n);
+
+    /* destroy accepts NULL (and a model with no transitions is valid). */
+    atomgpu_cr_destroy(NULL);
+    {
+        atomgpu_cr *bare = NULL;
+        check_ok("create with no transitions and NULL weights",
+                 atomgpu_cr_create(NL, charges, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
+                                   FD, 5.0, 8, 1.0, &bare));
+        check("n_levels of the bare model", atomgpu_cr_n_levels(bare) == NL);
+        atomgpu_cr_destroy(bare);
+    }
+    atomgpu_cr_destroy(model);
+}
+
+int main(void) {
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    test_rk4_invariants(FD);
+    test_rk4_invariants(MB);
+    test_derivatives(FD);
+    test_derivatives(MB);
+    test_initial_state();
+    test_stiff_lte(MB);
+    test_bad_input();
+    printf("test_cr: %d checks, %d failures (%.1f s)\n", checks, failures, seconds_since(&start));
+    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
