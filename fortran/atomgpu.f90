@@ -50,7 +50,7 @@ module atomgpu
     public :: atomgpu_rates_temperature, atomgpu_rates_excitation, atomgpu_rates_ionization
     public :: atomgpu_rates_photoionization, atomgpu_rates_inverse_bremsstrahlung
     public :: atomgpu_cr_create, atomgpu_cr_destroy, atomgpu_cr_n_levels, atomgpu_cr_initial_state
-    public :: atomgpu_cr_derivatives, atomgpu_cr_run_rk4, atomgpu_cr_run_stiff
+    public :: atomgpu_cr_derivatives, atomgpu_cr_run_rk4, atomgpu_cr_run_stiff, atomgpu_cr_rate_matrix
 
     ! A collisional-radiative model (atomic levels, transitions and physics settings) held by the
     ! library: made by atomgpu_cr_create, released by atomgpu_cr_destroy (no finalizer: destroy
@@ -294,6 +294,15 @@ module atomgpu
             real(c_double), intent(in) :: sample_times_s(*)
             real(c_double), value :: rtol, atol_fraction
             real(c_double), intent(inout) :: te_ev(*), ne_cm3(*), populations(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_cr_rate_matrix(model, te_ev, ne_cm3, m, m_energy) &
+                bind(C, name="atomgpu_cr_rate_matrix") result(status)
+            import :: c_ptr, c_double, c_int32_t
+            type(c_ptr), value :: model
+            real(c_double), value :: te_ev, ne_cm3
+            real(c_double), intent(inout) :: m(*), m_energy(*)
             integer(c_int32_t) :: status
         end function
     end interface
@@ -1029,6 +1038,36 @@ contains
                 te_ev, ne_cm3, populations)
         end if
         call finish(status, stat, "atomgpu_cr_run_stiff")
+    end subroutine
+
+    ! The rate matrices of paper eqs. 27-28 at electron temperature te_ev [eV] and density ne_cm3
+    ! [cm^-3]: m(n_levels, n_levels) [s^-1], m(k, l) the rate from level l into level k and
+    ! m(l, l) minus the total rate out of l, so dN/dt = matmul(m, N); m_energy(n_levels)
+    ! [eV s^-1], du/dt = sum(m_energy * N) (inverse-bremsstrahlung heating included, in
+    ! proportion to Z_l^2).
+    subroutine atomgpu_cr_rate_matrix(model, te_ev, ne_cm3, m, m_energy, stat)
+        type(atomgpu_cr_model), intent(in) :: model
+        real(c_double), intent(in) :: te_ev, ne_cm3
+        real(c_double), intent(inout), contiguous :: m(:, :), m_energy(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: nl
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_model(model, status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            nl = c_atomgpu_cr_n_levels(model%ptr)
+            call reject(size(m, 1, kind=c_int64_t) == nl, 4, size_message("m", &
+                size(m, 1, kind=c_int64_t), "rows", nl, "n_levels of the model"), status)
+            call reject(size(m, 2, kind=c_int64_t) == nl, 4, size_message("m", &
+                size(m, 2, kind=c_int64_t), "columns", nl, "n_levels of the model"), status)
+            call reject(size(m_energy, kind=c_int64_t) == nl, 5, size_message("m_energy", &
+                size(m_energy, kind=c_int64_t), "elements", nl, "n_levels of the model"), status)
+        end if
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_cr_rate_matrix(model%ptr, te_ev, ne_cm3, m, m_energy)
+        end if
+        call finish(status, stat, "atomgpu_cr_rate_matrix")
     end subroutine
 
 end module atomgpu

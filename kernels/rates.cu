@@ -732,13 +732,15 @@ __device__ int electron_conditions(int stats, double u, double ne, const CrConst
     __shared__ double eta_shared;
     __shared__ int state;  // 0: iterate, 1: converged, else failure
     if (stats != FERMI_DIRAC) {
+        // Maxwell-Boltzmann: T = u / (1.5 n_e), mu = T ln(n_e / (N_Q T^{3/2})); u must stay > 0.
         if (threadIdx.x == 0) {
             const double t = u / (1.5 * ne);
             te_mu[0] = t;
             te_mu[1] = t * log(ne / (k.nq * pow(t, 1.5)));
+            state = u > 0.0 && isfinite(u) && ne > 0.0 ? STATUS_OK : STATUS_ENERGY_BELOW_GROUND_STATE;
         }
         __syncthreads();
-        return STATUS_OK;
+        return state;
     }
     double lo = -CR_INFINITY, hi = CR_INFINITY, target = 0.0;
     if (threadIdx.x == 0) {

@@ -148,6 +148,10 @@ pub extern "C" fn atomgpu_status_string(status: i32) -> *const c_char {
 /// Copies the calling thread's last error sentence (naming the argument and the rule it broke)
 /// into `buffer` (`capacity` bytes, NUL-terminated, truncated if needed) and returns the
 /// sentence's full length in bytes (0 when the last call succeeded).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// Output pointers must be NULL or writable; buffers must hold the capacity given.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_last_error_message(buffer: *mut c_char, capacity: usize) -> i64 {
     guard_value(0, || {
@@ -167,6 +171,10 @@ pub extern "C" fn atomgpu_last_error_arg() -> i32 {
 }
 
 /// Writes the library version.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// Output pointers must be NULL or writable; buffers must hold the capacity given.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_version(major: *mut i32, minor: *mut i32, patch: *mut i32) -> i32 {
     guard(&["major", "minor", "patch"], || {
@@ -213,6 +221,10 @@ pub extern "C" fn atomgpu_set_backend(backend: i32) -> i32 {
 /// the device name copied into `name` (`name_capacity` bytes, NUL-terminated), device memory in
 /// bytes (0 on the CPU) and compute capability (0.0 on the CPU). Fails with
 /// `ATOMGPU_ERR_NO_DEVICE` when CUDA is required but absent.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// Output pointers must be NULL or writable; buffers must hold the capacity given.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_device_info(
     backend: *mut i32,

@@ -36,6 +36,10 @@ unsafe fn level_index(name: &'static str, values: &[i64], i: usize) -> Result<us
 /// photoionization D0, D1 [cm^2]. `n_excitations` or `n_ionizations` may be 0 (arrays then
 /// ignored). `stats`: `ATOMGPU_STATS_*`; `accuracy_p` and `nodes`: the quadrature of every rate;
 /// `tr_ev`: black-body radiation temperature [eV]. On success `*model` receives the handle.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_create(
     n_levels: i64,
@@ -136,6 +140,10 @@ fn rename_model_error(e: Error) -> Error {
 }
 
 /// Destroys a model (NULL is accepted).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_destroy(model: *mut atomgpu_cr) {
     super::common::guard_value((), || {
@@ -150,6 +158,10 @@ unsafe fn borrow<'a>(model: *const atomgpu_cr) -> Result<&'a atomgpu_cr> {
 }
 
 /// Number of levels of a model (0 for NULL).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_n_levels(model: *const atomgpu_cr) -> i64 {
     super::common::guard_value(0, || model.as_ref().map(|m| m.model.n_levels() as i64).unwrap_or(0))
@@ -158,6 +170,10 @@ pub unsafe extern "C" fn atomgpu_cr_n_levels(model: *const atomgpu_cr) -> i64 {
 /// Initial state `y` (n_levels + 1 values) from `populations` [cm^-3] and the electron
 /// temperature `te_ev` [eV]: the energy density of n_e = sum Z_l N_l electrons at that temperature
 /// under the model's statistics.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_initial_state(model: *const atomgpu_cr, populations: *const f64, te_ev: f64, y: *mut f64) -> i32 {
     guard(&["model", "populations", "te_ev", "y"], || {
@@ -172,6 +188,10 @@ pub unsafe extern "C" fn atomgpu_cr_initial_state(model: *const atomgpu_cr, popu
 
 /// Right-hand side dy/dt [cm^-3 s^-1, eV cm^-3 s^-1] at state `y`, and the electron conditions it
 /// was evaluated at: `conditions` = (T_e [eV], mu [eV], n_e [cm^-3]).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_derivatives(model: *const atomgpu_cr, y: *const f64, dydt: *mut f64, conditions: *mut f64) -> i32 {
     guard(&["model", "y", "dydt", "conditions"], || {
@@ -206,6 +226,10 @@ unsafe fn write_samples(samples: &[CrSample], times: Option<*mut f64>, te: *mut 
 /// the whole run stays on the device. `*n_samples` receives the count; `times` [s], `te_ev`,
 /// `ne_cm3` (max_samples each) and `populations` (n_levels x max_samples, column-major) the
 /// samples.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_run_rk4(
     model: *const atomgpu_cr,
@@ -253,6 +277,10 @@ pub unsafe extern "C" fn atomgpu_cr_run_rk4(
 /// tolerance, `atol_fraction` the absolute one as a fraction of the initial total population
 /// and energy density. `te_ev`, `ne_cm3` (n_times each) and `populations` (n_levels x n_times,
 /// column-major) receive the state at each time.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_run_stiff(
     model: *const atomgpu_cr,
@@ -293,6 +321,10 @@ pub unsafe extern "C" fn atomgpu_cr_run_stiff(
 /// level l into level k and m[l + n l] minus the total rate out of l, so dN/dt = M N; and
 /// `m_energy` (n_levels, [eV s^-1]) with du/dt = sum_l m_energy[l] N_l (inverse-bremsstrahlung
 /// heating included, in proportion to Z_l^2).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; a handle
+/// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_rate_matrix(model: *const atomgpu_cr, te_ev: f64, ne_cm3: f64, m: *mut f64, m_energy: *mut f64) -> i32 {
     guard(&["model", "te_ev", "ne_cm3", "m", "m_energy"], || {

@@ -13,6 +13,7 @@
 //!   multiple of the decay scale) but with margins that meet 10^-p over the whole
 //!   (T_e, n_e) range, and the inverse-bremsstrahlung limit decays on the radiation scale T_r
 //!   (the paper's (T_r/T_e)(y + z mu/T_e) is far too short above a few eV).
+//!
 //! Inverse (downward) rates are integrated with the detailed-balance integrand
 //! F(eps - E) (1 - F(eps)) = e^{E/T} F(eps) (1 - F(eps - E)) (eqs. 9-10), so they stay finite
 //! where e^{E/T} would overflow and the upward rate underflows.

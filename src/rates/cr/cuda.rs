@@ -164,7 +164,7 @@ pub(super) fn run_rk4(
     for s in 0..n_systems {
         if host_status[2 * s] != 0 {
             let what = if host_status[2 * s] == STATUS_ENERGY_BELOW_GROUND_STATE {
-                "the electron energy density fell below the Fermi ground state (or became non-finite)"
+                "the electron energy density fell below the Fermi ground state (zero for Maxwell-Boltzmann) or became non-finite"
             } else {
                 "the temperature inversion did not converge"
             };

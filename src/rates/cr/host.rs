@@ -67,8 +67,8 @@ pub(super) fn derivatives(model: &CrModel, settings: &CrSettings, y: &[f64]) -> 
     let r = rate_matrices(model, settings, te, ne)?;
     let mut dy = vec![0.0; n + 1];
     for (l, &population) in pops.iter().enumerate() {
-        for k in 0..n {
-            dy[k] += r.m[k + n * l] * population;
+        for (d, m) in dy.iter_mut().zip(&r.m[n * l..n * (l + 1)]) {
+            *d += m * population;
         }
         dy[n] += r.m_energy[l] * population;
     }

@@ -63,7 +63,7 @@ pub fn initial_state(model: &CrModel, stats: Statistics, populations: &[f64], te
     model.check_populations(populations)?;
     require_positive("te_ev", None, te_ev, "eV")?;
     let ne = model.electron_density(populations);
-    if !(ne > 0.0) {
+    if ne.is_nan() || ne <= 0.0 {
         return Err(Error::invalid("populations", "give no free electrons (sum Z_l N_l must be > 0)"));
     }
     let u = super::fermi::energy_density(stats, te_ev, ne)?;

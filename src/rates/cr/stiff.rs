@@ -53,8 +53,15 @@ fn jacobian(model: &CrModel, settings: &CrSettings, y: &[f64], f0: &[f64], typic
     Ok(jac)
 }
 
+/// Error weights of a step: absolute tolerance per component and the relative tolerance.
+struct ErrorControl<'a> {
+    atol: &'a [f64],
+    rtol: f64,
+}
+
 /// One ROS2 step of size h from y with Jacobian `jac`: (new y, scaled error norm).
-fn step(model: &CrModel, settings: &CrSettings, y: &[f64], f0: &[f64], jac: &[f64], h: f64, atol: &[f64], rtol: f64) -> Result<(Vec<f64>, f64)> {
+fn step(model: &CrModel, settings: &CrSettings, y: &[f64], f0: &[f64], jac: &[f64], h: f64, control: &ErrorControl) -> Result<(Vec<f64>, f64)> {
+    let (atol, rtol) = (control.atol, control.rtol);
     let m = y.len();
     let mut w: Vec<f64> = jac.iter().map(|j| -GAMMA * h * j).collect();
     for i in 0..m {
@@ -118,7 +125,7 @@ pub(super) fn run(model: &CrModel, settings: &CrSettings, y0: &[f64], times: &[f
             }
             let h_try = h.min(target - t);
             let last = h_try == target - t;
-            match step(model, settings, &y, &f0, &jac, h_try, &atol, tol.rtol) {
+            match step(model, settings, &y, &f0, &jac, h_try, &ErrorControl { atol: &atol, rtol: tol.rtol }) {
                 Ok((y_new, err)) if err <= 1.0 => {
                     t = if last { target } else { t + h_try };
                     y = y_new;

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Prepares a device run (see bench/device.sh): builds the release test binaries and the
+# benchmark, compiles the C and Fortran test programs against the library, and packs them into
+# .device/ with ../shared/tools/device-pack. Then: device tool, carry [".device"],
+# command "bash bench/device.sh".
+set -euo pipefail
+cd "$(git rev-parse --show-toplevel)"
+cargo build --release --example rates_bench
+stage=target/device-extra
+rm -rf "$stage" && mkdir -p "$stage/bench" "$stage/progs" "$stage/mod"
+cp target/release/examples/rates_bench "$stage/bench/"
+for c in tests/c/*.c; do
+    cc -std=c99 -O2 -Iinclude "$c" -o "$stage/progs/$(basename "$c" .c)" -Ltarget/release -latomgpu -lm
+done
+for f in tests/fortran/*.f90; do
+    gfortran -O2 -J "$stage/mod" fortran/atomgpu.f90 "$f" -o "$stage/progs/$(basename "$f" .f90)_f" -Ltarget/release -latomgpu
+done
+rm -rf "$stage/mod"
+../shared/tools/device-pack "$stage/bench" "$stage/progs"
