@@ -69,7 +69,9 @@ fn ionizations() -> Vec<(Ionization, Photoionization)> {
 const Z2N: f64 = 1e22;
 
 fn compute(row: &Row, q: &Quadrature) -> f64 {
-    let states = [PlasmaState { te_ev: row.te, ne_cm3: row.ne, tr_ev: row.tr }];
+    // tr_ev = 0 marks the collisional rows, which do not use the radiation temperature.
+    let tr_ev = if row.tr > 0.0 { row.tr } else { 1.0 };
+    let states = [PlasmaState { te_ev: row.te, ne_cm3: row.ne, tr_ev }];
     let i = row.index.max(0) as usize;
     match row.kind.as_str() {
         "mu" => fermi::chemical_potential(row.stats, row.te, row.ne).unwrap(),
