@@ -41,10 +41,10 @@ WHAT IT COMPUTES
 HOW
   * mpmath (mp.dps = 30 for every 1D integral and for mu / energy density).
   * F_j(eta) = -Re polylog(j+1, -exp(eta)); verified at start-up against direct mpmath.quad of
-    the Fermi integral for eta in [-30, 400] (agreement ~1e-24 or better; polylog is reliable).
+    the Fermi integral for eta in [-30, 400] (agreement 2e-31 at dps 30; polylog is reliable, incl. non-integer order at eta = 400).
   * mu: mpmath.findroot (secant in eta = mu/T on ln F_1/2(eta) = ln(ne/(NQ T^3/2))), residual
     checked to 1e-25.
-  * Every integral: mpmath.quad (tanh-sinh) called separately on each sub-interval of an explicit
+  * Every integral: mpmath.quad (tanh-sinh in 1D; see below for 2D) called separately on each sub-interval of an explicit
     break-point list: the Fermi edges (e = mu, e = E + mu, ... for the relevant factors) and the
     lower limit, each surrounded by points at +-{0.5,1,2,4,...,64} x (its energy scale: Te for
     Fermi factors, Tr for the Planck factor, a = (sqrt(e0^2+4E^2)-e0)/2 for the S pole at e1=-a).
@@ -70,17 +70,20 @@ HOW
     (1, 1e23), (0.1, 1e24), (30, 1e18) at mp.dps = 30 with the finer 1D break-point clusters,
     and two cases, (3, 1e22) and (1, 1e23), with tanh-sinh instead of Gauss-Legendre: printed
     as "2D precision check" / "2D rule check" at the end of the run and in the
-    data-file header (agreement ~1e-17 relative in development runs).  In addition ion_down is
+    data-file header (development run: agreement 1e-21 .. 2e-19 relative).  In addition ion_down is
     computed once by the direct 2D integral of e0 S Fb(e0) F(e1) F(e2) (detailed-balance check),
     and the 2D code with Fb = 1 is compared with the MB closed form.
-    ion_up is computed for ALL 30 FD states (none skipped; the slowest, Te = 0.1 ne = 1e24,
-    takes ~40 s at dps 20).
+    ion_up is computed for ALL 30 FD states (none left out; the slowest, Te = 0.1 ne = 1e24,
+    take 50-110 s each at dps 20).
   * Values of magnitude < 1e-280 are NOT written (they would underflow in double precision);
     they are listed in the header.
   * Runs in parallel over (state, transition) tasks with multiprocessing (default 2 workers;
     -j N to change).  The run time is written into the header of the data file ("run time");
-    RUN_TIME_NOTE below records the development run.  mpmath with the gmpy2 back end
-    (pip install gmpy2) is ~2x faster than the pure-python back end; results do not depend on it.
+    the development run (mpmath 1.3.0, gmpy2 back end, python 3.11, -j 2 on a shared 2-core
+    machine with load average ~4-5) took 1332 s = 22 min wall; the 2D ionisation tasks take
+    5-110 s each (slowest Te = 0.1, ne = 1e24), the 1D tasks ~15 s per plasma state.  mpmath
+    with the gmpy2 back end (pip install gmpy2) is faster than the pure-python back end; the
+    results do not depend on the back end.
 
 USAGE
     python3 tests/reference/rates_mpmath.py [-j NWORKERS] [-o OUTPUT]
@@ -88,7 +91,6 @@ USAGE
 import argparse
 import csv
 import datetime
-import math
 import multiprocessing
 import os
 import sys
@@ -772,7 +774,8 @@ def main():
     H("# Grid: Te in {%s} eV x ne in {%s} cm^-3; Tr = %s eV; extra pi_rate/pi_heat/ib_heat at Tr = 20 eV"
       % (", ".join(TE_LIST), ", ".join(NE_LIST), TR_MAIN))
     H("#   for Te in {0.3, 3} x ne in {1e22, 1e24} (FD and MB as for Tr = 250).")
-    H("# Numerics: mpmath.quad (tanh-sinh) per sub-interval with explicit break points at the Fermi edges,")
+    H("# Numerics: mpmath.quad per sub-interval with explicit break points at the Fermi edges (tanh-sinh in 1D,")
+    H("#   gauss-legendre at both levels of the 2D ionisation integral; closed forms for MB exc_up/ion_up),")
     H("#   mp.dps = %d (1D), %d (2D ionisation); integrands normalised to their max, truncation at < 1e-40 of max."
       % (DPS_1D, DPS_2D))
     H("#   max relative quad error estimate: 1D %s, 2D %s (see sanity checks below for dps20 vs dps30)."
@@ -781,6 +784,9 @@ def main():
     for x in skipped:
         H("#   skipped %s %s te=%s ne=%s tr=%s index=%d (|value| = %s)" % (
             x["kind"], x["stats"], x["te"], x["ne"], x["tr"], x["index"], mp.nstr(abs(x["value"]), 3)))
+    H("# ion_up FD was computed for all %d states (none left out for cost); ion_down FD is written even where"
+      % len(set((x["te"], x["ne"]) for x in rows if x["kind"] == "ion_up" and x["stats"] == "FD")))
+    H("#   ion_up underflows (mpmath has no exponent limit, so exp((E+mu)/T) K_up is exact to working precision).")
     if skip:
         H("# ion_up/ion_down FD NOT computed for (te, ne): %s" % sorted(skip))
     H("# Row counts: " + ", ".join("%s/%s %d" % (k[0], k[1], v) for k, v in
