@@ -17,6 +17,11 @@
 !   statement without stat= does;
 ! - the first call of any wrapper checks that the library loaded has the ABI version this module
 !   was written for, and stops with a message when it differs.
+! - state the library keeps (a collisional-radiative model) is a derived type holding an opaque
+!   handle (type(atomgpu_cr_model)): made by its _create wrapper, released by its _destroy
+!   wrapper (no finalizer; destroying one never created, or twice, is fine);
+! - level indices (the CR driver) are integer(c_int64_t) and numbered from 1, as Fortran arrays
+!   are; the wrappers subtract 1 for the C interface, which numbers them from 0.
 module atomgpu
     use, intrinsic :: iso_c_binding, only: c_int32_t, c_int64_t, c_size_t, c_double, c_char, &
         c_ptr, c_null_ptr, c_null_char, c_loc, c_associated, c_f_pointer
@@ -962,7 +967,8 @@ contains
 
     ! Fixed-step classical RK4 from state y(n_levels + 1) (overwritten with the final state):
     ! n_steps steps of dt_s [s], recording the initial state and every sample_every-th step (and
-    ! the last), 1 + ceil(n_steps / sample_every) samples, which must fit in size(times). On
+    ! the last), 1 + ceil(n_steps / sample_every) samples, which must fit in size(times) (times
+    ! counted from the start of this call, times(1) = 0). On
     ! success n_samples receives the count, times(1:n_samples) [s], te_ev(1:n_samples) [eV],
     ! ne_cm3(1:n_samples) [cm^-3] and populations(1:n_levels, 1:n_samples) [cm^-3] the samples.
     ! On a CUDA backend the whole run stays on the device.
@@ -1002,7 +1008,9 @@ contains
     end subroutine
 
     ! Adaptive stiff integration (ROS2, L-stable) from state y(n_levels + 1) (overwritten with the
-    ! state at the last time) to each of the ascending times sample_times_s(n_times) [s] (> 0);
+    ! state at the last time) to each of the ascending times sample_times_s(n_times) [s] (> 0),
+    ! counted from the start of this call (y is the state at t = 0: to continue a run in several
+    ! calls, pass the times since the end of the previous one);
     ! rtol is the relative tolerance, atol_fraction the absolute one as a fraction of the initial
     ! total population and energy density. te_ev(n_times) [eV], ne_cm3(n_times) [cm^-3] and
     ! populations(n_levels, n_times) [cm^-3] receive the state at each time.

@@ -13,8 +13,9 @@
 !         -Ltarget/release -latomgpu -Wl,-rpath,$PWD/target/release
 !     ./cr_aluminium            adaptive stiff integrator (ROS2), a few minutes on a CPU
 !     ./cr_aluminium rk4 [N]    the paper's fixed-step RK4, dt = 1e-19 s, N steps (default
-!                               5e6, to 0.5 ps). Meant for a GPU (ATOMGPU_BACKEND=cuda): on a
-!                               CPU, 5e6 steps x 4 right-hand sides take days.
+!                               5e6, to 0.5 ps), sampled every 50000 steps. Meant for a GPU
+!                               (ATOMGPU_BACKEND=cuda): on a CPU, 5e6 steps x 4 right-hand sides
+!                               (a few ms each with Fermi-Dirac rates) take more than a day.
 ! It writes out/cr_aluminium.csv: statistics (FD/MB), time_s, te_ev, ne_cm3, N1..N15 [cm^-3];
 ! plot it with  python3 examples/plot_cr.py out/cr_aluminium.csv out/cr_aluminium.png
 program cr_aluminium
@@ -80,12 +81,17 @@ program cr_aluminium
     call atomgpu_device_info(backend, device)
     print '(a, i0, a, i0, a, i0, a)', "aluminium CR model: ", size(charges), " levels, ", size(x_energy), &
         " excitations, ", size(i_energy), " ionizations (with photoionization)"
-    print '(a, a)', "backend: ", merge("CUDA", "CPU ", backend == ATOMGPU_BACKEND_CUDA) // " (" // device // ")"
+    if (backend == ATOMGPU_BACKEND_CUDA) then
+        print '(a, a, a)', "backend: CUDA (", device, ")"
+    else
+        print '(a, a)', "backend: ", device
+    end if
     if (use_rk4) then
         print '(a, es8.1, a, i0, a, es9.2, a)', "integrator: fixed-step RK4, dt = ", rk4_dt, " s, ", rk4_steps, &
             " steps (to ", rk4_steps * rk4_dt, " s)"
         if (backend /= ATOMGPU_BACKEND_CUDA .and. rk4_steps > 100000) then
-            print '(a)', "warning: RK4 with this many steps is meant for a GPU; on a CPU it takes days " // &
+            print '(a)', "warning: RK4 with this many steps is meant for a GPU; on a CPU the full run (2e7 " // &
+                "Fermi-Dirac right-hand sides at a few ms each) takes more than a day " // &
                 "(run without arguments for the adaptive stiff integrator)"
         end if
     else
@@ -127,6 +133,7 @@ contains
         type(atomgpu_cr_model) :: model
         real(dp), allocatable :: populations(:), y(:), cond(:), dydt(:)
         real(dp), allocatable :: times(:), te(:), ne(:), pops(:, :)
+        real(dp) :: t_start
         integer(i8) :: nl, start, finish, rate, n_samples, chunk_steps, done_steps, every
         integer :: chunk, first, last, n_chunks
 
@@ -145,15 +152,18 @@ contains
 
         call system_clock(start, rate)
         if (.not. use_rk4) then
-            ! The sample times, integrated in 10 calls so that progress shows.
+            ! The sample times, integrated in 10 calls so that progress shows. Each call starts
+            ! its clock at 0 from the state y it is given, so it takes the times since its start.
             call sample_times(times)
             allocate (te(size(times)), ne(size(times)), pops(nl, size(times)))
             n_chunks = 10
+            t_start = 0
             do chunk = 1, n_chunks
                 first = (chunk - 1) * size(times) / n_chunks + 1
                 last = chunk * size(times) / n_chunks
-                call atomgpu_cr_run_stiff(model, y, times(first:last), rtol, atol_fraction, te(first:last), &
-                    ne(first:last), pops(:, first:last))
+                call atomgpu_cr_run_stiff(model, y, times(first:last) - t_start, rtol, atol_fraction, &
+                    te(first:last), ne(first:last), pops(:, first:last))
+                t_start = times(last)
                 call progress(name, times(last), te(last), ne(last), start, rate)
             end do
             do chunk = 1, size(times)
@@ -232,7 +242,24 @@ contains
         integer, intent(in) :: unit
         character(len=*), intent(in) :: name
         real(dp), intent(in) :: t, te, ne, pops(:)
-        write (unit, '(a, *(",", es23.15e3))') name, t, te, ne, pops
+        integer :: i
+        write (unit, '(a)', advance="no") name
+        call write_value(unit, t)
+        call write_value(unit, te)
+        call write_value(unit, ne)
+        do i = 1, size(pops)
+            call write_value(unit, pops(i))
+        end do
+        write (unit, '(a)') ""
+    end subroutine
+
+    ! Writes "," and x (full precision, no blanks) to the current line of `unit`.
+    subroutine write_value(unit, x)
+        integer, intent(in) :: unit
+        real(dp), intent(in) :: x
+        character(len=32) :: text
+        write (text, '(es23.15e3)') x
+        write (unit, '(a, a)', advance="no") ",", trim(adjustl(text))
     end subroutine
 
     ! ---- reading the model (CSV files with one header line) ----
