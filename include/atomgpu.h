@@ -105,6 +105,10 @@ const char *atomgpu_status_string(int32_t status);
  * Copies the calling thread's last error sentence (naming the argument and the rule it broke)
  * into `buffer` (`capacity` bytes, NUL-terminated, truncated if needed) and returns the
  * sentence's full length in bytes (0 when the last call succeeded).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * Output pointers must be NULL or writable; buffers must hold the capacity given.
  */
 int64_t atomgpu_last_error_message(char *buffer, size_t capacity);
 
@@ -116,6 +120,10 @@ int32_t atomgpu_last_error_arg(void);
 
 /**
  * Writes the library version.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * Output pointers must be NULL or writable; buffers must hold the capacity given.
  */
 int32_t atomgpu_version(int32_t *major, int32_t *minor, int32_t *patch);
 
@@ -140,6 +148,10 @@ int32_t atomgpu_set_backend(int32_t backend);
  * the device name copied into `name` (`name_capacity` bytes, NUL-terminated), device memory in
  * bytes (0 on the CPU) and compute capability (0.0 on the CPU). Fails with
  * `ATOMGPU_ERR_NO_DEVICE` when CUDA is required but absent.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * Output pointers must be NULL or writable; buffers must hold the capacity given.
  */
 int32_t atomgpu_device_info(int32_t *backend,
                             char *name,
@@ -158,6 +170,10 @@ int32_t atomgpu_device_info(int32_t *backend,
  * photoionization D0, D1 [cm^2]. `n_excitations` or `n_ionizations` may be 0 (arrays then
  * ignored). `stats`: `ATOMGPU_STATS_*`; `accuracy_p` and `nodes`: the quadrature of every rate;
  * `tr_ev`: black-body radiation temperature [eV]. On success `*model` receives the handle.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * must come from its `_create` function and not be destroyed yet.
  */
 int32_t atomgpu_cr_create(int64_t n_levels,
                           const double *charges,
@@ -182,11 +198,19 @@ int32_t atomgpu_cr_create(int64_t n_levels,
 
 /**
  * Destroys a model (NULL is accepted).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * must come from its `_create` function and not be destroyed yet.
  */
 void atomgpu_cr_destroy(struct atomgpu_cr *model);
 
 /**
  * Number of levels of a model (0 for NULL).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * must come from its `_create` function and not be destroyed yet.
  */
 int64_t atomgpu_cr_n_levels(const struct atomgpu_cr *model);
 
@@ -194,6 +218,10 @@ int64_t atomgpu_cr_n_levels(const struct atomgpu_cr *model);
  * Initial state `y` (n_levels + 1 values) from `populations` [cm^-3] and the electron
  * temperature `te_ev` [eV]: the energy density of n_e = sum Z_l N_l electrons at that temperature
  * under the model's statistics.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * must come from its `_create` function and not be destroyed yet.
  */
 int32_t atomgpu_cr_initial_state(const struct atomgpu_cr *model,
                                  const double *populations,
@@ -203,6 +231,10 @@ int32_t atomgpu_cr_initial_state(const struct atomgpu_cr *model,
 /**
  * Right-hand side dy/dt [cm^-3 s^-1, eV cm^-3 s^-1] at state `y`, and the electron conditions it
  * was evaluated at: `conditions` = (T_e [eV], mu [eV], n_e [cm^-3]).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * must come from its `_create` function and not be destroyed yet.
  */
 int32_t atomgpu_cr_derivatives(const struct atomgpu_cr *model,
                                const double *y,
@@ -216,6 +248,10 @@ int32_t atomgpu_cr_derivatives(const struct atomgpu_cr *model,
  * the whole run stays on the device. `*n_samples` receives the count; `times` [s], `te_ev`,
  * `ne_cm3` (max_samples each) and `populations` (n_levels x max_samples, column-major) the
  * samples.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * must come from its `_create` function and not be destroyed yet.
  */
 int32_t atomgpu_cr_run_rk4(const struct atomgpu_cr *model,
                            double *y,
@@ -231,10 +267,15 @@ int32_t atomgpu_cr_run_rk4(const struct atomgpu_cr *model,
 
 /**
  * Adaptive stiff integration (ROS2) from state `y` (overwritten with the state at the last time)
- * to each of the `n_times` ascending times `sample_times_s` [s]; `rtol` is the relative
+ * to each of the `n_times` ascending times `sample_times_s` [s], measured from the start of this
+ * call (`y` is the state at t = 0); `rtol` is the relative
  * tolerance, `atol_fraction` the absolute one as a fraction of the initial total population
  * and energy density. `te_ev`, `ne_cm3` (n_times each) and `populations` (n_levels x n_times,
  * column-major) receive the state at each time.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * must come from its `_create` function and not be destroyed yet.
  */
 int32_t atomgpu_cr_run_stiff(const struct atomgpu_cr *model,
                              double *y,
@@ -252,6 +293,10 @@ int32_t atomgpu_cr_run_stiff(const struct atomgpu_cr *model,
  * level l into level k and m[l + n l] minus the total rate out of l, so dN/dt = M N; and
  * `m_energy` (n_levels, [eV s^-1]) with du/dt = sum_l m_energy[l] N_l (inverse-bremsstrahlung
  * heating included, in proportion to Z_l^2).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; a handle
+ * must come from its `_create` function and not be destroyed yet.
  */
 int32_t atomgpu_cr_rate_matrix(const struct atomgpu_cr *model,
                                double te_ev,

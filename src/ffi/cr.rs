@@ -129,8 +129,6 @@ fn rename_model_error(e: Error) -> Error {
                 "beli" => "ionization_beli",
                 "d0_cm2" => "ionization_d0_cm2",
                 "d1_cm2" => "ionization_d1_cm2",
-                "excitation_levels" => "excitation_lower",
-                "ionization_levels" => "ionization_lower",
                 other => other,
             };
             Error::InvalidArgument { name, index, rule }
@@ -273,7 +271,8 @@ pub unsafe extern "C" fn atomgpu_cr_run_rk4(
 }
 
 /// Adaptive stiff integration (ROS2) from state `y` (overwritten with the state at the last time)
-/// to each of the `n_times` ascending times `sample_times_s` [s]; `rtol` is the relative
+/// to each of the `n_times` ascending times `sample_times_s` [s], measured from the start of this
+/// call (`y` is the state at t = 0); `rtol` is the relative
 /// tolerance, `atol_fraction` the absolute one as a fraction of the initial total population
 /// and energy density. `te_ev`, `ne_cm3` (n_times each) and `populations` (n_levels x n_times,
 /// column-major) receive the state at each time.

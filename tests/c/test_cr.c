@@ -451,7 +451,7 @@ static void test_bad_input(void) {
     expect_bad("create: excitation level out of range",
                atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_out_of_range, x_energy, x_omega, 2, i_lower,
                                  i_upper, i_energy, i_beli, i_d0, i_d1, MB, 5.0, 8, 1e-3, &made),
-               5, "excitation_lower", y0);
+               6, "excitation_upper", y0);
     check("create: *model untouched on error", made == (atomgpu_cr *)&out_n);
     reset();
     expect_bad("create: negative excitation level",
@@ -462,7 +462,7 @@ static void test_bad_input(void) {
     expect_bad("create: ionization level out of range",
                atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_upper, x_energy, x_omega, 2, i_lower,
                                  i_out_of_range, i_energy, i_beli, i_d0, i_d1, MB, 5.0, 8, 1e-3, &made),
-               10, "ionization_lower", y0);
+               11, "ionization_upper", y0);
     reset();
     expect_bad("create: NULL model pointer",
                atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_upper, x_energy, x_omega, 2, i_lower, i_upper,

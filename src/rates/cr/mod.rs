@@ -116,8 +116,8 @@ pub fn run_rk4_systems(
     }
 }
 
-/// Advances `y0` to each time of `sample_times_s` (ascending, > 0) with the adaptive stiff
-/// integrator, returning the state at t = 0 and at each of those times. The rates of each
+/// Advances `y0` to each time of `sample_times_s` (ascending, > 0, measured from `y0`, which is
+/// at t = 0) with the adaptive stiff integrator, returning the state at t = 0 and at each of those times. The rates of each
 /// right-hand side are computed on the backend in force.
 pub fn run_stiff(
     model: &CrModel,

@@ -57,22 +57,25 @@ impl CrModel {
             }
             require_positive("weights", Some(l), g, "")?;
         }
-        let check_pair = |name: &'static str, i: usize, lo: usize, up: usize| -> Result<()> {
-            if lo >= n || up >= n || lo == up {
-                return Err(Error::invalid_at(name, i, format!("levels ({lo}, {up}) must be distinct and < {n}")));
+        let check_pair = |names: [&'static str; 2], i: usize, lo: usize, up: usize| -> Result<()> {
+            if lo >= n {
+                return Err(Error::invalid_at(names[0], i, format!("level {lo} does not exist (n_levels = {n})")));
+            }
+            if up >= n || up == lo {
+                return Err(Error::invalid_at(names[1], i, format!("level {up} must exist (n_levels = {n}) and differ from the lower level {lo}")));
             }
             Ok(())
         };
         for (i, x) in excitations.iter().enumerate() {
-            check_pair("excitation_levels", i, x.lower, x.upper)?;
+            check_pair(["excitation_lower", "excitation_upper"], i, x.lower, x.upper)?;
             if charges[x.lower] != charges[x.upper] {
-                return Err(Error::invalid_at("excitation_levels", i, "lower and upper levels must belong to the same ion"));
+                return Err(Error::invalid_at("excitation_upper", i, "lower and upper levels must belong to the same ion"));
             }
         }
         for (i, x) in ionizations.iter().enumerate() {
-            check_pair("ionization_levels", i, x.lower, x.upper)?;
+            check_pair(["ionization_lower", "ionization_upper"], i, x.lower, x.upper)?;
             if charges[x.upper] != charges[x.lower] + 1.0 {
-                return Err(Error::invalid_at("ionization_levels", i, "the upper level's charge must be the lower's plus one"));
+                return Err(Error::invalid_at("ionization_upper", i, "the upper level's charge must be the lower's plus one"));
             }
         }
         let model = CrModel { charges, weights, excitations, ionizations };

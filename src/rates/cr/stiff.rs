@@ -33,7 +33,7 @@ impl Default for StiffTolerances {
 }
 
 const GAMMA: f64 = 1.0 + std::f64::consts::FRAC_1_SQRT_2;
-const JACOBIAN_REUSE: u32 = 8;
+const JACOBIAN_REUSE: u32 = 20;
 
 /// Forward-difference Jacobian; component j is perturbed by 1e-7 max(|y_j|, 1e-3 typical_j), so
 /// an empty level is moved by a step that stands above the rounding noise of f.
