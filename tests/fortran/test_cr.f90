@@ -434,7 +434,7 @@ contains
         call reset()
         call atomgpu_cr_create(made, [1.0_dp, 1.0_dp, 3.0_dp], x_lower, x_upper, x_energy, x_omega, i_lower, &
             i_upper, i_energy, i_beli, i_d0, i_d1, mb, 5.0_dp, 8, 1e-3_dp, stat=bad_stat)
-        call expect_bad("create: ionization must raise the charge by one (library check)", 10, "ionization_lower")
+        call expect_bad("create: ionization must raise the charge by one (library check)", 11, "ionization_upper")
         call reset()
         call atomgpu_cr_create(made, charges, x_lower, x_upper, x_energy, x_omega, i_lower, i_upper, i_energy, &
             i_beli, i_d0, i_d1, 7, 5.0_dp, 8, 1e-3_dp, stat=bad_stat)
