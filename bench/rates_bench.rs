@@ -50,30 +50,32 @@ fn once<T>(f: impl FnOnce() -> T) -> (f64, T) {
 }
 
 /// Largest relative difference of `a` from the reference `b` (values below 1e-280 compared
-/// absolutely: underflowed rates), and the reference value where it occurs.
-fn max_rel(a: &[f64], b: &[f64]) -> (f64, f64) {
+/// absolutely: underflowed rates), the reference value there and its index.
+fn max_rel(a: &[f64], b: &[f64]) -> (f64, f64, usize) {
     a.iter()
         .zip(b)
-        .map(|(x, y)| ((x - y).abs() / y.abs().max(1e-280), *y))
-        .fold((0.0, 0.0), |worst, d| if d.0 > worst.0 { d } else { worst })
+        .enumerate()
+        .map(|(i, (x, y))| ((x - y).abs() / y.abs().max(1e-280), *y, i))
+        .fold((0.0, 0.0, 0), |worst, d| if d.0 > worst.0 { d } else { worst })
 }
 
-fn pairs_rel(a: &RatePairs, b: &RatePairs) -> (f64, f64) {
+fn pairs_rel(a: &RatePairs, b: &RatePairs) -> (f64, f64, usize) {
     let (u, d) = (max_rel(&a.up, &b.up), max_rel(&a.down, &b.down));
     if u.0 >= d.0 { u } else { d }
 }
 
-fn worst_of(items: &[(f64, f64)]) -> (f64, f64) {
-    items.iter().copied().fold((0.0, 0.0), |w, d| if d.0 > w.0 { d } else { w })
+fn worst_of(items: &[(f64, f64, usize)]) -> (f64, f64, usize) {
+    items.iter().copied().fold((0.0, 0.0, 0), |w, d| if d.0 > w.0 { d } else { w })
 }
 
 struct Report(Vec<String>);
 
 impl Report {
-    /// One JSON line; `agreement` = (largest relative GPU/CPU difference, the CPU value there).
-    fn line(&mut self, routine: &str, sizes: &str, backend: &str, seconds: f64, integrals: f64, agreement: Option<(f64, f64)>, note: &str) {
+    /// One JSON line; `agreement` = (largest relative GPU/CPU difference, the CPU value there,
+    /// its index in the output).
+    fn line(&mut self, routine: &str, sizes: &str, backend: &str, seconds: f64, integrals: f64, agreement: Option<(f64, f64, usize)>, note: &str) {
         let (agreement, at) = match agreement {
-            Some((a, v)) => (format!("{a:.3e}"), format!("{v:.3e}")),
+            Some((a, v, i)) => (format!("{a:.3e}"), format!("{v:.6e},\"index_at_max_diff\":{i}")),
             None => ("null".into(), "null".into()),
         };
         let line = format!(
@@ -213,7 +215,7 @@ fn main() {
         backend::set_backend(BackendChoice::Cuda);
         let gpu4 = cr::run_rk4(&model, &settings, &y0, 1e-19, 4, 4).unwrap();
         let (a, b) = (gpu4.last().unwrap(), cpu_run.last().unwrap());
-        let agree = worst_of(&[max_rel(&a.populations, &b.populations), (((a.te_ev - b.te_ev) / b.te_ev).abs(), b.te_ev)]);
+        let agree = worst_of(&[max_rel(&a.populations, &b.populations), (((a.te_ev - b.te_ev) / b.te_ev).abs(), b.te_ev, 0)]);
         let (t, _) = median_seconds(3, || cr::run_rk4(&model, &settings, &y0, 1e-19, 10_000, 10_000).unwrap());
         report.line("cr_rk4_step", "aluminium 15 levels, 1e4 steps, 1 system", "cuda", t / 1e4, 1.0, Some(agree), "seconds per RK4 step; whole run of 5e6 steps = 5e6 x this");
         // The paper's whole run (5e6 steps to 0.5 ps) when the measured step rate says it fits
