@@ -75,35 +75,14 @@ pub fn fermi_dirac_integrals(eta: f64) -> [f64; 3] {
 fn eta_from_f_half(y: f64) -> Result<f64> {
     // Initial guess: non-degenerate series ln y + y/2^{3/2}, or the Sommerfeld leading term
     // F_{1/2} ~ eta^{3/2}/Gamma(5/2).
-    let mut eta = if y < 1.0 { y.ln() + y / 8f64.sqrt() } else { (GAMMA_5_2 * y).powf(2.0 / 3.0) };
+    let eta = if y < 1.0 { y.ln() + y / 8f64.sqrt() } else { (GAMMA_5_2 * y).powf(2.0 / 3.0) };
     let target = y.ln();
-    // Bracket: ln F_{1/2} is increasing in eta.
-    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
-    for _ in 0..200 {
+    let log_f_half = |eta: f64| {
         let [fm, f0, _] = fermi_dirac_integrals(eta);
-        let residual = f0.ln() - target;
-        if residual > 0.0 {
-            hi = hi.min(eta);
-        } else {
-            lo = lo.max(eta);
-        }
-        let mut next = eta - residual * f0 / fm;
-        if !(next > lo && next < hi) {
-            next = if lo.is_finite() && hi.is_finite() {
-                0.5 * (lo + hi)
-            } else if lo.is_finite() {
-                lo + 2.0 * (1.0 + lo.abs())
-            } else {
-                hi - 2.0 * (1.0 + hi.abs())
-            };
-        }
-        let step = (next - eta).abs();
-        eta = next;
-        if step <= 4.0 * f64::EPSILON * eta.abs().max(1.0) {
-            return Ok(eta);
-        }
-    }
-    Err(Error::NotConverged(format!("chemical potential for F_1/2(eta) = {y:e}")))
+        (f0.ln() - target, fm / f0)
+    };
+    monotone_root(eta, true, 200, log_f_half)
+        .ok_or_else(|| Error::NotConverged(format!("chemical potential for F_1/2(eta) = {y:e}")))
 }
 
 /// Chemical potential mu(T_e, n_e) [eV] that normalises the electron distribution (paper eq. 2):
@@ -165,21 +144,32 @@ pub fn temperature_from_energy_density(stats: Statistics, u_ev_cm3: f64, ne_cm3:
     // g(eta) = ln F_{3/2} - (5/3) ln F_{1/2} decreases from +inf (eta -> -inf) to its T = 0 limit.
     let log_ratio = |eta: f64| {
         let f = fermi_dirac_integrals(eta);
-        (f[2].ln() - 5.0 / 3.0 * f[1].ln(), f[1] / f[2] - 5.0 / 3.0 * f[0] / f[1], f[1])
+        (f[2].ln() - 5.0 / 3.0 * f[1].ln() - target, f[1] / f[2] - 5.0 / 3.0 * f[0] / f[1])
     };
     // Maxwell-Boltzmann guess.
     let t_mb = u_ev_cm3 / (1.5 * ne_cm3);
-    let mut eta = (ne_cm3 / (nq * t_mb.powf(1.5))).ln().min(50.0);
+    let guess = (ne_cm3 / (nq * t_mb.powf(1.5))).ln().min(50.0);
+    let eta = monotone_root(guess, false, 300, log_ratio).ok_or_else(|| {
+        Error::NotConverged(format!("temperature for u = {u_ev_cm3:e} eV cm^-3, n_e = {ne_cm3:e} cm^-3"))
+    })?;
+    let t = (ne_cm3 / (nq * fermi_dirac_integrals(eta)[1])).powf(2.0 / 3.0);
+    Ok((t, eta * t))
+}
+
+/// Root of a monotone function g (increasing when `increasing`) to full double precision:
+/// Newton steps from `x`, kept inside the bracket the iterates establish (bisection when a step
+/// leaves it, outward steps while one side is still open). `g(x)` returns (g, dg/dx); `None`
+/// after `max_iterations` steps.
+fn monotone_root(mut x: f64, increasing: bool, max_iterations: usize, g: impl Fn(f64) -> (f64, f64)) -> Option<f64> {
     let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
-    for _ in 0..300 {
-        let (g, dg, _) = log_ratio(eta);
-        let residual = g - target;
-        if residual > 0.0 {
-            lo = lo.max(eta);
+    for _ in 0..max_iterations {
+        let (value, slope) = g(x);
+        if (value > 0.0) == increasing {
+            hi = hi.min(x);
         } else {
-            hi = hi.min(eta);
+            lo = lo.max(x);
         }
-        let mut next = eta - residual / dg;
+        let mut next = x - value / slope;
         if !(next > lo && next < hi) {
             next = if lo.is_finite() && hi.is_finite() {
                 0.5 * (lo + hi)
@@ -189,13 +179,11 @@ pub fn temperature_from_energy_density(stats: Statistics, u_ev_cm3: f64, ne_cm3:
                 hi - 2.0 * (1.0 + hi.abs())
             };
         }
-        let step = (next - eta).abs();
-        eta = next;
-        if step <= 4.0 * f64::EPSILON * eta.abs().max(1.0) {
-            let f_half = log_ratio(eta).2;
-            let t = (ne_cm3 / (nq * f_half)).powf(2.0 / 3.0);
-            return Ok((t, eta * t));
+        let step = (next - x).abs();
+        x = next;
+        if step <= 4.0 * f64::EPSILON * x.abs().max(1.0) {
+            return Some(x);
         }
     }
-    Err(Error::NotConverged(format!("temperature for u = {u_ev_cm3:e} eV cm^-3, n_e = {ne_cm3:e} cm^-3")))
+    None
 }
