@@ -13,7 +13,7 @@ for c in tests/c/*.c; do
     cc -std=c99 -O2 -Iinclude "$c" -o "$stage/progs/$(basename "$c" .c)" -Ltarget/release -latomgpu -lm
 done
 for f in tests/fortran/*.f90; do
-    gfortran -O2 -J "$stage/mod" fortran/atomgpu.f90 "$f" -o "$stage/progs/$(basename "$f" .f90)_f" -Ltarget/release -latomgpu
+    gfortran -O2 -J "$stage/mod" fortran/atomgpu.f90 tests/fortran/support/checks.f90 "$f" -o "$stage/progs/$(basename "$f" .f90)_f" -Ltarget/release -latomgpu
 done
 rm -rf "$stage/mod"
 ../shared/tools/device-pack "$stage/bench" "$stage/progs"

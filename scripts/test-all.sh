@@ -182,12 +182,16 @@ stage_fortran_tests() {
     mkdir -p "$out"
     gfortran "${FFLAGS[@]}" -J "$out" -c fortran/atomgpu.f90 -o "$out/atomgpu.o"
     echo "fortran/atomgpu.f90 compiles with ${FFLAGS[*]}"
+    # The test programs' shared helpers (module atomgpu_test_checks); tests/fortran/support/ is
+    # not matched by the tests/fortran/*.f90 glob below.
+    gfortran "${FFLAGS[@]}" -I "$out" -J "$out" -c tests/fortran/support/checks.f90 -o "$out/checks.o"
+    echo "tests/fortran/support/checks.f90 compiles with ${FFLAGS[*]}"
     shopt -s nullglob
     for src in tests/fortran/*.f90; do
         n=$((n + 1))
         name=$(basename "$src" .f90)
         echo "-- $src"
-        if ! gfortran "${FFLAGS[@]}" -I "$out" -J "$out" "$out/atomgpu.o" "$src" -o "$out/$name" \
+        if ! gfortran "${FFLAGS[@]}" -I "$out" -J "$out" "$out/atomgpu.o" "$out/checks.o" "$src" -o "$out/$name" \
             -L"$LIB" -latomgpu -Wl,-rpath,"$LIB"; then
             echo "FAIL: $src does not compile"
             bad=$((bad + 1))

@@ -17,11 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
+
 #define SENTINEL (-12345.0)
 #define N_OUT 64
-
-static int failures = 0;
-static int checks = 0;
 
 /* Output arrays of every call: filled with SENTINEL before, checked after. */
 static double out_a[N_OUT], out_b[N_OUT];
@@ -51,25 +50,10 @@ static int untouched(void) {
 /* `status` is the result of a call made after reset(); `name` is the C parameter at
  * `position`; `fragment` (may be NULL) must also appear in the message (e.g. "[1]"). */
 static void expect_bad(const char *what, int32_t status, int32_t position, const char *name, const char *fragment) {
-    char message[1024], quoted[128];
-    int64_t length = atomgpu_last_error_message(message, sizeof message);
-    int32_t arg = atomgpu_last_error_arg();
-    int ok = 1;
+    char message[1024];
+    int64_t length;
+    int ok = invalid_argument_reported(what, status, position, name, fragment, message, sizeof message, &length);
     checks++;
-    snprintf(quoted, sizeof quoted, "`%s`", name);
-    if (status != ATOMGPU_ERR_INVALID_ARGUMENT) {
-        printf("FAIL %s: status %d (%s), want ATOMGPU_ERR_INVALID_ARGUMENT\n", what, (int)status,
-               atomgpu_status_string(status));
-        ok = 0;
-    }
-    if (arg != position) {
-        printf("FAIL %s: atomgpu_last_error_arg() = %d, want %d (%s)\n", what, (int)arg, (int)position, name);
-        ok = 0;
-    }
-    if (length <= 0 || strstr(message, quoted) == NULL || (fragment != NULL && strstr(message, fragment) == NULL)) {
-        printf("FAIL %s: message \"%s\" does not name %s%s\n", what, message, quoted, fragment ? fragment : "");
-        ok = 0;
-    }
     if (length != (int64_t)strlen(message)) {
         printf("FAIL %s: atomgpu_last_error_message returned %lld for a %zu-byte message\n", what, (long long)length,
                strlen(message));

@@ -31,48 +31,12 @@
 #include <string.h>
 #include <time.h>
 
-/* CODATA 2018, in eV and cm. */
-static const double k_pi = 3.14159265358979323846;
-static const double k_hc = 1.2398419843320026e-4; /* h c [eV cm] */
-static const double k_mec2 = 510998.95;           /* m_e c^2 [eV] */
+#include "check.h"
 
 #define FD ATOMGPU_STATS_FERMI_DIRAC
 #define MB ATOMGPU_STATS_MAXWELL_BOLTZMANN
 #define NL 3
 #define SENTINEL (-12345.0)
-
-static int failures = 0;
-static int checks = 0;
-
-static void check_rel(const char *what, double got, double want, double tol) {
-    double err = fabs(got - want) / fabs(want);
-    checks++;
-    if (!(err <= tol)) {
-        failures++;
-        printf("FAIL %s: got %.17g, want %.17g (relative error %.3g > %.3g)\n", what, got, want, err, tol);
-    }
-}
-
-static void check(const char *what, int ok) {
-    checks++;
-    if (!ok) {
-        failures++;
-        printf("FAIL %s\n", what);
-    }
-}
-
-/* Returns 1 when the call succeeded; reports the library's message otherwise. */
-static int check_ok(const char *what, int32_t status) {
-    checks++;
-    if (status != ATOMGPU_OK) {
-        char message[512];
-        atomgpu_last_error_message(message, sizeof message);
-        failures++;
-        printf("FAIL %s: status %d (%s): %s\n", what, (int)status, atomgpu_status_string(status), message);
-        return 0;
-    }
-    return 1;
-}
 
 static double seconds_since(const struct timespec *start) {
     struct timespec now;
@@ -338,25 +302,10 @@ static int untouched(const double *y_before) {
 }
 
 static void expect_bad(const char *what, int32_t status, int32_t position, const char *name, const double *y_before) {
-    char message[1024], quoted[128];
-    int64_t length = atomgpu_last_error_message(message, sizeof message);
-    int32_t arg = atomgpu_last_error_arg();
-    int ok = 1;
+    char message[1024];
+    int64_t length;
+    int ok = invalid_argument_reported(what, status, position, name, NULL, message, sizeof message, &length);
     checks++;
-    snprintf(quoted, sizeof quoted, "`%s`", name);
-    if (status != ATOMGPU_ERR_INVALID_ARGUMENT) {
-        printf("FAIL %s: status %d (%s), want ATOMGPU_ERR_INVALID_ARGUMENT\n", what, (int)status,
-               atomgpu_status_string(status));
-        ok = 0;
-    }
-    if (arg != position) {
-        printf("FAIL %s: atomgpu_last_error_arg() = %d, want %d (%s)\n", what, (int)arg, (int)position, name);
-        ok = 0;
-    }
-    if (length <= 0 || strstr(message, quoted) == NULL) {
-        printf("FAIL %s: message \"%s\" does not name %s\n", what, message, quoted);
-        ok = 0;
-    }
     if (!untouched(y_before)) {
         printf("FAIL %s: an output was written on error\n", what);
         ok = 0;

@@ -16,45 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CODATA 2018, in eV, cm, s. */
-static const double k_pi = 3.14159265358979323846;
-static const double k_hc = 1.2398419843320026e-4; /* h c [eV cm] */
-static const double k_mec2 = 510998.95;           /* m_e c^2 [eV] */
+#include "check.h"
+
+/* CODATA 2018, in eV, cm, s (k_pi, k_hc and k_mec2 are in check.h). */
 static const double k_c = 2.99792458e10;          /* c [cm/s] */
 static const double k_a0 = 5.29177210903e-9;      /* Bohr radius [cm] */
 static const double k_ry = 13.605693122994;       /* Rydberg [eV] */
 static const double k_alpha = 7.2973525693e-3;    /* fine-structure constant */
 static const double k_euler_gamma = 0.57721566490153286061;
-
-static int failures = 0;
-static int checks = 0;
-
-static void check_rel(const char *what, double got, double want, double tol) {
-    double err = fabs(got - want) / fabs(want);
-    checks++;
-    if (!(err <= tol)) {
-        failures++;
-        printf("FAIL %s: got %.17g, want %.17g (relative error %.3g > %.3g)\n", what, got, want, err, tol);
-    }
-}
-
-static void check(const char *what, int ok) {
-    checks++;
-    if (!ok) {
-        failures++;
-        printf("FAIL %s\n", what);
-    }
-}
-
-static void check_ok(const char *what, int32_t status) {
-    checks++;
-    if (status != ATOMGPU_OK) {
-        char message[512];
-        atomgpu_last_error_message(message, sizeof message);
-        failures++;
-        printf("FAIL %s: status %d (%s): %s\n", what, (int)status, atomgpu_status_string(status), message);
-    }
-}
 
 /* Thermal de Broglie wavelength lambda = h / sqrt(2 pi m_e k T) [cm], T in eV. */
 static double thermal_wavelength(double te) { return k_hc / sqrt(2.0 * k_pi * k_mec2 * te); }

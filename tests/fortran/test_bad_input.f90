@@ -5,20 +5,21 @@
 ! atomgpu_last_error_message(), and leave every output untouched.
 !
 ! Build (from the repository root, after `cargo build --release`):
-!   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/test_bad_input.f90 \
-!       -o test_bad_input -Ltarget/release -latomgpu -Wl,-rpath,$PWD/target/release
+!   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/support/checks.f90 \
+!       tests/fortran/test_bad_input.f90 -o test_bad_input -Ltarget/release -latomgpu -Wl,-rpath,$PWD/target/release
 ! Exit status 0 when every check passes (error stop 1 otherwise).
 program test_bad_input
     use, intrinsic :: iso_c_binding, only: c_double
     use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
     use atomgpu
+    use atomgpu_test_checks
     implicit none
 
     integer, parameter :: dp = c_double
     real(dp), parameter :: sentinel = -12345.0_dp
     integer, parameter :: fd = ATOMGPU_STATS_FERMI_DIRAC, mb = ATOMGPU_STATS_MAXWELL_BOLTZMANN
 
-    integer :: checks = 0, failures = 0, stat
+    integer :: stat
     real(dp) :: nan
     real(dp) :: te(2), ne(2), tr(2), te_nan(2), ne_neg(2), tr_nan(2), energy(2), energy_zero(2)
     real(dp) :: omega(6, 2), omega_nan(6, 2), beli(5, 2), g(2), g_zero(2), d0(2), d1(2), z2n(2), z2n_neg(2)
@@ -258,30 +259,9 @@ contains
         character(len=*), intent(in) :: what, name
         integer, intent(in) :: position
         character(len=*), intent(in), optional :: fragment
-        character(len=:), allocatable :: message
         logical :: ok
         checks = checks + 1
-        ok = .true.
-        message = atomgpu_last_error_message()
-        if (stat /= ATOMGPU_ERR_INVALID_ARGUMENT) then
-            print '(a, a, a, i0)', "FAIL ", what, ": stat = ", stat
-            ok = .false.
-        end if
-        if (atomgpu_last_error_arg() /= position) then
-            print '(a, a, a, i0, a, i0)', "FAIL ", what, ": atomgpu_last_error_arg() = ", atomgpu_last_error_arg(), &
-                ", want ", position
-            ok = .false.
-        end if
-        if (index(message, "`" // name // "`") == 0) then
-            print '(a, a, a, a, a, a)', "FAIL ", what, ": message '", message, "' does not name ", name
-            ok = .false.
-        end if
-        if (present(fragment)) then
-            if (index(message, fragment) == 0) then
-                print '(a, a, a, a, a, a)', "FAIL ", what, ": message '", message, "' lacks ", fragment
-                ok = .false.
-            end if
-        end if
+        ok = invalid_argument_reported(what, stat, position, name, fragment)
         if (any(a /= sentinel) .or. any(b /= sentinel) .or. any(up /= sentinel) .or. any(down /= sentinel) &
             .or. any(a3 /= sentinel) .or. any(up3 /= sentinel)) then
             print '(a, a, a)', "FAIL ", what, ": an output was written on error"

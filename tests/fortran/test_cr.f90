@@ -19,20 +19,18 @@
 ! p = 5 with 8 nodes per panel.
 !
 ! Build (from the repository root, after `cargo build --release`):
-!   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/test_cr.f90 \
-!       -o test_cr -Ltarget/release -latomgpu -Wl,-rpath,$PWD/target/release
+!   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/support/checks.f90 \
+!       tests/fortran/test_cr.f90 -o test_cr -Ltarget/release -latomgpu -Wl,-rpath,$PWD/target/release
 ! Exit status 0 when every check passes (error stop 1 otherwise).
 program test_cr
     use, intrinsic :: iso_c_binding, only: c_double, c_int64_t
     use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
     use atomgpu
+    use atomgpu_test_checks
     implicit none
 
     integer, parameter :: dp = c_double, i8 = c_int64_t
     integer, parameter :: fd = ATOMGPU_STATS_FERMI_DIRAC, mb = ATOMGPU_STATS_MAXWELL_BOLTZMANN
-    real(dp), parameter :: pi = 3.14159265358979323846_dp
-    real(dp), parameter :: hc = 1.2398419843320026e-4_dp   ! h c [eV cm] (CODATA 2018)
-    real(dp), parameter :: mec2 = 510998.95_dp             ! m_e c^2 [eV]
     real(dp), parameter :: sentinel = -12345.0_dp
     integer, parameter :: nl = 3
 
@@ -49,7 +47,6 @@ program test_cr
         3.0_dp, -0.2_dp, 2.0_dp, -0.5_dp, 0.0_dp], [5, 2])
     real(dp), parameter :: i_d0(2) = [5e-18_dp, 5e-18_dp], i_d1(2) = [4e-19_dp, 4e-19_dp]
 
-    integer :: checks = 0, failures = 0
     ! Inputs and outputs of the bad-input calls (e): outputs are checked to stay untouched.
     real(dp) :: bad_y0(nl + 1), bad_y(nl + 1), bad_d(nl + 1), bad_c(3)
     real(dp) :: bad_times(8), bad_te(8), bad_ne(8), bad_pop(nl, 8)
@@ -79,29 +76,6 @@ contains
         call system_clock(now)
         elapsed = real(now - since, dp) / real(clock_rate, dp)
     end function
-
-    subroutine check_rel(what, got, want, tol)
-        character(len=*), intent(in) :: what
-        real(dp), intent(in) :: got, want, tol
-        real(dp) :: err
-        checks = checks + 1
-        err = abs(got - want) / abs(want)
-        if (.not. (err <= tol)) then
-            failures = failures + 1
-            print '(a, a, a, es24.16, a, es24.16, a, es10.3)', "FAIL ", what, ": got ", got, ", want ", want, &
-                ", relative error ", err
-        end if
-    end subroutine
-
-    subroutine check(what, ok)
-        character(len=*), intent(in) :: what
-        logical, intent(in) :: ok
-        checks = checks + 1
-        if (.not. ok) then
-            failures = failures + 1
-            print '(a, a)', "FAIL ", what
-        end if
-    end subroutine
 
     ! After a call with stat=: true when it succeeded, else reports the library's message.
     logical function succeeded(what, stat)
@@ -478,30 +452,9 @@ contains
         character(len=*), intent(in) :: what, name
         integer, intent(in) :: position
         character(len=*), intent(in), optional :: fragment
-        character(len=:), allocatable :: message
         logical :: ok
         checks = checks + 1
-        ok = .true.
-        message = atomgpu_last_error_message()
-        if (bad_stat /= ATOMGPU_ERR_INVALID_ARGUMENT) then
-            print '(a, a, a, i0)', "FAIL ", what, ": stat = ", bad_stat
-            ok = .false.
-        end if
-        if (atomgpu_last_error_arg() /= position) then
-            print '(a, a, a, i0, a, i0, a, a)', "FAIL ", what, ": atomgpu_last_error_arg() = ", &
-                atomgpu_last_error_arg(), ", want ", position, ": ", message
-            ok = .false.
-        end if
-        if (index(message, "`" // name // "`") == 0) then
-            print '(a, a, a, a, a, a)', "FAIL ", what, ": message '", message, "' does not name ", name
-            ok = .false.
-        end if
-        if (present(fragment)) then
-            if (index(message, fragment) == 0) then
-                print '(a, a, a, a, a, a)', "FAIL ", what, ": message '", message, "' lacks ", fragment
-                ok = .false.
-            end if
-        end if
+        ok = invalid_argument_reported(what, bad_stat, position, name, fragment)
         if (any(bad_y /= bad_y0) .or. any(bad_d /= sentinel) .or. any(bad_c /= sentinel) .or. any(bad_times /= sentinel) &
             .or. any(bad_te /= sentinel) .or. any(bad_ne /= sentinel) .or. any(bad_pop /= sentinel) .or. bad_n_samples /= -7) then
             print '(a, a, a)', "FAIL ", what, ": an output was written on error"

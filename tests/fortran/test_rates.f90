@@ -4,18 +4,17 @@
 ! Fermi gas, and detailed balance (the same references as tests/c/test_rates.c).
 !
 ! Build (from the repository root, after `cargo build --release`):
-!   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/test_rates.f90 \
-!       -o test_rates -Ltarget/release -latomgpu -Wl,-rpath,$PWD/target/release
+!   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/support/checks.f90 \
+!       tests/fortran/test_rates.f90 -o test_rates -Ltarget/release -latomgpu -Wl,-rpath,$PWD/target/release
 ! Exit status 0 when every check passes (error stop 1 otherwise).
 program test_rates
     use, intrinsic :: iso_c_binding, only: c_double, c_int64_t
     use atomgpu
+    use atomgpu_test_checks
     implicit none
 
     integer, parameter :: dp = c_double
-    real(dp), parameter :: pi = 3.14159265358979323846_dp
-    real(dp), parameter :: hc = 1.2398419843320026e-4_dp   ! h c [eV cm]
-    real(dp), parameter :: mec2 = 510998.95_dp             ! m_e c^2 [eV]
+    ! pi, hc [eV cm] and mec2 [eV] come from module atomgpu_test_checks.
     real(dp), parameter :: c_cm_s = 2.99792458e10_dp       ! c [cm/s]
     real(dp), parameter :: a0_cm = 5.29177210903e-9_dp     ! Bohr radius [cm]
     real(dp), parameter :: ry_ev = 13.605693122994_dp      ! Rydberg [eV]
@@ -29,8 +28,6 @@ program test_rates
     ! A non-degenerate state (ne lambda^3 / 2 ~ 5e-6) where Fermi-Dirac tends to Maxwell-Boltzmann.
     real(dp), parameter :: te_low(1) = [10.0_dp], ne_low(1) = [1e18_dp], tr_low(1) = [20.0_dp]
 
-    integer :: checks = 0, failures = 0
-
     call test_common()
     call test_electron_gas()
     call test_excitation()
@@ -42,29 +39,6 @@ program test_rates
     if (failures /= 0) error stop 1
 
 contains
-
-    subroutine check_rel(what, got, want, tol)
-        character(len=*), intent(in) :: what
-        real(dp), intent(in) :: got, want, tol
-        real(dp) :: err
-        checks = checks + 1
-        err = abs(got - want) / abs(want)
-        if (.not. (err <= tol)) then
-            failures = failures + 1
-            print '(a, a, a, es24.16, a, es24.16, a, es10.3)', "FAIL ", what, ": got ", got, ", want ", want, &
-                ", relative error ", err
-        end if
-    end subroutine
-
-    subroutine check(what, ok)
-        character(len=*), intent(in) :: what
-        logical, intent(in) :: ok
-        checks = checks + 1
-        if (.not. ok) then
-            failures = failures + 1
-            print '(a, a)', "FAIL ", what
-        end if
-    end subroutine
 
     subroutine check_stat(what, stat)
         character(len=*), intent(in) :: what
