@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine, from the repository root, after `bench/pack.sh` here: the GPU tests
-# (CUDA vs CPU agreement), the C and Fortran test programs on the CUDA backend, the benchmark,
-# and an Nsight Compute pass over one launch of each rates kernel. Everything lands in $OUT.
+# Runs on the GPU machine, from the repository root, after `bench/pack.sh` here:
+#   bash bench/device.sh [rates|linestrength|all]     (default all)
+# the family's GPU tests (CUDA vs CPU agreement), the C and Fortran test programs on the CUDA
+# backend, the family's benchmark, and (rates) an Nsight Compute pass over one launch of each
+# rates kernel. Everything lands in $OUT.
 set -u
+family=${1:-all}
 here=.device
 export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export ATOMGPU_REQUIRE_GPU=1
@@ -10,15 +13,27 @@ out=${OUT:-/tmp/out}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$out/gpu.txt"
 fail=0
-for t in "$here"/tests/rates_gpu-* "$here"/tests/cr_gpu-* "$here"/tests/ffi_rates-*; do
+case $family in
+    rates) tests="rates_gpu cr_gpu ffi_rates" ;;
+    linestrength) tests="linestrength_gpu linestrength ffi_linestrength" ;;
+    *) tests="rates_gpu cr_gpu ffi_rates linestrength_gpu linestrength ffi_linestrength" ;;
+esac
+for name in $tests; do
+  for t in "$here"/tests/"$name"-*; do
     [ -x "$t" ] || continue
     if "$t" --nocapture >> "$out/tests.log" 2>&1; then echo "PASS $(basename "$t")"; else echo "FAIL $(basename "$t")"; fail=1; fi
+  done
 done
 grep -E "worst|skipped" "$out/tests.log" | head -20
 for p in "$here"/extra/progs/*; do
     [ -x "$p" ] || continue
+    case "$family:$(basename "$p")" in all:* | linestrength:*linestrength* | rates:*rates* | rates:*cr* | rates:*bad_input*) ;; *) continue ;; esac
     if ATOMGPU_BACKEND=cuda "$p" >> "$out/progs.log" 2>&1; then echo "PASS $(basename "$p") (cuda)"; else echo "FAIL $(basename "$p") (cuda)"; fail=1; fi
 done
+if [ "$family" != rates ]; then
+    "$here"/extra/bench/linestrength_bench "$out" 2> "$out/linestrength_bench.err"
+fi
+[ "$family" = linestrength ] && { echo "device run done: fail=$fail"; exit $fail; }
 "$here"/extra/bench/rates_bench "$out" 2> "$out/bench.err"
 metrics=gpu__time_duration.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum
 ncu --clock-control none --metrics "$metrics" --section SpeedOfLight "$here"/extra/bench/rates_bench "$out" --profile > "$out/ncu.txt" 2>&1 \

@@ -2,18 +2,20 @@
 # Prepares a device run (see bench/device.sh): builds the release test binaries and the
 # benchmark, compiles the C and Fortran test programs against the library, and packs them into
 # .device/ with ../shared/tools/device-pack. Then: device tool, carry [".device"],
-# command "bash bench/device.sh".
+# command "bash bench/device.sh FAMILY" (rates, linestrength or all).
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
-cargo build --release --example rates_bench
+cargo build --release --example rates_bench --example linestrength_bench
 stage=target/device-extra
 rm -rf "$stage" && mkdir -p "$stage/bench" "$stage/progs" "$stage/mod"
-cp target/release/examples/rates_bench "$stage/bench/"
+cp target/release/examples/rates_bench target/release/examples/linestrength_bench "$stage/bench/"
 for c in tests/c/*.c; do
-    cc -std=c99 -O2 -Iinclude "$c" -o "$stage/progs/$(basename "$c" .c)" -Ltarget/release -latomgpu -lm
+    cc -std=c99 -O2 -Iinclude "$c" -o "$stage/progs/$(basename "$c" .c)" -Ltarget/release -latomgpu -lm \
+        || echo "warning: $c does not compile; not packed" >&2
 done
 for f in tests/fortran/*.f90; do
-    gfortran -O2 -J "$stage/mod" fortran/atomgpu.f90 tests/fortran/support/checks.f90 "$f" -o "$stage/progs/$(basename "$f" .f90)_f" -Ltarget/release -latomgpu
+    gfortran -O2 -J "$stage/mod" fortran/atomgpu.f90 tests/fortran/support/checks.f90 "$f" -o "$stage/progs/$(basename "$f" .f90)_f" -Ltarget/release -latomgpu \
+        || echo "warning: $f does not compile; not packed" >&2
 done
 rm -rf "$stage/mod"
 ../shared/tools/device-pack "$stage/bench" "$stage/progs"

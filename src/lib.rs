@@ -11,6 +11,8 @@ pub mod backend;
 pub mod error;
 pub mod ffi;
 /// cbindgen:ignore
+pub mod linestrength;
+/// cbindgen:ignore
 pub mod math;
 /// cbindgen:ignore
 pub mod rates;

@@ -3,3 +3,5 @@
 pub mod gauss_legendre;
 pub mod panels;
 pub mod dense;
+pub mod gemm;
+pub mod wigner;

@@ -1,0 +1,205 @@
+//! Benchmark of the line strengths: the half-linestrength (paper eq. 14) of batches of lower
+//! states into the three upper blocks J' = J-1, J, J+1, CPU and CUDA on the same inputs.
+//!
+//!   cargo build --release --example linestrength_bench
+//!   target/release/examples/linestrength_bench OUT_DIR [--quick]
+//!
+//! Cases (issue 3): Nvib = 7642, J = 70 (d_J = 141 x 7642 = 1.08e6, the AYTY H2CO basis of the
+//! paper) and Nvib = 15948 (SO3-sized, dipole 6.1 GB), for batches of 1, 8, 64 and 256 lower
+//! states, plus Nvib = 15948 with the dipole streamed in 2 blocks (GAIN's blocking) at batch 64.
+//! `--quick` runs Nvib = 600, J = 10 instead (a smoke test).
+//!
+//! What is timed, per batch: loading the lower states (scatter of their vectors into X, then
+//! Y = [mu_x mu_y mu_z]^T X, one DGEMM of 3Nvib x (141 n) x Nvib) and the contraction into the three
+//! upper blocks, synchronised, without downloads (`time_half_linestrength`). Two variants: the
+//! lower vectors already stored in the handle (`set_states` once, `load_lower_states`: on the GPU
+//! they are device-resident, as a line-list run keeps its states) and the vectors handed over
+//! from host memory at every batch (`load_lower`: on the GPU this includes the host-to-device copy
+//! of 8 d_J bytes per state). FLOPs counted: the DGEMM,
+//! 2 x 3Nvib x Nvib x (2J+1) n; the contraction's at most 6 multiply-adds per upper element are
+//! not counted. The ceiling is a plain cuBLAS DGEMM (8192^3) timed in the same run. GPU times are
+//! medians of 5 repeats after a warm-up; CPU times are one run after a warm-up, batches 1 and 8
+//! only (all cores). GPU/CPU agreement: largest difference of the half-linestrengths of the
+//! first batch, relative to the largest value. One JSON line per case, also written to
+//! OUT_DIR/linestrength_bench.jsonl.
+
+#[path = "../tests/support/molecule.rs"]
+mod molecule;
+
+use atomgpu::backend::{self, Backend};
+use atomgpu::linestrength::{LineStrength, Options};
+use cudarc::cublas::sys::cublasOperation_t;
+use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+use molecule::*;
+use std::io::Write;
+use std::time::Instant;
+
+fn median_seconds(repeats: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut times: Vec<f64> = (0..repeats)
+        .map(|_| {
+            let t0 = Instant::now();
+            f();
+            t0.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[repeats / 2]
+}
+
+/// Measured cuBLAS DGEMM rate (TFLOP/s) on 8192^3, the device's FP64 ceiling for this benchmark.
+fn dgemm_ceiling(device: &atomgpu::backend::CudaDevice) -> f64 {
+    let n = 8192usize;
+    let blas = CudaBlas::new(device.stream().clone()).expect("cuBLAS");
+    let a = device.upload(&vec![1.0f64; n * n]).unwrap();
+    let b = device.upload(&vec![0.5f64; n * n]).unwrap();
+    let mut c = device.zeros::<f64>(n * n).unwrap();
+    let cfg = GemmConfig {
+        transa: cublasOperation_t::CUBLAS_OP_N,
+        transb: cublasOperation_t::CUBLAS_OP_N,
+        m: n as i32,
+        n: n as i32,
+        k: n as i32,
+        alpha: 1.0f64,
+        lda: n as i32,
+        ldb: n as i32,
+        beta: 0.0,
+        ldc: n as i32,
+    };
+    let seconds = median_seconds(5, || {
+        unsafe { blas.gemm(cfg, &a, &b, &mut c) }.unwrap();
+        device.synchronize().unwrap();
+    });
+    2.0 * (n as f64).powi(3) / seconds / 1e12
+}
+
+struct Case {
+    n_vib: usize,
+    j: u32,
+    batches: &'static [usize],
+    cpu_batches: &'static [usize],
+    /// Dipole blocks to force on the GPU (1 = resident).
+    forced_blocks: usize,
+}
+
+/// Handle with the lower block J (0) and upper blocks J-1, J, J+1 (1, 2, 3), full Wang sets.
+fn make_handle(backend: Backend, n_vib: usize, j: u32, dipole: &[f64], blocks: usize) -> LineStrength {
+    let bytes = (dipole.len() * 8) as u64;
+    let max_device_bytes = if blocks > 1 { bytes / blocks as u64 + 1 } else { 0 };
+    let mut h = LineStrength::new_on(backend, n_vib, dipole, n_vib, Options { max_device_bytes }).unwrap();
+    for jj in [j, j - 1, j, j + 1] {
+        h.add_block(&full_block(jj, n_vib).spec()).unwrap();
+    }
+    h
+}
+
+/// Loads the first `n` lower states: stored in the handle, or copied from `vectors` (host).
+fn load(h: &mut LineStrength, n: usize, stored: bool, vectors: &[f64], d_j: usize) {
+    if stored {
+        h.load_lower_states(0, &(0..n).collect::<Vec<_>>(), 0.0).unwrap();
+    } else {
+        h.load_lower(0, n, vectors, d_j, 0.0).unwrap();
+    }
+}
+
+fn half_into_all(h: &mut LineStrength) {
+    for upper in 1..=3 {
+        h.time_half_linestrength(upper, 0.0).unwrap();
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let out_dir = args.get(1).cloned().unwrap_or_else(|| "out".into());
+    let quick = args.iter().any(|a| a == "--quick");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let mut jsonl = std::fs::File::create(format!("{out_dir}/linestrength_bench.jsonl")).unwrap();
+    let mut emit = |line: String| {
+        println!("{line}");
+        writeln!(jsonl, "{line}").unwrap();
+    };
+
+    let device = backend::cuda_device().ok();
+    let ceiling = device.as_ref().map(|d| dgemm_ceiling(d));
+    if let (Some(d), Some(c)) = (&device, ceiling) {
+        emit(format!(r#"{{"routine":"cublas_dgemm_8192","device":"{}","tflops":{c:.2}}}"#, d.name()));
+    }
+    let cases: Vec<Case> = if quick {
+        vec![Case { n_vib: 600, j: 10, batches: &[1, 8, 64], cpu_batches: &[1, 8], forced_blocks: 1 }]
+    } else {
+        vec![
+            Case { n_vib: 7642, j: 70, batches: &[1, 8, 64, 256], cpu_batches: &[1, 8], forced_blocks: 1 },
+            Case { n_vib: 15948, j: 70, batches: &[1, 8, 64, 256], cpu_batches: &[1], forced_blocks: 1 },
+            Case { n_vib: 15948, j: 70, batches: &[64], cpu_batches: &[], forced_blocks: 2 },
+        ]
+    };
+    for case in cases {
+        let (n_vib, j) = (case.n_vib, case.j);
+        let mut rng = Rng::new(7 + n_vib as u64);
+        let dipole = random_dipole(&mut rng, n_vib);
+        let lower = full_block(j, n_vib);
+        let d_j = lower.len();
+        let max_batch = *case.batches.iter().max().unwrap();
+        let vectors = random_values(&mut rng, d_j * max_batch);
+        let flops_per_state = 2.0 * (3 * n_vib) as f64 * n_vib as f64 * (2 * j + 1) as f64;
+        let dipole_gb = (dipole.len() * 8) as f64 / 1e9;
+
+        // CPU reference (and the half-linestrengths the GPU is compared with).
+        let energies: Vec<f64> = (0..max_batch).map(|s| s as f64).collect();
+        let mut cpu = make_handle(Backend::Cpu, n_vib, j, &dipole, 1);
+        if let Some(&most) = case.cpu_batches.iter().max() {
+            cpu.set_states(0, &energies[..most], &vectors, d_j).unwrap();
+        }
+        let mut reference = Vec::new();
+        for &n in case.cpu_batches {
+            load(&mut cpu, n, true, &vectors, d_j);
+            half_into_all(&mut cpu);
+            let t0 = Instant::now();
+            load(&mut cpu, n, true, &vectors, d_j);
+            half_into_all(&mut cpu);
+            let seconds = t0.elapsed().as_secs_f64();
+            if reference.is_empty() {
+                let rows = full_block(j + 1, n_vib).len();
+                reference = vec![0.0; rows * n];
+                cpu.half_linestrength(3, 0.0, &mut reference, rows).unwrap();
+            }
+            emit(format!(
+                r#"{{"routine":"half_linestrength","backend":"cpu","threads":{},"n_vib":{n_vib},"J":{j},"d_J":{d_j},"batch":{n},"seconds":{seconds:.6e},"ms_per_lower_state":{:.4},"gflops":{:.1}}}"#,
+                rayon::current_num_threads(),
+                1e3 * seconds / n as f64,
+                flops_per_state * n as f64 / seconds / 1e9
+            ));
+        }
+        drop(cpu);
+
+        let Some(d) = &device else {
+            eprintln!("no CUDA device: GPU cases skipped");
+            continue;
+        };
+        let mut gpu = make_handle(Backend::Cuda(d.clone()), n_vib, j, &dipole, case.forced_blocks);
+        gpu.set_states(0, &energies, &vectors, d_j).unwrap();
+        for (n, stored) in case.batches.iter().flat_map(|&n| [(n, true), (n, false)]) {
+            let seconds = median_seconds(5, || {
+                load(&mut gpu, n, stored, &vectors, d_j);
+                half_into_all(&mut gpu);
+            });
+            let mut agreement = String::from("null");
+            if !reference.is_empty() && n == case.cpu_batches[0] && stored {
+                let rows = full_block(j + 1, n_vib).len();
+                let mut half = vec![0.0; rows * n];
+                gpu.load_lower(0, n, &vectors, d_j, 0.0).unwrap();
+                gpu.half_linestrength(3, 0.0, &mut half, rows).unwrap();
+                agreement = format!("{:.2e}", relative_difference(&half, &reference));
+            }
+            let tflops = flops_per_state * n as f64 / seconds / 1e12;
+            emit(format!(
+                r#"{{"routine":"half_linestrength","backend":"cuda","device":"{}","n_vib":{n_vib},"J":{j},"d_J":{d_j},"dipole_gb":{dipole_gb:.2},"dipole_blocks":{},"lower_vectors":"{}","batch":{n},"seconds":{seconds:.6e},"ms_per_lower_state":{:.4},"tflops":{tflops:.2},"fraction_of_dgemm":{:.3},"max_rel_diff_vs_cpu":{agreement}}}"#,
+                d.name(),
+                gpu.dipole_blocks(),
+                if stored { "device" } else { "host" },
+                1e3 * seconds / n as f64,
+                tflops / ceiling.unwrap_or(f64::NAN)
+            ));
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! CPU reference of the line strengths: the GEMM formulation of eqs. 14-15 (multithreaded), and
+//! [`direct_half_linestrength`], a line-by-line transcription of TROVE's eq. 14 loop against
+//! which the GEMM path (CPU and GPU) is tested.
+//!
+//! Layouts (column-major, 0-based):
+//! - dipole `M`: `Nvib x 3 Nvib`, column `v' + Nvib m` holds `dipole(:, v', m)`;
+//! - lower batch `X`: `Nvib x (R n)`, column `r + R i` holds the primitive coefficients of lower
+//!   state i on the functions of rotational slot r (R slots), indexed by v;
+//! - products `Y = M^T X`: `3 Nvib x (R n)`, row `v' + Nvib m`;
+//! - half-linestrengths: `n_primitive(upper) x n`.
+
+use super::rotation::{wang_factor, Contraction, COMPONENTS};
+use super::{Block, BlockSpec, Csr, LowerVectors};
+use crate::math::gemm::{dgemm, Strided};
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// The CPU engine of a handle: the dipole matrix, the stored states and the products of the
+/// last lower batch.
+pub(crate) struct Engine {
+    n_vib: usize,
+    dipole: Vec<f64>,
+    /// Stored eigenvectors per block, `n_coefficients x n_states` packed.
+    states: HashMap<usize, Vec<f64>>,
+    /// `Y` of the loaded lower batch, its slot count R and size n.
+    products: Vec<f64>,
+    lower_slots: usize,
+    n_lower: usize,
+}
+
+impl Engine {
+    pub fn new(n_vib: usize, dipole: Vec<f64>) -> Self {
+        Engine { n_vib, dipole, states: HashMap::new(), products: Vec::new(), lower_slots: 0, n_lower: 0 }
+    }
+
+    pub fn set_states(&mut self, id: usize, rows: usize, vectors: &[f64], ld: usize, n: usize) {
+        let packed = (0..n).flat_map(|s| vectors[s * ld..s * ld + rows].iter().copied()).collect();
+        self.states.insert(id, packed);
+    }
+
+    pub fn load_lower(&mut self, id: usize, block: &Block, vectors: LowerVectors<'_>, thresh_coeff: f64) {
+        let (coefficients, n) = match vectors {
+            LowerVectors::Given { data, ld, n } => {
+                let rows = block.n_coefficients();
+                ((0..n).flat_map(|i| data[i * ld..i * ld + rows].iter().copied()).collect::<Vec<_>>(), n)
+            }
+            LowerVectors::Stored(states) => {
+                let rows = block.n_coefficients();
+                let stored = &self.states[&id];
+                (states.iter().flat_map(|&s| stored[s * rows..(s + 1) * rows].iter().copied()).collect(), states.len())
+            }
+        };
+        let primitive = unfold(block, &coefficients, n);
+        let x = scatter_lower(block, &primitive, n, self.n_vib, thresh_coeff);
+        let cols = block.slots.len() * n;
+        self.products = dipole_products(&self.dipole, self.n_vib, &x, cols);
+        self.lower_slots = block.slots.len();
+        self.n_lower = n;
+    }
+
+    /// Half-linestrengths of the loaded batch into `upper` (`n_primitive x n`, packed).
+    pub fn half(&self, upper: &Block, table: &Contraction) -> Vec<f64> {
+        contract(&self.products, self.n_vib, self.lower_slots, self.n_lower, upper, table)
+    }
+
+    /// Amplitudes of the stored states of block `id` (`n_states x n`, packed).
+    pub fn amplitudes(&self, id: usize, upper: &Block, table: &Contraction) -> Vec<f64> {
+        let half = self.half(upper, table);
+        let n = self.n_lower;
+        let projected = match &upper.unfolding {
+            Some((_, transpose)) => csr_times(transpose, &half, n),
+            None => half,
+        };
+        let rows = upper.n_coefficients();
+        let n_states = upper.energies.len();
+        let mut out = vec![0.0; n_states * n];
+        dgemm(
+            n_states,
+            rows,
+            n,
+            Strided::transposed(&self.states[&id], rows),
+            Strided::col_major(&projected, rows),
+            &mut out,
+            n_states,
+        );
+        out
+    }
+}
+
+/// Primitive coefficients (`n_primitive x n`) of `n` vectors of `block` given as packed columns
+/// of length `n_coefficients`: `T c` when the block has an unfolding T, `c` otherwise.
+pub(crate) fn unfold(block: &Block, coefficients: &[f64], n: usize) -> Vec<f64> {
+    match &block.unfolding {
+        Some((t, _)) => csr_times(t, coefficients, n),
+        None => coefficients.to_vec(),
+    }
+}
+
+/// `A B` for a CSR matrix A (`rows x cols`) and a packed `cols x n` matrix B.
+pub(crate) fn csr_times(a: &Csr, b: &[f64], n: usize) -> Vec<f64> {
+    let mut out = vec![0.0; a.rows * n];
+    out.par_chunks_mut(a.rows).enumerate().for_each(|(i, column)| {
+        let b = &b[i * a.cols..(i + 1) * a.cols];
+        for (row, value) in column.iter_mut().enumerate() {
+            *value = (a.start[row] as usize..a.start[row + 1] as usize).map(|e| a.value[e] * b[a.col[e] as usize]).sum();
+        }
+    });
+    out
+}
+
+/// `X` of a lower batch: primitive coefficient p of state i, when |c| > `thresh_coeff`, at row
+/// `v_p`, column `slot_p + R i`; zero elsewhere.
+pub(crate) fn scatter_lower(block: &Block, primitive: &[f64], n: usize, n_vib: usize, thresh_coeff: f64) -> Vec<f64> {
+    let slots = block.slots.len();
+    let n_primitive = block.n_primitive();
+    let mut x = vec![0.0; n_vib * slots * n];
+    x.par_chunks_mut(n_vib * slots).enumerate().for_each(|(i, state)| {
+        for p in 0..n_primitive {
+            let c = primitive[p + n_primitive * i];
+            if c.abs() > thresh_coeff {
+                state[block.v[p] as usize + n_vib * block.slots.of_function[p] as usize] = c;
+            }
+        }
+    });
+    x
+}
+
+/// `Y = M^T X` (`3 Nvib x cols`): the three dipole components applied to every column of X.
+pub(crate) fn dipole_products(dipole: &[f64], n_vib: usize, x: &[f64], cols: usize) -> Vec<f64> {
+    let rows = COMPONENTS * n_vib;
+    let mut y = vec![0.0; rows * cols];
+    dgemm(rows, n_vib, cols, Strided::transposed(dipole, n_vib), Strided::col_major(x, n_vib), &mut y, rows);
+    y
+}
+
+/// The rotational contraction: `h[q + P i] = sum_e factor_e Y[v_q + Nvib m_e, r_e + R i]` over the
+/// entries e of the upper function's slot in `table` (P = n_primitive(upper), R = `lower_slots`).
+pub(crate) fn contract(y: &[f64], n_vib: usize, lower_slots: usize, n: usize, upper: &Block, table: &Contraction) -> Vec<f64> {
+    let p_count = upper.n_primitive();
+    let rows = COMPONENTS * n_vib;
+    let mut half = vec![0.0; p_count * n];
+    half.par_chunks_mut(p_count).enumerate().for_each(|(i, column)| {
+        for (q, h) in column.iter_mut().enumerate() {
+            let slot = upper.slots.of_function[q] as usize;
+            let v = upper.v[q] as usize;
+            let mut sum = 0.0;
+            for e in table.start[slot] as usize..table.start[slot + 1] as usize {
+                let row = v + n_vib * table.component[e] as usize;
+                let col = table.lower_slot[e] as usize + lower_slots * i;
+                sum += table.factor[e] * y[row + rows * col];
+            }
+            *h = sum;
+        }
+    });
+    half
+}
+
+/// Eq. 14 as TROVE's `do_1st_half_linestrength_III_symmvec` loops it, for one lower vector of
+/// primitive coefficients `c` of the block `lower`: for every upper function (v', K', tau') of
+/// `upper`, the sum over lower functions with |K - K'| <= 1 and |c| > `thresh_coeff` of
+/// `f(K, tau; K', tau') dipole(v, v', m) c`. `dipole` is packed `Nvib x Nvib x 3` (Debye); the
+/// result is in Debye. O(N^2) and unbatched: the reference the GEMM path is checked against.
+/// The specs are taken as valid (the handle validates them).
+pub fn direct_half_linestrength(
+    dipole: &[f64],
+    n_vib: usize,
+    lower: &BlockSpec<'_>,
+    c: &[f64],
+    upper: &BlockSpec<'_>,
+    thresh_coeff: f64,
+) -> Vec<f64> {
+    (0..upper.v.len())
+        .into_par_iter()
+        .map(|q| {
+            let (vp, kp, taup) = (upper.v[q] as usize, upper.k[q] as u32, upper.tau[q] as u8);
+            let mut sum = 0.0;
+            for (p, &coefficient) in c.iter().enumerate() {
+                if coefficient.abs() <= thresh_coeff {
+                    continue;
+                }
+                let (k, tau) = (lower.k[p] as u32, lower.tau[p] as u8);
+                if let Some((m, f)) = wang_factor(lower.j, k, tau, upper.j, kp, taup, thresh_coeff) {
+                    sum += f * dipole[lower.v[p] as usize + n_vib * (vp + n_vib * m)] * coefficient;
+                }
+            }
+            sum
+        })
+        .collect()
+}

@@ -1,0 +1,331 @@
+//! CUDA path of the line strengths: the same function as [`super::cpu`], with the dense products
+//! done by cuBLAS DGEMM in FP64 (math mode `CUBLAS_DEFAULT_MATH`: IEEE FP64, on Hopper's FP64
+//! tensor cores; no TF32, no emulated FP64) and the scatter, contraction and sparse unfolding by
+//! the kernels of `kernels/linestrength.cu`.
+//!
+//! Device-resident state: the dipole matrix (`Nvib x 3 Nvib`, when it fits in
+//! [`super::Options::max_device_bytes`]; otherwise a host copy streamed in blocks of v' columns,
+//! each block's three components multiplied into the matching rows of Y, as GAIN blocks the dipole),
+//! each block's labels and unfolding, the stored eigenvectors, and X and Y of the last lower batch.
+
+use super::rotation::{Contraction, COMPONENTS};
+use super::{Block, Csr, LowerVectors, Options};
+use crate::backend::CudaDevice;
+use crate::error::{Error, Result};
+use cudarc::cublas::sys::{cublasMath_t, cublasOperation_t, cublasStatus_t};
+use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
+
+const FILE: &str = "linestrength.cu";
+const SOURCE: &str = include_str!("../../kernels/linestrength.cu");
+/// Threads per block (`BLOCK` in linestrength.cu).
+const BLOCK: u32 = 256;
+
+fn launch_config(work: usize) -> LaunchConfig {
+    let blocks = (work as u64).div_ceil(BLOCK as u64).clamp(1, 1 << 20);
+    LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// A CSR matrix on the device.
+struct DeviceCsr {
+    rows: usize,
+    cols: usize,
+    start: CudaSlice<i64>,
+    col: CudaSlice<i64>,
+    value: CudaSlice<f64>,
+}
+
+impl DeviceCsr {
+    fn upload(device: &CudaDevice, csr: &Csr) -> Result<Self> {
+        Ok(DeviceCsr {
+            rows: csr.rows,
+            cols: csr.cols,
+            start: device.upload(&csr.start)?,
+            // Zero-length device buffers are not allowed: pad empty matrices with one entry.
+            col: device.upload(if csr.col.is_empty() { &[0] } else { &csr.col[..] })?,
+            value: device.upload(if csr.value.is_empty() { &[0.0] } else { &csr.value[..] })?,
+        })
+    }
+}
+
+/// A block's data on the device.
+struct DeviceBlock {
+    v: CudaSlice<u32>,
+    slot: CudaSlice<u32>,
+    unfolding: Option<(DeviceCsr, DeviceCsr)>,
+    states: Option<CudaSlice<f64>>,
+}
+
+/// Where the dipole matrix lives.
+enum Dipole {
+    /// `Nvib x 3 Nvib` on the device.
+    Resident(CudaSlice<f64>),
+    /// On the host, streamed `columns` v' at a time through `buffer` (3 components x Nvib x columns).
+    Streamed { host: Vec<f64>, columns: usize, buffer: CudaSlice<f64> },
+}
+
+/// The GPU engine of a handle.
+pub(crate) struct Engine {
+    device: Arc<CudaDevice>,
+    blas: CudaBlas,
+    n_vib: usize,
+    dipole: Dipole,
+    blocks: Vec<DeviceBlock>,
+    x: Option<CudaSlice<f64>>,
+    products: Option<CudaSlice<f64>>,
+    lower_slots: usize,
+    n_lower: usize,
+}
+
+fn cublas_error(e: impl std::fmt::Debug) -> Error {
+    Error::Cuda(format!("cuBLAS: {e:?}"))
+}
+
+fn open_cublas(device: &CudaDevice) -> Result<CudaBlas> {
+    let present = std::panic::catch_unwind(|| unsafe { cudarc::cublas::sys::is_culib_present() }).unwrap_or(false);
+    if !present {
+        return Err(Error::NoDevice("cuBLAS (libcublas.so.13 or .so.12) could not be loaded".into()));
+    }
+    let blas = CudaBlas::new(device.stream().clone()).map_err(cublas_error)?;
+    let status = unsafe { cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), cublasMath_t::CUBLAS_DEFAULT_MATH) };
+    if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        return Err(cublas_error(status));
+    }
+    Ok(blas)
+}
+
+impl Engine {
+    pub fn new(device: Arc<CudaDevice>, n_vib: usize, dipole: Vec<f64>, options: Options) -> Result<Self> {
+        let blas = open_cublas(&device)?;
+        let bytes = (dipole.len() * 8) as u64;
+        let allowed = if options.max_device_bytes > 0 {
+            options.max_device_bytes
+        } else {
+            (device.memory()?.0 as f64 * 0.8) as u64
+        };
+        let dipole = if bytes <= allowed {
+            Dipole::Resident(device.upload(&dipole)?)
+        } else {
+            let per_column = (COMPONENTS * n_vib * 8) as u64;
+            let columns = ((allowed / per_column) as usize).clamp(1, n_vib);
+            let buffer = device.zeros::<f64>(COMPONENTS * n_vib * columns)?;
+            Dipole::Streamed { host: dipole, columns, buffer }
+        };
+        Ok(Engine { device, blas, n_vib, dipole, blocks: Vec::new(), x: None, products: None, lower_slots: 0, n_lower: 0 })
+    }
+
+    /// Dipole column blocks per lower batch.
+    pub fn dipole_blocks(&self) -> usize {
+        match &self.dipole {
+            Dipole::Resident(_) => 1,
+            Dipole::Streamed { columns, .. } => self.n_vib.div_ceil(*columns),
+        }
+    }
+
+    pub fn add_block(&mut self, block: &Block) -> Result<()> {
+        let d = &self.device;
+        let unfolding = match &block.unfolding {
+            Some((t, tt)) => Some((DeviceCsr::upload(d, t)?, DeviceCsr::upload(d, tt)?)),
+            None => None,
+        };
+        self.blocks.push(DeviceBlock {
+            v: d.upload(&block.v)?,
+            slot: d.upload(&block.slots.of_function)?,
+            unfolding,
+            states: None,
+        });
+        Ok(())
+    }
+
+    pub fn set_states(&mut self, id: usize, rows: usize, vectors: &[f64], ld: usize, n: usize) -> Result<()> {
+        let packed: Vec<f64> = (0..n).flat_map(|s| vectors[s * ld..s * ld + rows].iter().copied()).collect();
+        self.blocks[id].states = Some(self.device.upload(&packed)?);
+        Ok(())
+    }
+
+    /// X and then Y = M^T X for a batch of lower vectors of block `id`.
+    pub fn load_lower(&mut self, id: usize, block: &Block, vectors: LowerVectors<'_>, thresh_coeff: f64) -> Result<()> {
+        let n = vectors.count();
+        let slots = block.slots.len();
+        let cols = slots * n;
+        let rows = COMPONENTS * self.n_vib;
+        let stream = self.device.stream().clone();
+        // Reuse X and Y when large enough.
+        let x_len = self.n_vib * cols;
+        if self.x.as_ref().is_none_or(|x| x.len() < x_len) {
+            self.x = None;
+            self.x = Some(self.device.zeros::<f64>(x_len)?);
+        }
+        if self.products.as_ref().is_none_or(|y| y.len() < rows * cols) {
+            self.products = None;
+            self.products = Some(self.device.zeros::<f64>(rows * cols)?);
+        }
+        let x = self.x.as_mut().expect("allocated above");
+        stream.memset_zeros(&mut x.slice_mut(..x_len))?;
+
+        let (given, ld, columns): (Option<CudaSlice<f64>>, usize, Option<CudaSlice<i64>>) = match vectors {
+            LowerVectors::Given { data, ld, n } => {
+                let used = ld * (n - 1) + block.n_coefficients();
+                (Some(self.device.upload(&data[..used])?), ld, None)
+            }
+            LowerVectors::Stored(states) => {
+                let index: Vec<i64> = states.iter().map(|&s| s as i64).collect();
+                (None, block.n_coefficients(), Some(self.device.upload(&index)?))
+            }
+        };
+        let db = &self.blocks[id];
+        let source = match &given {
+            Some(buffer) => buffer,
+            None => db.states.as_ref().ok_or_else(|| Error::Internal("stored states missing on the device".into()))?,
+        };
+        let func = self.device.function(FILE, SOURCE, "ls_scatter_lower")?;
+        let null_i64 = 0u64;
+        let null_f64 = 0u64;
+        let (n_primitive, n_i, ld_i, n_vib, slots_i) =
+            (block.n_primitive() as i64, n as i64, ld as i64, self.n_vib as i64, slots as i64);
+        let mut launch = stream.launch_builder(&func);
+        launch.arg(&n_primitive).arg(&n_i).arg(source).arg(&ld_i);
+        match &columns {
+            Some(c) => launch.arg(c),
+            None => launch.arg(&null_i64),
+        };
+        match &db.unfolding {
+            Some((t, _)) => launch.arg(&t.start).arg(&t.col).arg(&t.value),
+            None => launch.arg(&null_i64).arg(&null_i64).arg(&null_f64),
+        };
+        launch.arg(&db.v).arg(&db.slot).arg(&n_vib).arg(&slots_i).arg(&thresh_coeff).arg(x);
+        unsafe { launch.launch(launch_config(block.n_primitive() * n)) }?;
+
+        let y = self.products.as_mut().expect("allocated above");
+        let x = self.x.as_ref().expect("allocated above");
+        let nv = self.n_vib as i32;
+        let gemm = |m: usize, lda: usize, ldc: usize| GemmConfig {
+            transa: cublasOperation_t::CUBLAS_OP_T,
+            transb: cublasOperation_t::CUBLAS_OP_N,
+            m: m as i32,
+            n: cols as i32,
+            k: nv,
+            alpha: 1.0f64,
+            lda: lda as i32,
+            ldb: nv,
+            beta: 0.0,
+            ldc: ldc as i32,
+        };
+        match &mut self.dipole {
+            Dipole::Resident(m) => unsafe {
+                self.blas.gemm(gemm(rows, self.n_vib, rows), m, x, y).map_err(cublas_error)?;
+            },
+            Dipole::Streamed { host, columns, buffer } => {
+                let n_vib = self.n_vib;
+                for first in (0..n_vib).step_by(*columns) {
+                    let width = (*columns).min(n_vib - first);
+                    for m in 0..COMPONENTS {
+                        let src = &host[n_vib * (first + n_vib * m)..n_vib * (first + width + n_vib * m)];
+                        let mut dst = buffer.slice_mut(0..n_vib * width);
+                        stream.memcpy_htod(src, &mut dst)?;
+                        let offset = first + n_vib * m;
+                        let mut c = y.slice_mut(offset..);
+                        unsafe { self.blas.gemm(gemm(width, n_vib, rows), &buffer.slice(0..n_vib * width), x, &mut c) }
+                            .map_err(cublas_error)?;
+                    }
+                }
+            }
+        }
+        self.lower_slots = slots;
+        self.n_lower = n;
+        Ok(())
+    }
+
+    /// Half-linestrengths into `upper` on the device (`n_primitive x n`).
+    fn half(&self, upper: usize, block: &Block, table: &Contraction) -> Result<CudaSlice<f64>> {
+        let d = &self.device;
+        let n = self.n_lower;
+        let db = &self.blocks[upper];
+        let mut half = d.zeros::<f64>(block.n_primitive() * n)?;
+        let start = d.upload(&table.start)?;
+        // Empty tables (no coupling) still need valid buffers.
+        let pad_u = |v: &Vec<u32>| if v.is_empty() { vec![0u32] } else { v.clone() };
+        let lower_slot = d.upload(&pad_u(&table.lower_slot))?;
+        let component = d.upload(&pad_u(&table.component))?;
+        let factor = d.upload(if table.factor.is_empty() { &[0.0][..] } else { &table.factor[..] })?;
+        let y = self.products.as_ref().ok_or_else(|| Error::Internal("no lower batch on the device".into()))?;
+        let func = d.function(FILE, SOURCE, "ls_contract")?;
+        let (n_upper, n_i, n_vib, lower_slots) =
+            (block.n_primitive() as i64, n as i64, self.n_vib as i64, self.lower_slots as i64);
+        let mut launch = d.stream().launch_builder(&func);
+        launch
+            .arg(&n_upper)
+            .arg(&n_i)
+            .arg(&db.v)
+            .arg(&db.slot)
+            .arg(&start)
+            .arg(&lower_slot)
+            .arg(&component)
+            .arg(&factor)
+            .arg(y)
+            .arg(&n_vib)
+            .arg(&lower_slots)
+            .arg(&mut half);
+        unsafe { launch.launch(launch_config(block.n_primitive() * n)) }?;
+        Ok(half)
+    }
+
+    pub fn half_to_host(&self, upper: usize, block: &Block, table: &Contraction) -> Result<Vec<f64>> {
+        let half = self.half(upper, block, table)?;
+        let mut out = vec![0.0; half.len()];
+        self.device.download_into(&half, &mut out)?;
+        Ok(out)
+    }
+
+    /// `out = A b` for a device CSR matrix and a packed `cols x n` device matrix.
+    fn csr_times(&self, a: &DeviceCsr, b: &CudaSlice<f64>, n: usize) -> Result<CudaSlice<f64>> {
+        let d = &self.device;
+        let mut out = d.zeros::<f64>(a.rows * n)?;
+        let func = d.function(FILE, SOURCE, "ls_csr_times")?;
+        let (rows, cols, n_i) = (a.rows as i64, a.cols as i64, n as i64);
+        let mut launch = d.stream().launch_builder(&func);
+        launch.arg(&rows).arg(&cols).arg(&n_i).arg(&a.start).arg(&a.col).arg(&a.value).arg(b).arg(&mut out);
+        unsafe { launch.launch(launch_config(a.rows * n)) }?;
+        Ok(out)
+    }
+
+    /// Amplitudes of the stored states of block `upper` (`n_states x n`, on the host).
+    pub fn amplitudes(&self, upper: usize, block: &Block, table: &Contraction) -> Result<Vec<f64>> {
+        let half = self.half(upper, block, table)?;
+        let db = &self.blocks[upper];
+        let projected = match &db.unfolding {
+            Some((_, transpose)) => self.csr_times(transpose, &half, self.n_lower)?,
+            None => half,
+        };
+        let states = db.states.as_ref().ok_or_else(|| Error::Internal("stored states missing on the device".into()))?;
+        let rows = block.n_coefficients();
+        let n_states = block.energies.len();
+        let mut out = self.device.zeros::<f64>(n_states * self.n_lower)?;
+        let cfg = GemmConfig {
+            transa: cublasOperation_t::CUBLAS_OP_T,
+            transb: cublasOperation_t::CUBLAS_OP_N,
+            m: n_states as i32,
+            n: self.n_lower as i32,
+            k: rows as i32,
+            alpha: 1.0f64,
+            lda: rows as i32,
+            ldb: rows as i32,
+            beta: 0.0,
+            ldc: n_states as i32,
+        };
+        unsafe { self.blas.gemm(cfg, states, &projected, &mut out) }.map_err(cublas_error)?;
+        let mut host = vec![0.0; out.len()];
+        self.device.download_into(&out, &mut host)?;
+        Ok(host)
+    }
+
+    /// Runs the half-linestrength into `upper` on the device and waits, without a download
+    /// (benchmark timing of the device work alone).
+    pub fn half_on_device(&self, upper: usize, block: &Block, table: &Contraction) -> Result<()> {
+        let half = self.half(upper, block, table)?;
+        self.device.synchronize()?;
+        drop(half);
+        Ok(())
+    }
+}

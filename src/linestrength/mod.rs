@@ -1,0 +1,579 @@
+//! Half-linestrengths, line strengths, Einstein A coefficients and intensities for TROVE-style
+//! line lists (paper: gain-half-linestrength-gpu.txt, Al-Refaie, Yurchenko & Tennyson, CPC 2017).
+//!
+//! Inputs as TROVE holds them (column-major, 0-based indices in Rust and C, 64-bit sizes):
+//! - the vibrational (J = 0) dipole matrix `dipole(v, v', m)`, `Nvib x Nvib x 3`, components
+//!   x, y, z in Debye, lower vibrational index first (TROVE's `dipole_me`);
+//! - for each (J, Gamma) block, the primitive basis: vibrational index v, K >= 0 and tau in {0, 1}
+//!   of every function ([`BlockSpec`]), and optionally the sparse unfolding matrix from the
+//!   symmetrised basis to the primitive one ([`Unfolding`]);
+//! - eigenvectors as columns (symmetrised when the block has an unfolding, primitive otherwise)
+//!   with their energies in cm^-1 (absolute, the zero-point energy is subtracted where TROVE does).
+//!
+//! The half-linestrength of a lower state i into the upper block (J', Gamma') (paper eq. 14) is
+//!
+//! ```text
+//!   h_(v',K',tau')(i) = sum_(v,K,tau) c^i_(v,K,tau) f(J,K,tau; J',K',tau') dipole(v, v', m(K,tau,K',tau')),
+//! ```
+//! with the rotational factor f and component m of [`rotation`] (TROVE's phases, 3j symbols and
+//! 1/sqrt(2) factors). For a batch of n lower states it is computed as one dense product
+//! `Y = [dipole_x dipole_y dipole_z]^T X` with X the lower vectors reshaped to
+//! `Nvib x (slots * n)` (slots: the block's distinct (K, tau), 2J+1 for a full block), followed by
+//! a contraction over the at most six lower slots coupled to each upper slot; Y serves every J'
+//! at once. The completion (eq. 15) is a second product, `a(f, i) = sum_p c^f_p h_p(i)`, and
+//!
+//! ```text
+//!   L(f <- i) = a(f, i)^2                                   (Debye^2)
+//!   S(f <- i) = g_ns (2J'+1)(2J''+1) L                      (line strength, Debye^2)
+//!   A(f -> i) = 3.1361892e-7 (2J''+1) L nu^3                (Einstein A, s^-1; nu in cm^-1)
+//!   I(f <- i) = 4.1623797e-19 S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q   (cm/molecule)
+//! ```
+//! (paper eqs. 1-2 in TROVE's CGS form, [`intensity`]). g_ns is the lower block's nuclear-spin
+//! weight, as in TROVE. Degenerate symmetry species (E, F) are not handled: every state is one
+//! vector.
+//!
+//! [`LineStrength`] is the handle: it keeps the dipole matrix (on the GPU when the CUDA backend is
+//! in use, blocked over v' when it does not fit in the memory allowed), the blocks and the states,
+//! and the products of the last lower batch.
+
+pub mod cpu;
+mod cuda;
+pub mod exomol;
+pub mod intensity;
+pub mod rotation;
+
+use crate::backend::{self, Backend};
+use crate::error::{require_finite, Error, Result};
+use rotation::{Contraction, Slots, COMPONENTS};
+
+/// The primitive basis of one (J, Gamma) block: per function, the vibrational index `v`
+/// (0-based, < Nvib), `k` in [0, J] and `tau` in {0, 1}. No two functions may share (v, K, tau).
+#[derive(Clone, Copy, Debug)]
+pub struct BlockSpec<'a> {
+    /// Rotational quantum number J of the block.
+    pub j: u32,
+    /// Nuclear-spin statistical weight g_ns of the block's symmetry (TROVE's GNS), >= 0.
+    pub gns: f64,
+    pub v: &'a [i64],
+    pub k: &'a [i32],
+    pub tau: &'a [i32],
+    /// Symmetrised-to-primitive unfolding; `None` when vectors are given in the primitive basis.
+    pub unfolding: Option<Unfolding<'a>>,
+}
+
+/// Sparse unfolding matrix T (`n_primitive x n_sym`, CSR, 0-based): the primitive coefficients
+/// of a symmetrised vector c are `T c` (TROVE's `repres` contraction, row p listing the
+/// symmetrised coefficients that build primitive function p).
+#[derive(Clone, Copy, Debug)]
+pub struct Unfolding<'a> {
+    pub n_sym: usize,
+    /// `row_start[p]..row_start[p + 1]` are row p's entries; length n_primitive + 1, from 0.
+    pub row_start: &'a [i64],
+    pub col: &'a [i64],
+    pub value: &'a [f64],
+}
+
+/// A compressed-sparse-row matrix, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Csr {
+    pub rows: usize,
+    pub cols: usize,
+    pub start: Vec<i64>,
+    pub col: Vec<i64>,
+    pub value: Vec<f64>,
+}
+
+impl Csr {
+    /// The transpose, also in CSR form (entries of each row in increasing column order).
+    pub fn transpose(&self) -> Csr {
+        let mut count = vec![0i64; self.cols + 1];
+        for &c in &self.col {
+            count[c as usize + 1] += 1;
+        }
+        for i in 0..self.cols {
+            count[i + 1] += count[i];
+        }
+        let start = count.clone();
+        let mut next = count;
+        let mut col = vec![0i64; self.col.len()];
+        let mut value = vec![0.0; self.value.len()];
+        for row in 0..self.rows {
+            for e in self.start[row] as usize..self.start[row + 1] as usize {
+                let dst = &mut next[self.col[e] as usize];
+                col[*dst as usize] = row as i64;
+                value[*dst as usize] = self.value[e];
+                *dst += 1;
+            }
+        }
+        Csr { rows: self.cols, cols: self.rows, start, col, value }
+    }
+}
+
+/// A registered block.
+#[derive(Clone, Debug)]
+pub(crate) struct Block {
+    pub j: u32,
+    pub gns: f64,
+    /// Vibrational index of each primitive function.
+    pub v: Vec<u32>,
+    pub slots: Slots,
+    /// T (primitive x symmetrised) and its transpose, when the block has an unfolding.
+    pub unfolding: Option<(Csr, Csr)>,
+    /// Energies (cm^-1) of the states set by [`LineStrength::set_states`].
+    pub energies: Vec<f64>,
+}
+
+impl Block {
+    /// Number of primitive functions.
+    pub fn n_primitive(&self) -> usize {
+        self.v.len()
+    }
+
+    /// Length of an eigenvector: symmetrised size with an unfolding, primitive size without.
+    pub fn n_coefficients(&self) -> usize {
+        self.unfolding.as_ref().map_or(self.v.len(), |(t, _)| t.cols)
+    }
+}
+
+/// Settings of a [`LineStrength`] handle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Most bytes of device memory the dipole matrix may take on the GPU; 0 = 80% of the free
+    /// memory at creation. A larger matrix is kept on the host and streamed in blocks of v'
+    /// columns at every lower batch (as GAIN blocks it).
+    pub max_device_bytes: u64,
+}
+
+/// Filters and conditions of a line list, in TROVE's INTENSITY-block meaning.
+#[derive(Clone, Copy, Debug)]
+pub struct IntensityParams {
+    /// Temperature T in K (> 0).
+    pub temperature: f64,
+    /// Partition function Q(T) (QSTAT, > 0).
+    pub partition_function: f64,
+    /// Zero-point energy in cm^-1 (ZPE): energies relative to it enter the filters, the
+    /// Boltzmann factor and the `.states` file.
+    pub zpe: f64,
+    /// Transition wavenumber window [min, max] in cm^-1 (freq-window); only nu > 0 is absorption.
+    pub freq_window: [f64; 2],
+    /// Lower-state energy window (E'' - ZPE) in cm^-1 (energy low).
+    pub lower_energy: [f64; 2],
+    /// Upper-state energy window (E' - ZPE) in cm^-1 (energy upper).
+    pub upper_energy: [f64; 2],
+    /// THRESH_COEFF: lower primitive coefficients with |c| <= it, and 3j symbols below it, are skipped.
+    pub thresh_coeff: f64,
+    /// THRESH_LINE: smallest line strength S (Debye^2) kept.
+    pub thresh_line: f64,
+    /// THRESH_INTES: smallest intensity I (cm/molecule) kept.
+    pub thresh_intens: f64,
+    /// Lower states per batch (the batch of eq. 14's products); >= 1.
+    pub batch: usize,
+}
+
+/// One line of a line list.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Line {
+    /// ExoMol IDs (1-based running numbers of the states, blocks in registration order).
+    pub upper_id: i64,
+    pub lower_id: i64,
+    /// Block and state (0-based) of each end.
+    pub upper_block: usize,
+    pub upper_state: usize,
+    pub lower_block: usize,
+    pub lower_state: usize,
+    /// Wavenumber nu = E' - E'' in cm^-1.
+    pub wavenumber: f64,
+    /// Line strength S in Debye^2 (with g_ns (2J'+1)(2J''+1)).
+    pub linestrength: f64,
+    /// Einstein A in s^-1.
+    pub einstein_a: f64,
+    /// Absorption intensity in cm/molecule.
+    pub intensity: f64,
+}
+
+/// The engine behind a handle: the CPU reference or a GPU.
+enum Engine {
+    Cpu(cpu::Engine),
+    Cuda(Box<cuda::Engine>),
+}
+
+/// The line-strength handle. Not thread-safe (`&mut self` for every call that changes it): use one
+/// handle per thread.
+pub struct LineStrength {
+    n_vib: usize,
+    blocks: Vec<Block>,
+    engine: Engine,
+    /// Block and size of the lower batch whose products the engine holds.
+    lower: Option<(usize, usize)>,
+}
+
+/// Where the lower vectors of a batch come from.
+pub(crate) enum LowerVectors<'a> {
+    /// The caller's matrix (`n_coefficients x n`, leading dimension `ld`).
+    Given { data: &'a [f64], ld: usize, n: usize },
+    /// Stored states of the block, by index.
+    Stored(&'a [usize]),
+}
+
+impl LowerVectors<'_> {
+    fn count(&self) -> usize {
+        match self {
+            LowerVectors::Given { n, .. } => *n,
+            LowerVectors::Stored(states) => states.len(),
+        }
+    }
+}
+
+/// Checks a column-major matrix argument: `ld >= rows`, length covers `cols` columns.
+pub(crate) fn check_matrix(name: &'static str, data_len: usize, rows: usize, cols: usize, ld: usize) -> Result<()> {
+    if ld < rows.max(1) {
+        return Err(Error::invalid(name, format!("leading dimension {ld} is smaller than the row count {rows}")));
+    }
+    if cols > 0 && data_len < ld * (cols - 1) + rows {
+        return Err(Error::invalid(name, format!("holds {data_len} values, fewer than {rows} x {cols} with ld {ld}")));
+    }
+    Ok(())
+}
+
+impl LineStrength {
+    /// Creates a handle on the current backend ([`backend::current`]) from the dipole matrix
+    /// `dipole(v, v', m)` (Debye), element `(v, v', m)` at `v + ld (v' + n_vib m)`, `ld >= n_vib`.
+    pub fn new(n_vib: usize, dipole: &[f64], ld: usize, options: Options) -> Result<Self> {
+        Self::new_on(backend::current()?, n_vib, dipole, ld, options)
+    }
+
+    /// As [`LineStrength::new`], on the given backend.
+    pub fn new_on(backend: Backend, n_vib: usize, dipole: &[f64], ld: usize, options: Options) -> Result<Self> {
+        if n_vib == 0 {
+            return Err(Error::invalid("n_vib", "must be >= 1"));
+        }
+        check_matrix("dipole", dipole.len(), n_vib, n_vib * COMPONENTS, ld)?;
+        let mut packed = Vec::with_capacity(n_vib * n_vib * COMPONENTS);
+        for column in 0..n_vib * COMPONENTS {
+            let col = &dipole[column * ld..column * ld + n_vib];
+            if let Some(r) = col.iter().position(|x| !x.is_finite()) {
+                return Err(Error::invalid_at("dipole", r + ld * column, "must be finite"));
+            }
+            packed.extend_from_slice(col);
+        }
+        let engine = match backend {
+            Backend::Cpu => Engine::Cpu(cpu::Engine::new(n_vib, packed)),
+            Backend::Cuda(device) => Engine::Cuda(Box::new(cuda::Engine::new(device, n_vib, packed, options)?)),
+        };
+        Ok(LineStrength { n_vib, blocks: Vec::new(), engine, lower: None })
+    }
+
+    /// `"cpu"` or `"cuda"`.
+    pub fn backend_name(&self) -> &'static str {
+        match self.engine {
+            Engine::Cpu(_) => "cpu",
+            Engine::Cuda(_) => "cuda",
+        }
+    }
+
+    /// Size of the vibrational basis.
+    pub fn n_vib(&self) -> usize {
+        self.n_vib
+    }
+
+    /// Number of dipole column blocks streamed per lower batch (1 when the matrix is resident).
+    pub fn dipole_blocks(&self) -> usize {
+        match &self.engine {
+            Engine::Cpu(_) => 1,
+            Engine::Cuda(e) => e.dipole_blocks(),
+        }
+    }
+
+    /// Registers a block; returns its index (0-based, in registration order).
+    pub fn add_block(&mut self, spec: &BlockSpec<'_>) -> Result<usize> {
+        let block = self.validate_block(spec)?;
+        let id = self.blocks.len();
+        if let Engine::Cuda(e) = &mut self.engine {
+            e.add_block(&block)?;
+        }
+        self.blocks.push(block);
+        Ok(id)
+    }
+
+    fn validate_block(&self, spec: &BlockSpec<'_>) -> Result<Block> {
+        let n = spec.v.len();
+        if n == 0 {
+            return Err(Error::invalid("n_primitive", "must be >= 1"));
+        }
+        if !(spec.gns.is_finite() && spec.gns >= 0.0) {
+            return Err(Error::invalid("gns", format!("must be finite and >= 0, got {}", spec.gns)));
+        }
+        if spec.k.len() != n || spec.tau.len() != n {
+            return Err(Error::invalid("k", "v, k and tau must have one entry per primitive function"));
+        }
+        let mut v = Vec::with_capacity(n);
+        let mut k = Vec::with_capacity(n);
+        let mut tau = Vec::with_capacity(n);
+        for p in 0..n {
+            if spec.v[p] < 0 || spec.v[p] as usize >= self.n_vib {
+                return Err(Error::invalid_at("v", p, format!("must be in [0, {}), got {}", self.n_vib, spec.v[p])));
+            }
+            if spec.k[p] < 0 || spec.k[p] as u32 > spec.j {
+                return Err(Error::invalid_at("k", p, format!("must be in [0, J = {}], got {}", spec.j, spec.k[p])));
+            }
+            if !(spec.tau[p] == 0 || spec.tau[p] == 1) {
+                return Err(Error::invalid_at("tau", p, format!("must be 0 or 1, got {}", spec.tau[p])));
+            }
+            v.push(spec.v[p] as u32);
+            k.push(spec.k[p] as u32);
+            tau.push(spec.tau[p] as u8);
+        }
+        let slots = Slots::new(&k, &tau);
+        let mut seen = vec![false; self.n_vib * slots.len()];
+        for p in 0..n {
+            let cell = &mut seen[v[p] as usize + self.n_vib * slots.of_function[p] as usize];
+            if *cell {
+                return Err(Error::invalid_at("v", p, "(v, K, tau) repeats an earlier primitive function"));
+            }
+            *cell = true;
+        }
+        let unfolding = spec.unfolding.as_ref().map(|u| validate_unfolding(u, n)).transpose()?;
+        Ok(Block { j: spec.j, gns: spec.gns, v, slots, unfolding, energies: Vec::new() })
+    }
+
+    fn block(&self, name: &'static str, id: usize) -> Result<&Block> {
+        self.blocks
+            .get(id)
+            .ok_or_else(|| Error::invalid(name, format!("must be a block index below {}, got {id}", self.blocks.len())))
+    }
+
+    /// Number of primitive functions of block `id`.
+    pub fn n_primitive(&self, id: usize) -> Result<usize> {
+        Ok(self.block("block", id)?.n_primitive())
+    }
+
+    /// Length of an eigenvector of block `id` (symmetrised size with an unfolding).
+    pub fn n_coefficients(&self, id: usize) -> Result<usize> {
+        Ok(self.block("block", id)?.n_coefficients())
+    }
+
+    /// Number of states stored for block `id`.
+    pub fn n_states(&self, id: usize) -> Result<usize> {
+        Ok(self.block("block", id)?.energies.len())
+    }
+
+    /// J of block `id`.
+    pub fn j(&self, id: usize) -> Result<u32> {
+        Ok(self.block("block", id)?.j)
+    }
+
+    /// Stores the eigenstates of block `id`: `energies` (cm^-1) and the vectors as the columns of
+    /// `vectors` (`n_coefficients x n_states`, leading dimension `ld`). Replaces earlier states.
+    pub fn set_states(&mut self, id: usize, energies: &[f64], vectors: &[f64], ld: usize) -> Result<()> {
+        let rows = self.block("block", id)?.n_coefficients();
+        if energies.is_empty() {
+            return Err(Error::invalid("n_states", "must be >= 1"));
+        }
+        for (i, &e) in energies.iter().enumerate() {
+            require_finite("energies", Some(i), e)?;
+        }
+        check_matrix("vectors", vectors.len(), rows, energies.len(), ld)?;
+        for s in 0..energies.len() {
+            if let Some(r) = vectors[s * ld..s * ld + rows].iter().position(|x| !x.is_finite()) {
+                return Err(Error::invalid_at("vectors", r + ld * s, "must be finite"));
+            }
+        }
+        match &mut self.engine {
+            Engine::Cpu(e) => e.set_states(id, rows, vectors, ld, energies.len()),
+            Engine::Cuda(e) => e.set_states(id, rows, vectors, ld, energies.len())?,
+        }
+        self.blocks[id].energies = energies.to_vec();
+        Ok(())
+    }
+
+    /// Computes the dipole products of a batch of lower states of block `id` (the first step of
+    /// eq. 14): `vectors` is `n_coefficients x n` with leading dimension `ld`. Primitive coefficients
+    /// with |c| <= `thresh_coeff` are skipped (TROVE's THRESH_COEFF).
+    pub fn load_lower(&mut self, id: usize, n: usize, vectors: &[f64], ld: usize, thresh_coeff: f64) -> Result<()> {
+        let rows = self.block("block", id)?.n_coefficients();
+        if n == 0 {
+            return Err(Error::invalid("n_lower", "must be >= 1"));
+        }
+        check_matrix("vectors", vectors.len(), rows, n, ld)?;
+        check_threshold("thresh_coeff", thresh_coeff)?;
+        self.load(id, LowerVectors::Given { data: vectors, ld, n }, thresh_coeff)
+    }
+
+    /// As [`LineStrength::load_lower`], for stored states of block `id` (by 0-based index): their
+    /// vectors are already where the engine works (on the GPU: on the device), so nothing is copied.
+    pub fn load_lower_states(&mut self, id: usize, states: &[usize], thresh_coeff: f64) -> Result<()> {
+        let stored = self.block("block", id)?.energies.len();
+        if states.is_empty() {
+            return Err(Error::invalid("states", "must name at least one state"));
+        }
+        if let Some(i) = states.iter().position(|&s| s >= stored) {
+            return Err(Error::invalid_at("states", i, format!("must be below the {stored} stored states of block {id}")));
+        }
+        check_threshold("thresh_coeff", thresh_coeff)?;
+        self.load(id, LowerVectors::Stored(states), thresh_coeff)
+    }
+
+    fn load(&mut self, id: usize, vectors: LowerVectors<'_>, thresh_coeff: f64) -> Result<()> {
+        self.lower = None;
+        let n = vectors.count();
+        let block = &self.blocks[id];
+        match &mut self.engine {
+            Engine::Cpu(e) => e.load_lower(id, block, vectors, thresh_coeff),
+            Engine::Cuda(e) => e.load_lower(id, block, vectors, thresh_coeff)?,
+        }
+        self.lower = Some((id, n));
+        Ok(())
+    }
+
+    /// The loaded lower batch (block, size) and the upper block, checked against the J rules.
+    fn pair(&self, upper: usize) -> Result<(usize, usize)> {
+        let (lower, n) = self.lower.ok_or_else(|| Error::invalid("handle", "no lower batch is loaded"))?;
+        let (j, jp) = (self.blocks[lower].j, self.block("upper_block", upper)?.j);
+        if j.abs_diff(jp) > 1 || j + jp == 0 {
+            return Err(Error::invalid(
+                "upper_block",
+                format!("J' = {jp} is not reachable from J = {j} (|J'-J| <= 1 and J+J' >= 1)"),
+            ));
+        }
+        Ok((lower, n))
+    }
+
+    fn contraction(&self, lower: usize, upper: usize, thresh_coeff: f64) -> Contraction {
+        let (l, u) = (&self.blocks[lower], &self.blocks[upper]);
+        Contraction::new(l.j, &l.slots, u.j, &u.slots, thresh_coeff)
+    }
+
+    /// Half-linestrengths (eq. 14) of the loaded lower batch into upper block `upper`:
+    /// `out` is `n_primitive(upper) x n` (Debye), leading dimension `ld`. 3j symbols below
+    /// `thresh_coeff` are skipped as in TROVE.
+    pub fn half_linestrength(&mut self, upper: usize, thresh_coeff: f64, out: &mut [f64], ld: usize) -> Result<()> {
+        let (lower, n) = self.pair(upper)?;
+        check_threshold("thresh_coeff", thresh_coeff)?;
+        let rows = self.blocks[upper].n_primitive();
+        check_matrix("half", out.len(), rows, n, ld)?;
+        let table = self.contraction(lower, upper, thresh_coeff);
+        let half = match &mut self.engine {
+            Engine::Cpu(e) => e.half(&self.blocks[upper], &table),
+            Engine::Cuda(e) => e.half_to_host(upper, &self.blocks[upper], &table)?,
+        };
+        for i in 0..n {
+            out[i * ld..i * ld + rows].copy_from_slice(&half[i * rows..(i + 1) * rows]);
+        }
+        Ok(())
+    }
+
+    /// Transition amplitudes a(f, i) = sum_p c^f_p h_p(i) (eq. 15 before squaring, Debye) of every
+    /// stored state f of block `upper` with every state i of the loaded lower batch:
+    /// `n_states(upper) x n`, column-major.
+    pub fn amplitudes(&mut self, upper: usize, thresh_coeff: f64) -> Result<Vec<f64>> {
+        let (lower, _) = self.pair(upper)?;
+        check_threshold("thresh_coeff", thresh_coeff)?;
+        if self.blocks[upper].energies.is_empty() {
+            return Err(Error::invalid("upper_block", format!("block {upper} has no states (set_states first)")));
+        }
+        let table = self.contraction(lower, upper, thresh_coeff);
+        match &mut self.engine {
+            Engine::Cpu(e) => Ok(e.amplitudes(upper, &self.blocks[upper], &table)),
+            Engine::Cuda(e) => e.amplitudes(upper, &self.blocks[upper], &table),
+        }
+    }
+
+    /// Computes the half-linestrengths into upper block `upper` where the engine works (on the
+    /// GPU: on the device), waits for them and discards them: the device-side cost of eq. 14 for
+    /// the loaded batch without the download, for benchmarks.
+    pub fn time_half_linestrength(&mut self, upper: usize, thresh_coeff: f64) -> Result<()> {
+        let (lower, _) = self.pair(upper)?;
+        let table = self.contraction(lower, upper, thresh_coeff);
+        match &mut self.engine {
+            Engine::Cpu(e) => {
+                e.half(&self.blocks[upper], &table);
+            }
+            Engine::Cuda(e) => e.half_on_device(upper, &self.blocks[upper], &table)?,
+        }
+        Ok(())
+    }
+
+    /// ExoMol ID of state `state` of block `id`: 1 + the states of earlier blocks + `state`.
+    pub fn state_id(&self, id: usize, state: usize) -> i64 {
+        1 + self.blocks[..id].iter().map(|b| b.energies.len() as i64).sum::<i64>() + state as i64
+    }
+
+    /// The line list from the stored states of block `lower` into the stored states of the
+    /// blocks `uppers` (the symmetry-allowed partners, J' within 1 of J), with TROVE's filters and
+    /// thresholds ([`IntensityParams`]). Lines come ordered by lower state, then upper block, then
+    /// upper state.
+    pub fn line_list(&mut self, lower: usize, uppers: &[usize], params: &IntensityParams) -> Result<Vec<Line>> {
+        intensity::check_params(params)?;
+        let j = self.block("lower_block", lower)?.j;
+        if self.blocks[lower].energies.is_empty() {
+            return Err(Error::invalid("lower_block", format!("block {lower} has no states (set_states first)")));
+        }
+        for (i, &u) in uppers.iter().enumerate() {
+            let b = self.blocks.get(u).ok_or_else(|| {
+                Error::invalid_at("upper_blocks", i, format!("must be a block index below {}", self.blocks.len()))
+            })?;
+            if b.j.abs_diff(j) > 1 || b.j + j == 0 {
+                return Err(Error::invalid_at("upper_blocks", i, format!("J' = {} not reachable from J = {j}", b.j)));
+            }
+            if b.energies.is_empty() {
+                return Err(Error::invalid_at("upper_blocks", i, format!("block {u} has no states")));
+            }
+        }
+        let candidates = intensity::lower_candidates(&self.blocks, lower, uppers, params);
+        let mut lines = Vec::new();
+        for batch in candidates.chunks(params.batch) {
+            self.load(lower, LowerVectors::Stored(batch), params.thresh_coeff)?;
+            for &u in uppers {
+                let amplitudes = self.amplitudes(u, params.thresh_coeff)?;
+                intensity::collect_lines(self, lower, batch, u, &amplitudes, params, &mut lines);
+            }
+        }
+        lines.sort_by_key(|l| (l.lower_state, uppers.iter().position(|&u| u == l.upper_block), l.upper_state));
+        Ok(lines)
+    }
+
+    pub(crate) fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+}
+
+fn check_threshold(name: &'static str, value: f64) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(name, format!("must be finite and >= 0, got {value}")))
+    }
+}
+
+fn validate_unfolding(u: &Unfolding<'_>, n_primitive: usize) -> Result<(Csr, Csr)> {
+    if u.n_sym == 0 {
+        return Err(Error::invalid("n_sym", "must be >= 1"));
+    }
+    if u.row_start.len() != n_primitive + 1 || u.row_start[0] != 0 {
+        return Err(Error::invalid("row_start", "must have n_primitive + 1 entries starting at 0"));
+    }
+    for p in 0..n_primitive {
+        if u.row_start[p + 1] < u.row_start[p] {
+            return Err(Error::invalid_at("row_start", p + 1, "must not decrease"));
+        }
+    }
+    let nnz = u.row_start[n_primitive] as usize;
+    if u.col.len() < nnz || u.value.len() < nnz {
+        return Err(Error::invalid("col", format!("col and value must hold row_start[n_primitive] = {nnz} entries")));
+    }
+    for e in 0..nnz {
+        if u.col[e] < 0 || u.col[e] as usize >= u.n_sym {
+            return Err(Error::invalid_at("col", e, format!("must be in [0, n_sym = {}), got {}", u.n_sym, u.col[e])));
+        }
+        require_finite("value", Some(e), u.value[e])?;
+    }
+    let t = Csr {
+        rows: n_primitive,
+        cols: u.n_sym,
+        start: u.row_start.to_vec(),
+        col: u.col[..nnz].to_vec(),
+        value: u.value[..nnz].to_vec(),
+    };
+    let tt = t.transpose();
+    Ok((t, tt))
+}

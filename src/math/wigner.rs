@@ -1,0 +1,450 @@
+//! Wigner 3j symbols for integer angular momenta.
+//!
+//! **Conventions.** Condon-Shortley phases, as in A. R. Edmonds, *Angular Momentum in Quantum
+//! Mechanics* (Princeton, 1957), §3.7. The 3j symbol is related to the Clebsch-Gordan coefficient
+//! by (Edmonds eq. 3.7.3)
+//!
+//! ```text
+//! ( j1 j2 j3 )   (-1)^(j1 - j2 - m3)
+//! ( m1 m2 m3 ) = ------------------ <j1 m1 j2 m2 | j3 -m3>,
+//!                  sqrt(2 j3 + 1)
+//! ```
+//!
+//! and is zero unless `m1 + m2 + m3 = 0`, `|m_i| <= j_i` and `|j1 - j2| <= j3 <= j1 + j2`
+//! (triangle rule). Angular momenta are dimensionless integers (units of ħ); half-integer values
+//! are not supported. The symbols are real.
+//!
+//! Two functions:
+//!
+//! * [`three_j`]: any symbol, from Racah's single-sum formula evaluated with an exact integer sum
+//!   (see below); the result is the exact value rounded to double precision (within 1 ulp).
+//! * [`three_j_rank1`]: the symbols `(j 1 j'; k, k'-k, -k')` of dipole line strengths, from the
+//!   closed forms of Edmonds' Table 2 (square roots of ratios of small integers, ≤ 1 ulp).
+//!
+//! **Why exact integers.** Racah's sum alternates in sign, and for large j its terms cancel
+//! massively: with j ≈ 150 and small m the sum of the magnitudes of the terms exceeds the
+//! sum itself by up to ~1e25 (1e50 at j ≈ 300). No fixed-precision evaluation survives that
+//! (double-double, ~1e-32, would keep only ~7 digits), and ln-factorial tables add their own
+//! error: ln(450!) ≈ 2.3e3 carries an absolute rounding of ~2e-13, which `exp` turns into a
+//! relative error. So the sum is done in exact integer arithmetic (a small unsigned big
+//! integer below) and only the square-root prefactor, a ratio of factorials, in double-double.
+
+use std::cmp::Ordering;
+
+/// The Wigner 3j symbol `(j1 j2 j3; m1 m2 m3)` for integer angular momenta, Condon-Shortley
+/// convention (Edmonds 1957, eq. 3.7.3).
+///
+/// Returns `0.0` when any selection rule fails: a negative `j`, `m1 + m2 + m3 != 0`,
+/// `|m_i| > j_i`, or the triangle rule `|j1 - j2| <= j3 <= j1 + j2`; also exactly `0.0` for the
+/// symbols whose Racah sum vanishes (e.g. all `m = 0` with `j1 + j2 + j3` odd).
+///
+/// Racah's formula (Edmonds eq. 3.7.3), written with binomial coefficients:
+///
+/// ```text
+/// (j1 j2 j3; m1 m2 m3) = (-1)^(j1 - j2 - m3) sqrt(F) Σ_k (-1)^k C(a, k) C(b, j1 - m1 - k) C(c, j2 + m2 - k),
+///
+/// a = j1 + j2 - j3,   b = j1 - j2 + j3,   c = -j1 + j2 + j3,
+/// F = (j1+m1)! (j1-m1)! (j2+m2)! (j2-m2)! (j3+m3)! (j3-m3)! / ((j1+j2+j3+1)! a! b! c!),
+/// ```
+///
+/// C(n, r) = n! / (r! (n-r)!), the sum over every k where all three binomials are nonzero. (Each
+/// term equals a! b! c! times Racah's `1 / [k! (a-k)! (j1-m1-k)! (j2+m2-k)! (j3-j2+m1+k)! (j3-j1-m2+k)!]`.)
+///
+/// **Accuracy.** The integer sum is exact; F is a product of integers and their reciprocals
+/// accumulated in double-double (relative error ~1e-30); so the returned value is the exact
+/// symbol correctly rounded, except within ~1e-29 relative of a rounding tie. Measured: all 647
+/// exact values of `tests/wigner3j.rs` (j up to 199) are reproduced to the last bit (0 ulp), as
+/// were 1544 random symbols with j up to 1000 in a one-off check against the same exact script.
+///
+/// **Cost.** The sum has at most `min(a, b, c) + 1` terms of about `log2((j1+j2+j3)!)` bits, so
+/// the time grows like j²: measured about 1 µs at j = 10, 30 µs at j = 150, 1 ms at j = 1000.
+/// Use [`three_j_rank1`] (about 10 ns) where it applies. Intended for j1 + j2 + j3 below ~10^5
+/// (the integer steps are exact up to ~2·10^6, far beyond any practical running time).
+pub fn three_j(j1: i32, j2: i32, j3: i32, m1: i32, m2: i32, m3: i32) -> f64 {
+    let (j1, j2, j3, m1, m2, m3) = (j1 as i64, j2 as i64, j3 as i64, m1 as i64, m2 as i64, m3 as i64);
+    if j1 < 0 || j2 < 0 || j3 < 0 || m1 + m2 + m3 != 0 {
+        return 0.0;
+    }
+    if m1.abs() > j1 || m2.abs() > j2 || m3.abs() > j3 || j3 < (j1 - j2).abs() || j3 > j1 + j2 {
+        return 0.0;
+    }
+    // (j1 j2 j3; 0 0 0) vanishes for odd j1 + j2 + j3 (the symbol changes sign under m -> -m).
+    if m1 == 0 && m2 == 0 && (j1 + j2 + j3) % 2 == 1 {
+        return 0.0;
+    }
+    let (a, b, c) = (j1 + j2 - j3, j1 - j2 + j3, -j1 + j2 + j3);
+    let (r2, r3) = (j1 - m1, j2 + m2);
+    // Range where C(a, k), C(b, r2 - k) and C(c, r3 - k) are all nonzero.
+    let k_min = 0.max(r2 - b).max(r3 - c);
+    let k_max = a.min(r2).min(r3);
+
+    // Exact sum: positive and negative terms accumulated separately.
+    let mut term = BigUint::one();
+    term.mul_binomial(a, k_min);
+    term.mul_binomial(b, r2 - k_min);
+    term.mul_binomial(c, r3 - k_min);
+    let (mut plus, mut minus) = (BigUint::zero(), BigUint::zero());
+    for k in k_min..=k_max {
+        if k % 2 == 0 {
+            plus.add_assign(&term);
+        } else {
+            minus.add_assign(&term);
+        }
+        if k < k_max {
+            // T(k+1)/T(k) = (a-k)(r2-k)(r3-k) / ((k+1)(b-r2+k+1)(c-r3+k+1)); T(k+1) is an integer.
+            term.mul_small(((a - k) * (r2 - k) * (r3 - k)) as u64);
+            term.div_small_exact(((k + 1) * (b - r2 + k + 1) * (c - r3 + k + 1)) as u64);
+        }
+    }
+    let (sum, sum_negative) = match plus.cmp(&minus) {
+        Ordering::Equal => return 0.0,
+        Ordering::Greater => (plus.sub(&minus), false),
+        Ordering::Less => (minus.sub(&plus), true),
+    };
+
+    let prefactor = Scaled::factorial_ratio(
+        &[j1 + m1, j1 - m1, j2 + m2, j2 - m2, j3 + m3, j3 - m3],
+        &[j1 + j2 + j3 + 1, a, b, c],
+    );
+    let magnitude = prefactor.sqrt().mul(sum.to_scaled()).to_f64();
+    let negative = ((j1 - j2 - m3).rem_euclid(2) == 1) != sum_negative;
+    if negative {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// The rank-1 symbol `(j 1 jp; k, kp-k, -kp)` of dipole line strengths (j, k: lower level;
+/// jp, kp: upper level), from the closed forms of Edmonds (1957) Table 2.
+///
+/// Returns `0.0` unless `|jp - j| <= 1`, `|kp - k| <= 1`, `|k| <= j`, `|kp| <= jp` and
+/// `j + jp >= 1` (with `j, jp >= 0`); negative k and kp are allowed.
+///
+/// With q = kp - k and σ = (-1)^(j - 1 + kp), the symbol is σ sqrt(N / D) times the sign shown
+/// (Edmonds Table 2, rewritten for this column order through the Clebsch-Gordan relation
+/// `(j 1 jp; k q -kp) = (-1)^(j-1+kp) <j k 1 q | jp kp> / sqrt(2jp+1)`):
+///
+/// ```text
+/// jp = j+1:  q = +1:  +  N = (j+kp)(j+kp+1)      D = (2j+1)(2j+2)(2j+3)
+///            q =  0:  +  N = (j-kp+1)(j+kp+1)    D = (2j+1)(j+1)(2j+3)
+///            q = -1:  +  N = (j-kp)(j-kp+1)      D = (2j+1)(2j+2)(2j+3)
+/// jp = j:    q = +1:  -  N = (j+kp)(j-kp+1)      D = 2j(j+1)(2j+1)
+///            q =  0:  sign(kp)  N = kp²          D = j(j+1)(2j+1)
+///            q = -1:  +  N = (j-kp)(j+kp+1)      D = 2j(j+1)(2j+1)
+/// jp = j-1:  q = +1:  +  N = (j-kp)(j-kp+1)      D = 2j(2j-1)(2j+1)
+///            q =  0:  -  N = (j-kp)(j+kp)        D = j(2j-1)(2j+1)
+///            q = -1:  +  N = (j+kp)(j+kp+1)      D = 2j(2j-1)(2j+1)
+/// ```
+///
+/// N and D are exact in double precision (for j below ~10^5), so the result is one division and
+/// one square root away from the exact value: within 1 ulp.
+pub fn three_j_rank1(j: i32, k: i32, jp: i32, kp: i32) -> f64 {
+    // i128: the products below cannot overflow for any i32 input
+    let (j, k, jp, kp) = (j as i128, k as i128, jp as i128, kp as i128);
+    if j < 0 || jp < 0 || j + jp < 1 || (jp - j).abs() > 1 || (kp - k).abs() > 1 || k.abs() > j || kp.abs() > jp {
+        return 0.0;
+    }
+    let q = kp - k;
+    // (sign relative to σ, N, D)
+    let (sign, n, d) = match (jp - j, q) {
+        (1, 1) => (1, (j + kp) * (j + kp + 1), (2 * j + 1) * (2 * j + 2) * (2 * j + 3)),
+        (1, 0) => (1, (j - kp + 1) * (j + kp + 1), (2 * j + 1) * (j + 1) * (2 * j + 3)),
+        (1, _) => (1, (j - kp) * (j - kp + 1), (2 * j + 1) * (2 * j + 2) * (2 * j + 3)),
+        (0, 1) => (-1, (j + kp) * (j - kp + 1), 2 * j * (j + 1) * (2 * j + 1)),
+        (0, 0) => (kp.signum(), kp * kp, j * (j + 1) * (2 * j + 1)),
+        (0, _) => (1, (j - kp) * (j + kp + 1), 2 * j * (j + 1) * (2 * j + 1)),
+        (_, 1) => (1, (j - kp) * (j - kp + 1), 2 * j * (2 * j - 1) * (2 * j + 1)),
+        (_, 0) => (-1, (j - kp) * (j + kp), j * (2 * j - 1) * (2 * j + 1)),
+        (_, _) => (1, (j + kp) * (j + kp + 1), 2 * j * (2 * j - 1) * (2 * j + 1)),
+    };
+    let magnitude = (n as f64 / d as f64).sqrt();
+    let sigma = if (j - 1 + kp).rem_euclid(2) == 0 { 1 } else { -1 };
+    if sign * sigma < 0 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// Unsigned big integer, little-endian base-2^32 digits, no leading zero digits (zero = empty).
+/// Only what the Racah sum needs: multiplication and exact division by a small integer,
+/// addition, comparison, subtraction of a smaller number, and rounding to a [`Scaled`].
+#[derive(Clone, Debug)]
+struct BigUint(Vec<u32>);
+
+impl BigUint {
+    fn zero() -> Self {
+        BigUint(Vec::new())
+    }
+
+    fn one() -> Self {
+        BigUint(vec![1])
+    }
+
+    /// `self *= m`, m > 0.
+    fn mul_small(&mut self, m: u64) {
+        let mut carry: u128 = 0;
+        for digit in self.0.iter_mut() {
+            let t = *digit as u128 * m as u128 + carry;
+            *digit = t as u32;
+            carry = t >> 32;
+        }
+        while carry > 0 {
+            self.0.push(carry as u32);
+            carry >>= 32;
+        }
+    }
+
+    /// `self /= d` where d > 0 divides self exactly.
+    fn div_small_exact(&mut self, d: u64) {
+        let mut remainder = 0u64;
+        if d <= u32::MAX as u64 {
+            // remainder < d < 2^32: every partial dividend fits in 64 bits (hardware division)
+            for digit in self.0.iter_mut().rev() {
+                let t = (remainder << 32) | *digit as u64;
+                *digit = (t / d) as u32;
+                remainder = t % d;
+            }
+        } else {
+            for digit in self.0.iter_mut().rev() {
+                let t = ((remainder as u128) << 32) | *digit as u128;
+                *digit = (t / d as u128) as u32;
+                remainder = (t % d as u128) as u64;
+            }
+        }
+        debug_assert_eq!(remainder, 0, "inexact division in the Racah sum");
+        self.trim();
+    }
+
+    /// `self *= C(n, r)`, 0 <= r <= n, as r steps `x -> x (n - r + i) / i`, each exact because
+    /// after step i the factor is `C(n - r + i, i)`.
+    fn mul_binomial(&mut self, n: i64, r: i64) {
+        let r = r.min(n - r);
+        for i in 1..=r {
+            self.mul_small((n - r + i) as u64);
+            self.div_small_exact(i as u64);
+        }
+    }
+
+    fn add_assign(&mut self, other: &BigUint) {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        let mut carry = 0u64;
+        for (i, digit) in self.0.iter_mut().enumerate() {
+            let t = *digit as u64 + other.0.get(i).copied().unwrap_or(0) as u64 + carry;
+            *digit = t as u32;
+            carry = t >> 32;
+        }
+        if carry > 0 {
+            self.0.push(carry as u32);
+        }
+    }
+
+    /// `self - other`, requires `self >= other`.
+    fn sub(&self, other: &BigUint) -> BigUint {
+        let mut out = self.0.clone();
+        let mut borrow = 0i64;
+        for (i, digit) in out.iter_mut().enumerate() {
+            let t = *digit as i64 - other.0.get(i).copied().unwrap_or(0) as i64 - borrow;
+            borrow = (t < 0) as i64;
+            *digit = t.rem_euclid(1 << 32) as u32;
+        }
+        debug_assert_eq!(borrow, 0, "BigUint::sub: negative result");
+        let mut out = BigUint(out);
+        out.trim();
+        out
+    }
+
+    fn cmp(&self, other: &BigUint) -> Ordering {
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+    }
+
+    fn trim(&mut self) {
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+    }
+
+    /// The value as `mantissa · 2^exponent` from its top four digits (≥ 97 significant bits,
+    /// rounded to the 106 of a double-double).
+    fn to_scaled(&self) -> Scaled {
+        let top = self.0.len();
+        let low = top.saturating_sub(4);
+        let mut value = DoubleDouble::from(0.0);
+        for &digit in self.0[low..].iter().rev() {
+            value = value.mul_f64(4294967296.0).add_f64(digit as f64);
+        }
+        Scaled::new(value, 32 * low as i64)
+    }
+}
+
+/// Double-double number `hi + lo`, `|lo| <= ulp(hi)/2`: about 106 significant bits.
+#[derive(Clone, Copy, Debug)]
+struct DoubleDouble {
+    hi: f64,
+    lo: f64,
+}
+
+impl From<f64> for DoubleDouble {
+    fn from(x: f64) -> Self {
+        DoubleDouble { hi: x, lo: 0.0 }
+    }
+}
+
+impl DoubleDouble {
+    /// `a + b` exactly as `hi + lo`, for `|a| >= |b|` (Dekker).
+    fn fast_two_sum(a: f64, b: f64) -> Self {
+        let s = a + b;
+        DoubleDouble { hi: s, lo: b - (s - a) }
+    }
+
+    /// `a + b` exactly as `hi + lo`, any magnitudes (Knuth).
+    fn two_sum(a: f64, b: f64) -> Self {
+        let s = a + b;
+        let bv = s - a;
+        DoubleDouble {
+            hi: s,
+            lo: (a - (s - bv)) + (b - bv),
+        }
+    }
+
+    fn add_f64(self, b: f64) -> Self {
+        let s = Self::two_sum(self.hi, b);
+        Self::fast_two_sum(s.hi, s.lo + self.lo)
+    }
+
+    fn mul_f64(self, b: f64) -> Self {
+        let p = self.hi * b;
+        let e = self.hi.mul_add(b, -p);
+        Self::fast_two_sum(p, self.lo.mul_add(b, e))
+    }
+
+    fn div_f64(self, b: f64) -> Self {
+        let q = self.hi / b;
+        let p = q * b;
+        let e = q.mul_add(b, -p);
+        let remainder = ((self.hi - p) - e) + self.lo;
+        Self::fast_two_sum(q, remainder / b)
+    }
+
+    fn mul(self, other: Self) -> Self {
+        let p = self.hi * other.hi;
+        let e = self.hi.mul_add(other.hi, -p);
+        Self::fast_two_sum(p, e + (self.hi * other.lo + self.lo * other.hi))
+    }
+
+    /// One Newton step on the double square root: `x + (a - x²) / (2x)`.
+    fn sqrt(self) -> Self {
+        let x = self.hi.sqrt();
+        let p = x * x;
+        let e = x.mul_add(x, -p);
+        let remainder = ((self.hi - p) - e) + self.lo;
+        Self::fast_two_sum(x, remainder / (2.0 * x))
+    }
+}
+
+/// `mantissa · 2^exponent`, with the mantissa kept in [1, 2) so that products of very large and
+/// very small factors neither overflow nor underflow.
+#[derive(Clone, Copy, Debug)]
+struct Scaled {
+    mantissa: DoubleDouble,
+    exponent: i64,
+}
+
+impl Scaled {
+    /// Normalizes `value · 2^exponent`, value > 0 and finite.
+    fn new(value: DoubleDouble, exponent: i64) -> Self {
+        let e = ((value.hi.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+        let scale = pow2(-e);
+        Scaled {
+            mantissa: DoubleDouble {
+                hi: value.hi * scale,
+                lo: value.lo * scale,
+            },
+            exponent: exponent + e,
+        }
+    }
+
+    /// `Π num_i! / Π den_i!` (all arguments >= 0). Each integer 2..=max appears with a net
+    /// multiplicity (number of numerator factorials that contain it minus denominator ones);
+    /// runs of factors are multiplied as exact integers below 2^53 before each double-double
+    /// step, so the relative error is a few 1e-32 per step.
+    fn factorial_ratio(num: &[i64], den: &[i64]) -> Self {
+        let max = num.iter().chain(den).copied().max().unwrap_or(0).max(1) as usize;
+        // multiplicity[i] = #{num >= i} - #{den >= i}, by a difference array
+        let mut multiplicity = vec![0i64; max + 2];
+        for &n in num {
+            multiplicity[n as usize + 1] -= 1;
+            multiplicity[0] += 1;
+        }
+        for &n in den {
+            multiplicity[n as usize + 1] += 1;
+            multiplicity[0] -= 1;
+        }
+        const EXACT: u128 = 1 << 53;
+        let mut acc = Scaled::new(DoubleDouble::from(1.0), 0);
+        let (mut up, mut down) = (1u64, 1u64);
+        let mut running = 0i64;
+        for (i, &step) in multiplicity.iter().enumerate().take(max + 1) {
+            running += step;
+            if i < 2 {
+                continue;
+            }
+            let i = i as u64;
+            for _ in 0..running.abs() {
+                let run = if running > 0 { &mut up } else { &mut down };
+                let next = *run as u128 * i as u128;
+                if next <= EXACT {
+                    *run = next as u64;
+                    continue;
+                }
+                let flushed = if running > 0 {
+                    acc.mantissa.mul_f64(*run as f64)
+                } else {
+                    acc.mantissa.div_f64(*run as f64)
+                };
+                acc = Scaled::new(flushed, acc.exponent);
+                *run = i;
+            }
+        }
+        let mantissa = acc.mantissa.mul_f64(up as f64).div_f64(down as f64);
+        Scaled::new(mantissa, acc.exponent)
+    }
+
+    fn mul(self, other: Scaled) -> Scaled {
+        Scaled::new(self.mantissa.mul(other.mantissa), self.exponent + other.exponent)
+    }
+
+    fn sqrt(self) -> Scaled {
+        // make the exponent even: mantissa in [1, 4)
+        let odd = self.exponent.rem_euclid(2);
+        let m = self.mantissa.mul_f64(pow2(odd));
+        Scaled::new(m.sqrt(), (self.exponent - odd) / 2)
+    }
+
+    /// Rounds to the nearest double (exact power-of-two scaling unless the result is subnormal).
+    fn to_f64(self) -> f64 {
+        let mut x = self.mantissa.hi + self.mantissa.lo;
+        let mut e = self.exponent;
+        while e > 1000 {
+            x *= pow2(1000);
+            e -= 1000;
+        }
+        while e < -1000 {
+            x *= pow2(-1000);
+            e += 1000;
+        }
+        x * pow2(e)
+    }
+}
+
+/// `2^e` for -1022 <= e <= 1023, exactly.
+fn pow2(e: i64) -> f64 {
+    debug_assert!((-1022..=1023).contains(&e));
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
