@@ -2,6 +2,7 @@
 #
 #   make            the library (target/release/libatomgpu.so and .a)
 #   make demo       builds the library and the Fortran aluminium CR example, runs it (out/)
+#   make linelist   builds the library and the Fortran line-list example, runs it (out/linelist/)
 #   make test       every test: cargo tests, header check, C and Fortran programs, kernel
 #                   compile check, exported symbols, install check (scripts/test-all.sh)
 #   make install    PREFIX=/usr/local (default), DESTDIR honoured
@@ -28,7 +29,7 @@ RELEASE     = $(TARGET_DIR)/release
 VERSION := $(shell sed -n '/^\[package\]/,/^\[/s/^version *= *"\([^"]*\)".*/\1/p' Cargo.toml)
 VERSION_MAJOR := $(word 1,$(subst ., ,$(VERSION)))
 
-.PHONY: all lib demo test install uninstall header clean
+.PHONY: all lib demo linelist test install uninstall header clean
 
 all: lib
 
@@ -37,6 +38,9 @@ lib:
 
 demo:
 	scripts/demo.sh
+
+linelist:
+	scripts/linelist-demo.sh
 
 test:
 	scripts/test-all.sh

@@ -92,6 +92,63 @@
  */
 typedef struct atomgpu_cr atomgpu_cr;
 
+/**
+ * A line-strength handle: the dipole matrix, the blocks and their states, the last lower batch.
+ * Mutable and not thread safe: use one handle per thread.
+ */
+typedef struct atomgpu_linestrength atomgpu_linestrength;
+
+/**
+ * Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. A line from lower
+ * state (E'') to upper state (E') is kept when nu = E' - E'' > 0, nu lies in `freq_window`,
+ * E'' - zpe in `lower_energy`, E' - zpe in `upper_energy`, S >= `thresh_line` and
+ * I >= `thresh_intens`. Windows are closed intervals [min, max] (min <= max, infinite bounds
+ * allowed).
+ */
+typedef struct atomgpu_intensity_params {
+    /**
+     * Temperature T in K, finite and > 0.
+     */
+    double temperature;
+    /**
+     * Partition function Q(T) (TROVE's QSTAT), finite and > 0.
+     */
+    double partition_function;
+    /**
+     * Zero-point energy in cm^-1 (ZPE), finite.
+     */
+    double zpe;
+    /**
+     * Wavenumber window [min, max] of the lines in cm^-1 (freq-window).
+     */
+    double freq_window[2];
+    /**
+     * Window of the lower-state energy E'' - ZPE in cm^-1 (energy low).
+     */
+    double lower_energy[2];
+    /**
+     * Window of the upper-state energy E' - ZPE in cm^-1 (energy upper).
+     */
+    double upper_energy[2];
+    /**
+     * THRESH_COEFF (>= 0): lower primitive coefficients with |c| <= it, and 3j symbols smaller
+     * in magnitude, are skipped.
+     */
+    double thresh_coeff;
+    /**
+     * THRESH_LINE (>= 0): smallest line strength S kept, Debye^2.
+     */
+    double thresh_line;
+    /**
+     * THRESH_INTES (>= 0): smallest intensity I kept, cm/molecule.
+     */
+    double thresh_intens;
+    /**
+     * Lower states per batch (the batch of eq. 14's products), >= 1.
+     */
+    int64_t batch;
+} atomgpu_intensity_params;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -303,6 +360,263 @@ int32_t atomgpu_cr_rate_matrix(const struct atomgpu_cr *model,
                                double ne_cm3,
                                double *m,
                                double *m_energy);
+
+/**
+ * Creates a line-strength handle on the current backend (`atomgpu_set_backend`,
+ * `ATOMGPU_BACKEND`) from the vibrational (J = 0) dipole matrix.
+ *
+ * - `n_vib` (>= 1): size of the vibrational basis.
+ * - `dipole`: the dipole matrix `dipole(v, v', m)` in Debye (TROVE's `dipole_me`), lower
+ *   vibrational index v first, m = 0, 1, 2 the molecule-fixed components x, y, z: element
+ *   (v, v', m) at `dipole[v + ld_dipole * (v' + n_vib * m)]` (a column-major
+ *   `n_vib x 3 n_vib` matrix), finite.
+ * - `ld_dipole` (>= `n_vib`): its leading dimension.
+ * - `max_device_bytes` (>= 0): most device memory the dipole matrix may take on the GPU; 0 means
+ *   80% of the free memory. A larger matrix stays on the host and is streamed in blocks of v'
+ *   columns at every lower batch. Ignored on the CPU.
+ * - `handle` (output): receives the new handle; destroy it with `atomgpu_linestrength_destroy`.
+ *
+ * Fails with `ATOMGPU_ERR_NO_DEVICE` when CUDA is required but absent.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above.
+ */
+int32_t atomgpu_linestrength_create(int64_t n_vib,
+                                    const double *dipole,
+                                    int64_t ld_dipole,
+                                    int64_t max_device_bytes,
+                                    struct atomgpu_linestrength **handle);
+
+/**
+ * Destroys a handle (NULL is accepted) and frees its host and device memory.
+ *
+ * # Safety
+ * `handle` must be NULL or come from `atomgpu_linestrength_create` and not be destroyed yet.
+ */
+void atomgpu_linestrength_destroy(struct atomgpu_linestrength *handle);
+
+/**
+ * Registers a (J, Gamma) block: its primitive basis |v> |J, K, tau> and optionally the sparse
+ * unfolding from the symmetrised basis. Blocks are numbered 0, 1, ... in registration order;
+ * ExoMol IDs follow the same order.
+ *
+ * - `handle`: the handle.
+ * - `j` in [0, 32767]: rotational quantum number J of the block.
+ * - `gns` (finite, >= 0): nuclear-spin statistical weight g_ns of the block's symmetry.
+ * - `n_primitive` (>= 1): number of primitive functions.
+ * - `v[n_primitive]`: vibrational index of each function, in [0, n_vib) (0-based).
+ * - `k[n_primitive]`: K of each function, in [0, J].
+ * - `tau[n_primitive]`: tau (Wang parity) of each function, 0 or 1. No two functions may share
+ *   (v, K, tau).
+ * - `n_sym` (>= 0): 0 when eigenvectors are given in the primitive basis (`row_start`, `col`
+ *   and `value` are then ignored and may be NULL); otherwise the size of the symmetrised basis,
+ *   and the unfolding matrix T (`n_primitive x n_sym`, primitive coefficients = T c) is given in
+ *   CSR form:
+ * - `row_start[n_primitive + 1]`: row p holds entries `row_start[p] .. row_start[p+1]-1`,
+ *   starting at 0, non-decreasing;
+ * - `col[row_start[n_primitive]]`: column of each entry, in [0, n_sym) (0-based);
+ * - `value[row_start[n_primitive]]`: value of each entry, finite.
+ * - `block` (output): the block's 0-based index.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ */
+int32_t atomgpu_linestrength_add_block(struct atomgpu_linestrength *handle,
+                                       int32_t j,
+                                       double gns,
+                                       int64_t n_primitive,
+                                       const int64_t *v,
+                                       const int32_t *k,
+                                       const int32_t *tau,
+                                       int64_t n_sym,
+                                       const int64_t *row_start,
+                                       const int64_t *col,
+                                       const double *value,
+                                       int32_t *block);
+
+/**
+ * Stores the eigenstates of a block (replacing earlier ones): their energies and eigenvectors.
+ * Changing the number of states of a block renumbers the ExoMol IDs of later blocks.
+ *
+ * - `handle`: the handle.
+ * - `block`: 0-based block index.
+ * - `n_states` (>= 1): number of states.
+ * - `energies[n_states]`: energies in cm^-1 (absolute: the ZPE is subtracted where the line list
+ *   needs it), finite.
+ * - `vectors`: the eigenvectors as columns, `n_coefficients(block) x n_states` (symmetrised
+ *   coefficients when the block has an unfolding, primitive ones otherwise), column-major, finite.
+ * - `ld` (>= n_coefficients(block)): the leading dimension of `vectors`.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ */
+int32_t atomgpu_linestrength_set_states(struct atomgpu_linestrength *handle,
+                                        int32_t block,
+                                        int64_t n_states,
+                                        const double *energies,
+                                        const double *vectors,
+                                        int64_t ld);
+
+/**
+ * Loads a batch of lower states of a block and computes their dipole products (the first
+ * product of eq. 14, Y = [dipole_x dipole_y dipole_z]^T X), which `atomgpu_linestrength_half`
+ * and `atomgpu_linestrength_amplitudes` then contract into any upper block with
+ * |J' - J''| <= 1 and J' + J'' >= 1. The batch stays loaded until the next load_lower or
+ * line_list call.
+ *
+ * - `handle`: the handle.
+ * - `block`: 0-based index of the lower block.
+ * - `n_lower` (>= 1): number of lower states in the batch.
+ * - `vectors`: their eigenvectors, `n_coefficients(block) x n_lower`, column-major, finite.
+ * - `ld` (>= n_coefficients(block)): the leading dimension of `vectors`.
+ * - `thresh_coeff` (finite, >= 0): primitive coefficients with |c| <= it are skipped (TROVE's
+ *   THRESH_COEFF; 0 keeps all but exact zeros).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ */
+int32_t atomgpu_linestrength_load_lower(struct atomgpu_linestrength *handle,
+                                        int32_t block,
+                                        int64_t n_lower,
+                                        const double *vectors,
+                                        int64_t ld,
+                                        double thresh_coeff);
+
+/**
+ * Half-linestrengths (paper eq. 14) of the loaded lower batch into an upper block:
+ * h_(v',K',tau')(i) = sum_(v,K,tau) c^i_(v,K,tau) f(J'',K,tau; J',K',tau') dipole(v, v', m) in
+ * Debye, with f TROVE's rotational factor (phases, 3j symbol (J'' 1 J'; K, K'-K, -K') and
+ * Wang-function factors) and m the dipole component it selects.
+ *
+ * - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
+ * - `upper_block`: 0-based index of the upper block, |J' - J''| <= 1 and J' + J'' >= 1.
+ * - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
+ * - `half` (output): `n_primitive(upper_block) x n_lower`, column-major: row p is the upper
+ *   block's primitive function p, column i the batch's state i.
+ * - `ld_half` (>= n_primitive(upper_block)): the leading dimension of `half`.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ */
+int32_t atomgpu_linestrength_half(struct atomgpu_linestrength *handle,
+                                  int32_t upper_block,
+                                  double thresh_coeff,
+                                  double *half,
+                                  int64_t ld_half);
+
+/**
+ * Transition amplitudes (paper eq. 15 before squaring) a(f, i) = sum_p c^f_p h_p(i), in Debye,
+ * of every stored state f of an upper block with every state i of the loaded lower batch. Their
+ * squares are L = a^2 (Debye^2), from which S = g_ns (2J'+1)(2J''+1) L and
+ * A = 3.1361892e-7 (2J''+1) L nu^3 s^-1 follow.
+ *
+ * - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
+ * - `upper_block`: 0-based index of the upper block (with stored states), |J' - J''| <= 1 and
+ *   J' + J'' >= 1.
+ * - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
+ * - `amplitudes` (output): `n_states(upper_block) x n_lower`, column-major.
+ * - `ld` (>= n_states(upper_block)): the leading dimension of `amplitudes`.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ */
+int32_t atomgpu_linestrength_amplitudes(struct atomgpu_linestrength *handle,
+                                        int32_t upper_block,
+                                        double thresh_coeff,
+                                        double *amplitudes,
+                                        int64_t ld);
+
+/**
+ * The line list from the stored states of a lower block into the stored states of a set of upper
+ * blocks, with TROVE's filters and thresholds (`params`). For each kept line:
+ *
+ * ```text
+ *   nu = E' - E''                                                            cm^-1 (> 0)
+ *   S  = g_ns (2J'+1)(2J''+1) a^2                                            Debye^2
+ *   A  = 3.1361892e-7 (2J''+1) a^2 nu^3                                      s^-1 (eq. 1)
+ *   I  = 4.1623797e-19 S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q    cm/molecule (eq. 2)
+ * ```
+ * with a the amplitude of eq. 15, g_ns the lower block's weight, c2 = hc/k (CODATA 2010 as in
+ * TROVE). Lines come ordered by lower state, then by position of the upper block in
+ * `upper_blocks`, then by upper state. The call works in batches of `params->batch` lower states
+ * and replaces the batch loaded by `atomgpu_linestrength_load_lower` (also when it is then
+ * refused for `capacity`; a call refused by any other check keeps it).
+ *
+ * - `handle`: the handle.
+ * - `lower_block`: 0-based index of the lower block (with stored states).
+ * - `n_upper_blocks` (>= 1): number of upper blocks.
+ * - `upper_blocks[n_upper_blocks]`: 0-based indices of the upper blocks (with stored states),
+ *   each with |J' - J''| <= 1 and J' + J'' >= 1.
+ * - `params`: temperature, partition function, filters and thresholds (every field checked).
+ * - `capacity` (>= 0): entries each output array holds.
+ * - `n_lines` (output): number of lines.
+ * - `upper_id`, `lower_id` (outputs, `capacity` entries): ExoMol IDs (1-based) of the two states.
+ * - `einstein_a` (output, `capacity`): A in s^-1.
+ * - `wavenumber` (output, `capacity`): nu in cm^-1.
+ * - `linestrength` (output, `capacity`): S in Debye^2.
+ * - `intensity` (output, `capacity`): I in cm/molecule.
+ *
+ * Count query: with `upper_id` NULL only `*n_lines` is written (the other output arrays may be
+ * NULL, `capacity` is not used); the whole list is computed to count it. Otherwise all six arrays
+ * must be non-NULL; when the count exceeds `capacity` the call fails with
+ * `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives the count needed) and writes
+ * nothing.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ */
+int32_t atomgpu_linestrength_line_list(struct atomgpu_linestrength *handle,
+                                       int32_t lower_block,
+                                       int32_t n_upper_blocks,
+                                       const int32_t *upper_blocks,
+                                       const struct atomgpu_intensity_params *params,
+                                       int64_t capacity,
+                                       int64_t *n_lines,
+                                       int64_t *upper_id,
+                                       int64_t *lower_id,
+                                       double *einstein_a,
+                                       double *wavenumber,
+                                       double *linestrength,
+                                       double *intensity);
+
+/**
+ * ExoMol ID of a stored state: 1 + the number of states stored in earlier blocks + `state`
+ * (the running 1-based number of the `.states` file, blocks in registration order).
+ *
+ * - `handle`: the handle.
+ * - `block`: 0-based block index.
+ * - `state`: 0-based state index in [0, n_states(block)).
+ * - `id` (output): the ID.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ */
+int32_t atomgpu_linestrength_state_id(const struct atomgpu_linestrength *handle,
+                                      int32_t block,
+                                      int64_t state,
+                                      int64_t *id);
+
+/**
+ * Sizes of a block: `n_primitive` (primitive functions), `n_coefficients` (length of an
+ * eigenvector: n_sym with an unfolding, n_primitive without) and `n_states` (states stored, 0
+ * before `atomgpu_linestrength_set_states`).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ */
+int32_t atomgpu_linestrength_block_size(const struct atomgpu_linestrength *handle,
+                                        int32_t block,
+                                        int64_t *n_primitive,
+                                        int64_t *n_coefficients,
+                                        int64_t *n_states);
 
 /**
  * Chemical potential of the free electrons of each plasma state, solving the normalisation

@@ -7,7 +7,8 @@
 #   cargo build --release, cargo test --release (with the header-is-current check, the FFI
 #   guard scan and the NVRTC compile of kernels/*.cu), the header compiled alone as C and C++,
 #   the C test programs (tests/c), the C examples (compiled), the Fortran test programs
-#   (tests/fortran), the exported-symbol check, and `make install` into a staging folder with a
+#   (tests/fortran), the Fortran examples (compiled; the line-list one run), the exported-symbol
+#   check, and `make install` into a staging folder with a
 #   C program built through pkg-config (and CMake's find_package when cmake is there).
 #
 # Every stage runs even when an earlier one failed; the last line is `N passed, M failed`, and
@@ -204,6 +205,30 @@ stage_fortran_tests() {
     [ "$bad" -eq 0 ]
 }
 
+stage_fortran_examples() {
+    local out="$BUILD/examples-fortran" src bad=0 n=0
+    rm -rf "$out"
+    mkdir -p "$out"
+    gfortran "${FFLAGS[@]}" -J "$out" -c fortran/atomgpu.f90 -o "$out/atomgpu.o"
+    shopt -s nullglob
+    for src in examples/fortran/*.f90; do
+        n=$((n + 1))
+        if gfortran "${FFLAGS[@]}" -I "$out" -J "$out" "$out/atomgpu.o" "$src" -o "$out/$(basename "$src" .f90)" \
+            -L"$LIB" -latomgpu -Wl,-rpath,"$LIB"; then
+            echo "ok: $src compiles"
+        else
+            echo "FAIL: $src does not compile"
+            bad=$((bad + 1))
+        fi
+    done
+    # The line-list example is quick (about a second): run it too, into a scratch folder.
+    if [ -x "$out/linelist_synthetic" ]; then
+        "$out/linelist_synthetic" "$out/linelist" || { echo "FAIL: linelist_synthetic exited non-zero"; bad=$((bad + 1)); }
+        [ -s "$out/linelist/linelist.trans" ] || { echo "FAIL: no linelist.trans written"; bad=$((bad + 1)); }
+    fi
+    [ "$bad" -eq 0 ]
+}
+
 # words TEXT: a newline-separated list on one line.
 words() { tr '\n' ' ' <<<"$1"; }
 
@@ -363,6 +388,7 @@ run_stage "include/atomgpu.h alone as C and C++" stage_header_alone
 run_stage "C test programs (tests/c)" stage_c_tests
 run_stage "C examples compile (examples/c)" stage_c_examples
 run_stage "Fortran test programs (tests/fortran)" stage_fortran_tests
+run_stage "Fortran examples compile, line-list example runs (examples/fortran)" stage_fortran_examples
 run_stage "exported symbols (header and Fortran bind names)" stage_symbols
 run_stage "make install, pkg-config and CMake package" stage_install
 

@@ -4,4 +4,5 @@
 
 pub mod common;
 pub mod cr;
+pub mod linestrength;
 pub mod rates;

@@ -135,6 +135,9 @@ impl Block {
     }
 }
 
+/// Largest J of a block: (2J'+1)(2J''+1) stays exact in 32-bit arithmetic.
+pub const MAX_J: u32 = 32767;
+
 /// Settings of a [`LineStrength`] handle.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
@@ -296,6 +299,9 @@ impl LineStrength {
     }
 
     fn validate_block(&self, spec: &BlockSpec<'_>) -> Result<Block> {
+        if spec.j > MAX_J {
+            return Err(Error::invalid("j", format!("must be in [0, {MAX_J}], got {}", spec.j)));
+        }
         let n = spec.v.len();
         if n == 0 {
             return Err(Error::invalid("n_primitive", "must be >= 1"));
@@ -395,6 +401,11 @@ impl LineStrength {
             return Err(Error::invalid("n_lower", "must be >= 1"));
         }
         check_matrix("vectors", vectors.len(), rows, n, ld)?;
+        for i in 0..n {
+            if let Some(r) = vectors[i * ld..i * ld + rows].iter().position(|x| !x.is_finite()) {
+                return Err(Error::invalid_at("vectors", r + ld * i, format!("must be finite, got {}", vectors[r + ld * i])));
+            }
+        }
         check_threshold("thresh_coeff", thresh_coeff)?;
         self.load(id, LowerVectors::Given { data: vectors, ld, n }, thresh_coeff)
     }

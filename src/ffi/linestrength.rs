@@ -1,0 +1,858 @@
+//! C ABI of the line-strength family: half-linestrengths, line strengths, Einstein A
+//! coefficients and absorption intensities of TROVE-style line lists (GAIN: Al-Refaie, Yurchenko
+//! & Tennyson, Comput. Phys. Commun. 214 (2017) 216), around [`crate::linestrength`].
+//!
+//! An opaque handle (`atomgpu_linestrength`) holds the vibrational dipole matrix (on the GPU
+//! when the CUDA backend is in use), the registered (J, Gamma) blocks with their eigenstates, and
+//! the dipole products of the last lower batch. The handle is mutable state and NOT thread safe:
+//! use one handle per thread (calls that take a `const atomgpu_linestrength*` do not change it).
+//!
+//! Conventions shared by every function here:
+//! - block, state, vibrational and CSR indices are 0-based (the Fortran module takes 1-based
+//!   ones); ExoMol state IDs are 1-based;
+//! - matrices are column-major with an explicit leading dimension (>= the row count);
+//! - energies and wavenumbers in cm^-1, dipoles and amplitudes in Debye, line strengths in
+//!   Debye^2, Einstein A in s^-1, intensities in cm/molecule, temperatures in K;
+//! - every argument is checked (NULL pointers, sizes >= 1, leading dimensions, block indices in
+//!   range, quantum numbers, NaN/Inf values) before any work; on failure the status is
+//!   `ATOMGPU_ERR_INVALID_ARGUMENT`, `atomgpu_last_error_arg()` gives the 1-based position of the
+//!   offending argument (for a bad field of `params`, the position of `params`) and
+//!   `atomgpu_last_error_message` names it; outputs and the handle are left unchanged.
+//!
+//! The quantities (paper eqs. 14, 15, 1-2, in TROVE's CGS form):
+//!
+//! ```text
+//!   h_p(i)   = sum_(v,K,tau) c^i_(v,K,tau) f(J,K,tau; J',K',tau') dipole(v, v', m)    eq. 14, Debye
+//!   a(f, i)  = sum_p c^f_p h_p(i)                                                     eq. 15, Debye
+//!   L        = a^2                                                                    Debye^2
+//!   S        = g_ns (2J'+1)(2J''+1) L                                                 Debye^2
+//!   A        = 3.1361892e-7 (2J''+1) L nu^3                                           s^-1 (eq. 1)
+//!   I        = 4.1623797e-19 S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q       cm/molecule (eq. 2)
+//! ```
+//! with nu = E' - E'' in cm^-1, c2 = hc/k in cm K, g_ns the lower block's nuclear-spin weight.
+
+use super::common::{count, guard, guard_value, input, output, write_output};
+use crate::error::{Error, Result};
+use crate::linestrength::intensity::check_params;
+use crate::linestrength::{BlockSpec, IntensityParams, Line, LineStrength, Options, Unfolding, MAX_J};
+
+/// A line-strength handle: the dipole matrix, the blocks and their states, the last lower batch.
+/// Mutable and not thread safe: use one handle per thread.
+#[allow(non_camel_case_types)]
+pub struct atomgpu_linestrength {
+    inner: LineStrength,
+    /// Number of registered blocks.
+    n_blocks: usize,
+    /// Block and size of the batch loaded by `atomgpu_linestrength_load_lower`, if still there
+    /// (`atomgpu_linestrength_line_list` replaces it).
+    loaded: Option<(usize, usize)>,
+}
+
+/// Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. A line from lower
+/// state (E'') to upper state (E') is kept when nu = E' - E'' > 0, nu lies in `freq_window`,
+/// E'' - zpe in `lower_energy`, E' - zpe in `upper_energy`, S >= `thresh_line` and
+/// I >= `thresh_intens`. Windows are closed intervals [min, max] (min <= max, infinite bounds
+/// allowed).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct atomgpu_intensity_params {
+    /// Temperature T in K, finite and > 0.
+    pub temperature: f64,
+    /// Partition function Q(T) (TROVE's QSTAT), finite and > 0.
+    pub partition_function: f64,
+    /// Zero-point energy in cm^-1 (ZPE), finite.
+    pub zpe: f64,
+    /// Wavenumber window [min, max] of the lines in cm^-1 (freq-window).
+    pub freq_window: [f64; 2],
+    /// Window of the lower-state energy E'' - ZPE in cm^-1 (energy low).
+    pub lower_energy: [f64; 2],
+    /// Window of the upper-state energy E' - ZPE in cm^-1 (energy upper).
+    pub upper_energy: [f64; 2],
+    /// THRESH_COEFF (>= 0): lower primitive coefficients with |c| <= it, and 3j symbols smaller
+    /// in magnitude, are skipped.
+    pub thresh_coeff: f64,
+    /// THRESH_LINE (>= 0): smallest line strength S kept, Debye^2.
+    pub thresh_line: f64,
+    /// THRESH_INTES (>= 0): smallest intensity I kept, cm/molecule.
+    pub thresh_intens: f64,
+    /// Lower states per batch (the batch of eq. 14's products), >= 1.
+    pub batch: i64,
+}
+
+/// The fields of `atomgpu_intensity_params`, as the Rust checks name them.
+const PARAMS_FIELDS: &[&str] = &[
+    "temperature",
+    "partition_function",
+    "zpe",
+    "freq_window",
+    "lower_energy",
+    "upper_energy",
+    "thresh_coeff",
+    "thresh_line",
+    "thresh_intens",
+    "batch",
+];
+
+/// An error about a field of the params struct, reported at the argument `params`.
+fn params_field(field: &str, rule: impl std::fmt::Display) -> Error {
+    Error::invalid("params", format!("field `{field}` {rule}"))
+}
+
+/// Renames an error naming a field of the params struct to the argument `params` (the message
+/// keeps the field's name).
+fn to_params(e: Error) -> Error {
+    match e {
+        Error::InvalidArgument { name, index, rule } if PARAMS_FIELDS.contains(&name) => {
+            let at = index.map(|i| format!("[{i}]")).unwrap_or_default();
+            params_field(&format!("{name}{at}"), rule)
+        }
+        other => other,
+    }
+}
+
+/// Largest number of doubles (or 64-bit integers) an array argument may describe.
+const MAX_ELEMENTS: usize = isize::MAX as usize / 8;
+
+/// A leading dimension: >= `rows` (and >= 1).
+fn leading_dimension(name: &'static str, ld: i64, rows: usize, what: &str) -> Result<usize> {
+    match usize::try_from(ld) {
+        Ok(l) if l >= rows.max(1) => Ok(l),
+        _ => Err(Error::invalid(
+            name,
+            format!("must be >= the row count {rows} ({what}), got {ld}"),
+        )),
+    }
+}
+
+/// Elements spanned by a column-major `rows x cols` matrix with leading dimension `ld`
+/// (`ld (cols - 1) + rows`); too large a count is reported at `cols_name`.
+fn matrix_len(rows: usize, cols: usize, ld: usize, cols_name: &'static str) -> Result<usize> {
+    ld.checked_mul(cols - 1)
+        .and_then(|x| x.checked_add(rows))
+        .filter(|&n| n <= MAX_ELEMENTS)
+        .ok_or_else(|| {
+            Error::invalid(
+                cols_name,
+                format!("is too large ({cols} columns of leading dimension {ld})"),
+            )
+        })
+}
+
+/// A block index argument: 0 <= `block` < the number of registered blocks.
+fn block_index(name: &'static str, block: i32, n_blocks: usize) -> Result<usize> {
+    match usize::try_from(block) {
+        Ok(b) if b < n_blocks => Ok(b),
+        _ => Err(Error::invalid(
+            name,
+            format!(
+                "must be a block index in [0, {n_blocks}) (blocks registered so far), got {block}"
+            ),
+        )),
+    }
+}
+
+/// A threshold: finite and >= 0.
+fn threshold(name: &'static str, value: f64) -> Result<f64> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(Error::invalid(
+            name,
+            format!("must be finite and >= 0, got {value}"),
+        ))
+    }
+}
+
+unsafe fn borrow<'a>(handle: *const atomgpu_linestrength) -> Result<&'a atomgpu_linestrength> {
+    handle
+        .as_ref()
+        .ok_or_else(|| Error::invalid("handle", "must not be NULL"))
+}
+
+unsafe fn borrow_mut<'a>(
+    handle: *mut atomgpu_linestrength,
+) -> Result<&'a mut atomgpu_linestrength> {
+    handle
+        .as_mut()
+        .ok_or_else(|| Error::invalid("handle", "must not be NULL"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handle.
+
+/// Creates a line-strength handle on the current backend (`atomgpu_set_backend`,
+/// `ATOMGPU_BACKEND`) from the vibrational (J = 0) dipole matrix.
+///
+/// - `n_vib` (>= 1): size of the vibrational basis.
+/// - `dipole`: the dipole matrix `dipole(v, v', m)` in Debye (TROVE's `dipole_me`), lower
+///   vibrational index v first, m = 0, 1, 2 the molecule-fixed components x, y, z: element
+///   (v, v', m) at `dipole[v + ld_dipole * (v' + n_vib * m)]` (a column-major
+///   `n_vib x 3 n_vib` matrix), finite.
+/// - `ld_dipole` (>= `n_vib`): its leading dimension.
+/// - `max_device_bytes` (>= 0): most device memory the dipole matrix may take on the GPU; 0 means
+///   80% of the free memory. A larger matrix stays on the host and is streamed in blocks of v'
+///   columns at every lower batch. Ignored on the CPU.
+/// - `handle` (output): receives the new handle; destroy it with `atomgpu_linestrength_destroy`.
+///
+/// Fails with `ATOMGPU_ERR_NO_DEVICE` when CUDA is required but absent.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_create(
+    n_vib: i64,
+    dipole: *const f64,
+    ld_dipole: i64,
+    max_device_bytes: i64,
+    handle: *mut *mut atomgpu_linestrength,
+) -> i32 {
+    guard(
+        &["n_vib", "dipole", "ld_dipole", "max_device_bytes", "handle"],
+        || {
+            let n = count("n_vib", n_vib)?;
+            let cols = n
+                .checked_mul(3)
+                .filter(|&c| c <= MAX_ELEMENTS)
+                .ok_or_else(|| Error::invalid("n_vib", format!("is too large ({n_vib})")))?;
+            let ld = leading_dimension("ld_dipole", ld_dipole, n, "n_vib")?;
+            let len = matrix_len(n, cols, ld, "n_vib")?;
+            let d = input("dipole", dipole, len)?;
+            let max_bytes = u64::try_from(max_device_bytes).map_err(|_| {
+                Error::invalid(
+                    "max_device_bytes",
+                    format!("must be >= 0, got {max_device_bytes}"),
+                )
+            })?;
+            let out = output("handle", handle)?;
+            let inner = LineStrength::new(
+                n,
+                d,
+                ld,
+                Options {
+                    max_device_bytes: max_bytes,
+                },
+            )?;
+            *out = Box::into_raw(Box::new(atomgpu_linestrength {
+                inner,
+                n_blocks: 0,
+                loaded: None,
+            }));
+            Ok(())
+        },
+    )
+}
+
+/// Destroys a handle (NULL is accepted) and frees its host and device memory.
+///
+/// # Safety
+/// `handle` must be NULL or come from `atomgpu_linestrength_create` and not be destroyed yet.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_destroy(handle: *mut atomgpu_linestrength) {
+    guard_value((), || {
+        if !handle.is_null() {
+            drop(Box::from_raw(handle));
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blocks and states.
+
+/// Registers a (J, Gamma) block: its primitive basis |v> |J, K, tau> and optionally the sparse
+/// unfolding from the symmetrised basis. Blocks are numbered 0, 1, ... in registration order;
+/// ExoMol IDs follow the same order.
+///
+/// - `handle`: the handle.
+/// - `j` in [0, 32767]: rotational quantum number J of the block.
+/// - `gns` (finite, >= 0): nuclear-spin statistical weight g_ns of the block's symmetry.
+/// - `n_primitive` (>= 1): number of primitive functions.
+/// - `v[n_primitive]`: vibrational index of each function, in [0, n_vib) (0-based).
+/// - `k[n_primitive]`: K of each function, in [0, J].
+/// - `tau[n_primitive]`: tau (Wang parity) of each function, 0 or 1. No two functions may share
+///   (v, K, tau).
+/// - `n_sym` (>= 0): 0 when eigenvectors are given in the primitive basis (`row_start`, `col`
+///   and `value` are then ignored and may be NULL); otherwise the size of the symmetrised basis,
+///   and the unfolding matrix T (`n_primitive x n_sym`, primitive coefficients = T c) is given in
+///   CSR form:
+/// - `row_start[n_primitive + 1]`: row p holds entries `row_start[p] .. row_start[p+1]-1`,
+///   starting at 0, non-decreasing;
+/// - `col[row_start[n_primitive]]`: column of each entry, in [0, n_sym) (0-based);
+/// - `value[row_start[n_primitive]]`: value of each entry, finite.
+/// - `block` (output): the block's 0-based index.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_add_block(
+    handle: *mut atomgpu_linestrength,
+    j: i32,
+    gns: f64,
+    n_primitive: i64,
+    v: *const i64,
+    k: *const i32,
+    tau: *const i32,
+    n_sym: i64,
+    row_start: *const i64,
+    col: *const i64,
+    value: *const f64,
+    block: *mut i32,
+) -> i32 {
+    guard(
+        &[
+            "handle",
+            "j",
+            "gns",
+            "n_primitive",
+            "v",
+            "k",
+            "tau",
+            "n_sym",
+            "row_start",
+            "col",
+            "value",
+            "block",
+        ],
+        || {
+            let h = borrow_mut(handle)?;
+            let j = u32::try_from(j)
+                .map_err(|_| Error::invalid("j", format!("must be in [0, {MAX_J}], got {j}")))?;
+            if !(gns.is_finite() && gns >= 0.0) {
+                return Err(Error::invalid(
+                    "gns",
+                    format!("must be finite and >= 0, got {gns}"),
+                ));
+            }
+            let n = count("n_primitive", n_primitive)?;
+            if n >= MAX_ELEMENTS {
+                return Err(Error::invalid(
+                    "n_primitive",
+                    format!("is too large ({n_primitive})"),
+                ));
+            }
+            let v = input("v", v, n)?;
+            let k = input("k", k, n)?;
+            let tau = input("tau", tau, n)?;
+            let unfolding = match n_sym {
+                0 => None,
+                s if s < 0 => {
+                    return Err(Error::invalid(
+                        "n_sym",
+                        format!("must be >= 0, got {n_sym}"),
+                    ))
+                }
+                s => {
+                    let n_sym = count("n_sym", s)?;
+                    let rows = input("row_start", row_start, n + 1)?;
+                    if rows[0] != 0 {
+                        return Err(Error::invalid_at(
+                            "row_start",
+                            0,
+                            format!("must be 0, got {}", rows[0]),
+                        ));
+                    }
+                    if let Some(p) = (0..n).find(|&p| rows[p + 1] < rows[p]) {
+                        return Err(Error::invalid_at(
+                            "row_start",
+                            p + 1,
+                            format!("must not decrease ({} after {})", rows[p + 1], rows[p]),
+                        ));
+                    }
+                    let nnz = usize::try_from(rows[n])
+                        .ok()
+                        .filter(|&x| x <= MAX_ELEMENTS)
+                        .ok_or_else(|| {
+                            Error::invalid_at("row_start", n, format!("is too large ({})", rows[n]))
+                        })?;
+                    let col = input("col", col, nnz)?;
+                    let value = input("value", value, nnz)?;
+                    Some(Unfolding {
+                        n_sym,
+                        row_start: rows,
+                        col,
+                        value,
+                    })
+                }
+            };
+            let out = output("block", block)?;
+            if h.n_blocks >= i32::MAX as usize {
+                return Err(Error::invalid(
+                    "handle",
+                    "holds the most blocks an int32_t index can name",
+                ));
+            }
+            let spec = BlockSpec {
+                j,
+                gns,
+                v,
+                k,
+                tau,
+                unfolding,
+            };
+            let id = h.inner.add_block(&spec)?;
+            h.n_blocks = id + 1;
+            *out = id as i32;
+            Ok(())
+        },
+    )
+}
+
+/// Stores the eigenstates of a block (replacing earlier ones): their energies and eigenvectors.
+/// Changing the number of states of a block renumbers the ExoMol IDs of later blocks.
+///
+/// - `handle`: the handle.
+/// - `block`: 0-based block index.
+/// - `n_states` (>= 1): number of states.
+/// - `energies[n_states]`: energies in cm^-1 (absolute: the ZPE is subtracted where the line list
+///   needs it), finite.
+/// - `vectors`: the eigenvectors as columns, `n_coefficients(block) x n_states` (symmetrised
+///   coefficients when the block has an unfolding, primitive ones otherwise), column-major, finite.
+/// - `ld` (>= n_coefficients(block)): the leading dimension of `vectors`.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_set_states(
+    handle: *mut atomgpu_linestrength,
+    block: i32,
+    n_states: i64,
+    energies: *const f64,
+    vectors: *const f64,
+    ld: i64,
+) -> i32 {
+    guard(
+        &["handle", "block", "n_states", "energies", "vectors", "ld"],
+        || {
+            let h = borrow_mut(handle)?;
+            let b = block_index("block", block, h.n_blocks)?;
+            let n = count("n_states", n_states)?;
+            let rows = h.inner.n_coefficients(b)?;
+            let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
+            let len = matrix_len(rows, n, ld, "n_states")?;
+            let e = input("energies", energies, n)?;
+            let x = input("vectors", vectors, len)?;
+            h.inner.set_states(b, e, x, ld)
+        },
+    )
+}
+
+/// Loads a batch of lower states of a block and computes their dipole products (the first
+/// product of eq. 14, Y = [dipole_x dipole_y dipole_z]^T X), which `atomgpu_linestrength_half`
+/// and `atomgpu_linestrength_amplitudes` then contract into any upper block with
+/// |J' - J''| <= 1 and J' + J'' >= 1. The batch stays loaded until the next load_lower or
+/// line_list call.
+///
+/// - `handle`: the handle.
+/// - `block`: 0-based index of the lower block.
+/// - `n_lower` (>= 1): number of lower states in the batch.
+/// - `vectors`: their eigenvectors, `n_coefficients(block) x n_lower`, column-major, finite.
+/// - `ld` (>= n_coefficients(block)): the leading dimension of `vectors`.
+/// - `thresh_coeff` (finite, >= 0): primitive coefficients with |c| <= it are skipped (TROVE's
+///   THRESH_COEFF; 0 keeps all but exact zeros).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_load_lower(
+    handle: *mut atomgpu_linestrength,
+    block: i32,
+    n_lower: i64,
+    vectors: *const f64,
+    ld: i64,
+    thresh_coeff: f64,
+) -> i32 {
+    guard(
+        &[
+            "handle",
+            "block",
+            "n_lower",
+            "vectors",
+            "ld",
+            "thresh_coeff",
+        ],
+        || {
+            let h = borrow_mut(handle)?;
+            let b = block_index("block", block, h.n_blocks)?;
+            let n = count("n_lower", n_lower)?;
+            let rows = h.inner.n_coefficients(b)?;
+            let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
+            let len = matrix_len(rows, n, ld, "n_lower")?;
+            let x = input("vectors", vectors, len)?;
+            threshold("thresh_coeff", thresh_coeff)?;
+            match h.inner.load_lower(b, n, x, ld, thresh_coeff) {
+                Ok(()) => {
+                    h.loaded = Some((b, n));
+                    Ok(())
+                }
+                Err(e) => {
+                    if !matches!(e, Error::InvalidArgument { .. }) {
+                        h.loaded = None;
+                    }
+                    Err(e)
+                }
+            }
+        },
+    )
+}
+
+/// The loaded batch (block, size), or an error at `handle`.
+fn loaded(h: &atomgpu_linestrength) -> Result<(usize, usize)> {
+    h.loaded.ok_or_else(|| {
+        Error::invalid(
+            "handle",
+            "has no lower batch loaded (call atomgpu_linestrength_load_lower; line_list replaces the batch)",
+        )
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Half-linestrengths and amplitudes of the loaded batch.
+
+/// Half-linestrengths (paper eq. 14) of the loaded lower batch into an upper block:
+/// h_(v',K',tau')(i) = sum_(v,K,tau) c^i_(v,K,tau) f(J'',K,tau; J',K',tau') dipole(v, v', m) in
+/// Debye, with f TROVE's rotational factor (phases, 3j symbol (J'' 1 J'; K, K'-K, -K') and
+/// Wang-function factors) and m the dipole component it selects.
+///
+/// - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
+/// - `upper_block`: 0-based index of the upper block, |J' - J''| <= 1 and J' + J'' >= 1.
+/// - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
+/// - `half` (output): `n_primitive(upper_block) x n_lower`, column-major: row p is the upper
+///   block's primitive function p, column i the batch's state i.
+/// - `ld_half` (>= n_primitive(upper_block)): the leading dimension of `half`.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_half(
+    handle: *mut atomgpu_linestrength,
+    upper_block: i32,
+    thresh_coeff: f64,
+    half: *mut f64,
+    ld_half: i64,
+) -> i32 {
+    guard(
+        &["handle", "upper_block", "thresh_coeff", "half", "ld_half"],
+        || {
+            let h = borrow_mut(handle)?;
+            let u = block_index("upper_block", upper_block, h.n_blocks)?;
+            threshold("thresh_coeff", thresh_coeff)?;
+            let out = output("half", half)?;
+            let rows = h.inner.n_primitive(u)?;
+            let ld = leading_dimension("ld_half", ld_half, rows, "n_primitive of the upper block")?;
+            let (_, n) = loaded(h)?;
+            let len = matrix_len(rows, n, ld, "ld_half")?;
+            // The Rust routine copies into `out` only once the whole result is there: untouched on error.
+            let out = std::slice::from_raw_parts_mut(out, len);
+            h.inner.half_linestrength(u, thresh_coeff, out, ld)
+        },
+    )
+}
+
+/// Transition amplitudes (paper eq. 15 before squaring) a(f, i) = sum_p c^f_p h_p(i), in Debye,
+/// of every stored state f of an upper block with every state i of the loaded lower batch. Their
+/// squares are L = a^2 (Debye^2), from which S = g_ns (2J'+1)(2J''+1) L and
+/// A = 3.1361892e-7 (2J''+1) L nu^3 s^-1 follow.
+///
+/// - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
+/// - `upper_block`: 0-based index of the upper block (with stored states), |J' - J''| <= 1 and
+///   J' + J'' >= 1.
+/// - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
+/// - `amplitudes` (output): `n_states(upper_block) x n_lower`, column-major.
+/// - `ld` (>= n_states(upper_block)): the leading dimension of `amplitudes`.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
+    handle: *mut atomgpu_linestrength,
+    upper_block: i32,
+    thresh_coeff: f64,
+    amplitudes: *mut f64,
+    ld: i64,
+) -> i32 {
+    guard(
+        &["handle", "upper_block", "thresh_coeff", "amplitudes", "ld"],
+        || {
+            let h = borrow_mut(handle)?;
+            let u = block_index("upper_block", upper_block, h.n_blocks)?;
+            threshold("thresh_coeff", thresh_coeff)?;
+            let out = output("amplitudes", amplitudes)?;
+            let rows = h.inner.n_states(u)?;
+            if rows == 0 {
+                return Err(Error::invalid(
+                    "upper_block",
+                    format!("block {u} has no states (atomgpu_linestrength_set_states first)"),
+                ));
+            }
+            let ld = leading_dimension("ld", ld, rows, "n_states of the upper block")?;
+            let (_, n) = loaded(h)?;
+            let len = matrix_len(rows, n, ld, "ld")?;
+            let a = h.inner.amplitudes(u, thresh_coeff)?;
+            if a.len() != rows * n {
+                return Err(Error::Internal(format!(
+                    "amplitudes: {} values for {rows} x {n}",
+                    a.len()
+                )));
+            }
+            let out = std::slice::from_raw_parts_mut(out, len);
+            for i in 0..n {
+                out[i * ld..i * ld + rows].copy_from_slice(&a[i * rows..(i + 1) * rows]);
+            }
+            Ok(())
+        },
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Line list.
+
+/// The line list from the stored states of a lower block into the stored states of a set of upper
+/// blocks, with TROVE's filters and thresholds (`params`). For each kept line:
+///
+/// ```text
+///   nu = E' - E''                                                            cm^-1 (> 0)
+///   S  = g_ns (2J'+1)(2J''+1) a^2                                            Debye^2
+///   A  = 3.1361892e-7 (2J''+1) a^2 nu^3                                      s^-1 (eq. 1)
+///   I  = 4.1623797e-19 S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q    cm/molecule (eq. 2)
+/// ```
+/// with a the amplitude of eq. 15, g_ns the lower block's weight, c2 = hc/k (CODATA 2010 as in
+/// TROVE). Lines come ordered by lower state, then by position of the upper block in
+/// `upper_blocks`, then by upper state. The call works in batches of `params->batch` lower states
+/// and replaces the batch loaded by `atomgpu_linestrength_load_lower` (also when it is then
+/// refused for `capacity`; a call refused by any other check keeps it).
+///
+/// - `handle`: the handle.
+/// - `lower_block`: 0-based index of the lower block (with stored states).
+/// - `n_upper_blocks` (>= 1): number of upper blocks.
+/// - `upper_blocks[n_upper_blocks]`: 0-based indices of the upper blocks (with stored states),
+///   each with |J' - J''| <= 1 and J' + J'' >= 1.
+/// - `params`: temperature, partition function, filters and thresholds (every field checked).
+/// - `capacity` (>= 0): entries each output array holds.
+/// - `n_lines` (output): number of lines.
+/// - `upper_id`, `lower_id` (outputs, `capacity` entries): ExoMol IDs (1-based) of the two states.
+/// - `einstein_a` (output, `capacity`): A in s^-1.
+/// - `wavenumber` (output, `capacity`): nu in cm^-1.
+/// - `linestrength` (output, `capacity`): S in Debye^2.
+/// - `intensity` (output, `capacity`): I in cm/molecule.
+///
+/// Count query: with `upper_id` NULL only `*n_lines` is written (the other output arrays may be
+/// NULL, `capacity` is not used); the whole list is computed to count it. Otherwise all six arrays
+/// must be non-NULL; when the count exceeds `capacity` the call fails with
+/// `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives the count needed) and writes
+/// nothing.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_line_list(
+    handle: *mut atomgpu_linestrength,
+    lower_block: i32,
+    n_upper_blocks: i32,
+    upper_blocks: *const i32,
+    params: *const atomgpu_intensity_params,
+    capacity: i64,
+    n_lines: *mut i64,
+    upper_id: *mut i64,
+    lower_id: *mut i64,
+    einstein_a: *mut f64,
+    wavenumber: *mut f64,
+    linestrength: *mut f64,
+    intensity: *mut f64,
+) -> i32 {
+    guard(
+        &[
+            "handle",
+            "lower_block",
+            "n_upper_blocks",
+            "upper_blocks",
+            "params",
+            "capacity",
+            "n_lines",
+            "upper_id",
+            "lower_id",
+            "einstein_a",
+            "wavenumber",
+            "linestrength",
+            "intensity",
+        ],
+        || {
+            let h = borrow_mut(handle)?;
+            let lower = block_index("lower_block", lower_block, h.n_blocks)?;
+            let nu = count("n_upper_blocks", n_upper_blocks as i64)?;
+            let blocks = input("upper_blocks", upper_blocks, nu)?;
+            let mut uppers = Vec::with_capacity(nu);
+            for (i, &b) in blocks.iter().enumerate() {
+                let u = usize::try_from(b)
+                    .ok()
+                    .filter(|&u| u < h.n_blocks)
+                    .ok_or_else(|| {
+                        Error::invalid_at(
+                            "upper_blocks",
+                            i,
+                            format!("must be a block index in [0, {}), got {b}", h.n_blocks),
+                        )
+                    })?;
+                uppers.push(u);
+            }
+            let p = params
+                .as_ref()
+                .ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+            let batch = usize::try_from(p.batch)
+                .ok()
+                .filter(|&b| b >= 1)
+                .ok_or_else(|| params_field("batch", format!("must be >= 1, got {}", p.batch)))?;
+            let rust_params = IntensityParams {
+                temperature: p.temperature,
+                partition_function: p.partition_function,
+                zpe: p.zpe,
+                freq_window: p.freq_window,
+                lower_energy: p.lower_energy,
+                upper_energy: p.upper_energy,
+                thresh_coeff: p.thresh_coeff,
+                thresh_line: p.thresh_line,
+                thresh_intens: p.thresh_intens,
+                batch,
+            };
+            check_params(&rust_params).map_err(to_params)?;
+            let capacity = usize::try_from(capacity)
+                .map_err(|_| Error::invalid("capacity", format!("must be >= 0, got {capacity}")))?;
+            let n_out = output("n_lines", n_lines)?;
+            let arrays = if upper_id.is_null() {
+                None
+            } else {
+                Some((
+                    upper_id,
+                    output("lower_id", lower_id)?,
+                    output("einstein_a", einstein_a)?,
+                    output("wavenumber", wavenumber)?,
+                    output("linestrength", linestrength)?,
+                    output("intensity", intensity)?,
+                ))
+            };
+            let lines = match h.inner.line_list(lower, &uppers, &rust_params) {
+                Ok(lines) => {
+                    h.loaded = None;
+                    lines
+                }
+                Err(e) => {
+                    if !matches!(e, Error::InvalidArgument { .. }) {
+                        h.loaded = None;
+                    }
+                    return Err(to_params(e));
+                }
+            };
+            if let Some((up, lo, a, nu_out, s, i)) = arrays {
+                if lines.len() > capacity {
+                    return Err(Error::invalid(
+                        "capacity",
+                        format!(
+                            "must be >= the number of lines, {}, got {capacity}",
+                            lines.len()
+                        ),
+                    ));
+                }
+                let column = |f: &dyn Fn(&Line) -> f64| lines.iter().map(f).collect::<Vec<f64>>();
+                write_output(up, &lines.iter().map(|l| l.upper_id).collect::<Vec<i64>>());
+                write_output(lo, &lines.iter().map(|l| l.lower_id).collect::<Vec<i64>>());
+                write_output(a, &column(&|l| l.einstein_a));
+                write_output(nu_out, &column(&|l| l.wavenumber));
+                write_output(s, &column(&|l| l.linestrength));
+                write_output(i, &column(&|l| l.intensity));
+            }
+            *n_out = lines.len() as i64;
+            Ok(())
+        },
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries.
+
+/// ExoMol ID of a stored state: 1 + the number of states stored in earlier blocks + `state`
+/// (the running 1-based number of the `.states` file, blocks in registration order).
+///
+/// - `handle`: the handle.
+/// - `block`: 0-based block index.
+/// - `state`: 0-based state index in [0, n_states(block)).
+/// - `id` (output): the ID.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_state_id(
+    handle: *const atomgpu_linestrength,
+    block: i32,
+    state: i64,
+    id: *mut i64,
+) -> i32 {
+    guard(&["handle", "block", "state", "id"], || {
+        let h = borrow(handle)?;
+        let b = block_index("block", block, h.n_blocks)?;
+        let stored = h.inner.n_states(b)?;
+        let s = usize::try_from(state)
+            .ok()
+            .filter(|&s| s < stored)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "state",
+                    format!(
+                        "must be in [0, {stored}) (the states stored for block {b}), got {state}"
+                    ),
+                )
+            })?;
+        let out = output("id", id)?;
+        *out = h.inner.state_id(b, s);
+        Ok(())
+    })
+}
+
+/// Sizes of a block: `n_primitive` (primitive functions), `n_coefficients` (length of an
+/// eigenvector: n_sym with an unfolding, n_primitive without) and `n_states` (states stored, 0
+/// before `atomgpu_linestrength_set_states`).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_block_size(
+    handle: *const atomgpu_linestrength,
+    block: i32,
+    n_primitive: *mut i64,
+    n_coefficients: *mut i64,
+    n_states: *mut i64,
+) -> i32 {
+    guard(
+        &[
+            "handle",
+            "block",
+            "n_primitive",
+            "n_coefficients",
+            "n_states",
+        ],
+        || {
+            let h = borrow(handle)?;
+            let b = block_index("block", block, h.n_blocks)?;
+            let (p_out, c_out, s_out) = (
+                output("n_primitive", n_primitive)?,
+                output("n_coefficients", n_coefficients)?,
+                output("n_states", n_states)?,
+            );
+            let sizes = [
+                h.inner.n_primitive(b)?,
+                h.inner.n_coefficients(b)?,
+                h.inner.n_states(b)?,
+            ];
+            *p_out = sizes[0] as i64;
+            *c_out = sizes[1] as i64;
+            *s_out = sizes[2] as i64;
+            Ok(())
+        },
+    )
+}

@@ -1,0 +1,643 @@
+! test_linestrength.f90: calls every line-strength wrapper of module atomgpu and checks the
+! numbers against closed forms (the Fortran layer numbers v, CSR offsets, blocks and states
+! from 1):
+!   (a) a rigid diatomic (one vibrational function, permanent dipole mu along z, K = 0):
+!       J = 1 <- 0: L = mu^2/3, A = 3.1361892e-7 mu^2 nu^3 / 3; every R-branch line
+!       J''+1 <- J'': A = 3.1361892e-7 mu^2 nu^3 (J''+1)/(2J''+3), S = g_ns mu^2 (J''+1) and
+!       I = 4.1623797e-19 S nu exp(-c2 E''/T)(1 - exp(-c2 nu/T))/Q; the Q and P partners
+!       (nu = 0 and nu < 0) are filtered out; ExoMol IDs, block sizes, count_lines;
+!   (b) Hoenl-London factors of a parallel band (transition dipole along z only, v = 1 -> 2):
+!       lower state J'' = 4, K = 2 (tau = 0 and 1), upper blocks full Wang sets J' = 3, 4, 5 with
+!       identity eigenvectors: (2J'+1)(2J''+1) sum_f a^2 / mu^2 = (J''^2-K^2)/J'' = 3.0 (P),
+!       (2J''+1)K^2/(J''(J''+1)) = 1.8 (Q), ((J''+1)^2-K^2)/(J''+1) = 4.2 (R); half = amplitudes
+!       (identity eigenvectors); the line list's S summed per branch gives the same factors;
+!   (c) a symmetrised upper block (CSR unfolding with 1-based offsets, an empty row): the
+!       half-linestrengths are dipole(1, v', z)/sqrt(3) up to one sign and the amplitudes are
+!       T^T half;
+!   (d) bad input through stat (K > J, a NaN temperature, 1-based indices out of range, shapes,
+!       a handle never created, too small a capacity, ...): stat = ATOMGPU_ERR_INVALID_ARGUMENT,
+!       the argument's position in the C function, its name in the message, untouched outputs.
+!
+! Build (from the repository root, after `cargo build --release`):
+!   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/support/checks.f90 \
+!       tests/fortran/test_linestrength.f90 -o test_linestrength -Ltarget/release -latomgpu \
+!       -Wl,-rpath,$PWD/target/release
+! Exit status 0 when every check passes (error stop 1 otherwise).
+program test_linestrength
+    use, intrinsic :: iso_c_binding, only: c_double, c_int64_t
+    use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
+    use atomgpu
+    use atomgpu_test_checks
+    implicit none
+
+    integer, parameter :: dp = c_double, i8 = c_int64_t
+    real(dp), parameter :: sentinel = -12345.0_dp
+    ! TROVE's constants (src/linestrength/intensity.rs).
+    real(dp), parameter :: a_coef = 3.1361892e-7_dp, i_coef = 4.1623797e-19_dp
+    real(dp), parameter :: c2 = 6.62606957e-27_dp * 2.99792458e10_dp / 1.3806488e-16_dp   ! hc/k [cm K]
+    real(dp), parameter :: tol = 1e-12_dp
+
+    ! Outputs of the bad-input calls (d): checked to stay untouched.
+    integer :: bad_block
+    integer(i8) :: bad_n_lines, bad_id, bad_np, bad_nc, bad_ns
+    real(dp) :: bad_half(11, 2), bad_amp(11, 2)
+    integer(i8) :: bad_upper_id(4), bad_lower_id(4)
+    real(dp) :: bad_a(4), bad_nu(4), bad_s(4), bad_i(4)
+    integer :: stat
+    integer(i8) :: clock_start, clock_rate
+
+    call system_clock(clock_start, clock_rate)
+    call test_rigid_rotor()
+    call test_hoenl_london()
+    call test_unfolding()
+    call test_bad_input()
+
+    print '(a, i0, a, i0, a, f0.2, a)', "test_linestrength (Fortran): ", checks, " checks, ", failures, &
+        " failures (", elapsed(clock_start), " s)"
+    if (failures /= 0) error stop 1
+
+contains
+
+    real(dp) function elapsed(since)
+        integer(i8), intent(in) :: since
+        integer(i8) :: now
+        call system_clock(now)
+        elapsed = real(now - since, dp) / real(clock_rate, dp)
+    end function
+
+    ! After a call with stat=: true when it succeeded, else reports the library's message.
+    logical function succeeded(what, stat)
+        character(len=*), intent(in) :: what
+        integer, intent(in) :: stat
+        checks = checks + 1
+        succeeded = stat == ATOMGPU_OK
+        if (.not. succeeded) then
+            failures = failures + 1
+            print '(a, a, a, i0, a, a)', "FAIL ", what, ": stat = ", stat, ": ", atomgpu_last_error_message()
+        end if
+    end function
+
+    ! Parameters with every filter open and every threshold 0.
+    function open_params(temperature, q, zpe) result(p)
+        real(dp), intent(in) :: temperature, q, zpe
+        type(atomgpu_intensity_params_t) :: p
+        p%temperature = temperature
+        p%partition_function = q
+        p%zpe = zpe
+        p%freq_window = [0.0_dp, 1e6_dp]
+        p%lower_energy = [-1e6_dp, 1e6_dp]
+        p%upper_energy = [-1e6_dp, 1e6_dp]
+        p%thresh_coeff = 0
+        p%thresh_line = 0
+        p%thresh_intens = 0
+        p%batch = 3
+    end function
+
+    ! The full Wang set of J on vibrational function v: K = 0 (tau = mod(J, 2)), then K = 1..J
+    ! with tau = 0, 1 (2J + 1 functions).
+    subroutine wang_set(j, v, vv, kk, tt)
+        integer, intent(in) :: j
+        integer(i8), intent(in) :: v
+        integer(i8), allocatable, intent(out) :: vv(:)
+        integer, allocatable, intent(out) :: kk(:), tt(:)
+        integer :: k, n
+        allocate (vv(2 * j + 1), kk(2 * j + 1), tt(2 * j + 1))
+        vv = v
+        kk(1) = 0
+        tt(1) = mod(j, 2)
+        n = 1
+        do k = 1, j
+            kk(n + 1:n + 2) = k
+            tt(n + 1:n + 2) = [0, 1]
+            n = n + 2
+        end do
+    end subroutine
+
+    ! The identity matrix of order n.
+    function identity(n) result(m)
+        integer, intent(in) :: n
+        real(dp) :: m(n, n)
+        integer :: i
+        m = 0
+        do i = 1, n
+            m(i, i) = 1
+        end do
+    end function
+
+    ! (a) Rigid diatomic: one vibrational function, blocks J = 0..j_max of one function each.
+    subroutine test_rigid_rotor()
+        integer, parameter :: j_max = 6
+        real(dp), parameter :: mu = 1.7_dp, b_rot = 10.0_dp, zpe = 500.0_dp, gns = 2.0_dp, t = 296.0_dp
+        type(atomgpu_linestrength_t) :: h
+        real(dp) :: dipole(1, 1, 3), amp(1, 1), half(1, 1), e(0:j_max), q, nu, s_want, i_want, e_low
+        integer :: blocks(0:j_max), j
+        integer(i8) :: np, nc, ns, id, n_lines, count
+        integer(i8) :: upper_id(3), lower_id(3)
+        real(dp) :: a(3), wn(3), s(3), inten(3)
+        type(atomgpu_intensity_params_t) :: p
+        character(len=24) :: tag
+
+        dipole = 0
+        dipole(1, 1, 3) = mu
+        call atomgpu_linestrength_create(h, dipole, stat=stat)
+        if (.not. succeeded("rigid rotor: create", stat)) return
+        q = 0
+        do j = 0, j_max
+            e(j) = zpe + b_rot * j * (j + 1)
+            q = q + gns * (2 * j + 1) * exp(-c2 * (e(j) - zpe) / t)
+            blocks(j) = -1
+            call atomgpu_linestrength_add_block(h, j, gns, [1_i8], [0], [mod(j, 2)], blocks(j), stat=stat)
+            if (.not. succeeded("rigid rotor: add_block", stat)) return
+            call check("rigid rotor: blocks numbered from 1", blocks(j) == j + 1)
+            call atomgpu_linestrength_set_states(h, blocks(j), [e(j)], identity(1), stat)
+            if (.not. succeeded("rigid rotor: set_states", stat)) return
+        end do
+        do j = 0, j_max
+            np = -1
+            nc = -1
+            ns = -1
+            call atomgpu_linestrength_block_size(h, blocks(j), np, nc, ns, stat)
+            if (succeeded("rigid rotor: block_size", stat)) then
+                call check("rigid rotor: block_size = (1, 1, 1)", np == 1 .and. nc == 1 .and. ns == 1)
+            end if
+            id = -1
+            call atomgpu_linestrength_state_id(h, blocks(j), 1_i8, id, stat)
+            if (succeeded("rigid rotor: state_id", stat)) call check("rigid rotor: ExoMol ID = J + 1", id == j + 1)
+        end do
+
+        ! J = 1 <- 0 through load_lower, half and amplitudes.
+        call atomgpu_linestrength_load_lower(h, blocks(0), identity(1), 0.0_dp, stat)
+        if (succeeded("rigid rotor: load_lower", stat)) then
+            amp = sentinel
+            half = sentinel
+            call atomgpu_linestrength_amplitudes(h, blocks(1), 0.0_dp, amp, stat)
+            if (succeeded("rigid rotor: amplitudes", stat)) then
+                call check_rel("J=1<-0: L = mu^2/3", amp(1, 1)**2, mu**2 / 3, tol)
+            end if
+            call atomgpu_linestrength_half(h, blocks(1), 0.0_dp, half, stat)
+            if (succeeded("rigid rotor: half", stat)) then
+                call check_rel("J=1<-0: half = amplitude (identity vectors)", half(1, 1), amp(1, 1), tol)
+            end if
+        end if
+
+        ! R-branch lines J''+1 <- J'' from the line list; the Q (nu = 0) and P (nu < 0) partners
+        ! are filtered out.
+        p = open_params(t, q, zpe)
+        do j = 0, j_max - 1
+            write (tag, '(a, i0, a, i0)') "R(", j, ") J'=", j + 1
+            count = -1
+            if (j == 0) then
+                call atomgpu_linestrength_count_lines(h, blocks(0), [blocks(1)], p, count, stat)
+            else
+                call atomgpu_linestrength_count_lines(h, blocks(j), [blocks(j + 1), blocks(j), blocks(j - 1)], p, &
+                    count, stat)
+            end if
+            if (.not. succeeded(trim(tag) // ": count_lines", stat)) cycle
+            call check(trim(tag) // ": count_lines = 1", count == 1)
+            n_lines = -1
+            upper_id = -1
+            a = sentinel
+            if (j == 0) then
+                call atomgpu_linestrength_line_list(h, blocks(0), [blocks(1)], p, n_lines, upper_id, lower_id, a, wn, &
+                    s, inten, stat)
+            else
+                call atomgpu_linestrength_line_list(h, blocks(j), [blocks(j + 1), blocks(j), blocks(j - 1)], p, &
+                    n_lines, upper_id, lower_id, a, wn, s, inten, stat)
+            end if
+            if (.not. succeeded(trim(tag) // ": line_list", stat)) cycle
+            call check(trim(tag) // ": one line", n_lines == 1)
+            call check(trim(tag) // ": entries past n_lines untouched", all(upper_id(2:) == -1) .and. all(a(2:) == sentinel))
+            call check(trim(tag) // ": IDs", upper_id(1) == j + 2 .and. lower_id(1) == j + 1)
+            nu = e(j + 1) - e(j)
+            e_low = e(j) - zpe
+            call check_rel(trim(tag) // ": wavenumber", wn(1), nu, tol)
+            call check_rel(trim(tag) // ": A = c mu^2 nu^3 (J''+1)/(2J''+3)", a(1), &
+                a_coef * mu**2 * nu**3 * (j + 1) / (2 * j + 3), tol)
+            if (j == 0) call check_rel("J=1<-0: A = c mu^2 nu^3 / 3", a(1), a_coef * mu**2 * nu**3 / 3, tol)
+            s_want = gns * mu**2 * (j + 1)
+            call check_rel(trim(tag) // ": S = g_ns mu^2 (J''+1)", s(1), s_want, tol)
+            i_want = i_coef * s_want * nu * exp(-c2 * e_low / t) * (1 - exp(-c2 * nu / t)) / q
+            call check_rel(trim(tag) // ": intensity", inten(1), i_want, tol)
+        end do
+
+        ! line_list replaced the loaded batch: half needs a new load_lower.
+        call atomgpu_linestrength_half(h, blocks(1), 0.0_dp, half, stat)
+        call expect_bad_only("rigid rotor: half after line_list", 1, "handle")
+
+        call atomgpu_linestrength_destroy(h)
+        call atomgpu_linestrength_destroy(h)   ! twice is fine
+        call check("rigid rotor: destroy resets the handle", atomgpu_linestrength_block_size_fails(h))
+    end subroutine
+
+    logical function atomgpu_linestrength_block_size_fails(h) result(fails)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer(i8) :: np, nc, ns
+        integer :: stat
+        call atomgpu_linestrength_block_size(h, 1, np, nc, ns, stat)
+        fails = stat == ATOMGPU_ERR_INVALID_ARGUMENT .and. atomgpu_last_error_arg() == 1
+    end function
+
+    ! (b) Hoenl-London factors of a parallel band.
+    subroutine test_hoenl_london()
+        integer, parameter :: j_low = 4, k_low = 2
+        real(dp), parameter :: mu_t = 0.3_dp, e_band = 2000.0_dp
+        real(dp), parameter :: hl(3) = [3.0_dp, 1.8_dp, 4.2_dp]   ! P (J' = 3), Q (4), R (5)
+        character(len=1), parameter :: branch(3) = ["P", "Q", "R"]
+        type(atomgpu_linestrength_t) :: h
+        real(dp) :: dipole(2, 2, 3), lower_vectors(9, 2), sum_s(3, 2)
+        real(dp), allocatable :: amp(:, :), half(:, :), e(:), a(:), wn(:), s(:), inten(:)
+        integer(i8), allocatable :: vv(:), upper_id(:), lower_id(:)
+        integer, allocatable :: kk(:), tt(:)
+        integer :: lower, upper(3), b, i, jp, n, col(2)
+        integer(i8) :: first_id(3), n_states(3), lower_id_of(2), count, n_lines, line, np, nc
+        type(atomgpu_intensity_params_t) :: p
+
+        dipole = 0
+        dipole(1, 2, 3) = mu_t
+        dipole(2, 1, 3) = mu_t
+        call atomgpu_linestrength_create(h, dipole, 0_i8, stat)
+        if (.not. succeeded("Hoenl-London: create", stat)) return
+        ! Lower block: J'' = 4 on v = 1, full Wang set, identity eigenvectors.
+        call wang_set(j_low, 1_i8, vv, kk, tt)
+        lower = -1
+        call atomgpu_linestrength_add_block(h, j_low, 1.0_dp, vv, kk, tt, lower, stat=stat)
+        if (.not. succeeded("Hoenl-London: add lower block", stat)) return
+        n = size(vv)
+        e = [(100.0_dp + i, i = 1, n)]
+        call atomgpu_linestrength_set_states(h, lower, e, identity(n), stat)
+        if (.not. succeeded("Hoenl-London: set lower states", stat)) return
+        ! Its functions K = 2, tau = 0 and 1 (columns of the identity).
+        do i = 1, n
+            if (kk(i) == k_low) col(tt(i) + 1) = i
+        end do
+        lower_vectors = 0
+        lower_vectors(col(1), 1) = 1
+        lower_vectors(col(2), 2) = 1
+        ! Upper blocks J' = 3, 4, 5 on v = 2.
+        do b = 1, 3
+            jp = j_low - 2 + b
+            call wang_set(jp, 2_i8, vv, kk, tt)
+            call atomgpu_linestrength_add_block(h, jp, 1.0_dp, vv, kk, tt, upper(b), stat=stat)
+            if (.not. succeeded("Hoenl-London: add upper block", stat)) return
+            e = [(e_band + 10.0_dp * b + i, i = 1, size(vv))]
+            call atomgpu_linestrength_set_states(h, upper(b), e, identity(size(vv)), stat)
+            if (.not. succeeded("Hoenl-London: set upper states", stat)) return
+        end do
+        call check("Hoenl-London: blocks 1..4", lower == 1 .and. all(upper == [2, 3, 4]))
+
+        call atomgpu_linestrength_load_lower(h, lower, lower_vectors, 0.0_dp, stat)
+        if (.not. succeeded("Hoenl-London: load_lower", stat)) return
+        do b = 1, 3
+            jp = j_low - 2 + b
+            allocate (amp(2 * jp + 1, 2), half(2 * jp + 1, 2))
+            amp = sentinel
+            half = sentinel
+            call atomgpu_linestrength_amplitudes(h, upper(b), 0.0_dp, amp, stat)
+            if (succeeded("Hoenl-London: amplitudes", stat)) then
+                do i = 1, 2
+                    call check_rel("Hoenl-London " // branch(b) // " branch, tau'' = " // achar(iachar("0") + i - 1), &
+                        (2 * jp + 1) * (2 * j_low + 1) * sum(amp(:, i)**2) / mu_t**2, hl(b), tol)
+                end do
+            end if
+            call atomgpu_linestrength_half(h, upper(b), 0.0_dp, half, stat)
+            if (succeeded("Hoenl-London: half", stat)) then
+                call check("Hoenl-London " // branch(b) // ": half = amplitudes (identity vectors)", &
+                    maxval(abs(half - amp)) <= 1e-15_dp)
+            end if
+            deallocate (amp, half)
+        end do
+
+        ! The same factors from the line list: S summed over the lines of each branch from each of
+        ! the two lower states (g_ns = 1).
+        do b = 1, 3
+            call atomgpu_linestrength_state_id(h, upper(b), 1_i8, first_id(b), stat)
+            if (.not. succeeded("Hoenl-London: state_id", stat)) return
+            call atomgpu_linestrength_block_size(h, upper(b), np, nc, n_states(b), stat)
+            if (.not. succeeded("Hoenl-London: block_size", stat)) return
+        end do
+        do i = 1, 2
+            call atomgpu_linestrength_state_id(h, lower, int(col(i), i8), lower_id_of(i), stat)
+            if (.not. succeeded("Hoenl-London: state_id", stat)) return
+        end do
+        call check("Hoenl-London: IDs run over the blocks in order", lower_id_of(1) == col(1) .and. &
+            first_id(1) == 10 .and. first_id(2) == 17 .and. first_id(3) == 26)
+        p = open_params(296.0_dp, 1.0_dp, 0.0_dp)
+        count = -1
+        call atomgpu_linestrength_count_lines(h, lower, upper, p, count, stat)
+        if (.not. succeeded("Hoenl-London: count_lines", stat)) return
+        call check("Hoenl-London: every pair is a line (thresholds 0)", count == 9 * sum(n_states))
+        allocate (upper_id(count), lower_id(count), a(count), wn(count), s(count), inten(count))
+        call atomgpu_linestrength_line_list(h, lower, upper, p, n_lines, upper_id, lower_id, a, wn, s, inten, stat)
+        if (.not. succeeded("Hoenl-London: line_list", stat)) return
+        call check("Hoenl-London: line_list count = count_lines", n_lines == count)
+        sum_s = 0
+        do line = 1, n_lines
+            do i = 1, 2
+                if (lower_id(line) /= lower_id_of(i)) cycle
+                do b = 1, 3
+                    if (upper_id(line) >= first_id(b) .and. upper_id(line) < first_id(b) + n_states(b)) then
+                        sum_s(b, i) = sum_s(b, i) + s(line)
+                    end if
+                end do
+            end do
+        end do
+        do b = 1, 3
+            do i = 1, 2
+                call check_rel("Hoenl-London " // branch(b) // " from the line list", sum_s(b, i) / mu_t**2, hl(b), tol)
+            end do
+        end do
+        ! Too small a capacity: nothing written.
+        call reset_bad_outputs()
+        call atomgpu_linestrength_line_list(h, lower, upper, p, bad_n_lines, bad_upper_id, bad_lower_id, bad_a, &
+            bad_nu, bad_s, bad_i, stat)
+        call expect_bad("line_list: capacity below the count", 6, "capacity", "got 4")
+        call atomgpu_linestrength_destroy(h)
+    end subroutine
+
+    ! (c) A symmetrised upper block: T (3 x 2) in CSR with 1-based offsets, row 2 empty.
+    subroutine test_unfolding()
+        real(dp), parameter :: theta = 0.3_dp, d(3) = [1.1_dp, 0.4_dp, -0.25_dp]
+        type(atomgpu_linestrength_t) :: h
+        real(dp) :: dipole(3, 3, 3), half(3, 1), amp(2, 1), c, s, sign
+        integer :: lower, upper, p
+        integer(i8) :: np, nc, ns, id
+
+        c = cos(theta)
+        s = sin(theta)
+        dipole = 0
+        dipole(1, :, 3) = d
+        dipole(:, 1, 3) = d
+        call atomgpu_linestrength_create(h, dipole, stat=stat)
+        if (.not. succeeded("unfolding: create", stat)) return
+        call atomgpu_linestrength_add_block(h, 0, 1.0_dp, [1_i8], [0], [0], lower, stat=stat)
+        if (.not. succeeded("unfolding: add lower block", stat)) return
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [1_i8, 2_i8, 3_i8], [0, 0, 0], [1, 1, 1], upper, &
+            row_start=[1_i8, 3_i8, 3_i8, 5_i8], col=[1_i8, 2_i8, 1_i8, 2_i8], value=[c, -s, s, c], n_sym=2_i8, stat=stat)
+        if (.not. succeeded("unfolding: add symmetrised block", stat)) return
+        call atomgpu_linestrength_block_size(h, upper, np, nc, ns, stat)
+        if (succeeded("unfolding: block_size", stat)) then
+            call check("unfolding: n_primitive 3, n_coefficients 2, no states yet", np == 3 .and. nc == 2 .and. ns == 0)
+        end if
+        call atomgpu_linestrength_set_states(h, lower, [0.0_dp], identity(1), stat)
+        if (.not. succeeded("unfolding: set lower states", stat)) return
+        call atomgpu_linestrength_set_states(h, upper, [20.0_dp, 30.0_dp], identity(2), stat)
+        if (.not. succeeded("unfolding: set upper states", stat)) return
+        call atomgpu_linestrength_state_id(h, upper, 2_i8, id, stat)
+        if (succeeded("unfolding: state_id", stat)) call check("unfolding: ID of upper state 2 is 3", id == 3)
+        call atomgpu_linestrength_load_lower(h, lower, identity(1), 0.0_dp, stat)
+        if (.not. succeeded("unfolding: load_lower", stat)) return
+        call atomgpu_linestrength_half(h, upper, 0.0_dp, half, stat)
+        if (.not. succeeded("unfolding: half", stat)) return
+        sign = merge(1.0_dp, -1.0_dp, half(1, 1) * d(1) > 0)
+        do p = 1, 3
+            call check_rel("unfolding: half = +-dipole(1, v', z)/sqrt(3)", half(p, 1), sign * d(p) / sqrt(3.0_dp), tol)
+        end do
+        call atomgpu_linestrength_amplitudes(h, upper, 0.0_dp, amp, stat)
+        if (.not. succeeded("unfolding: amplitudes", stat)) return
+        call check_rel("unfolding: a(1) = T(:, 1) . half", amp(1, 1), c * half(1, 1) + s * half(3, 1), tol)
+        call check_rel("unfolding: a(2) = T(:, 2) . half", amp(2, 1), -s * half(1, 1) + c * half(3, 1), tol)
+        call check_rel("unfolding: L(1) = (c d1 + s d3)^2 / 3", amp(1, 1)**2, (c * d(1) + s * d(3))**2 / 3, tol)
+        call atomgpu_linestrength_destroy(h)
+    end subroutine
+
+    ! (d) Bad input through stat.
+    subroutine test_bad_input()
+        type(atomgpu_linestrength_t) :: h, never
+        real(dp) :: dipole(2, 2, 3), dipole_2x1(2, 1, 3), nan, v9(9, 1), v9nan(9, 1)
+        integer(i8), allocatable :: vv(:)
+        integer, allocatable :: kk(:), tt(:)
+        integer :: b0, b1, b4, b5, i
+        type(atomgpu_intensity_params_t) :: p
+
+        nan = ieee_value(nan, ieee_quiet_nan)
+        dipole = 0
+        dipole(1, 2, :) = [0.2_dp, 0.0_dp, 0.5_dp]
+        dipole(2, 1, :) = [0.2_dp, 0.0_dp, 0.5_dp]
+        dipole(1, 1, 3) = 1.0_dp
+
+        ! A handle never created.
+        call reset_bad_outputs()
+        call atomgpu_linestrength_block_size(never, 1, bad_np, bad_nc, bad_ns, stat)
+        call expect_bad("block_size: handle never created", 1, "handle")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(never, 0, 1.0_dp, [1_i8], [0], [0], bad_block, stat=stat)
+        call expect_bad("add_block: handle never created", 1, "handle")
+
+        ! create: the dipole's shape, a handle already held.
+        call atomgpu_linestrength_create(h, dipole(:, :, 1:2), stat=stat)
+        call expect_bad_only("create: 2 dipole components", 2, "dipole")
+        dipole_2x1 = 0
+        call atomgpu_linestrength_create(h, dipole_2x1, stat=stat)
+        call expect_bad_only("create: dipole not square", 2, "dipole")
+        call atomgpu_linestrength_create(h, dipole, -1_i8, stat)
+        call expect_bad_only("create: negative max_device_bytes", 4, "max_device_bytes")
+        call atomgpu_linestrength_create(h, dipole, stat=stat)
+        if (.not. succeeded("bad input: create", stat)) return
+        call atomgpu_linestrength_create(h, dipole, stat=stat)
+        call expect_bad_only("create: handle already held", 5, "handle")
+
+        ! add_block.
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [1_i8, 1_i8], [1, 2], [0, 1], bad_block, stat=stat)
+        call expect_bad("add_block: K > J", 6, "k", "got 2")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [0_i8], [1], [0], bad_block, stat=stat)
+        call expect_bad("add_block: v = 0 (1-based)", 5, "v", "numbered 1..2")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [3_i8], [1], [0], bad_block, stat=stat)
+        call expect_bad("add_block: v > n_vib", 5, "v")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [1_i8, 2_i8], [1], [0, 0], bad_block, stat=stat)
+        call expect_bad("add_block: size(k)", 6, "k")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [1_i8], [1], [2], bad_block, stat=stat)
+        call expect_bad("add_block: tau = 2", 7, "tau")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(h, 1, nan, [1_i8], [1], [0], bad_block, stat=stat)
+        call expect_bad("add_block: NaN gns", 3, "gns")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [1_i8], [1], [0], bad_block, row_start=[1_i8, 2_i8], &
+            col=[1_i8], value=[1.0_dp], stat=stat)
+        call expect_bad("add_block: unfolding without n_sym", 8, "n_sym")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [1_i8], [1], [0], bad_block, row_start=[0_i8, 1_i8], &
+            col=[1_i8], value=[1.0_dp], n_sym=1_i8, stat=stat)
+        call expect_bad("add_block: 0-based row_start", 9, "row_start")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [1_i8], [1], [0], bad_block, row_start=[1_i8, 2_i8], &
+            col=[2_i8], value=[1.0_dp], n_sym=1_i8, stat=stat)
+        call expect_bad("add_block: col > n_sym", 10, "col")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [1_i8], [1], [0], bad_block, row_start=[1_i8, 2_i8], &
+            col=[1_i8], value=[1.0_dp, 2.0_dp], n_sym=1_i8, stat=stat)
+        call expect_bad("add_block: size(value)", 11, "value")
+
+        ! Good blocks: J = 0 (one function), J = 4 and 5 (full Wang sets on v = 1), J = 1.
+        call atomgpu_linestrength_add_block(h, 0, 1.0_dp, [1_i8], [0], [0], b0, stat=stat)
+        if (.not. succeeded("bad input: add J = 0", stat)) return
+        call wang_set(4, 1_i8, vv, kk, tt)
+        call atomgpu_linestrength_add_block(h, 4, 1.0_dp, vv, kk, tt, b4, stat=stat)
+        if (.not. succeeded("bad input: add J = 4", stat)) return
+        call wang_set(5, 2_i8, vv, kk, tt)
+        call atomgpu_linestrength_add_block(h, 5, 1.0_dp, vv, kk, tt, b5, stat=stat)
+        if (.not. succeeded("bad input: add J = 5", stat)) return
+        call atomgpu_linestrength_add_block(h, 1, 1.0_dp, [1_i8], [0], [1], b1, stat=stat)
+        if (.not. succeeded("bad input: add J = 1", stat)) return
+
+        ! set_states.
+        call atomgpu_linestrength_set_states(h, 0, [1.0_dp], identity(1), stat)
+        call expect_bad_only("set_states: block 0", 2, "block", "numbered from 1")
+        call atomgpu_linestrength_set_states(h, 9, [1.0_dp], identity(1), stat)
+        call expect_bad_only("set_states: block 9 of 4", 2, "block", "no such block")
+        call atomgpu_linestrength_set_states(h, b4, [1.0_dp], identity(1), stat)
+        call expect_bad_only("set_states: rows of vectors", 5, "vectors")
+        call atomgpu_linestrength_set_states(h, b4, [1.0_dp, 2.0_dp], identity(9), stat)
+        call expect_bad_only("set_states: columns of vectors", 5, "vectors")
+        call atomgpu_linestrength_set_states(h, b4, [(real(i, dp), i = 1, 8), nan], identity(9), stat)
+        call expect_bad_only("set_states: NaN energy", 4, "energies", "[8]")
+        call atomgpu_linestrength_set_states(h, b4, [(100.0_dp + i, i = 1, 9)], identity(9), stat)
+        if (.not. succeeded("bad input: set J = 4 states", stat)) return
+        call atomgpu_linestrength_set_states(h, b5, [(3000.0_dp + i, i = 1, 11)], identity(11), stat)
+        if (.not. succeeded("bad input: set J = 5 states", stat)) return
+
+        ! state_id, block_size.
+        call reset_bad_outputs()
+        call atomgpu_linestrength_state_id(h, b4, 10_i8, bad_id, stat)
+        call expect_bad("state_id: state 10 of 9", 3, "state", "9 stored states")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_state_id(h, b4, 0_i8, bad_id, stat)
+        call expect_bad("state_id: state 0", 3, "state")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_state_id(h, 5, 1_i8, bad_id, stat)
+        call expect_bad("state_id: block 5 of 4", 2, "block")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_block_size(h, -1, bad_np, bad_nc, bad_ns, stat)
+        call expect_bad("block_size: block -1", 2, "block")
+
+        ! load_lower, half, amplitudes.
+        call reset_bad_outputs()
+        call atomgpu_linestrength_half(h, b5, 0.0_dp, bad_half(1:1, 1:1), stat)
+        call expect_bad("half: no batch loaded", 1, "handle", "load_lower")
+        v9 = 0
+        v9(5, 1) = 1
+        v9nan = v9
+        v9nan(3, 1) = nan
+        call atomgpu_linestrength_load_lower(h, b4, v9(1:8, 1:1), 0.0_dp, stat)
+        call expect_bad_only("load_lower: rows of vectors", 4, "vectors")
+        call atomgpu_linestrength_load_lower(h, b4, v9, 0.0_dp, stat)
+        if (.not. succeeded("bad input: load_lower", stat)) return
+        ! A rejected load keeps the batch loaded (the handle is unchanged on bad input).
+        call atomgpu_linestrength_load_lower(h, b4, v9nan, 0.0_dp, stat)
+        call expect_bad_only("load_lower: NaN coefficient", 4, "vectors", "[2]")
+        call atomgpu_linestrength_load_lower(h, b4, v9, -1.0_dp, stat)
+        call expect_bad_only("load_lower: negative thresh_coeff", 6, "thresh_coeff")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_half(h, b5, 0.0_dp, bad_half(1:9, 1:1), stat)
+        call expect_bad("half: 9 rows for 11 primitive functions", 4, "half")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_amplitudes(h, b5, 0.0_dp, bad_amp, stat)
+        call expect_bad("amplitudes: 2 columns for a batch of 1", 4, "amplitudes")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_amplitudes(h, b1, 0.0_dp, bad_amp(1:0, 1:1), stat)
+        call expect_bad("amplitudes: upper block without states", 2, "upper_block", "no states")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_half(h, b0, 0.0_dp, bad_half(1:1, 1:1), stat)
+        call expect_bad("half: J' = 0 from J'' = 4", 2, "upper_block")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_half(h, b5, nan, bad_half(:, 1:1), stat)
+        call expect_bad("half: NaN thresh_coeff", 3, "thresh_coeff")
+        block
+            real(dp) :: half(11, 1)
+            call atomgpu_linestrength_half(h, b5, 0.0_dp, half, stat)
+            if (succeeded("half after rejected loads (batch kept)", stat)) then
+                call check("half after rejected loads: finite", all(abs(half) < 10))
+            end if
+        end block
+
+        ! line_list and count_lines: NaN temperature (a field of params), blocks out of range.
+        p = open_params(296.0_dp, 1.0_dp, 0.0_dp)
+        p%temperature = nan
+        call reset_bad_outputs()
+        call atomgpu_linestrength_line_list(h, b4, [b5], p, bad_n_lines, bad_upper_id, bad_lower_id, bad_a, bad_nu, &
+            bad_s, bad_i, stat)
+        call expect_bad("line_list: NaN temperature", 5, "params", "temperature")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_count_lines(h, b4, [b5], p, bad_n_lines, stat)
+        call expect_bad("count_lines: NaN temperature", 5, "params", "temperature")
+        p = open_params(296.0_dp, 1.0_dp, 0.0_dp)
+        p%batch = 0
+        call reset_bad_outputs()
+        call atomgpu_linestrength_count_lines(h, b4, [b5], p, bad_n_lines, stat)
+        call expect_bad("count_lines: batch 0", 5, "params", "batch")
+        p = open_params(296.0_dp, 1.0_dp, 0.0_dp)
+        call reset_bad_outputs()
+        call atomgpu_linestrength_line_list(h, b4, [b5, 7], p, bad_n_lines, bad_upper_id, bad_lower_id, bad_a, &
+            bad_nu, bad_s, bad_i, stat)
+        call expect_bad("line_list: upper block 7 of 4", 4, "upper_blocks", "element 2")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_line_list(h, b4, [b5, b0], p, bad_n_lines, bad_upper_id, bad_lower_id, bad_a, &
+            bad_nu, bad_s, bad_i, stat)
+        call expect_bad("line_list: J' = 0 from J'' = 4", 4, "upper_blocks")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_line_list(h, b4, [b5], p, bad_n_lines, bad_upper_id, bad_lower_id, bad_a(1:3), &
+            bad_nu, bad_s, bad_i, stat)
+        call expect_bad("line_list: size(einstein_a)", 10, "einstein_a")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_count_lines(h, 0, [b5], p, bad_n_lines, stat)
+        call expect_bad("count_lines: lower block 0", 2, "lower_block")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_count_lines(h, b4, [integer ::], p, bad_n_lines, stat)
+        call expect_bad("count_lines: no upper blocks", 3, "n_upper_blocks")
+
+        call atomgpu_linestrength_destroy(h)
+        call reset_bad_outputs()
+        call atomgpu_linestrength_state_id(h, 1, 1_i8, bad_id, stat)
+        call expect_bad("state_id: destroyed handle", 1, "handle")
+    end subroutine
+
+    subroutine reset_bad_outputs()
+        bad_block = -7
+        bad_n_lines = -7
+        bad_id = -7
+        bad_np = -7
+        bad_nc = -7
+        bad_ns = -7
+        bad_half = sentinel
+        bad_amp = sentinel
+        bad_upper_id = -7
+        bad_lower_id = -7
+        bad_a = sentinel
+        bad_nu = sentinel
+        bad_s = sentinel
+        bad_i = sentinel
+    end subroutine
+
+    ! stat, argument position and name (and fragment) as invalid_argument_reported checks them,
+    ! and every bad_* output untouched.
+    subroutine expect_bad(what, position, name, fragment)
+        character(len=*), intent(in) :: what, name
+        integer, intent(in) :: position
+        character(len=*), intent(in), optional :: fragment
+        logical :: ok
+        checks = checks + 1
+        ok = invalid_argument_reported(what, stat, position, name, fragment)
+        if (bad_block /= -7 .or. bad_n_lines /= -7 .or. bad_id /= -7 .or. bad_np /= -7 .or. bad_nc /= -7 &
+            .or. bad_ns /= -7 .or. any(bad_half /= sentinel) .or. any(bad_amp /= sentinel) &
+            .or. any(bad_upper_id /= -7) .or. any(bad_lower_id /= -7) .or. any(bad_a /= sentinel) &
+            .or. any(bad_nu /= sentinel) .or. any(bad_s /= sentinel) .or. any(bad_i /= sentinel)) then
+            print '(a, a, a)', "FAIL ", what, ": an output was written on error"
+            ok = .false.
+        end if
+        if (.not. ok) failures = failures + 1
+    end subroutine
+
+    ! As expect_bad, for calls whose outputs are not bad_* (or that have none).
+    subroutine expect_bad_only(what, position, name, fragment)
+        character(len=*), intent(in) :: what, name
+        integer, intent(in) :: position
+        character(len=*), intent(in), optional :: fragment
+        checks = checks + 1
+        if (.not. invalid_argument_reported(what, stat, position, name, fragment)) failures = failures + 1
+    end subroutine
+
+end program test_linestrength
