@@ -85,7 +85,6 @@ module atomgpu
         private
         type(c_ptr) :: ptr = c_null_ptr
         integer(c_int64_t) :: n_vib = 0     ! size of the vibrational basis (size(dipole, 1))
-        integer(c_int64_t) :: n_lower = 0   ! states of the loaded lower batch, 0: none loaded
     end type
 
     ! Conditions and filters of a line list (C struct atomgpu_intensity_params, TROVE's INTENSITY
@@ -449,6 +448,15 @@ module atomgpu
             integer(c_int32_t), value :: block
             integer(c_int64_t), value :: state
             integer(c_int64_t), intent(inout) :: id
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_loaded_batch(handle, block, n_lower) &
+                bind(C, name="atomgpu_linestrength_loaded_batch") result(status)
+            import :: c_int32_t, c_int64_t, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), intent(inout) :: block
+            integer(c_int64_t), intent(inout) :: n_lower
             integer(c_int32_t) :: status
         end function
 
@@ -1258,11 +1266,17 @@ contains
             "atomgpu_linestrength_create (or was destroyed)", status)
     end subroutine
 
-    ! Checks that a lower batch is loaded (its size is known to this handle variable).
-    subroutine check_lower_loaded(h, status)
+    ! Checks that a lower batch is loaded and gives its number of states (0 when the check fails
+    ! or an earlier one did).
+    subroutine check_lower_loaded(h, status, n_lower)
         type(atomgpu_linestrength_t), intent(in) :: h
         integer(c_int32_t), intent(inout) :: status
-        call reject(h%n_lower > 0, 1, "argument `handle`: no lower batch is loaded (call " // &
+        integer(c_int64_t), intent(out) :: n_lower
+        integer(c_int32_t) :: block
+        n_lower = 0
+        if (status /= int(ATOMGPU_OK, c_int32_t)) return
+        if (c_atomgpu_linestrength_loaded_batch(h%ptr, block, n_lower) /= int(ATOMGPU_OK, c_int32_t)) n_lower = 0
+        call reject(n_lower > 0, 1, "argument `handle`: no lower batch is loaded (call " // &
             "atomgpu_linestrength_load_lower first; line_list and count_lines replace the loaded batch)", status)
     end subroutine
 
@@ -1330,7 +1344,6 @@ contains
             if (status == int(ATOMGPU_OK, c_int32_t)) then
                 h%ptr = handle
                 h%n_vib = nv
-                h%n_lower = 0
             end if
         end if
         call finish(status, stat, "atomgpu_linestrength_create")
@@ -1343,7 +1356,6 @@ contains
         if (c_associated(h%ptr)) call c_atomgpu_linestrength_destroy(h%ptr)
         h%ptr = c_null_ptr
         h%n_vib = 0
-        h%n_lower = 0
     end subroutine
 
     ! Adds a (J, Gamma) block and returns its index in `block` (1-based, in the order blocks are
@@ -1511,13 +1523,6 @@ contains
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_linestrength_load_lower(h%ptr, int(block - 1, c_int32_t), n, vectors, &
                 max(nc, 1_c_int64_t), thresh_coeff)
-            ! As the library: bad input leaves the loaded batch as it was, any other failure may
-            ! have dropped it.
-            if (status == int(ATOMGPU_OK, c_int32_t)) then
-                h%n_lower = n
-            else if (status /= int(ATOMGPU_ERR_INVALID_ARGUMENT, c_int32_t)) then
-                h%n_lower = 0
-            end if
         end if
         call finish(status, stat, "atomgpu_linestrength_load_lower")
     end subroutine
@@ -1532,16 +1537,16 @@ contains
         real(c_double), intent(inout), contiguous :: half(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: np, nc, ns
+        integer(c_int64_t) :: np, nc, ns, n_lower
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_linestrength(h, status)
-        call check_lower_loaded(h, status)
+        call check_lower_loaded(h, status, n_lower)
         call check_block(h, "upper_block", upper_block, 2, status, np, nc, ns)
         call reject(size(half, 1, kind=c_int64_t) == np, 4, size_message("half", size(half, 1, kind=c_int64_t), &
             "rows", np, "n_primitive of upper_block"), status)
-        call reject(size(half, 2, kind=c_int64_t) == h%n_lower, 4, size_message("half", &
-            size(half, 2, kind=c_int64_t), "columns", h%n_lower, "the n_lower states of the loaded batch"), status)
+        call reject(size(half, 2, kind=c_int64_t) == n_lower, 4, size_message("half", &
+            size(half, 2, kind=c_int64_t), "columns", n_lower, "the n_lower states of the loaded batch"), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_linestrength_half(h%ptr, int(upper_block - 1, c_int32_t), thresh_coeff, half, &
                 max(np, 1_c_int64_t))
@@ -1559,16 +1564,16 @@ contains
         real(c_double), intent(inout), contiguous :: amplitudes(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: np, nc, ns
+        integer(c_int64_t) :: np, nc, ns, n_lower
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_linestrength(h, status)
-        call check_lower_loaded(h, status)
+        call check_lower_loaded(h, status, n_lower)
         call check_block(h, "upper_block", upper_block, 2, status, np, nc, ns)
         call reject(size(amplitudes, 1, kind=c_int64_t) == ns, 4, size_message("amplitudes", &
             size(amplitudes, 1, kind=c_int64_t), "rows", ns, "n_states of upper_block"), status)
-        call reject(size(amplitudes, 2, kind=c_int64_t) == h%n_lower, 4, size_message("amplitudes", &
-            size(amplitudes, 2, kind=c_int64_t), "columns", h%n_lower, "the n_lower states of the loaded batch"), &
+        call reject(size(amplitudes, 2, kind=c_int64_t) == n_lower, 4, size_message("amplitudes", &
+            size(amplitudes, 2, kind=c_int64_t), "columns", n_lower, "the n_lower states of the loaded batch"), &
             status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_linestrength_amplitudes(h%ptr, int(upper_block - 1, c_int32_t), thresh_coeff, &
@@ -1648,8 +1653,6 @@ contains
             status = c_atomgpu_linestrength_line_list(h%ptr, int(lower_block - 1, c_int32_t), &
                 int(size(upper_blocks), c_int32_t), uppers0, params, capacity, n_lines, p(1), p(2), p(3), p(4), &
                 p(5), p(6))
-            ! The library replaces the loaded batch (counted as gone even when the call fails).
-            h%n_lower = 0
         end if
         call finish(status, stat, "atomgpu_linestrength_line_list")
     end subroutine
@@ -1673,7 +1676,6 @@ contains
             status = c_atomgpu_linestrength_line_list(h%ptr, int(lower_block - 1, c_int32_t), &
                 int(size(upper_blocks), c_int32_t), uppers0, params, 0_c_int64_t, n_lines, c_null_ptr, c_null_ptr, &
                 c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr)
-            h%n_lower = 0
         end if
         call finish(status, stat, "atomgpu_linestrength_count_lines")
     end subroutine

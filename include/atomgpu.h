@@ -619,6 +619,19 @@ int32_t atomgpu_linestrength_block_size(const struct atomgpu_linestrength *handl
                                         int64_t *n_states);
 
 /**
+ * The lower batch loaded by `atomgpu_linestrength_load_lower`: its 0-based block and number of
+ * states, or `-1` and `0` when none is loaded (none yet, or `atomgpu_linestrength_line_list` has
+ * replaced it). Lets a caller size the outputs of `_half` and `_amplitudes`.
+ *
+ * # Safety
+ * `handle` must come from `atomgpu_linestrength_create` and not be destroyed yet; `block` and
+ * `n_lower` must be valid pointers.
+ */
+int32_t atomgpu_linestrength_loaded_batch(const struct atomgpu_linestrength *handle,
+                                          int32_t *block,
+                                          int64_t *n_lower);
+
+/**
  * Chemical potential of the free electrons of each plasma state, solving the normalisation
  * n_e = 2 lambda^-3 F_{1/2}(mu/T_e) (paper eq. 2) to full double precision (Fermi-Dirac), or
  * mu = T_e ln(n_e lambda^3 / 2) (Maxwell-Boltzmann).

@@ -249,6 +249,33 @@ fn diatomic_j1_from_j0_has_the_closed_form_einstein_a() {
     );
 }
 
+/// The loaded batch as `atomgpu_linestrength_loaded_batch` reports it.
+fn loaded(h: &Handle) -> (i32, i64) {
+    let (mut block, mut n) = (7, 7);
+    ok("loaded_batch", unsafe { atomgpu_linestrength_loaded_batch(h.0, &mut block, &mut n) });
+    (block, n)
+}
+
+#[test]
+fn loaded_batch_follows_load_lower_and_line_list() {
+    let h = Handle::parallel(1, &[1.0]);
+    let lower = h.add_block(0, &[0], &[0], &[0]);
+    let upper = h.add_block(1, &[0], &[0], &[1]);
+    h.set_states(lower, &[0.0], &[1.0], 1);
+    h.set_states(upper, &[2.0], &[1.0], 1);
+    assert_eq!(loaded(&h), (-1, 0), "nothing loaded after create");
+    ok("load_lower", unsafe { atomgpu_linestrength_load_lower(h.0, lower, 2, [1.0, 0.5].as_ptr(), 1, 0.0) });
+    assert_eq!(loaded(&h), (lower, 2));
+    // A refused load leaves the batch as it was.
+    let status = unsafe { atomgpu_linestrength_load_lower(h.0, lower, 1, [f64::NAN].as_ptr(), 1, 0.0) };
+    assert_eq!(status, ATOMGPU_ERR_INVALID_ARGUMENT);
+    assert_eq!(loaded(&h), (lower, 2));
+    line_list(&h, lower, &[upper], &params());
+    assert_eq!(loaded(&h), (-1, 0), "line_list replaces the batch");
+    let status = unsafe { atomgpu_linestrength_loaded_batch(h.0, null_mut(), null_mut()) };
+    assert_eq!((status, unsafe { atomgpu_last_error_arg() }), (ATOMGPU_ERR_INVALID_ARGUMENT, 2));
+}
+
 /// The parallel-band Hoenl-London factor sum_f (2J'+1)(2J''+1) x_f^2 of values `x`.
 fn hoenl_london(jp: i32, x: &[f64]) -> f64 {
     x.iter().map(|a| ((2 * jp + 1) * 9) as f64 * a * a).sum()

@@ -134,6 +134,14 @@ impl CudaDevice {
         Ok(self.stream.alloc_zeros(len)?)
     }
 
+    /// A new device buffer of `len` elements, not initialised: for outputs that a kernel or cuBLAS
+    /// (beta = 0) writes in full before anything reads them, so no memset is spent on them.
+    pub fn uninit<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
+        // SAFETY: the buffer is valid device memory of `len` elements; its contents are
+        // unspecified, and the callers (see above) write every element before reading any.
+        Ok(unsafe { self.stream.alloc::<T>(len) }?)
+    }
+
     /// Copies a device buffer back into `out` (which must have the buffer's length) and waits.
     pub fn download_into<T: DeviceRepr>(&self, buffer: &CudaSlice<T>, out: &mut [T]) -> Result<()> {
         self.stream.memcpy_dtoh(buffer, out)?;

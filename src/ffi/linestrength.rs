@@ -33,7 +33,7 @@
 
 use super::common::{count, guard, guard_value, input, output, write_output};
 use crate::error::{Error, Result};
-use crate::linestrength::intensity::check_params;
+use crate::linestrength::check_threshold;
 use crate::linestrength::{BlockSpec, IntensityParams, Line, LineStrength, Options, Unfolding, MAX_J};
 
 /// A line-strength handle: the dipole matrix, the blocks and their states, the last lower batch.
@@ -41,11 +41,6 @@ use crate::linestrength::{BlockSpec, IntensityParams, Line, LineStrength, Option
 #[allow(non_camel_case_types)]
 pub struct atomgpu_linestrength {
     inner: LineStrength,
-    /// Number of registered blocks.
-    n_blocks: usize,
-    /// Block and size of the batch loaded by `atomgpu_linestrength_load_lower`, if still there
-    /// (`atomgpu_linestrength_line_list` replaces it).
-    loaded: Option<(usize, usize)>,
 }
 
 /// Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. A line from lower
@@ -152,18 +147,6 @@ fn block_index(name: &'static str, block: i32, n_blocks: usize) -> Result<usize>
     }
 }
 
-/// A threshold: finite and >= 0.
-fn threshold(name: &'static str, value: f64) -> Result<f64> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(value)
-    } else {
-        Err(Error::invalid(
-            name,
-            format!("must be finite and >= 0, got {value}"),
-        ))
-    }
-}
-
 unsafe fn borrow<'a>(handle: *const atomgpu_linestrength) -> Result<&'a atomgpu_linestrength> {
     handle
         .as_ref()
@@ -233,11 +216,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_create(
                     max_device_bytes: max_bytes,
                 },
             )?;
-            *out = Box::into_raw(Box::new(atomgpu_linestrength {
-                inner,
-                n_blocks: 0,
-                loaded: None,
-            }));
+            *out = Box::into_raw(Box::new(atomgpu_linestrength { inner }));
             Ok(())
         },
     )
@@ -318,12 +297,6 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
             let h = borrow_mut(handle)?;
             let j = u32::try_from(j)
                 .map_err(|_| Error::invalid("j", format!("must be in [0, {MAX_J}], got {j}")))?;
-            if !(gns.is_finite() && gns >= 0.0) {
-                return Err(Error::invalid(
-                    "gns",
-                    format!("must be finite and >= 0, got {gns}"),
-                ));
-            }
             let n = count("n_primitive", n_primitive)?;
             if n >= MAX_ELEMENTS {
                 return Err(Error::invalid(
@@ -344,21 +317,9 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
                 }
                 s => {
                     let n_sym = count("n_sym", s)?;
+                    // row_start[n] sizes `col` and `value`; the rest of the CSR rules are checked by
+                    // the Rust API.
                     let rows = input("row_start", row_start, n + 1)?;
-                    if rows[0] != 0 {
-                        return Err(Error::invalid_at(
-                            "row_start",
-                            0,
-                            format!("must be 0, got {}", rows[0]),
-                        ));
-                    }
-                    if let Some(p) = (0..n).find(|&p| rows[p + 1] < rows[p]) {
-                        return Err(Error::invalid_at(
-                            "row_start",
-                            p + 1,
-                            format!("must not decrease ({} after {})", rows[p + 1], rows[p]),
-                        ));
-                    }
                     let nnz = usize::try_from(rows[n])
                         .ok()
                         .filter(|&x| x <= MAX_ELEMENTS)
@@ -376,7 +337,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
                 }
             };
             let out = output("block", block)?;
-            if h.n_blocks >= i32::MAX as usize {
+            if h.inner.n_blocks() >= i32::MAX as usize {
                 return Err(Error::invalid(
                     "handle",
                     "holds the most blocks an int32_t index can name",
@@ -390,9 +351,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
                 tau,
                 unfolding,
             };
-            let id = h.inner.add_block(&spec)?;
-            h.n_blocks = id + 1;
-            *out = id as i32;
+            *out = h.inner.add_block(&spec)? as i32;
             Ok(())
         },
     )
@@ -426,7 +385,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_set_states(
         &["handle", "block", "n_states", "energies", "vectors", "ld"],
         || {
             let h = borrow_mut(handle)?;
-            let b = block_index("block", block, h.n_blocks)?;
+            let b = block_index("block", block, h.inner.n_blocks())?;
             let n = count("n_states", n_states)?;
             let rows = h.inner.n_coefficients(b)?;
             let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
@@ -475,37 +434,16 @@ pub unsafe extern "C" fn atomgpu_linestrength_load_lower(
         ],
         || {
             let h = borrow_mut(handle)?;
-            let b = block_index("block", block, h.n_blocks)?;
+            let b = block_index("block", block, h.inner.n_blocks())?;
             let n = count("n_lower", n_lower)?;
             let rows = h.inner.n_coefficients(b)?;
             let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
             let len = matrix_len(rows, n, ld, "n_lower")?;
             let x = input("vectors", vectors, len)?;
-            threshold("thresh_coeff", thresh_coeff)?;
-            match h.inner.load_lower(b, n, x, ld, thresh_coeff) {
-                Ok(()) => {
-                    h.loaded = Some((b, n));
-                    Ok(())
-                }
-                Err(e) => {
-                    if !matches!(e, Error::InvalidArgument { .. }) {
-                        h.loaded = None;
-                    }
-                    Err(e)
-                }
-            }
+            check_threshold("thresh_coeff", thresh_coeff)?;
+            h.inner.load_lower(b, n, x, ld, thresh_coeff)
         },
     )
-}
-
-/// The loaded batch (block, size), or an error at `handle`.
-fn loaded(h: &atomgpu_linestrength) -> Result<(usize, usize)> {
-    h.loaded.ok_or_else(|| {
-        Error::invalid(
-            "handle",
-            "has no lower batch loaded (call atomgpu_linestrength_load_lower; line_list replaces the batch)",
-        )
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -538,12 +476,12 @@ pub unsafe extern "C" fn atomgpu_linestrength_half(
         &["handle", "upper_block", "thresh_coeff", "half", "ld_half"],
         || {
             let h = borrow_mut(handle)?;
-            let u = block_index("upper_block", upper_block, h.n_blocks)?;
-            threshold("thresh_coeff", thresh_coeff)?;
+            let u = block_index("upper_block", upper_block, h.inner.n_blocks())?;
+            check_threshold("thresh_coeff", thresh_coeff)?;
             let out = output("half", half)?;
             let rows = h.inner.n_primitive(u)?;
             let ld = leading_dimension("ld_half", ld_half, rows, "n_primitive of the upper block")?;
-            let (_, n) = loaded(h)?;
+            let (_, n) = h.inner.loaded_batch()?;
             let len = matrix_len(rows, n, ld, "ld_half")?;
             // The Rust routine copies into `out` only once the whole result is there: untouched on error.
             let out = std::slice::from_raw_parts_mut(out, len);
@@ -579,18 +517,12 @@ pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
         &["handle", "upper_block", "thresh_coeff", "amplitudes", "ld"],
         || {
             let h = borrow_mut(handle)?;
-            let u = block_index("upper_block", upper_block, h.n_blocks)?;
-            threshold("thresh_coeff", thresh_coeff)?;
+            let u = block_index("upper_block", upper_block, h.inner.n_blocks())?;
+            check_threshold("thresh_coeff", thresh_coeff)?;
             let out = output("amplitudes", amplitudes)?;
             let rows = h.inner.n_states(u)?;
-            if rows == 0 {
-                return Err(Error::invalid(
-                    "upper_block",
-                    format!("block {u} has no states (atomgpu_linestrength_set_states first)"),
-                ));
-            }
             let ld = leading_dimension("ld", ld, rows, "n_states of the upper block")?;
-            let (_, n) = loaded(h)?;
+            let (_, n) = h.inner.loaded_batch()?;
             let len = matrix_len(rows, n, ld, "ld")?;
             let a = h.inner.amplitudes(u, thresh_coeff)?;
             if a.len() != rows * n {
@@ -683,19 +615,19 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list(
         ],
         || {
             let h = borrow_mut(handle)?;
-            let lower = block_index("lower_block", lower_block, h.n_blocks)?;
+            let lower = block_index("lower_block", lower_block, h.inner.n_blocks())?;
             let nu = count("n_upper_blocks", n_upper_blocks as i64)?;
             let blocks = input("upper_blocks", upper_blocks, nu)?;
             let mut uppers = Vec::with_capacity(nu);
             for (i, &b) in blocks.iter().enumerate() {
                 let u = usize::try_from(b)
                     .ok()
-                    .filter(|&u| u < h.n_blocks)
+                    .filter(|&u| u < h.inner.n_blocks())
                     .ok_or_else(|| {
                         Error::invalid_at(
                             "upper_blocks",
                             i,
-                            format!("must be a block index in [0, {}), got {b}", h.n_blocks),
+                            format!("must be a block index in [0, {}), got {b}", h.inner.n_blocks()),
                         )
                     })?;
                 uppers.push(u);
@@ -719,7 +651,6 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list(
                 thresh_intens: p.thresh_intens,
                 batch,
             };
-            check_params(&rust_params).map_err(to_params)?;
             let capacity = usize::try_from(capacity)
                 .map_err(|_| Error::invalid("capacity", format!("must be >= 0, got {capacity}")))?;
             let n_out = output("n_lines", n_lines)?;
@@ -735,18 +666,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list(
                     output("intensity", intensity)?,
                 ))
             };
-            let lines = match h.inner.line_list(lower, &uppers, &rust_params) {
-                Ok(lines) => {
-                    h.loaded = None;
-                    lines
-                }
-                Err(e) => {
-                    if !matches!(e, Error::InvalidArgument { .. }) {
-                        h.loaded = None;
-                    }
-                    return Err(to_params(e));
-                }
-            };
+            let lines = h.inner.line_list(lower, &uppers, &rust_params).map_err(to_params)?;
             if let Some((up, lo, a, nu_out, s, i)) = arrays {
                 if lines.len() > capacity {
                     return Err(Error::invalid(
@@ -794,7 +714,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_state_id(
 ) -> i32 {
     guard(&["handle", "block", "state", "id"], || {
         let h = borrow(handle)?;
-        let b = block_index("block", block, h.n_blocks)?;
+        let b = block_index("block", block, h.inner.n_blocks())?;
         let stored = h.inner.n_states(b)?;
         let s = usize::try_from(state)
             .ok()
@@ -838,7 +758,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_block_size(
         ],
         || {
             let h = borrow(handle)?;
-            let b = block_index("block", block, h.n_blocks)?;
+            let b = block_index("block", block, h.inner.n_blocks())?;
             let (p_out, c_out, s_out) = (
                 output("n_primitive", n_primitive)?,
                 output("n_coefficients", n_coefficients)?,
@@ -855,4 +775,28 @@ pub unsafe extern "C" fn atomgpu_linestrength_block_size(
             Ok(())
         },
     )
+}
+
+/// The lower batch loaded by `atomgpu_linestrength_load_lower`: its 0-based block and number of
+/// states, or `-1` and `0` when none is loaded (none yet, or `atomgpu_linestrength_line_list` has
+/// replaced it). Lets a caller size the outputs of `_half` and `_amplitudes`.
+///
+/// # Safety
+/// `handle` must come from `atomgpu_linestrength_create` and not be destroyed yet; `block` and
+/// `n_lower` must be valid pointers.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_loaded_batch(
+    handle: *const atomgpu_linestrength,
+    block: *mut i32,
+    n_lower: *mut i64,
+) -> i32 {
+    guard(&["handle", "block", "n_lower"], || {
+        let h = borrow(handle)?;
+        let block_out = output("block", block)?;
+        let n_out = output("n_lower", n_lower)?;
+        let (b, n) = h.inner.loaded_batch().map_or((-1, 0), |(b, n)| (b as i32, n as i64));
+        *block_out = b;
+        *n_out = n;
+        Ok(())
+    })
 }

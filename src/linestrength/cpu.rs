@@ -13,6 +13,7 @@ use super::rotation::{wang_factor, Contraction, COMPONENTS};
 use super::{Block, BlockSpec, Csr, LowerVectors};
 use crate::math::gemm::{dgemm, Strided};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The CPU engine of a handle: the dipole matrix, the stored states and the products of the
@@ -89,10 +90,10 @@ impl Engine {
 
 /// Primitive coefficients (`n_primitive x n`) of `n` vectors of `block` given as packed columns
 /// of length `n_coefficients`: `T c` when the block has an unfolding T, `c` otherwise.
-pub(crate) fn unfold(block: &Block, coefficients: &[f64], n: usize) -> Vec<f64> {
+pub(crate) fn unfold<'a>(block: &Block, coefficients: &'a [f64], n: usize) -> Cow<'a, [f64]> {
     match &block.unfolding {
-        Some((t, _)) => csr_times(t, coefficients, n),
-        None => coefficients.to_vec(),
+        Some((t, _)) => Cow::Owned(csr_times(t, coefficients, n)),
+        None => Cow::Borrowed(coefficients),
     }
 }
 

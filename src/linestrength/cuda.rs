@@ -9,12 +9,13 @@
 //! each block's labels and unfolding, the stored eigenvectors, and X and Y of the last lower batch.
 
 use super::rotation::{Contraction, COMPONENTS};
-use super::{Block, Csr, LowerVectors, Options};
+use super::{Block, Csr, LowerVectors, Options, TableKey};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
 use cudarc::cublas::sys::{cublasMath_t, cublasOperation_t, cublasStatus_t};
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 const FILE: &str = "linestrength.cu";
@@ -57,6 +58,28 @@ struct DeviceBlock {
     states: Option<CudaSlice<f64>>,
 }
 
+/// A contraction table on the device (uploaded once per (lower, upper, THRESH_COEFF)).
+struct DeviceTable {
+    start: CudaSlice<u32>,
+    lower_slot: CudaSlice<u32>,
+    component: CudaSlice<u32>,
+    factor: CudaSlice<f64>,
+}
+
+impl DeviceTable {
+    fn upload(device: &CudaDevice, table: &Contraction) -> Result<Self> {
+        // Zero-length device buffers are not allowed: an empty table (no coupling) gets one entry,
+        // never read because every start[s]..start[s+1] range is empty.
+        let pad = |v: &[u32]| if v.is_empty() { vec![0u32] } else { v.to_vec() };
+        Ok(DeviceTable {
+            start: device.upload(&table.start)?,
+            lower_slot: device.upload(&pad(&table.lower_slot))?,
+            component: device.upload(&pad(&table.component))?,
+            factor: device.upload(if table.factor.is_empty() { &[0.0][..] } else { &table.factor[..] })?,
+        })
+    }
+}
+
 /// Where the dipole matrix lives.
 enum Dipole {
     /// `Nvib x 3 Nvib` on the device.
@@ -72,6 +95,9 @@ pub(crate) struct Engine {
     n_vib: usize,
     dipole: Dipole,
     blocks: Vec<DeviceBlock>,
+    tables: HashMap<TableKey, DeviceTable>,
+    /// Device copy of caller-given lower vectors, reused between batches.
+    staging: Option<CudaSlice<f64>>,
     x: Option<CudaSlice<f64>>,
     products: Option<CudaSlice<f64>>,
     lower_slots: usize,
@@ -95,6 +121,15 @@ fn open_cublas(device: &CudaDevice) -> Result<CudaBlas> {
     Ok(blas)
 }
 
+/// Makes `buffer` hold at least `len` elements (reallocating, uninitialised, when it is smaller).
+fn reserve(device: &CudaDevice, buffer: &mut Option<CudaSlice<f64>>, len: usize) -> Result<()> {
+    if buffer.as_ref().map_or(true, |b| b.len() < len) {
+        *buffer = None;
+        *buffer = Some(device.uninit::<f64>(len)?);
+    }
+    Ok(())
+}
+
 impl Engine {
     pub fn new(device: Arc<CudaDevice>, n_vib: usize, dipole: Vec<f64>, options: Options) -> Result<Self> {
         let blas = open_cublas(&device)?;
@@ -112,7 +147,19 @@ impl Engine {
             let buffer = device.zeros::<f64>(COMPONENTS * n_vib * columns)?;
             Dipole::Streamed { host: dipole, columns, buffer }
         };
-        Ok(Engine { device, blas, n_vib, dipole, blocks: Vec::new(), x: None, products: None, lower_slots: 0, n_lower: 0 })
+        Ok(Engine {
+            device,
+            blas,
+            n_vib,
+            dipole,
+            blocks: Vec::new(),
+            tables: HashMap::new(),
+            staging: None,
+            x: None,
+            products: None,
+            lower_slots: 0,
+            n_lower: 0,
+        })
     }
 
     /// Dipole column blocks per lower batch.
@@ -151,33 +198,33 @@ impl Engine {
         let cols = slots * n;
         let rows = COMPONENTS * self.n_vib;
         let stream = self.device.stream().clone();
-        // Reuse X and Y when large enough.
+        // X, Y and the staging buffer are kept and reused while large enough (Y is written in full
+        // by the DGEMM, X is zeroed below before the scatter).
         let x_len = self.n_vib * cols;
-        if self.x.as_ref().is_none_or(|x| x.len() < x_len) {
-            self.x = None;
-            self.x = Some(self.device.zeros::<f64>(x_len)?);
-        }
-        if self.products.as_ref().is_none_or(|y| y.len() < rows * cols) {
-            self.products = None;
-            self.products = Some(self.device.zeros::<f64>(rows * cols)?);
-        }
-        let x = self.x.as_mut().expect("allocated above");
+        reserve(&self.device, &mut self.x, x_len)?;
+        reserve(&self.device, &mut self.products, rows * cols)?;
+        let x = self.x.as_mut().expect("reserved above");
         stream.memset_zeros(&mut x.slice_mut(..x_len))?;
 
-        let (given, ld, columns): (Option<CudaSlice<f64>>, usize, Option<CudaSlice<i64>>) = match vectors {
+        let (ld, columns): (usize, Option<CudaSlice<i64>>) = match vectors {
             LowerVectors::Given { data, ld, n } => {
                 let used = ld * (n - 1) + block.n_coefficients();
-                (Some(self.device.upload(&data[..used])?), ld, None)
+                reserve(&self.device, &mut self.staging, used)?;
+                let staging = self.staging.as_mut().expect("reserved above");
+                stream.memcpy_htod(&data[..used], &mut staging.slice_mut(..used))?;
+                (ld, None)
             }
             LowerVectors::Stored(states) => {
                 let index: Vec<i64> = states.iter().map(|&s| s as i64).collect();
-                (None, block.n_coefficients(), Some(self.device.upload(&index)?))
+                (block.n_coefficients(), Some(self.device.upload(&index)?))
             }
         };
         let db = &self.blocks[id];
-        let source = match &given {
-            Some(buffer) => buffer,
-            None => db.states.as_ref().ok_or_else(|| Error::Internal("stored states missing on the device".into()))?,
+        let source = match &columns {
+            None => self.staging.as_ref().expect("filled above"),
+            Some(_) => {
+                db.states.as_ref().ok_or_else(|| Error::Internal("stored states missing on the device".into()))?
+            }
         };
         let func = self.device.function(FILE, SOURCE, "ls_scatter_lower")?;
         let null_i64 = 0u64;
@@ -197,8 +244,8 @@ impl Engine {
         launch.arg(&db.v).arg(&db.slot).arg(&n_vib).arg(&slots_i).arg(&thresh_coeff).arg(x);
         unsafe { launch.launch(launch_config(block.n_primitive() * n)) }?;
 
-        let y = self.products.as_mut().expect("allocated above");
-        let x = self.x.as_ref().expect("allocated above");
+        let y = self.products.as_mut().expect("reserved above");
+        let x = self.x.as_ref().expect("reserved above");
         let nv = self.n_vib as i32;
         let gemm = |m: usize, lda: usize, ldc: usize| GemmConfig {
             transa: cublasOperation_t::CUBLAS_OP_T,
@@ -237,18 +284,17 @@ impl Engine {
         Ok(())
     }
 
-    /// Half-linestrengths into `upper` on the device (`n_primitive x n`).
-    fn half(&self, upper: usize, block: &Block, table: &Contraction) -> Result<CudaSlice<f64>> {
+    /// Half-linestrengths into the upper block of `key` on the device (`n_primitive x n`).
+    fn half(&mut self, key: TableKey, block: &Block, table: &Contraction) -> Result<CudaSlice<f64>> {
+        if !self.tables.contains_key(&key) {
+            let uploaded = DeviceTable::upload(&self.device, table)?;
+            self.tables.insert(key, uploaded);
+        }
         let d = &self.device;
         let n = self.n_lower;
-        let db = &self.blocks[upper];
-        let mut half = d.zeros::<f64>(block.n_primitive() * n)?;
-        let start = d.upload(&table.start)?;
-        // Empty tables (no coupling) still need valid buffers.
-        let pad_u = |v: &Vec<u32>| if v.is_empty() { vec![0u32] } else { v.clone() };
-        let lower_slot = d.upload(&pad_u(&table.lower_slot))?;
-        let component = d.upload(&pad_u(&table.component))?;
-        let factor = d.upload(if table.factor.is_empty() { &[0.0][..] } else { &table.factor[..] })?;
+        let db = &self.blocks[key.1];
+        let t = &self.tables[&key];
+        let mut half = d.uninit::<f64>(block.n_primitive() * n)?;
         let y = self.products.as_ref().ok_or_else(|| Error::Internal("no lower batch on the device".into()))?;
         let func = d.function(FILE, SOURCE, "ls_contract")?;
         let (n_upper, n_i, n_vib, lower_slots) =
@@ -259,10 +305,10 @@ impl Engine {
             .arg(&n_i)
             .arg(&db.v)
             .arg(&db.slot)
-            .arg(&start)
-            .arg(&lower_slot)
-            .arg(&component)
-            .arg(&factor)
+            .arg(&t.start)
+            .arg(&t.lower_slot)
+            .arg(&t.component)
+            .arg(&t.factor)
             .arg(y)
             .arg(&n_vib)
             .arg(&lower_slots)
@@ -271,8 +317,8 @@ impl Engine {
         Ok(half)
     }
 
-    pub fn half_to_host(&self, upper: usize, block: &Block, table: &Contraction) -> Result<Vec<f64>> {
-        let half = self.half(upper, block, table)?;
+    pub fn half_to_host(&mut self, key: TableKey, block: &Block, table: &Contraction) -> Result<Vec<f64>> {
+        let half = self.half(key, block, table)?;
         let mut out = vec![0.0; half.len()];
         self.device.download_into(&half, &mut out)?;
         Ok(out)
@@ -281,7 +327,7 @@ impl Engine {
     /// `out = A b` for a device CSR matrix and a packed `cols x n` device matrix.
     fn csr_times(&self, a: &DeviceCsr, b: &CudaSlice<f64>, n: usize) -> Result<CudaSlice<f64>> {
         let d = &self.device;
-        let mut out = d.zeros::<f64>(a.rows * n)?;
+        let mut out = d.uninit::<f64>(a.rows * n)?;
         let func = d.function(FILE, SOURCE, "ls_csr_times")?;
         let (rows, cols, n_i) = (a.rows as i64, a.cols as i64, n as i64);
         let mut launch = d.stream().launch_builder(&func);
@@ -291,9 +337,9 @@ impl Engine {
     }
 
     /// Amplitudes of the stored states of block `upper` (`n_states x n`, on the host).
-    pub fn amplitudes(&self, upper: usize, block: &Block, table: &Contraction) -> Result<Vec<f64>> {
-        let half = self.half(upper, block, table)?;
-        let db = &self.blocks[upper];
+    pub fn amplitudes(&mut self, key: TableKey, block: &Block, table: &Contraction) -> Result<Vec<f64>> {
+        let half = self.half(key, block, table)?;
+        let db = &self.blocks[key.1];
         let projected = match &db.unfolding {
             Some((_, transpose)) => self.csr_times(transpose, &half, self.n_lower)?,
             None => half,
@@ -301,7 +347,7 @@ impl Engine {
         let states = db.states.as_ref().ok_or_else(|| Error::Internal("stored states missing on the device".into()))?;
         let rows = block.n_coefficients();
         let n_states = block.energies.len();
-        let mut out = self.device.zeros::<f64>(n_states * self.n_lower)?;
+        let mut out = self.device.uninit::<f64>(n_states * self.n_lower)?;
         let cfg = GemmConfig {
             transa: cublasOperation_t::CUBLAS_OP_T,
             transb: cublasOperation_t::CUBLAS_OP_N,
@@ -322,8 +368,8 @@ impl Engine {
 
     /// Runs the half-linestrength into `upper` on the device and waits, without a download
     /// (benchmark timing of the device work alone).
-    pub fn half_on_device(&self, upper: usize, block: &Block, table: &Contraction) -> Result<()> {
-        let half = self.half(upper, block, table)?;
+    pub fn half_on_device(&mut self, key: TableKey, block: &Block, table: &Contraction) -> Result<()> {
+        let half = self.half(key, block, table)?;
         self.device.synchronize()?;
         drop(half);
         Ok(())

@@ -45,6 +45,8 @@ pub mod rotation;
 use crate::backend::{self, Backend};
 use crate::error::{require_finite, Error, Result};
 use rotation::{Contraction, Slots, COMPONENTS};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The primitive basis of one (J, Gamma) block: per function, the vibrational index `v`
 /// (0-based, < Nvib), `k` in [0, J] and `tau` in {0, 1}. No two functions may share (v, K, tau).
@@ -208,7 +210,12 @@ pub struct LineStrength {
     engine: Engine,
     /// Block and size of the lower batch whose products the engine holds.
     lower: Option<(usize, usize)>,
+    /// Rotational contraction tables already built, by [`TableKey`] (blocks never change once added).
+    tables: HashMap<TableKey, Arc<Contraction>>,
 }
+
+/// A contraction table's identity: lower block, upper block, THRESH_COEFF (its bits).
+pub(crate) type TableKey = (usize, usize, u64);
 
 /// Where the lower vectors of a batch come from.
 pub(crate) enum LowerVectors<'a> {
@@ -263,7 +270,7 @@ impl LineStrength {
             Backend::Cpu => Engine::Cpu(cpu::Engine::new(n_vib, packed)),
             Backend::Cuda(device) => Engine::Cuda(Box::new(cuda::Engine::new(device, n_vib, packed, options)?)),
         };
-        Ok(LineStrength { n_vib, blocks: Vec::new(), engine, lower: None })
+        Ok(LineStrength { n_vib, blocks: Vec::new(), engine, lower: None, tables: HashMap::new() })
     }
 
     /// `"cpu"` or `"cuda"`.
@@ -436,9 +443,25 @@ impl LineStrength {
         Ok(())
     }
 
+    /// Number of registered blocks.
+    pub fn n_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The loaded lower batch: (block, number of states); an error naming `handle` when there is
+    /// none (nothing loaded yet, or [`LineStrength::line_list`] has run since).
+    pub fn loaded_batch(&self) -> Result<(usize, usize)> {
+        self.lower.ok_or_else(|| {
+            Error::invalid(
+                "handle",
+                "has no lower batch loaded (call load_lower / atomgpu_linestrength_load_lower; line_list replaces the batch)",
+            )
+        })
+    }
+
     /// The loaded lower batch (block, size) and the upper block, checked against the J rules.
     fn pair(&self, upper: usize) -> Result<(usize, usize)> {
-        let (lower, n) = self.lower.ok_or_else(|| Error::invalid("handle", "no lower batch is loaded"))?;
+        let (lower, n) = self.loaded_batch()?;
         let (j, jp) = (self.blocks[lower].j, self.block("upper_block", upper)?.j);
         if j.abs_diff(jp) > 1 || j + jp == 0 {
             return Err(Error::invalid(
@@ -449,9 +472,15 @@ impl LineStrength {
         Ok((lower, n))
     }
 
-    fn contraction(&self, lower: usize, upper: usize, thresh_coeff: f64) -> Contraction {
+    /// The contraction table of the pair, built the first time it is asked for.
+    fn contraction(&mut self, lower: usize, upper: usize, thresh_coeff: f64) -> (TableKey, Arc<Contraction>) {
+        let key = (lower, upper, thresh_coeff.to_bits());
         let (l, u) = (&self.blocks[lower], &self.blocks[upper]);
-        Contraction::new(l.j, &l.slots, u.j, &u.slots, thresh_coeff)
+        let table = self
+            .tables
+            .entry(key)
+            .or_insert_with(|| Arc::new(Contraction::new(l.j, &l.slots, u.j, &u.slots, thresh_coeff)));
+        (key, table.clone())
     }
 
     /// Half-linestrengths (eq. 14) of the loaded lower batch into upper block `upper`:
@@ -462,10 +491,10 @@ impl LineStrength {
         check_threshold("thresh_coeff", thresh_coeff)?;
         let rows = self.blocks[upper].n_primitive();
         check_matrix("half", out.len(), rows, n, ld)?;
-        let table = self.contraction(lower, upper, thresh_coeff);
+        let (key, table) = self.contraction(lower, upper, thresh_coeff);
         let half = match &mut self.engine {
             Engine::Cpu(e) => e.half(&self.blocks[upper], &table),
-            Engine::Cuda(e) => e.half_to_host(upper, &self.blocks[upper], &table)?,
+            Engine::Cuda(e) => e.half_to_host(key, &self.blocks[upper], &table)?,
         };
         for i in 0..n {
             out[i * ld..i * ld + rows].copy_from_slice(&half[i * rows..(i + 1) * rows]);
@@ -477,15 +506,15 @@ impl LineStrength {
     /// stored state f of block `upper` with every state i of the loaded lower batch:
     /// `n_states(upper) x n`, column-major.
     pub fn amplitudes(&mut self, upper: usize, thresh_coeff: f64) -> Result<Vec<f64>> {
-        let (lower, _) = self.pair(upper)?;
-        check_threshold("thresh_coeff", thresh_coeff)?;
-        if self.blocks[upper].energies.is_empty() {
+        if self.block("upper_block", upper)?.energies.is_empty() {
             return Err(Error::invalid("upper_block", format!("block {upper} has no states (set_states first)")));
         }
-        let table = self.contraction(lower, upper, thresh_coeff);
+        let (lower, _) = self.pair(upper)?;
+        check_threshold("thresh_coeff", thresh_coeff)?;
+        let (key, table) = self.contraction(lower, upper, thresh_coeff);
         match &mut self.engine {
             Engine::Cpu(e) => Ok(e.amplitudes(upper, &self.blocks[upper], &table)),
-            Engine::Cuda(e) => e.amplitudes(upper, &self.blocks[upper], &table),
+            Engine::Cuda(e) => e.amplitudes(key, &self.blocks[upper], &table),
         }
     }
 
@@ -494,12 +523,13 @@ impl LineStrength {
     /// the loaded batch without the download, for benchmarks.
     pub fn time_half_linestrength(&mut self, upper: usize, thresh_coeff: f64) -> Result<()> {
         let (lower, _) = self.pair(upper)?;
-        let table = self.contraction(lower, upper, thresh_coeff);
+        check_threshold("thresh_coeff", thresh_coeff)?;
+        let (key, table) = self.contraction(lower, upper, thresh_coeff);
         match &mut self.engine {
             Engine::Cpu(e) => {
                 e.half(&self.blocks[upper], &table);
             }
-            Engine::Cuda(e) => e.half_on_device(upper, &self.blocks[upper], &table)?,
+            Engine::Cuda(e) => e.half_on_device(key, &self.blocks[upper], &table)?,
         }
         Ok(())
     }
@@ -512,7 +542,9 @@ impl LineStrength {
     /// The line list from the stored states of block `lower` into the stored states of the
     /// blocks `uppers` (the symmetry-allowed partners, J' within 1 of J), with TROVE's filters and
     /// thresholds ([`IntensityParams`]). Lines come ordered by lower state, then upper block, then
-    /// upper state.
+    /// upper state. The list is computed in internal batches, so afterwards no lower batch is
+    /// loaded ([`LineStrength::loaded_batch`]).
+    /// A call refused for its arguments changes nothing.
     pub fn line_list(&mut self, lower: usize, uppers: &[usize], params: &IntensityParams) -> Result<Vec<Line>> {
         intensity::check_params(params)?;
         let j = self.block("lower_block", lower)?.j;
@@ -530,6 +562,15 @@ impl LineStrength {
                 return Err(Error::invalid_at("upper_blocks", i, format!("block {u} has no states")));
             }
         }
+        let lines = self.lines_in_batches(lower, uppers, params);
+        self.lower = None;
+        let mut lines = lines?;
+        lines.sort_by_key(|l| (l.lower_state, uppers.iter().position(|&u| u == l.upper_block), l.upper_state));
+        Ok(lines)
+    }
+
+    /// The lines of [`LineStrength::line_list`] (arguments checked), batch by batch.
+    fn lines_in_batches(&mut self, lower: usize, uppers: &[usize], params: &IntensityParams) -> Result<Vec<Line>> {
         let candidates = intensity::lower_candidates(&self.blocks, lower, uppers, params);
         let mut lines = Vec::new();
         for batch in candidates.chunks(params.batch) {
@@ -539,7 +580,6 @@ impl LineStrength {
                 intensity::collect_lines(self, lower, batch, u, &amplitudes, params, &mut lines);
             }
         }
-        lines.sort_by_key(|l| (l.lower_state, uppers.iter().position(|&u| u == l.upper_block), l.upper_state));
         Ok(lines)
     }
 
@@ -548,7 +588,8 @@ impl LineStrength {
     }
 }
 
-fn check_threshold(name: &'static str, value: f64) -> Result<()> {
+/// Checks a threshold (THRESH_COEFF and the like): finite and >= 0.
+pub fn check_threshold(name: &'static str, value: f64) -> Result<()> {
     if value.is_finite() && value >= 0.0 {
         Ok(())
     } else {

@@ -1,17 +1,18 @@
 ! checks.f90: module atomgpu_test_checks, the helpers the Fortran test programs in
-! tests/fortran share: the check counters, check_rel, check, the common part of an expect_bad
-! (status, argument position, message) and the CODATA constants they use. Each test program is
+! tests/fortran share: the check counters, check_rel, check, succeeded (a stat= call's outcome),
+! the common part of an expect_bad (status, argument position, message), elapsed_seconds and the
+! CODATA constants they use. Each test program is
 ! its own executable, so the counters are that program's own.
 !
 ! Build: compiled with fortran/atomgpu.f90 and each test program, e.g. (repository root)
 !   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/support/checks.f90 \
 !       tests/fortran/test_rates.f90 -o test_rates -Ltarget/release -latomgpu
 module atomgpu_test_checks
-    use, intrinsic :: iso_c_binding, only: c_double
-    use atomgpu, only: ATOMGPU_ERR_INVALID_ARGUMENT, atomgpu_last_error_arg, atomgpu_last_error_message
+    use, intrinsic :: iso_c_binding, only: c_double, c_int64_t
+    use atomgpu, only: ATOMGPU_OK, ATOMGPU_ERR_INVALID_ARGUMENT, atomgpu_last_error_arg, atomgpu_last_error_message
     implicit none
     private
-    public :: pi, hc, mec2, checks, failures, check_rel, check, invalid_argument_reported
+    public :: pi, hc, mec2, checks, failures, check_rel, check, succeeded, invalid_argument_reported, elapsed_seconds
 
     integer, parameter :: dp = c_double
     ! CODATA 2018, in eV and cm.
@@ -22,6 +23,27 @@ module atomgpu_test_checks
     integer :: checks = 0, failures = 0
 
 contains
+
+    ! Seconds since `since`, a count of system_clock with 64-bit integers.
+    real(dp) function elapsed_seconds(since)
+        integer(c_int64_t), intent(in) :: since
+        integer(c_int64_t) :: now, rate
+        call system_clock(now, rate)
+        elapsed_seconds = real(now - since, dp) / real(rate, dp)
+    end function
+
+    ! After a call with stat=: true when it succeeded, else counts a failure and reports the
+    ! library's message.
+    logical function succeeded(what, stat)
+        character(len=*), intent(in) :: what
+        integer, intent(in) :: stat
+        checks = checks + 1
+        succeeded = stat == ATOMGPU_OK
+        if (.not. succeeded) then
+            failures = failures + 1
+            print '(a, a, a, i0, a, a)', "FAIL ", what, ": stat = ", stat, ": ", atomgpu_last_error_message()
+        end if
+    end function
 
     subroutine check_rel(what, got, want, tol)
         character(len=*), intent(in) :: what
