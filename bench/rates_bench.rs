@@ -12,6 +12,7 @@
 //! 3. the collisional-radiative driver on the paper's aluminium model (15 levels, FD,
 //!    p = 5 with 8 nodes per panel, dt = 1e-19 s): 1e4 device-resident RK4 steps for one system,
 //!    1e3 steps for 132 systems at once, and 4 host RK4 steps with CPU rates.
+//!
 //! With `--profile` (for Nsight Compute: `ncu --metrics ... rates_bench OUT --profile`) it runs
 //! each kernel once on a mid-sized input and nothing else, so the profiler's FP64 instruction
 //! counts and pipe utilisation can be read per kernel.
@@ -24,7 +25,9 @@ mod rng;
 
 use atomgpu::backend::{self, BackendChoice};
 use atomgpu::rates::cr::{self, CrModel, CrSettings};
-use atomgpu::rates::{cpu, cuda, Excitation, Ionization, Photoionization, PlasmaState, Quadrature, RatePairs, Statistics};
+use atomgpu::rates::{
+    cpu, cuda, Excitation, Ionization, Photoionization, PlasmaState, Quadrature, RatePairs, Statistics,
+};
 use rng::Rng;
 use std::io::Write;
 use std::time::Instant;
@@ -61,7 +64,11 @@ fn max_rel(a: &[f64], b: &[f64]) -> (f64, f64, usize) {
 
 fn pairs_rel(a: &RatePairs, b: &RatePairs) -> (f64, f64, usize) {
     let (u, d) = (max_rel(&a.up, &b.up), max_rel(&a.down, &b.down));
-    if u.0 >= d.0 { u } else { d }
+    if u.0 >= d.0 {
+        u
+    } else {
+        d
+    }
 }
 
 fn worst_of(items: &[(f64, f64, usize)]) -> (f64, f64, usize) {
@@ -73,7 +80,17 @@ struct Report(Vec<String>);
 impl Report {
     /// One JSON line; `agreement` = (largest relative GPU/CPU difference, the CPU value there,
     /// its index in the output).
-    fn line(&mut self, routine: &str, sizes: &str, backend: &str, seconds: f64, integrals: f64, agreement: Option<(f64, f64, usize)>, note: &str) {
+    #[allow(clippy::too_many_arguments)] // one argument per JSON field
+    fn line(
+        &mut self,
+        routine: &str,
+        sizes: &str,
+        backend: &str,
+        seconds: f64,
+        integrals: f64,
+        agreement: Option<(f64, f64, usize)>,
+        note: &str,
+    ) {
         let (agreement, at) = match agreement {
             Some((a, v, i)) => (format!("{a:.3e}"), format!("{v:.6e},\"index_at_max_diff\":{i}")),
             None => ("null".into(), "null".into()),
@@ -96,7 +113,12 @@ fn excitations(rng: &mut Rng, n: usize) -> Vec<Excitation> {
         .map(|_| {
             let (b0, b1, b2) = (rng.uniform(0.0, 3.0), rng.uniform(0.0, 2.0), rng.uniform(0.0, 3.0));
             let b3 = rng.uniform(-0.3 * (b1 + b2), 0.5);
-            Excitation { energy_ev: rng.log_uniform(2.0, 200.0), omega: [b0, b1, b2, b3, 0.0, 0.0], g_lower: 1.0, g_upper: 1.0 }
+            Excitation {
+                energy_ev: rng.log_uniform(2.0, 200.0),
+                omega: [b0, b1, b2, b3, 0.0, 0.0],
+                g_lower: 1.0,
+                g_upper: 1.0,
+            }
         })
         .collect()
 }
@@ -124,7 +146,11 @@ fn photoionizations(rng: &mut Rng, n: usize) -> Vec<Photoionization> {
 
 fn states(rng: &mut Rng, n: usize) -> Vec<PlasmaState> {
     (0..n)
-        .map(|_| PlasmaState { te_ev: rng.log_uniform(0.1, 30.0), ne_cm3: rng.log_uniform(1e18, 1e24), tr_ev: rng.uniform(20.0, 300.0) })
+        .map(|_| PlasmaState {
+            te_ev: rng.log_uniform(0.1, 30.0),
+            ne_cm3: rng.log_uniform(1e18, 1e24),
+            tr_ev: rng.uniform(20.0, 300.0),
+        })
         .collect()
 }
 
@@ -151,7 +177,13 @@ fn main() {
         let c = cpu::excitation_rates(FD, &q, &states64, &exc).unwrap();
         for (name, a, b) in [("up", &g.up, &c.up), ("down", &g.down, &c.down)] {
             let (rel, _, i) = max_rel(a, b);
-            println!("{name}: worst pair {i} (transition {}, state {}): gpu {:.17e} cpu {:.17e} rel {rel:.3e}", i % 100_000, i / 100_000, a[i], b[i]);
+            println!(
+                "{name}: worst pair {i} (transition {}, state {}): gpu {:.17e} cpu {:.17e} rel {rel:.3e}",
+                i % 100_000,
+                i / 100_000,
+                a[i],
+                b[i]
+            );
         }
         return;
     }
@@ -172,7 +204,15 @@ fn main() {
     let (ti, c_ion) = once(|| cpu::ionization_rates(FD, &q, &one, &ion).unwrap());
     let (tp, c_pi) = once(|| cpu::photoionization_rates(FD, &q, &one, &pi).unwrap());
     let sizes = "3200 exc + 3200 ion + 3200 pi, 1 state";
-    report.line("paper_9600", sizes, &format!("cpu ({threads} threads)"), tc + ti + tp, 9600.0, None, "FD p=5 32 nodes");
+    report.line(
+        "paper_9600",
+        sizes,
+        &format!("cpu ({threads} threads)"),
+        tc + ti + tp,
+        9600.0,
+        None,
+        "FD p=5 32 nodes",
+    );
     if let Some(d) = &device {
         let (t, (g_exc, g_ion, g_pi)) = median_seconds(5, || {
             (
@@ -182,30 +222,78 @@ fn main() {
             )
         });
         let agree = worst_of(&[pairs_rel(&g_exc, &c_exc), pairs_rel(&g_ion, &c_ion), pairs_rel(&g_pi, &c_pi)]);
-        report.line("paper_9600", sizes, "cuda", t, 9600.0, Some(agree), "FD p=5 32 nodes; median of 5, incl. transfers");
+        report.line(
+            "paper_9600",
+            sizes,
+            "cuda",
+            t,
+            9600.0,
+            Some(agree),
+            "FD p=5 32 nodes; median of 5, incl. transfers",
+        );
     }
 
     // 2. Batches over 64 plasma states.
     let states64 = states(&mut rng, 64);
     let exc = excitations(&mut rng, 100_000);
     let (t, c) = once(|| cpu::excitation_rates(FD, &q, &states64, &exc).unwrap());
-    report.line("excitation", "1e5 transitions x 64 states", &format!("cpu ({threads} threads)"), t, 6.4e6, None, "FD p=5 32 nodes");
+    report.line(
+        "excitation",
+        "1e5 transitions x 64 states",
+        &format!("cpu ({threads} threads)"),
+        t,
+        6.4e6,
+        None,
+        "FD p=5 32 nodes",
+    );
     if let Some(d) = &device {
         let (t, g) = median_seconds(5, || cuda::excitation_rates(d, FD, &q, &states64, &exc).unwrap());
-        report.line("excitation", "1e5 transitions x 64 states", "cuda", t, 6.4e6, Some(pairs_rel(&g, &c)), "FD p=5 32 nodes");
+        report.line(
+            "excitation",
+            "1e5 transitions x 64 states",
+            "cuda",
+            t,
+            6.4e6,
+            Some(pairs_rel(&g, &c)),
+            "FD p=5 32 nodes",
+        );
     }
     drop(c);
     let pi = photoionizations(&mut rng, 100_000);
     let (t, c) = once(|| cpu::photoionization_rates(FD, &q, &states64, &pi).unwrap());
-    report.line("photoionization", "1e5 transitions x 64 states", &format!("cpu ({threads} threads)"), t, 6.4e6, None, "FD p=5 32 nodes");
+    report.line(
+        "photoionization",
+        "1e5 transitions x 64 states",
+        &format!("cpu ({threads} threads)"),
+        t,
+        6.4e6,
+        None,
+        "FD p=5 32 nodes",
+    );
     if let Some(d) = &device {
         let (t, g) = median_seconds(5, || cuda::photoionization_rates(d, FD, &q, &states64, &pi).unwrap());
-        report.line("photoionization", "1e5 transitions x 64 states", "cuda", t, 6.4e6, Some(pairs_rel(&g, &c)), "FD p=5 32 nodes");
+        report.line(
+            "photoionization",
+            "1e5 transitions x 64 states",
+            "cuda",
+            t,
+            6.4e6,
+            Some(pairs_rel(&g, &c)),
+            "FD p=5 32 nodes",
+        );
     }
     drop(c);
     let ion = ionizations(&mut rng, 10_000);
     let (t, c_sub) = once(|| cpu::ionization_rates(FD, &q, &states64[..4], &ion[..1000]).unwrap());
-    report.line("ionization", "1e3 transitions x 4 states (subset)", &format!("cpu ({threads} threads)"), t, 4000.0, None, "FD p=5 32 nodes");
+    report.line(
+        "ionization",
+        "1e3 transitions x 4 states (subset)",
+        &format!("cpu ({threads} threads)"),
+        t,
+        4000.0,
+        None,
+        "FD p=5 32 nodes",
+    );
     if let Some(d) = &device {
         let (t, g) = median_seconds(5, || cuda::ionization_rates(d, FD, &q, &states64, &ion).unwrap());
         // The CPU subset is (transitions 0..1000) x (states 0..4): compare those entries.
@@ -214,11 +302,21 @@ fn main() {
             sub.up.extend_from_slice(&g.up[s * 10_000..s * 10_000 + 1000]);
             sub.down.extend_from_slice(&g.down[s * 10_000..s * 10_000 + 1000]);
         }
-        report.line("ionization", "1e4 transitions x 64 states", "cuda", t, 6.4e5, Some(pairs_rel(&sub, &c_sub)), "FD p=5 32 nodes; agreement on the CPU subset");
+        report.line(
+            "ionization",
+            "1e4 transitions x 64 states",
+            "cuda",
+            t,
+            6.4e5,
+            Some(pairs_rel(&sub, &c_sub)),
+            "FD p=5 32 nodes; agreement on the CPU subset",
+        );
     }
 
     // 3. The collisional-radiative driver on the paper's aluminium model.
-    let read = |name: &str| std::fs::read_to_string(format!("examples/data/aluminium-cr-{name}.csv")).expect("run from the repository root");
+    let read = |name: &str| {
+        std::fs::read_to_string(format!("examples/data/aluminium-cr-{name}.csv")).expect("run from the repository root")
+    };
     let model = CrModel::from_csv(&read("levels"), &read("excitations"), &read("ionizations")).unwrap();
     let settings = CrSettings { stats: FD, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
     let mut pops = vec![0.0; model.n_levels()];
@@ -227,25 +325,53 @@ fn main() {
     backend::set_backend(BackendChoice::Cpu);
     let _ = cr::run_rk4(&model, &settings, &y0, 1e-19, 1, 1);
     let (t_cpu, cpu_run) = once(|| cr::run_rk4(&model, &settings, &y0, 1e-19, 4, 4).unwrap());
-    report.line("cr_rk4_step", "aluminium 15 levels, 4 steps, 1 system", &format!("cpu ({threads} threads)"), t_cpu / 4.0, 1.0, None, "seconds per RK4 step (4 stages); p=5 8 nodes");
+    report.line(
+        "cr_rk4_step",
+        "aluminium 15 levels, 4 steps, 1 system",
+        &format!("cpu ({threads} threads)"),
+        t_cpu / 4.0,
+        1.0,
+        None,
+        "seconds per RK4 step (4 stages); p=5 8 nodes",
+    );
     if device.is_some() {
         backend::set_backend(BackendChoice::Cuda);
         let gpu4 = cr::run_rk4(&model, &settings, &y0, 1e-19, 4, 4).unwrap();
         let (a, b) = (gpu4.last().unwrap(), cpu_run.last().unwrap());
-        let agree = worst_of(&[max_rel(&a.populations, &b.populations), (((a.te_ev - b.te_ev) / b.te_ev).abs(), b.te_ev, 0)]);
+        let agree =
+            worst_of(&[max_rel(&a.populations, &b.populations), (((a.te_ev - b.te_ev) / b.te_ev).abs(), b.te_ev, 0)]);
         let (t, _) = median_seconds(3, || cr::run_rk4(&model, &settings, &y0, 1e-19, 10_000, 10_000).unwrap());
-        report.line("cr_rk4_step", "aluminium 15 levels, 1e4 steps, 1 system", "cuda", t / 1e4, 1.0, Some(agree), "seconds per RK4 step; whole run of 5e6 steps = 5e6 x this");
+        report.line(
+            "cr_rk4_step",
+            "aluminium 15 levels, 1e4 steps, 1 system",
+            "cuda",
+            t / 1e4,
+            1.0,
+            Some(agree),
+            "seconds per RK4 step; whole run of 5e6 steps = 5e6 x this",
+        );
         // The paper's whole run (5e6 steps to 0.5 ps) when the measured step rate says it fits
         // in 3 minutes; otherwise only its projection above is reported.
         if t / 1e4 * 5e6 < 180.0 {
             let (t_full, run) = once(|| cr::run_rk4(&model, &settings, &y0, 1e-19, 5_000_000, 500_000).unwrap());
             let last = run.last().unwrap();
-            let note = format!("whole paper run to {:.2e} s: Te = {:.4} eV, ne = {:.4e} cm^-3", last.time_s, last.te_ev, last.ne_cm3);
+            let note = format!(
+                "whole paper run to {:.2e} s: Te = {:.4} eV, ne = {:.4e} cm^-3",
+                last.time_s, last.te_ev, last.ne_cm3
+            );
             report.line("cr_paper_run", "aluminium 15 levels, 5e6 RK4 steps, FD", "cuda", t_full, 1.0, None, &note);
         }
         let y0s = vec![y0.clone(); 132];
         let (t, _) = median_seconds(3, || cr::run_rk4_systems(&model, &settings, &y0s, 1e-19, 1000, 1000).unwrap());
-        report.line("cr_rk4_step", "aluminium 15 levels, 1e3 steps, 132 systems", "cuda", t / 1e3 / 132.0, 1.0, None, "seconds per system-step");
+        report.line(
+            "cr_rk4_step",
+            "aluminium 15 levels, 1e3 steps, 132 systems",
+            "cuda",
+            t / 1e3 / 132.0,
+            1.0,
+            None,
+            "seconds per system-step",
+        );
     }
     backend::set_backend(BackendChoice::Auto);
 

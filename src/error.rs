@@ -14,11 +14,7 @@ pub enum Error {
     /// An argument broke a rule. `name` is the argument as the C and Fortran interfaces spell it
     /// (so the C layer can turn it into a position); `index` is the element of an array argument.
     #[error("argument `{name}`{}: {rule}", index.map(|i| format!("[{i}]")).unwrap_or_default())]
-    InvalidArgument {
-        name: &'static str,
-        index: Option<usize>,
-        rule: String,
-    },
+    InvalidArgument { name: &'static str, index: Option<usize>, rule: String },
     /// No usable CUDA device (driver or NVRTC missing, no GPU) where one was required.
     #[error("no CUDA device: {0}")]
     NoDevice(String),
@@ -77,11 +73,7 @@ pub fn require_positive(name: &'static str, index: Option<usize>, value: f64, un
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
-        Err(Error::InvalidArgument {
-            name,
-            index,
-            rule: format!("must be finite and > 0 {unit}, got {value}"),
-        })
+        Err(Error::InvalidArgument { name, index, rule: format!("must be finite and > 0 {unit}, got {value}") })
     }
 }
 

@@ -14,8 +14,22 @@ fn three_level_model() -> (CrModel, [f64; 3]) {
         vec![2.0, 6.0, 1.0],
         vec![CrExcitation { lower: 0, upper: 1, energy_ev: 5.0, omega: [0.5, 1.0, 0.3, -0.1, 0.0, 0.0] }],
         vec![
-            CrIonization { lower: 0, upper: 2, energy_ev: 20.0, beli: [3.0, -0.2, 2.0, -0.5, 0.0], d0_cm2: 5e-18, d1_cm2: 4e-19 },
-            CrIonization { lower: 1, upper: 2, energy_ev: 15.0, beli: [3.0, -0.2, 2.0, -0.5, 0.0], d0_cm2: 5e-18, d1_cm2: 4e-19 },
+            CrIonization {
+                lower: 0,
+                upper: 2,
+                energy_ev: 20.0,
+                beli: [3.0, -0.2, 2.0, -0.5, 0.0],
+                d0_cm2: 5e-18,
+                d1_cm2: 4e-19,
+            },
+            CrIonization {
+                lower: 1,
+                upper: 2,
+                energy_ev: 15.0,
+                beli: [3.0, -0.2, 2.0, -0.5, 0.0],
+                d0_cm2: 5e-18,
+                d1_cm2: 4e-19,
+            },
         ],
     )
     .unwrap();
@@ -112,6 +126,10 @@ fn rate_matrices_conserve_particles_and_energy() {
         assert!(outflow > 0.0);
         assert!(column.iter().sum::<f64>().abs() < 1e-13 * outflow, "column {l}: {column:?}");
         let internal: f64 = column.iter().zip(level_energy).map(|(m, e)| m * e).sum();
-        assert!((internal + r.m_energy[l]).abs() < 1e-12 * (outflow * 20.0), "level {l}: {internal:e} vs {:e}", r.m_energy[l]);
+        assert!(
+            (internal + r.m_energy[l]).abs() < 1e-12 * (outflow * 20.0),
+            "level {l}: {internal:e} vs {:e}",
+            r.m_energy[l]
+        );
     }
 }

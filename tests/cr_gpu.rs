@@ -25,9 +25,21 @@ fn device_present() -> bool {
 /// Al3+ levels 0-4 and Al4+ level 5 of the paper's model (shared/data/aluminium-cr-*.csv rows),
 /// charges 3 and 4.
 fn aluminium_subset() -> CrModel {
-    let exc = |lower, upper, energy_ev, b: [f64; 4]| CrExcitation { lower, upper, energy_ev, omega: [b[0], b[1], b[2], b[3], 0.0, 0.0] };
+    let exc = |lower, upper, energy_ev, b: [f64; 4]| CrExcitation {
+        lower,
+        upper,
+        energy_ev,
+        omega: [b[0], b[1], b[2], b[3], 0.0, 0.0],
+    };
     let beli = [3.71, -0.236, 2.35, -0.66, 0.0];
-    let ion = |lower, energy_ev| CrIonization { lower, upper: 5, energy_ev, beli, d0_cm2: 5.682286e-18, d1_cm2: 3.941713e-19 };
+    let ion = |lower, energy_ev| CrIonization {
+        lower,
+        upper: 5,
+        energy_ev,
+        beli,
+        d0_cm2: 5.682286e-18,
+        d1_cm2: 3.941713e-19,
+    };
     CrModel::new(
         vec![3.0, 3.0, 3.0, 3.0, 3.0, 4.0],
         vec![1.0; 6],
@@ -105,7 +117,8 @@ fn device_rk4_reports_a_blown_up_run() {
         return;
     }
     let model = aluminium_subset();
-    let settings = CrSettings { stats: Statistics::FermiDirac, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
+    let settings =
+        CrSettings { stats: Statistics::FermiDirac, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
     let y0 = cr::initial_state(&model, Statistics::FermiDirac, &[9e22, 0.0, 0.0, 0.0, 0.0, 0.0], 1.0).unwrap();
     let _lock = BACKEND.lock().unwrap_or_else(|p| p.into_inner());
     backend::set_backend(BackendChoice::Cuda);

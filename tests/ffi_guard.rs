@@ -45,13 +45,8 @@ const GUARDS: &[&str] = &["guard", "guard_value"];
 /// The crate's source tree: at build time, or the current directory (where cargo runs tests,
 /// and where device-pack runs them on the device machine).
 fn source_root() -> Option<PathBuf> {
-    let candidates = [
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")),
-        std::env::current_dir().ok()?,
-    ];
-    candidates
-        .into_iter()
-        .find(|p| p.join("src").join("ffi").is_dir())
+    let candidates = [PathBuf::from(env!("CARGO_MANIFEST_DIR")), std::env::current_dir().ok()?];
+    candidates.into_iter().find(|p| p.join("src").join("ffi").is_dir())
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -94,11 +89,7 @@ fn has_export_name(attrs: &[Attribute]) -> bool {
 
 fn is_extern_c(sig: &syn::Signature) -> bool {
     match &sig.abi {
-        Some(abi) => abi
-            .name
-            .as_ref()
-            .map(|n| n.value() == "C" || n.value() == "C-unwind")
-            .unwrap_or(true),
+        Some(abi) => abi.name.as_ref().map(|n| n.value() == "C" || n.value() == "C-unwind").unwrap_or(true),
         None => false,
     }
 }
@@ -119,9 +110,7 @@ fn called_function(expr: &Expr) -> Option<String> {
 
 fn first_statement_is_guard(block: &syn::Block) -> bool {
     match block.stmts.first() {
-        Some(Stmt::Expr(expr, _)) => {
-            called_function(expr).is_some_and(|name| GUARDS.contains(&name.as_str()))
-        }
+        Some(Stmt::Expr(expr, _)) => called_function(expr).is_some_and(|name| GUARDS.contains(&name.as_str())),
         _ => false,
     }
 }
@@ -199,21 +188,13 @@ fn check_function(item: &syn::ItemFn) -> Vec<String> {
                 syn::Pat::Ident(i) => i.ident.to_string(),
                 _ => "_".to_string(),
             };
-            bad_types.extend(
-                found
-                    .into_iter()
-                    .map(|t| format!("`{t}` in argument `{pat}`")),
-            );
+            bad_types.extend(found.into_iter().map(|t| format!("`{t}` in argument `{pat}`")));
         }
     }
     if let ReturnType::Type(_, t) = &item.sig.output {
         let mut found = Vec::new();
         forbidden_in(t, &mut found);
-        bad_types.extend(
-            found
-                .into_iter()
-                .map(|t| format!("`{t}` in the return type")),
-        );
+        bad_types.extend(found.into_iter().map(|t| format!("`{t}` in the return type")));
     }
     if !bad_types.is_empty() {
         problems.push(format!(
@@ -240,8 +221,7 @@ fn functions<'a>(items: &'a [Item], out: &mut Vec<&'a syn::ItemFn>) {
 }
 
 fn parse(path: &Path) -> syn::File {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     syn::parse_file(&text).unwrap_or_else(|e| panic!("cannot parse {}: {e}", path.display()))
 }
 

@@ -60,9 +60,7 @@ impl Handle {
         let mut dipole = vec![0.0; 3 * n_vib * n_vib];
         dipole[2 * n_vib * n_vib..].copy_from_slice(mu_z);
         let mut h = null_mut();
-        ok("create", unsafe {
-            atomgpu_linestrength_create(n_vib as i64, dipole.as_ptr(), n_vib as i64, 0, &mut h)
-        });
+        ok("create", unsafe { atomgpu_linestrength_create(n_vib as i64, dipole.as_ptr(), n_vib as i64, 0, &mut h) });
         assert!(!h.is_null());
         Handle(h)
     }
@@ -116,11 +114,7 @@ fn wang_set(j: i32) -> (Vec<i64>, Vec<i32>, Vec<i32>) {
         labels.push((k, 0));
         labels.push((k, 1));
     }
-    (
-        vec![0; labels.len()],
-        labels.iter().map(|l| l.0).collect(),
-        labels.iter().map(|l| l.1).collect(),
-    )
+    (vec![0; labels.len()], labels.iter().map(|l| l.0).collect(), labels.iter().map(|l| l.1).collect())
 }
 
 fn identity(n: usize) -> Vec<f64> {
@@ -162,12 +156,8 @@ fn line_list(h: &Handle, lower: i32, uppers: &[i32], p: &atomgpu_intensity_param
     assert!(n >= 0);
     let m = n as usize;
     let (mut up, mut lo) = (vec![ISENTINEL; m + 1], vec![ISENTINEL; m + 1]);
-    let (mut a, mut nu, mut s, mut i) = (
-        vec![SENTINEL; m + 1],
-        vec![SENTINEL; m + 1],
-        vec![SENTINEL; m + 1],
-        vec![SENTINEL; m + 1],
-    );
+    let (mut a, mut nu, mut s, mut i) =
+        (vec![SENTINEL; m + 1], vec![SENTINEL; m + 1], vec![SENTINEL; m + 1], vec![SENTINEL; m + 1]);
     let mut written = -1;
     ok("line_list", unsafe {
         atomgpu_linestrength_line_list(
@@ -187,22 +177,13 @@ fn line_list(h: &Handle, lower: i32, uppers: &[i32], p: &atomgpu_intensity_param
         )
     });
     assert_eq!(written, n, "the count query and the list agree");
-    assert!(
-        up[m] == ISENTINEL && a[m] == SENTINEL && i[m] == SENTINEL,
-        "entry past n_lines untouched"
-    );
+    assert!(up[m] == ISENTINEL && a[m] == SENTINEL && i[m] == SENTINEL, "entry past n_lines untouched");
     up.truncate(m);
     lo.truncate(m);
     a.truncate(m);
     nu.truncate(m);
     s.truncate(m);
-    Lines {
-        upper_id: up,
-        lower_id: lo,
-        einstein_a: a,
-        wavenumber: nu,
-        linestrength: s,
-    }
+    Lines { upper_id: up, lower_id: lo, einstein_a: a, wavenumber: nu, linestrength: s }
 }
 
 fn rel(got: f64, want: f64) -> f64 {
@@ -222,31 +203,15 @@ fn diatomic_j1_from_j0_has_the_closed_form_einstein_a() {
     let lines = line_list(&h, lower, &[upper], &params());
     assert_eq!(lines.einstein_a.len(), 1);
     let want = EINSTEIN * mu * mu * nu.powi(3) / 3.0;
-    assert!(
-        rel(lines.einstein_a[0], want) < 1e-12,
-        "A = {} vs {want}",
-        lines.einstein_a[0]
-    );
-    assert!(
-        rel(lines.linestrength[0], mu * mu) < 1e-12,
-        "S = {} vs mu^2",
-        lines.linestrength[0]
-    );
+    assert!(rel(lines.einstein_a[0], want) < 1e-12, "A = {} vs {want}", lines.einstein_a[0]);
+    assert!(rel(lines.linestrength[0], mu * mu) < 1e-12, "S = {} vs mu^2", lines.linestrength[0]);
     assert!(rel(lines.wavenumber[0], nu) < 1e-14);
     assert_eq!((lines.upper_id[0], lines.lower_id[0]), (2, 1));
 
     let mut a = SENTINEL;
-    ok("load_lower", unsafe {
-        atomgpu_linestrength_load_lower(h.0, lower, 1, [1.0].as_ptr(), 1, 0.0)
-    });
-    ok("amplitudes", unsafe {
-        atomgpu_linestrength_amplitudes(h.0, upper, 0.0, &mut a, 1)
-    });
-    assert!(
-        rel(a * a, mu * mu / 3.0) < 1e-13,
-        "a^2 = {} vs mu^2/3",
-        a * a
-    );
+    ok("load_lower", unsafe { atomgpu_linestrength_load_lower(h.0, lower, 1, [1.0].as_ptr(), 1, 0.0) });
+    ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(h.0, upper, 0.0, &mut a, 1) });
+    assert!(rel(a * a, mu * mu / 3.0) < 1e-13, "a^2 = {} vs mu^2/3", a * a);
 }
 
 /// The loaded batch as `atomgpu_linestrength_loaded_batch` reports it.
@@ -273,7 +238,7 @@ fn loaded_batch_follows_load_lower_and_line_list() {
     line_list(&h, lower, &[upper], &params());
     assert_eq!(loaded(&h), (-1, 0), "line_list replaces the batch");
     let status = unsafe { atomgpu_linestrength_loaded_batch(h.0, null_mut(), null_mut()) };
-    assert_eq!((status, unsafe { atomgpu_last_error_arg() }), (ATOMGPU_ERR_INVALID_ARGUMENT, 2));
+    assert_eq!((status, atomgpu_last_error_arg()), (ATOMGPU_ERR_INVALID_ARGUMENT, 2));
 }
 
 /// The parallel-band Hoenl-London factor sum_f (2J'+1)(2J''+1) x_f^2 of values `x`.
@@ -285,9 +250,7 @@ fn hoenl_london(jp: i32, x: &[f64]) -> f64 {
 fn parallel_band_gives_the_hoenl_london_factors() {
     let h = Handle::parallel(1, &[1.0]);
     let lower = h.add_block(4, &[0], &[2], &[0]);
-    ok("load_lower", unsafe {
-        atomgpu_linestrength_load_lower(h.0, lower, 1, [1.0].as_ptr(), 1, 0.0)
-    });
+    ok("load_lower", unsafe { atomgpu_linestrength_load_lower(h.0, lower, 1, [1.0].as_ptr(), 1, 0.0) });
     let mut total = 0.0;
     for (jp, want) in [(3, 3.0), (4, 1.8), (5, 4.2)] {
         let (v, k, tau) = wang_set(jp);
@@ -297,19 +260,12 @@ fn parallel_band_gives_the_hoenl_london_factors() {
         // Leading dimension n + 2: the two padding rows stay untouched.
         let ld = n + 2;
         let mut a = vec![SENTINEL; ld];
-        ok("amplitudes", unsafe {
-            atomgpu_linestrength_amplitudes(h.0, upper, 0.0, a.as_mut_ptr(), ld as i64)
-        });
+        ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(h.0, upper, 0.0, a.as_mut_ptr(), ld as i64) });
         let factor = hoenl_london(jp, &a[..n]);
-        assert!(
-            (factor - want).abs() < 1e-13,
-            "J' = {jp}: amplitudes give {factor}, Hoenl-London {want}"
-        );
+        assert!((factor - want).abs() < 1e-13, "J' = {jp}: amplitudes give {factor}, Hoenl-London {want}");
         assert!(a[n..].iter().all(|&x| x == SENTINEL));
         let mut half = vec![SENTINEL; ld];
-        ok("half", unsafe {
-            atomgpu_linestrength_half(h.0, upper, 0.0, half.as_mut_ptr(), ld as i64)
-        });
+        ok("half", unsafe { atomgpu_linestrength_half(h.0, upper, 0.0, half.as_mut_ptr(), ld as i64) });
         let factor_half = hoenl_london(jp, &half[..n]);
         assert!(
             (factor_half - want).abs() < 1e-13,
@@ -317,10 +273,7 @@ fn parallel_band_gives_the_hoenl_london_factors() {
         );
         total += factor;
     }
-    assert!(
-        (total - 9.0).abs() < 1e-13,
-        "P + Q + R = {total}, want 2J''+1 = 9"
-    );
+    assert!((total - 9.0).abs() < 1e-13, "P + Q + R = {total}, want 2J''+1 = 9");
 }
 
 #[test]
@@ -331,9 +284,7 @@ fn a_symmetrised_upper_block_gives_the_same_hoenl_london_factor() {
     // the Q-branch factor 1.8 (J'' = 4, K = 2) is unchanged.
     let h = Handle::parallel(1, &[1.0]);
     let lower = h.add_block(4, &[0], &[2], &[0]);
-    ok("load_lower", unsafe {
-        atomgpu_linestrength_load_lower(h.0, lower, 1, [1.0].as_ptr(), 1, 0.0)
-    });
+    ok("load_lower", unsafe { atomgpu_linestrength_load_lower(h.0, lower, 1, [1.0].as_ptr(), 1, 0.0) });
     let (v, k, tau) = wang_set(4);
     let n = v.len();
     let (c, s) = (0.6, 0.8);
@@ -378,20 +329,13 @@ fn a_symmetrised_upper_block_gives_the_same_hoenl_london_factor() {
         )
     });
     let (mut np, mut nc, mut ns) = (-1, -1, -1);
-    ok("block_size", unsafe {
-        atomgpu_linestrength_block_size(h.0, upper, &mut np, &mut nc, &mut ns)
-    });
+    ok("block_size", unsafe { atomgpu_linestrength_block_size(h.0, upper, &mut np, &mut nc, &mut ns) });
     assert_eq!((np, nc, ns), (9, 9, 0));
     h.set_states(upper, &vec![1.0; n], &identity(n), n);
     let mut a = vec![SENTINEL; n];
-    ok("amplitudes", unsafe {
-        atomgpu_linestrength_amplitudes(h.0, upper, 0.0, a.as_mut_ptr(), n as i64)
-    });
+    ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(h.0, upper, 0.0, a.as_mut_ptr(), n as i64) });
     let factor = hoenl_london(4, &a);
-    assert!(
-        (factor - 1.8).abs() < 1e-13,
-        "Q branch through the unfolding: {factor}, want 1.8"
-    );
+    assert!((factor - 1.8).abs() < 1e-13, "Q branch through the unfolding: {factor}, want 1.8");
 }
 
 /// Two vibrational functions, dipole mu_z(v, v') (symmetric), J = 0 (E = 0, 1000) -> J = 1
@@ -412,32 +356,19 @@ fn vibrational_band_lines_count_query_and_capacity() {
     let p = params();
     // Three lines absorb: 0 -> 0 (20 cm^-1), 0 -> 1 (1020), 1 -> 1 (20); 1 -> 0 is emission.
     let lines = line_list(&h, 0, &[1], &p);
-    let expected = [
-        (3, 1, 20.0, mu[0]),
-        (4, 1, 1020.0, mu[2]),
-        (4, 2, 20.0, mu[3]),
-    ];
+    let expected = [(3, 1, 20.0, mu[0]), (4, 1, 1020.0, mu[2]), (4, 2, 20.0, mu[3])];
     assert_eq!(lines.einstein_a.len(), 3);
     for (l, &(up, lo, nu, m)) in expected.iter().enumerate() {
         assert_eq!((lines.upper_id[l], lines.lower_id[l]), (up, lo), "line {l}");
         assert!(rel(lines.wavenumber[l], nu) < 1e-14);
         let want = EINSTEIN * m * m * nu * nu * nu / 3.0;
-        assert!(
-            rel(lines.einstein_a[l], want) < 1e-12,
-            "line {l}: A = {} vs {want}",
-            lines.einstein_a[l]
-        );
-        assert!(
-            rel(lines.linestrength[l], m * m) < 1e-12,
-            "line {l}: S = {} vs mu^2",
-            lines.linestrength[l]
-        );
+        assert!(rel(lines.einstein_a[l], want) < 1e-12, "line {l}: A = {} vs {want}", lines.einstein_a[l]);
+        assert!(rel(lines.linestrength[l], m * m) < 1e-12, "line {l}: S = {} vs mu^2", lines.linestrength[l]);
     }
     // Capacity 2 < 3: refused at `capacity` (6) with the count in the message, nothing written.
     let mut n = ISENTINEL;
     let (mut up, mut lo) = ([ISENTINEL; 2], [ISENTINEL; 2]);
-    let (mut a, mut nu, mut s, mut i) =
-        ([SENTINEL; 2], [SENTINEL; 2], [SENTINEL; 2], [SENTINEL; 2]);
+    let (mut a, mut nu, mut s, mut i) = ([SENTINEL; 2], [SENTINEL; 2], [SENTINEL; 2], [SENTINEL; 2]);
     let status = unsafe {
         atomgpu_linestrength_line_list(
             h.0,
@@ -458,24 +389,14 @@ fn vibrational_band_lines_count_query_and_capacity() {
     assert_eq!(status, ATOMGPU_ERR_INVALID_ARGUMENT);
     assert_eq!(atomgpu_last_error_arg(), 6);
     let message = last_message();
-    assert!(
-        message.contains("`capacity`") && message.contains("number of lines, 3"),
-        "{message}"
-    );
+    assert!(message.contains("`capacity`") && message.contains("number of lines, 3"), "{message}");
     assert_eq!(n, ISENTINEL);
     assert!(up.iter().chain(&lo).all(|&x| x == ISENTINEL));
-    assert!(a
-        .iter()
-        .chain(&nu)
-        .chain(&s)
-        .chain(&i)
-        .all(|&x| x == SENTINEL));
+    assert!(a.iter().chain(&nu).chain(&s).chain(&i).all(|&x| x == SENTINEL));
     // State IDs: blocks in registration order.
     for (block, state, want) in [(0, 0, 1), (0, 1, 2), (1, 0, 3), (1, 1, 4)] {
         let mut id = ISENTINEL;
-        ok("state_id", unsafe {
-            atomgpu_linestrength_state_id(h.0, block, state, &mut id)
-        });
+        ok("state_id", unsafe { atomgpu_linestrength_state_id(h.0, block, state, &mut id) });
         assert_eq!(id, want);
     }
 }
@@ -499,20 +420,13 @@ fn expect_bad(
     untouched: bool,
 ) {
     if status != ATOMGPU_ERR_INVALID_ARGUMENT {
-        failures.push(format!(
-            "{what}: status {status}, want ATOMGPU_ERR_INVALID_ARGUMENT ({message})"
-        ));
+        failures.push(format!("{what}: status {status}, want ATOMGPU_ERR_INVALID_ARGUMENT ({message})"));
     }
     if arg != position {
-        failures.push(format!(
-            "{what}: atomgpu_last_error_arg() = {arg}, want {position} ({name}): {message}"
-        ));
+        failures.push(format!("{what}: atomgpu_last_error_arg() = {arg}, want {position} ({name}): {message}"));
     }
     if !message.contains(&format!("`{name}`")) || fragment.is_some_and(|f| !message.contains(f)) {
-        failures.push(format!(
-            "{what}: message `{message}` does not name `{name}` {}",
-            fragment.unwrap_or("")
-        ));
+        failures.push(format!("{what}: message `{message}` does not name `{name}` {}", fragment.unwrap_or("")));
     }
     if !untouched {
         failures.push(format!("{what}: an output was written on error"));
@@ -532,12 +446,7 @@ macro_rules! bad {
 }
 
 fn report(failures: Vec<String>) {
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
 // The two tables below are kept one call per line (rustfmt would spread each over ten).

@@ -19,10 +19,7 @@ fn source_root() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let sources = root.join("Cargo.toml").is_file() && root.join("cbindgen.toml").is_file();
     let cargo = std::env::var_os("CARGO").is_some()
-        || std::process::Command::new("cargo")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
+        || std::process::Command::new("cargo").arg("--version").output().is_ok_and(|o| o.status.success());
     if sources && cargo {
         Some(root)
     } else {
@@ -51,9 +48,7 @@ fn first_difference(committed: &str, generated: &str) -> String {
     loop {
         match (a.next(), b.next()) {
             (Some(x), Some(y)) if x == y => line += 1,
-            (None, None) => {
-                return "the files differ only in line endings or a final newline".into()
-            }
+            (None, None) => return "the files differ only in line endings or a final newline".into(),
             (x, y) => {
                 return format!(
                     "first difference at line {line}:\n  committed: {}\n  generated: {}",
@@ -68,10 +63,7 @@ fn first_difference(committed: &str, generated: &str) -> String {
 #[test]
 fn header_is_current() {
     let Some(root) = source_root() else {
-        println!(
-            "skipped: source tree or cargo not found (CARGO_MANIFEST_DIR = {})",
-            env!("CARGO_MANIFEST_DIR")
-        );
+        println!("skipped: source tree or cargo not found (CARGO_MANIFEST_DIR = {})", env!("CARGO_MANIFEST_DIR"));
         return;
     };
     let generated = generate(&root);
@@ -79,22 +71,11 @@ fn header_is_current() {
 
     if std::env::var("ATOMGPU_WRITE_HEADER").as_deref() == Ok("1") {
         std::fs::create_dir_all(path.parent().unwrap()).expect("cannot create include/");
-        let unchanged = std::fs::read_to_string(&path)
-            .map(|old| old == generated)
-            .unwrap_or(false);
+        let unchanged = std::fs::read_to_string(&path).map(|old| old == generated).unwrap_or(false);
         if !unchanged {
-            std::fs::write(&path, &generated)
-                .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+            std::fs::write(&path, &generated).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
         }
-        println!(
-            "{} {}",
-            path.display(),
-            if unchanged {
-                "is already current"
-            } else {
-                "regenerated"
-            }
-        );
+        println!("{} {}", path.display(), if unchanged { "is already current" } else { "regenerated" });
         return;
     }
 
@@ -120,17 +101,9 @@ fn defined_names(header: &str) -> Vec<String> {
         };
     }
     code.push_str(rest);
-    let code: String = code
-        .lines()
-        .map(|l| l.split("//").next().unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code: String = code.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
 
-    let ident_at = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect()
-    };
+    let ident_at = |s: &str| -> String { s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect() };
     let mut names = Vec::new();
     for line in code.lines() {
         let t = line.trim();
@@ -151,10 +124,8 @@ fn defined_names(header: &str) -> Vec<String> {
             } else if let Some(last) = decl.split_whitespace().last() {
                 names.push(ident_at(last.trim_start_matches('*')));
             }
-        } else if let Some(after) = t
-            .strip_prefix("struct ")
-            .or_else(|| t.strip_prefix("enum "))
-            .or_else(|| t.strip_prefix("union "))
+        } else if let Some(after) =
+            t.strip_prefix("struct ").or_else(|| t.strip_prefix("enum ")).or_else(|| t.strip_prefix("union "))
         {
             names.push(ident_at(after));
         }

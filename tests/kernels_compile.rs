@@ -13,15 +13,8 @@ const ARCH: &str = "compute_90";
 /// kernels/ of the source tree: at build time, or under the current directory (where cargo
 /// runs tests, and where device-pack runs them on the device machine).
 fn kernels_dir() -> Option<PathBuf> {
-    let candidates = [
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
-        std::env::current_dir().ok(),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .map(|root| root.join("kernels"))
-        .find(|d| d.is_dir())
+    let candidates = [Some(PathBuf::from(env!("CARGO_MANIFEST_DIR"))), std::env::current_dir().ok()];
+    candidates.into_iter().flatten().map(|root| root.join("kernels")).find(|d| d.is_dir())
 }
 
 #[test]
@@ -40,10 +33,7 @@ fn every_kernel_compiles_with_nvrtc() {
     }
 
     let Some(dir) = kernels_dir() else {
-        assert!(
-            !strict,
-            "kernels/ not found next to the crate or in the current directory"
-        );
+        assert!(!strict, "kernels/ not found next to the crate or in the current directory");
         println!("skipped: kernels/ not found");
         return;
     };
@@ -68,14 +58,10 @@ fn every_kernel_compiles_with_nvrtc() {
         match atomgpu::backend::compile_ptx(&name, &source, ARCH) {
             Ok(ptx) if ptx.contains(".entry") => {
                 let entries = ptx.matches(".entry").count();
-                println!(
-                    "ok: kernels/{name} -> {} bytes of PTX, {entries} entries",
-                    ptx.len()
-                );
+                println!("ok: kernels/{name} -> {} bytes of PTX, {entries} entries", ptx.len());
             }
-            Ok(_) => failures.push(format!(
-                "{name}: compiled, but the PTX has no .entry (no __global__ extern \"C\" kernel?)"
-            )),
+            Ok(_) => failures
+                .push(format!("{name}: compiled, but the PTX has no .entry (no __global__ extern \"C\" kernel?)")),
             Err(e) => failures.push(format!("{name}: {e}")),
         }
     }

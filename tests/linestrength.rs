@@ -253,14 +253,10 @@ fn symmetrised_vectors_give_the_amplitudes_of_their_unfolded_primitive_vectors()
     };
     let (lr, lc, lv, ln) = spec(&lower, &lu);
     let (ur, uc, uv, un) = spec(&upper, &uu);
-    let lower_spec = BlockSpec {
-        unfolding: Some(Unfolding { n_sym: ln, row_start: &lr, col: &lc, value: &lv }),
-        ..lower.spec()
-    };
-    let upper_spec = BlockSpec {
-        unfolding: Some(Unfolding { n_sym: un, row_start: &ur, col: &uc, value: &uv }),
-        ..upper.spec()
-    };
+    let lower_spec =
+        BlockSpec { unfolding: Some(Unfolding { n_sym: ln, row_start: &lr, col: &lc, value: &lv }), ..lower.spec() };
+    let upper_spec =
+        BlockSpec { unfolding: Some(Unfolding { n_sym: un, row_start: &ur, col: &uc, value: &uv }), ..upper.spec() };
     let lower_id = h.add_block(&lower_spec).unwrap();
     let upper_id = h.add_block(&upper_spec).unwrap();
     let lower_sym = random_values(&mut rng, ln * n);
@@ -272,7 +268,9 @@ fn symmetrised_vectors_give_the_amplitudes_of_their_unfolded_primitive_vectors()
     // Reference: unfold by hand (T c), direct eq. 14 loop, then the dot product of eq. 15.
     let unfold = |u: &RandomUnfolding, c: &[f64]| -> Vec<f64> {
         (0..u.row_start.len() - 1)
-            .map(|p| (u.row_start[p] as usize..u.row_start[p + 1] as usize).map(|e| u.value[e] * c[u.col[e] as usize]).sum())
+            .map(|p| {
+                (u.row_start[p] as usize..u.row_start[p + 1] as usize).map(|e| u.value[e] * c[u.col[e] as usize]).sum()
+            })
             .collect()
     };
     for i in 0..n {
@@ -326,7 +324,7 @@ fn exomol_files_have_ids_energies_and_a_coefficients() {
     assert_eq!(states.lines().count(), 2);
     let second: Vec<&str> = states.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(&second[..4], &["2", "4.000000", "3", "1"]);
-    let t: Vec<&str> = trans.trim().split_whitespace().collect();
+    let t: Vec<&str> = trans.split_whitespace().collect();
     let a = 3.1361892e-7 * 64.0 / 3.0;
     assert_eq!(t[0], "2");
     assert_eq!(t[1], "1");
@@ -345,7 +343,7 @@ fn bad_inputs_name_the_argument() {
     assert!(e.to_string().contains("repeats"), "{e}");
     let id = h.add_block(&full_block(3, 2).spec()).unwrap();
     let far = h.add_block(&full_block(5, 2).spec()).unwrap();
-    h.load_lower(id, 1, &vec![0.5; 14], 14, 0.0).unwrap();
+    h.load_lower(id, 1, &[0.5; 14], 14, 0.0).unwrap();
     let mut out = vec![0.0; 22];
     let e = h.half_linestrength(far, 0.0, &mut out, 22).unwrap_err();
     assert!(e.to_string().contains("upper_block"), "{e}");

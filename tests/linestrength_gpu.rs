@@ -28,7 +28,13 @@ fn device() -> Option<Backend> {
 }
 
 /// A handle on `backend` holding `blocks` (labels, energies, state vectors), in order.
-fn handle(backend: Backend, n_vib: usize, dipole: &[f64], vectors: &[(Labels, Vec<f64>, Vec<f64>)], max_bytes: u64) -> LineStrength {
+fn handle(
+    backend: Backend,
+    n_vib: usize,
+    dipole: &[f64],
+    vectors: &[(Labels, Vec<f64>, Vec<f64>)],
+    max_bytes: u64,
+) -> LineStrength {
     let mut h = LineStrength::new_on(backend, n_vib, dipole, n_vib, Options { max_device_bytes: max_bytes }).unwrap();
     for (labels, energies, states) in vectors {
         let id = h.add_block(&labels.spec()).unwrap();
@@ -66,8 +72,8 @@ fn gpu_equals_cpu() {
         let vectors = random_values(&mut rng, lower.len() * n_lower);
         on_gpu.load_lower(1, n_lower, &vectors, lower.len(), thresh).unwrap();
         on_cpu.load_lower(1, n_lower, &vectors, lower.len(), thresh).unwrap();
-        for upper in 0..3 {
-            let rows = blocks[upper].0.len();
+        for (upper, (labels, _, _)) in blocks.iter().enumerate().take(3) {
+            let rows = labels.len();
             let (mut hg, mut hc) = (vec![0.0; rows * n_lower], vec![0.0; rows * n_lower]);
             on_gpu.half_linestrength(upper, thresh, &mut hg, rows).unwrap();
             on_cpu.half_linestrength(upper, thresh, &mut hc, rows).unwrap();
@@ -91,7 +97,8 @@ fn gpu_equals_cpu() {
             thresh_intens: 0.0,
             batch: 4,
         };
-        let (lg, lc) = (on_gpu.line_list(1, &[0, 1, 2], &params).unwrap(), on_cpu.line_list(1, &[0, 1, 2], &params).unwrap());
+        let (lg, lc) =
+            (on_gpu.line_list(1, &[0, 1, 2], &params).unwrap(), on_cpu.line_list(1, &[0, 1, 2], &params).unwrap());
         assert_eq!(lg.len(), lc.len());
         assert!(!lc.is_empty());
         for (a, b) in lg.iter().zip(&lc) {

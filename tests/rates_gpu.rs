@@ -55,7 +55,11 @@ impl Draws for Rng {
 /// degenerate: 0.1 eV at 1e24 cm^-3; classical: 30 eV at 1e18 cm^-3).
 fn states(rng: &mut Rng, n: usize) -> Vec<PlasmaState> {
     let mut s: Vec<PlasmaState> = (0..n)
-        .map(|_| PlasmaState { te_ev: rng.log_uniform(0.1, 30.0), ne_cm3: rng.log_uniform(1e18, 1e24), tr_ev: rng.uniform(20.0, 300.0) })
+        .map(|_| PlasmaState {
+            te_ev: rng.log_uniform(0.1, 30.0),
+            ne_cm3: rng.log_uniform(1e18, 1e24),
+            tr_ev: rng.uniform(20.0, 300.0),
+        })
         .collect();
     if n >= 3 {
         s[0].te_ev = 0.1;
@@ -86,7 +90,12 @@ fn excitations(rng: &mut Rng, n: usize) -> Vec<Excitation> {
                 omega[0] * x.ln() + omega[1] + r * (omega[2] + r * (omega[3] + r * (omega[4] + r * omega[5]))) > 0.0
             });
             if positive {
-                break Excitation { energy_ev: rng.uniform(2.0, 200.0), omega, g_lower: rng.weight(), g_upper: rng.weight() };
+                break Excitation {
+                    energy_ev: rng.uniform(2.0, 200.0),
+                    omega,
+                    g_lower: rng.weight(),
+                    g_upper: rng.weight(),
+                };
             }
         })
         .collect()
@@ -146,12 +155,16 @@ fn describe(stats: Statistics, q: &Quadrature, nt: usize, ns: usize) -> String {
 #[test]
 fn rates_kernels_compile_with_nvrtc() {
     if !backend::nvrtc_available() {
-        assert!(std::env::var("ATOMGPU_KERNEL_CHECK").as_deref() != Ok("1"), "ATOMGPU_KERNEL_CHECK=1 but NVRTC could not be loaded");
+        assert!(
+            std::env::var("ATOMGPU_KERNEL_CHECK").as_deref() != Ok("1"),
+            "ATOMGPU_KERNEL_CHECK=1 but NVRTC could not be loaded"
+        );
         println!("skipped: NVRTC not found");
         return;
     }
     let ptx = backend::compile_ptx("rates.cu", include_str!("../kernels/rates.cu"), "compute_90").unwrap();
-    for kernel in ["excitation_kernel", "ionization_kernel", "photoionization_kernel", "inverse_bremsstrahlung_kernel"] {
+    for kernel in ["excitation_kernel", "ionization_kernel", "photoionization_kernel", "inverse_bremsstrahlung_kernel"]
+    {
         assert!(ptx.contains(&format!(".entry {kernel}(")), "no entry {kernel} in the PTX");
     }
 }

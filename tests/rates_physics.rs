@@ -23,7 +23,8 @@ fn chemical_potential_degenerate_limit() {
     for (te, ne) in [(0.1, 1e24), (0.05, 1e23), (0.3, 1e24)] {
         let ef = fermi::fermi_energy(ne);
         let t = te / ef;
-        let sommerfeld = ef * (1.0 - PI * PI / 12.0 * t * t - PI.powi(4) / 80.0 * t.powi(4) - 247.0 * PI.powi(6) / 25920.0 * t.powi(6));
+        let sommerfeld = ef
+            * (1.0 - PI * PI / 12.0 * t * t - PI.powi(4) / 80.0 * t.powi(4) - 247.0 * PI.powi(6) / 25920.0 * t.powi(6));
         let mu = fermi::chemical_potential(FD, te, ne).unwrap();
         assert!(rel(mu, sommerfeld) < 1e-14, "Te={te} ne={ne:e}: mu={mu} sommerfeld={sommerfeld}");
     }
@@ -71,12 +72,19 @@ fn temperature_inversion_round_trip() {
         for te in [0.1, 0.37, 1.0, 3.3, 10.0, 30.0] {
             for ne in [1e18, 1e20, 1e22, 2.7e23, 1e24] {
                 let u = fermi::energy_density(stats, te, ne).unwrap();
-                let du = fermi::energy_density(stats, te * 1.001, ne).unwrap() - fermi::energy_density(stats, te * 0.999, ne).unwrap();
+                let du = fermi::energy_density(stats, te * 1.001, ne).unwrap()
+                    - fermi::energy_density(stats, te * 0.999, ne).unwrap();
                 let amplification = u / (te * du / (0.002 * te));
                 let (t2, mu2) = fermi::temperature_from_energy_density(stats, u, ne).unwrap();
-                assert!(rel(t2, te) < 5e-14 * amplification.max(1.0), "{stats:?} Te={te} ne={ne:e}: {t2} (amplification {amplification:.1})");
+                assert!(
+                    rel(t2, te) < 5e-14 * amplification.max(1.0),
+                    "{stats:?} Te={te} ne={ne:e}: {t2} (amplification {amplification:.1})"
+                );
                 let mu = fermi::chemical_potential(stats, te, ne).unwrap();
-                assert!((mu2 - mu).abs() < 1e-13 * amplification.max(1.0) * te.max(mu.abs()), "{stats:?} Te={te} ne={ne:e}: mu {mu2} vs {mu}");
+                assert!(
+                    (mu2 - mu).abs() < 1e-13 * amplification.max(1.0) * te.max(mu.abs()),
+                    "{stats:?} Te={te} ne={ne:e}: mu {mu2} vs {mu}"
+                );
             }
         }
     }
@@ -94,7 +102,8 @@ fn sample_transitions() -> (Vec<Excitation>, Vec<Ionization>, Vec<Photoionizatio
         Excitation { energy_ev: 8.08, omega: [70.8, 39.5, 99.3, -28.7, 0.0, 0.0], g_lower: 2.0, g_upper: 6.0 },
         Excitation { energy_ev: 44.3, omega: [1.012, 0.9015, 1.081, -0.2239, 0.0, 0.0], g_lower: 1.0, g_upper: 3.0 },
     ];
-    let ion = vec![Ionization { energy_ev: 20.926, beli: [3.71, -0.236, 2.35, -0.66, 0.0], g_lower: 2.0, g_upper: 1.0 }];
+    let ion =
+        vec![Ionization { energy_ev: 20.926, beli: [3.71, -0.236, 2.35, -0.66, 0.0], g_lower: 2.0, g_upper: 1.0 }];
     let pi = vec![Photoionization { energy_ev: 20.926, d0_cm2: 5.682286e-18, d1_cm2: 3.941713e-19 }];
     (exc, ion, pi)
 }
@@ -129,9 +138,18 @@ fn fermi_dirac_tends_to_maxwell_boltzmann_at_low_density() {
     let q = Quadrature::new(10.0, 32).unwrap();
     let states = [PlasmaState { te_ev: 10.0, ne_cm3: 1e16, tr_ev: 100.0 }];
     let pairs = [
-        (cpu::excitation_rates(FD, &q, &states, &exc).unwrap().up, cpu::excitation_rates(MB, &q, &states, &exc).unwrap().up),
-        (cpu::ionization_rates(FD, &q, &states, &ion).unwrap().up, cpu::ionization_rates(MB, &q, &states, &ion).unwrap().up),
-        (cpu::photoionization_rates(FD, &q, &states, &pi).unwrap().up, cpu::photoionization_rates(MB, &q, &states, &pi).unwrap().up),
+        (
+            cpu::excitation_rates(FD, &q, &states, &exc).unwrap().up,
+            cpu::excitation_rates(MB, &q, &states, &exc).unwrap().up,
+        ),
+        (
+            cpu::ionization_rates(FD, &q, &states, &ion).unwrap().up,
+            cpu::ionization_rates(MB, &q, &states, &ion).unwrap().up,
+        ),
+        (
+            cpu::photoionization_rates(FD, &q, &states, &pi).unwrap().up,
+            cpu::photoionization_rates(MB, &q, &states, &pi).unwrap().up,
+        ),
         (
             cpu::inverse_bremsstrahlung_heating(FD, &q, &states, &[1e17]).unwrap(),
             cpu::inverse_bremsstrahlung_heating(MB, &q, &states, &[1e17]).unwrap(),

@@ -33,10 +33,7 @@ fn check_value(what: &str, got: f64, exact: f64, rel_tol: f64) -> f64 {
     }
     let rel = ((got - exact) / exact).abs();
     let u = ulps(got, exact);
-    assert!(
-        rel <= rel_tol && u <= 1.0,
-        "{what}: got {got:.17e}, exact {exact:.17e} (rel {rel:.1e}, {u} ulp)"
-    );
+    assert!(rel <= rel_tol && u <= 1.0, "{what}: got {got:.17e}, exact {exact:.17e} (rel {rel:.1e}, {u} ulp)");
     u
 }
 
@@ -69,10 +66,7 @@ fn three_j_rank1_matches_exact_table() {
             worst_rel = worst_rel.max(((got - exact) / exact).abs());
         }
     }
-    println!(
-        "three_j_rank1: {} exact values, max {worst_ulp} ulp, max relative error {worst_rel:.2e}",
-        RANK1.len()
-    );
+    println!("three_j_rank1: {} exact values, max {worst_ulp} ulp, max relative error {worst_rel:.2e}", RANK1.len());
 }
 
 /// Edmonds eqs. 3.7.5-3.7.6, exact for the exact symbols: an odd permutation of the columns, or
@@ -118,10 +112,7 @@ fn orthogonality_over_j3() {
                     let want = if m1 == m1p { 1.0 } else { 0.0 };
                     let err = (sum - want).abs();
                     worst = worst.max(err);
-                    assert!(
-                        err <= 1e-13,
-                        "j1 = {j1}, j2 = {j2}, m = ({m1}, {m2}), m' = ({m1p}, {m2p}): sum {sum:e}"
-                    );
+                    assert!(err <= 1e-13, "j1 = {j1}, j2 = {j2}, m = ({m1}, {m2}), m' = ({m1p}, {m2p}): sum {sum:e}");
                 }
             }
         }
@@ -137,14 +128,9 @@ fn orthogonality_over_m1_large_j() {
     let (j1, j2) = (150, 120);
     let mut worst = 0.0f64;
     for m3 in [0i32, 7, -64] {
-        let j3s: Vec<i32> = [30, 31, 100, 149, 150, 213, 269, 270]
-            .into_iter()
-            .filter(|&j3| j3 >= m3.abs())
-            .collect();
-        let columns: Vec<Vec<f64>> = j3s
-            .iter()
-            .map(|&j3| (-j1..=j1).map(|m1| three_j(j1, j2, j3, m1, -m1 - m3, m3)).collect())
-            .collect();
+        let j3s: Vec<i32> = [30, 31, 100, 149, 150, 213, 269, 270].into_iter().filter(|&j3| j3 >= m3.abs()).collect();
+        let columns: Vec<Vec<f64>> =
+            j3s.iter().map(|&j3| (-j1..=j1).map(|m1| three_j(j1, j2, j3, m1, -m1 - m3, m3)).collect()).collect();
         for (a, &j3) in j3s.iter().enumerate() {
             for (b, &j3p) in j3s.iter().enumerate() {
                 let dot: f64 = columns[a].iter().zip(&columns[b]).map(|(x, y)| x * y).sum();
@@ -152,10 +138,7 @@ fn orthogonality_over_m1_large_j() {
                 let want = if j3 == j3p { 1.0 } else { 0.0 };
                 let err = (sum - want).abs();
                 worst = worst.max(err);
-                assert!(
-                    err <= 1e-13,
-                    "j3 = {j3}, j3' = {j3p}, m3 = {m3}: (2 j3 + 1) sum = {sum:e}"
-                );
+                assert!(err <= 1e-13, "j3 = {j3}, j3' = {j3p}, m3 = {m3}: (2 j3 + 1) sum = {sum:e}");
             }
         }
     }
@@ -177,20 +160,13 @@ fn rank1_sum_rules() {
         for k in -j..=j {
             let mut total = 0.0;
             for q in -1..=1 {
-                let sum: f64 = (j - 1..=j + 1)
-                    .map(|jp| (2 * jp + 1) as f64 * three_j_rank1(j, k, jp, k + q).powi(2))
-                    .sum();
+                let sum: f64 =
+                    (j - 1..=j + 1).map(|jp| (2 * jp + 1) as f64 * three_j_rank1(j, k, jp, k + q).powi(2)).sum();
                 worst = worst.max((sum - 1.0).abs());
-                assert!(
-                    (sum - 1.0).abs() <= 1e-14,
-                    "(a) j = {j}, k = {k}, q = {q}: sum = {sum:e}"
-                );
+                assert!((sum - 1.0).abs() <= 1e-14, "(a) j = {j}, k = {k}, q = {q}: sum = {sum:e}");
                 total += sum;
             }
-            assert!(
-                (total - 3.0).abs() <= 3e-14,
-                "(a) j = {j}, k = {k}: sum over q = {total:e}"
-            );
+            assert!((total - 3.0).abs() <= 3e-14, "(a) j = {j}, k = {k}: sum over q = {total:e}");
         }
         for jp in (j - 1).max(0)..=j + 1 {
             if j + jp < 1 {
@@ -200,10 +176,7 @@ fn rank1_sum_rules() {
                 let sum: f64 = (-1..=1).map(|q| three_j_rank1(j, kp - q, jp, kp).powi(2)).sum();
                 let scaled = (2 * jp + 1) as f64 * sum;
                 worst = worst.max((scaled - 1.0).abs());
-                assert!(
-                    (scaled - 1.0).abs() <= 1e-14,
-                    "(b) j = {j}, jp = {jp}, kp = {kp}: (2jp+1) sum = {scaled:e}"
-                );
+                assert!((scaled - 1.0).abs() <= 1e-14, "(b) j = {j}, jp = {jp}, kp = {kp}: (2jp+1) sum = {scaled:e}");
             }
         }
     }

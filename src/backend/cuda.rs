@@ -33,9 +33,7 @@ pub fn compile_ptx(name: &str, source: &str, arch: &str) -> Result<String> {
     let src = source.to_string();
     let compiled = std::panic::catch_unwind(move || cudarc::nvrtc::compile_ptx_with_opts(src, opts))
         .map_err(|_| Error::Cuda(format!("NVRTC panicked while compiling {name}")))?;
-    compiled
-        .map(|ptx| ptx.to_src())
-        .map_err(|e| Error::Cuda(format!("NVRTC failed to compile {name}: {e}")))
+    compiled.map(|ptx| ptx.to_src()).map_err(|e| Error::Cuda(format!("NVRTC failed to compile {name}: {e}")))
 }
 
 /// One opened GPU: context, stream and the modules compiled for it.

@@ -77,9 +77,8 @@ pub fn choice() -> Result<BackendChoice> {
         return Ok(c);
     }
     match std::env::var("ATOMGPU_BACKEND") {
-        Ok(v) => BackendChoice::parse(&v).ok_or_else(|| {
-            Error::invalid("ATOMGPU_BACKEND", format!("must be auto, cpu or cuda, got `{v}`"))
-        }),
+        Ok(v) => BackendChoice::parse(&v)
+            .ok_or_else(|| Error::invalid("ATOMGPU_BACKEND", format!("must be auto, cpu or cuda, got `{v}`"))),
         Err(_) => Ok(BackendChoice::Auto),
     }
 }
@@ -135,10 +134,7 @@ pub fn current() -> Result<Backend> {
 /// The GPU ordinal to open: `ATOMGPU_DEVICE`, else the node-local MPI rank modulo `count`.
 fn device_ordinal(count: usize) -> std::result::Result<usize, String> {
     if let Ok(v) = std::env::var("ATOMGPU_DEVICE") {
-        let n: usize = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("ATOMGPU_DEVICE must be a device number, got `{v}`"))?;
+        let n: usize = v.trim().parse().map_err(|_| format!("ATOMGPU_DEVICE must be a device number, got `{v}`"))?;
         if n >= count {
             return Err(format!("ATOMGPU_DEVICE={n} but only {count} CUDA device(s) are visible"));
         }

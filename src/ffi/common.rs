@@ -50,15 +50,14 @@ fn set_last_error(message: String, position: i32) {
 /// [`Error::InvalidArgument`] naming one of them reports its 1-based position.
 pub fn guard<F: FnOnce() -> Result<()>>(arguments: &[&str], body: F) -> i32 {
     set_last_error(String::new(), 0);
-    let outcome = catch_unwind(AssertUnwindSafe(body))
-        .unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(Error::Internal(format!("panic inside atomgpu: {what}")))
-        });
+    let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(Error::Internal(format!("panic inside atomgpu: {what}")))
+    });
     match outcome {
         Ok(()) => ATOMGPU_OK,
         Err(e) => {
@@ -210,7 +209,9 @@ pub extern "C" fn atomgpu_set_backend(backend: i32) -> i32 {
             ATOMGPU_BACKEND_AUTO => BackendChoice::Auto,
             ATOMGPU_BACKEND_CPU => BackendChoice::Cpu,
             ATOMGPU_BACKEND_CUDA => BackendChoice::Cuda,
-            _ => return Err(Error::invalid("backend", format!("must be 0 (auto), 1 (cpu) or 2 (cuda), got {backend}"))),
+            _ => {
+                return Err(Error::invalid("backend", format!("must be 0 (auto), 1 (cpu) or 2 (cuda), got {backend}")))
+            }
         };
         backend::set_backend(choice);
         Ok(())

@@ -19,13 +19,31 @@ pub struct atomgpu_cr {
 }
 
 const CREATE_ARGS: &[&str] = &[
-    "n_levels", "charges", "weights", "n_excitations", "excitation_lower", "excitation_upper", "excitation_energy_ev",
-    "excitation_omega", "n_ionizations", "ionization_lower", "ionization_upper", "ionization_energy_ev",
-    "ionization_beli", "ionization_d0_cm2", "ionization_d1_cm2", "stats", "accuracy_p", "nodes", "tr_ev", "model",
+    "n_levels",
+    "charges",
+    "weights",
+    "n_excitations",
+    "excitation_lower",
+    "excitation_upper",
+    "excitation_energy_ev",
+    "excitation_omega",
+    "n_ionizations",
+    "ionization_lower",
+    "ionization_upper",
+    "ionization_energy_ev",
+    "ionization_beli",
+    "ionization_d0_cm2",
+    "ionization_d1_cm2",
+    "stats",
+    "accuracy_p",
+    "nodes",
+    "tr_ev",
+    "model",
 ];
 
 unsafe fn level_index(name: &'static str, values: &[i64], i: usize) -> Result<usize> {
-    usize::try_from(values[i]).map_err(|_| Error::invalid_at(name, i, format!("level index must be >= 0, got {}", values[i])))
+    usize::try_from(values[i])
+        .map_err(|_| Error::invalid_at(name, i, format!("level index must be >= 0, got {}", values[i])))
 }
 
 /// Creates a CR model. `charges[l]` is the ion charge of level l; `weights` its statistical weight
@@ -173,7 +191,12 @@ pub unsafe extern "C" fn atomgpu_cr_n_levels(model: *const atomgpu_cr) -> i64 {
 /// Every pointer must be NULL or valid for the number of elements documented above; a handle
 /// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
-pub unsafe extern "C" fn atomgpu_cr_initial_state(model: *const atomgpu_cr, populations: *const f64, te_ev: f64, y: *mut f64) -> i32 {
+pub unsafe extern "C" fn atomgpu_cr_initial_state(
+    model: *const atomgpu_cr,
+    populations: *const f64,
+    te_ev: f64,
+    y: *mut f64,
+) -> i32 {
     guard(&["model", "populations", "te_ev", "y"], || {
         let m = borrow(model)?;
         let pops = input("populations", populations, m.model.n_levels())?;
@@ -191,13 +214,23 @@ pub unsafe extern "C" fn atomgpu_cr_initial_state(model: *const atomgpu_cr, popu
 /// Every pointer must be NULL or valid for the number of elements documented above; a handle
 /// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
-pub unsafe extern "C" fn atomgpu_cr_derivatives(model: *const atomgpu_cr, y: *const f64, dydt: *mut f64, conditions: *mut f64) -> i32 {
+pub unsafe extern "C" fn atomgpu_cr_derivatives(
+    model: *const atomgpu_cr,
+    y: *const f64,
+    dydt: *mut f64,
+    conditions: *mut f64,
+) -> i32 {
     guard(&["model", "y", "dydt", "conditions"], || {
         let m = borrow(model)?;
         let y_in = input("y", y, m.model.n_levels() + 1)?;
         let (d_out, c_out) = (output("dydt", dydt)?, output("conditions", conditions)?);
         m.model.check_populations(&y_in[..m.model.n_levels()])?;
-        crate::error::require_positive("y", Some(m.model.n_levels()), y_in[m.model.n_levels()], "eV cm^-3 (energy density)")?;
+        crate::error::require_positive(
+            "y",
+            Some(m.model.n_levels()),
+            y_in[m.model.n_levels()],
+            "eV cm^-3 (energy density)",
+        )?;
         let (d, c) = cr::derivatives(&m.model, &m.settings, y_in)?;
         write_output(d_out, &d);
         write_output(c_out, &c);
@@ -243,7 +276,19 @@ pub unsafe extern "C" fn atomgpu_cr_run_rk4(
     populations: *mut f64,
 ) -> i32 {
     guard(
-        &["model", "y", "dt_s", "n_steps", "sample_every", "max_samples", "n_samples", "times", "te_ev", "ne_cm3", "populations"],
+        &[
+            "model",
+            "y",
+            "dt_s",
+            "n_steps",
+            "sample_every",
+            "max_samples",
+            "n_samples",
+            "times",
+            "te_ev",
+            "ne_cm3",
+            "populations",
+        ],
         || {
             let m = borrow(model)?;
             let n = m.model.n_levels();
@@ -254,10 +299,14 @@ pub unsafe extern "C" fn atomgpu_cr_run_rk4(
             let capacity = count("max_samples", max_samples)?;
             let needed = 1 + steps.div_ceil(every) as usize;
             if capacity < needed {
-                return Err(Error::invalid("max_samples", format!("must be >= 1 + ceil(n_steps/sample_every) = {needed}, got {capacity}")));
+                return Err(Error::invalid(
+                    "max_samples",
+                    format!("must be >= 1 + ceil(n_steps/sample_every) = {needed}, got {capacity}"),
+                ));
             }
             let (n_out, times_out) = (output("n_samples", n_samples)?, output("times", times)?);
-            let (te_out, ne_out, pop_out) = (output("te_ev", te_ev)?, output("ne_cm3", ne_cm3)?, output("populations", populations)?);
+            let (te_out, ne_out, pop_out) =
+                (output("te_ev", te_ev)?, output("ne_cm3", ne_cm3)?, output("populations", populations)?);
             let samples = cr::run_rk4(&m.model, &m.settings, &y0, dt_s, steps, every)?;
             let last = samples.last().expect("at least the initial sample");
             let mut y_final = last.populations.clone();
@@ -301,7 +350,8 @@ pub unsafe extern "C" fn atomgpu_cr_run_stiff(
             let y0 = input("y", y_io as *const f64, n + 1)?.to_vec();
             let nt = count("n_times", n_times)?;
             let times = input("sample_times_s", sample_times_s, nt)?;
-            let (te_out, ne_out, pop_out) = (output("te_ev", te_ev)?, output("ne_cm3", ne_cm3)?, output("populations", populations)?);
+            let (te_out, ne_out, pop_out) =
+                (output("te_ev", te_ev)?, output("ne_cm3", ne_cm3)?, output("populations", populations)?);
             let tolerances = StiffTolerances { rtol, atol_fraction, ..StiffTolerances::default() };
             let samples = cr::run_stiff(&m.model, &m.settings, &y0, times, &tolerances)?;
             let at_times = &samples[1..];
@@ -325,7 +375,13 @@ pub unsafe extern "C" fn atomgpu_cr_run_stiff(
 /// Every pointer must be NULL or valid for the number of elements documented above; a handle
 /// must come from its `_create` function and not be destroyed yet.
 #[no_mangle]
-pub unsafe extern "C" fn atomgpu_cr_rate_matrix(model: *const atomgpu_cr, te_ev: f64, ne_cm3: f64, m: *mut f64, m_energy: *mut f64) -> i32 {
+pub unsafe extern "C" fn atomgpu_cr_rate_matrix(
+    model: *const atomgpu_cr,
+    te_ev: f64,
+    ne_cm3: f64,
+    m: *mut f64,
+    m_energy: *mut f64,
+) -> i32 {
     guard(&["model", "te_ev", "ne_cm3", "m", "m_energy"], || {
         let handle = borrow(model)?;
         crate::error::require_positive("te_ev", None, te_ev, "eV")?;

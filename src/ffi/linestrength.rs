@@ -113,10 +113,7 @@ const MAX_ELEMENTS: usize = isize::MAX as usize / 8;
 fn leading_dimension(name: &'static str, ld: i64, rows: usize, what: &str) -> Result<usize> {
     match usize::try_from(ld) {
         Ok(l) if l >= rows.max(1) => Ok(l),
-        _ => Err(Error::invalid(
-            name,
-            format!("must be >= the row count {rows} ({what}), got {ld}"),
-        )),
+        _ => Err(Error::invalid(name, format!("must be >= the row count {rows} ({what}), got {ld}"))),
     }
 }
 
@@ -126,12 +123,7 @@ fn matrix_len(rows: usize, cols: usize, ld: usize, cols_name: &'static str) -> R
     ld.checked_mul(cols - 1)
         .and_then(|x| x.checked_add(rows))
         .filter(|&n| n <= MAX_ELEMENTS)
-        .ok_or_else(|| {
-            Error::invalid(
-                cols_name,
-                format!("is too large ({cols} columns of leading dimension {ld})"),
-            )
-        })
+        .ok_or_else(|| Error::invalid(cols_name, format!("is too large ({cols} columns of leading dimension {ld})")))
 }
 
 /// A block index argument: 0 <= `block` < the number of registered blocks.
@@ -140,25 +132,17 @@ fn block_index(name: &'static str, block: i32, n_blocks: usize) -> Result<usize>
         Ok(b) if b < n_blocks => Ok(b),
         _ => Err(Error::invalid(
             name,
-            format!(
-                "must be a block index in [0, {n_blocks}) (blocks registered so far), got {block}"
-            ),
+            format!("must be a block index in [0, {n_blocks}) (blocks registered so far), got {block}"),
         )),
     }
 }
 
 unsafe fn borrow<'a>(handle: *const atomgpu_linestrength) -> Result<&'a atomgpu_linestrength> {
-    handle
-        .as_ref()
-        .ok_or_else(|| Error::invalid("handle", "must not be NULL"))
+    handle.as_ref().ok_or_else(|| Error::invalid("handle", "must not be NULL"))
 }
 
-unsafe fn borrow_mut<'a>(
-    handle: *mut atomgpu_linestrength,
-) -> Result<&'a mut atomgpu_linestrength> {
-    handle
-        .as_mut()
-        .ok_or_else(|| Error::invalid("handle", "must not be NULL"))
+unsafe fn borrow_mut<'a>(handle: *mut atomgpu_linestrength) -> Result<&'a mut atomgpu_linestrength> {
+    handle.as_mut().ok_or_else(|| Error::invalid("handle", "must not be NULL"))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -190,36 +174,22 @@ pub unsafe extern "C" fn atomgpu_linestrength_create(
     max_device_bytes: i64,
     handle: *mut *mut atomgpu_linestrength,
 ) -> i32 {
-    guard(
-        &["n_vib", "dipole", "ld_dipole", "max_device_bytes", "handle"],
-        || {
-            let n = count("n_vib", n_vib)?;
-            let cols = n
-                .checked_mul(3)
-                .filter(|&c| c <= MAX_ELEMENTS)
-                .ok_or_else(|| Error::invalid("n_vib", format!("is too large ({n_vib})")))?;
-            let ld = leading_dimension("ld_dipole", ld_dipole, n, "n_vib")?;
-            let len = matrix_len(n, cols, ld, "n_vib")?;
-            let d = input("dipole", dipole, len)?;
-            let max_bytes = u64::try_from(max_device_bytes).map_err(|_| {
-                Error::invalid(
-                    "max_device_bytes",
-                    format!("must be >= 0, got {max_device_bytes}"),
-                )
-            })?;
-            let out = output("handle", handle)?;
-            let inner = LineStrength::new(
-                n,
-                d,
-                ld,
-                Options {
-                    max_device_bytes: max_bytes,
-                },
-            )?;
-            *out = Box::into_raw(Box::new(atomgpu_linestrength { inner }));
-            Ok(())
-        },
-    )
+    guard(&["n_vib", "dipole", "ld_dipole", "max_device_bytes", "handle"], || {
+        let n = count("n_vib", n_vib)?;
+        let cols = n
+            .checked_mul(3)
+            .filter(|&c| c <= MAX_ELEMENTS)
+            .ok_or_else(|| Error::invalid("n_vib", format!("is too large ({n_vib})")))?;
+        let ld = leading_dimension("ld_dipole", ld_dipole, n, "n_vib")?;
+        let len = matrix_len(n, cols, ld, "n_vib")?;
+        let d = input("dipole", dipole, len)?;
+        let max_bytes = u64::try_from(max_device_bytes)
+            .map_err(|_| Error::invalid("max_device_bytes", format!("must be >= 0, got {max_device_bytes}")))?;
+        let out = output("handle", handle)?;
+        let inner = LineStrength::new(n, d, ld, Options { max_device_bytes: max_bytes })?;
+        *out = Box::into_raw(Box::new(atomgpu_linestrength { inner }));
+        Ok(())
+    })
 }
 
 /// Destroys a handle (NULL is accepted) and frees its host and device memory.
@@ -279,42 +249,20 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
     block: *mut i32,
 ) -> i32 {
     guard(
-        &[
-            "handle",
-            "j",
-            "gns",
-            "n_primitive",
-            "v",
-            "k",
-            "tau",
-            "n_sym",
-            "row_start",
-            "col",
-            "value",
-            "block",
-        ],
+        &["handle", "j", "gns", "n_primitive", "v", "k", "tau", "n_sym", "row_start", "col", "value", "block"],
         || {
             let h = borrow_mut(handle)?;
-            let j = u32::try_from(j)
-                .map_err(|_| Error::invalid("j", format!("must be in [0, {MAX_J}], got {j}")))?;
+            let j = u32::try_from(j).map_err(|_| Error::invalid("j", format!("must be in [0, {MAX_J}], got {j}")))?;
             let n = count("n_primitive", n_primitive)?;
             if n >= MAX_ELEMENTS {
-                return Err(Error::invalid(
-                    "n_primitive",
-                    format!("is too large ({n_primitive})"),
-                ));
+                return Err(Error::invalid("n_primitive", format!("is too large ({n_primitive})")));
             }
             let v = input("v", v, n)?;
             let k = input("k", k, n)?;
             let tau = input("tau", tau, n)?;
             let unfolding = match n_sym {
                 0 => None,
-                s if s < 0 => {
-                    return Err(Error::invalid(
-                        "n_sym",
-                        format!("must be >= 0, got {n_sym}"),
-                    ))
-                }
+                s if s < 0 => return Err(Error::invalid("n_sym", format!("must be >= 0, got {n_sym}"))),
                 s => {
                     let n_sym = count("n_sym", s)?;
                     // row_start[n] sizes `col` and `value`; the rest of the CSR rules are checked by
@@ -323,34 +271,17 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
                     let nnz = usize::try_from(rows[n])
                         .ok()
                         .filter(|&x| x <= MAX_ELEMENTS)
-                        .ok_or_else(|| {
-                            Error::invalid_at("row_start", n, format!("is too large ({})", rows[n]))
-                        })?;
+                        .ok_or_else(|| Error::invalid_at("row_start", n, format!("is too large ({})", rows[n])))?;
                     let col = input("col", col, nnz)?;
                     let value = input("value", value, nnz)?;
-                    Some(Unfolding {
-                        n_sym,
-                        row_start: rows,
-                        col,
-                        value,
-                    })
+                    Some(Unfolding { n_sym, row_start: rows, col, value })
                 }
             };
             let out = output("block", block)?;
             if h.inner.n_blocks() >= i32::MAX as usize {
-                return Err(Error::invalid(
-                    "handle",
-                    "holds the most blocks an int32_t index can name",
-                ));
+                return Err(Error::invalid("handle", "holds the most blocks an int32_t index can name"));
             }
-            let spec = BlockSpec {
-                j,
-                gns,
-                v,
-                k,
-                tau,
-                unfolding,
-            };
+            let spec = BlockSpec { j, gns, v, k, tau, unfolding };
             *out = h.inner.add_block(&spec)? as i32;
             Ok(())
         },
@@ -381,20 +312,17 @@ pub unsafe extern "C" fn atomgpu_linestrength_set_states(
     vectors: *const f64,
     ld: i64,
 ) -> i32 {
-    guard(
-        &["handle", "block", "n_states", "energies", "vectors", "ld"],
-        || {
-            let h = borrow_mut(handle)?;
-            let b = block_index("block", block, h.inner.n_blocks())?;
-            let n = count("n_states", n_states)?;
-            let rows = h.inner.n_coefficients(b)?;
-            let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
-            let len = matrix_len(rows, n, ld, "n_states")?;
-            let e = input("energies", energies, n)?;
-            let x = input("vectors", vectors, len)?;
-            h.inner.set_states(b, e, x, ld)
-        },
-    )
+    guard(&["handle", "block", "n_states", "energies", "vectors", "ld"], || {
+        let h = borrow_mut(handle)?;
+        let b = block_index("block", block, h.inner.n_blocks())?;
+        let n = count("n_states", n_states)?;
+        let rows = h.inner.n_coefficients(b)?;
+        let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
+        let len = matrix_len(rows, n, ld, "n_states")?;
+        let e = input("energies", energies, n)?;
+        let x = input("vectors", vectors, len)?;
+        h.inner.set_states(b, e, x, ld)
+    })
 }
 
 /// Loads a batch of lower states of a block and computes their dipole products (the first
@@ -423,27 +351,17 @@ pub unsafe extern "C" fn atomgpu_linestrength_load_lower(
     ld: i64,
     thresh_coeff: f64,
 ) -> i32 {
-    guard(
-        &[
-            "handle",
-            "block",
-            "n_lower",
-            "vectors",
-            "ld",
-            "thresh_coeff",
-        ],
-        || {
-            let h = borrow_mut(handle)?;
-            let b = block_index("block", block, h.inner.n_blocks())?;
-            let n = count("n_lower", n_lower)?;
-            let rows = h.inner.n_coefficients(b)?;
-            let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
-            let len = matrix_len(rows, n, ld, "n_lower")?;
-            let x = input("vectors", vectors, len)?;
-            check_threshold("thresh_coeff", thresh_coeff)?;
-            h.inner.load_lower(b, n, x, ld, thresh_coeff)
-        },
-    )
+    guard(&["handle", "block", "n_lower", "vectors", "ld", "thresh_coeff"], || {
+        let h = borrow_mut(handle)?;
+        let b = block_index("block", block, h.inner.n_blocks())?;
+        let n = count("n_lower", n_lower)?;
+        let rows = h.inner.n_coefficients(b)?;
+        let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
+        let len = matrix_len(rows, n, ld, "n_lower")?;
+        let x = input("vectors", vectors, len)?;
+        check_threshold("thresh_coeff", thresh_coeff)?;
+        h.inner.load_lower(b, n, x, ld, thresh_coeff)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -472,22 +390,19 @@ pub unsafe extern "C" fn atomgpu_linestrength_half(
     half: *mut f64,
     ld_half: i64,
 ) -> i32 {
-    guard(
-        &["handle", "upper_block", "thresh_coeff", "half", "ld_half"],
-        || {
-            let h = borrow_mut(handle)?;
-            let u = block_index("upper_block", upper_block, h.inner.n_blocks())?;
-            check_threshold("thresh_coeff", thresh_coeff)?;
-            let out = output("half", half)?;
-            let rows = h.inner.n_primitive(u)?;
-            let ld = leading_dimension("ld_half", ld_half, rows, "n_primitive of the upper block")?;
-            let (_, n) = h.inner.loaded_batch()?;
-            let len = matrix_len(rows, n, ld, "ld_half")?;
-            // The Rust routine copies into `out` only once the whole result is there: untouched on error.
-            let out = std::slice::from_raw_parts_mut(out, len);
-            h.inner.half_linestrength(u, thresh_coeff, out, ld)
-        },
-    )
+    guard(&["handle", "upper_block", "thresh_coeff", "half", "ld_half"], || {
+        let h = borrow_mut(handle)?;
+        let u = block_index("upper_block", upper_block, h.inner.n_blocks())?;
+        check_threshold("thresh_coeff", thresh_coeff)?;
+        let out = output("half", half)?;
+        let rows = h.inner.n_primitive(u)?;
+        let ld = leading_dimension("ld_half", ld_half, rows, "n_primitive of the upper block")?;
+        let (_, n) = h.inner.loaded_batch()?;
+        let len = matrix_len(rows, n, ld, "ld_half")?;
+        // The Rust routine copies into `out` only once the whole result is there: untouched on error.
+        let out = std::slice::from_raw_parts_mut(out, len);
+        h.inner.half_linestrength(u, thresh_coeff, out, ld)
+    })
 }
 
 /// Transition amplitudes (paper eq. 15 before squaring) a(f, i) = sum_p c^f_p h_p(i), in Debye,
@@ -513,31 +428,25 @@ pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
     amplitudes: *mut f64,
     ld: i64,
 ) -> i32 {
-    guard(
-        &["handle", "upper_block", "thresh_coeff", "amplitudes", "ld"],
-        || {
-            let h = borrow_mut(handle)?;
-            let u = block_index("upper_block", upper_block, h.inner.n_blocks())?;
-            check_threshold("thresh_coeff", thresh_coeff)?;
-            let out = output("amplitudes", amplitudes)?;
-            let rows = h.inner.n_states(u)?;
-            let ld = leading_dimension("ld", ld, rows, "n_states of the upper block")?;
-            let (_, n) = h.inner.loaded_batch()?;
-            let len = matrix_len(rows, n, ld, "ld")?;
-            let a = h.inner.amplitudes(u, thresh_coeff)?;
-            if a.len() != rows * n {
-                return Err(Error::Internal(format!(
-                    "amplitudes: {} values for {rows} x {n}",
-                    a.len()
-                )));
-            }
-            let out = std::slice::from_raw_parts_mut(out, len);
-            for i in 0..n {
-                out[i * ld..i * ld + rows].copy_from_slice(&a[i * rows..(i + 1) * rows]);
-            }
-            Ok(())
-        },
-    )
+    guard(&["handle", "upper_block", "thresh_coeff", "amplitudes", "ld"], || {
+        let h = borrow_mut(handle)?;
+        let u = block_index("upper_block", upper_block, h.inner.n_blocks())?;
+        check_threshold("thresh_coeff", thresh_coeff)?;
+        let out = output("amplitudes", amplitudes)?;
+        let rows = h.inner.n_states(u)?;
+        let ld = leading_dimension("ld", ld, rows, "n_states of the upper block")?;
+        let (_, n) = h.inner.loaded_batch()?;
+        let len = matrix_len(rows, n, ld, "ld")?;
+        let a = h.inner.amplitudes(u, thresh_coeff)?;
+        if a.len() != rows * n {
+            return Err(Error::Internal(format!("amplitudes: {} values for {rows} x {n}", a.len())));
+        }
+        let out = std::slice::from_raw_parts_mut(out, len);
+        for i in 0..n {
+            out[i * ld..i * ld + rows].copy_from_slice(&a[i * rows..(i + 1) * rows]);
+        }
+        Ok(())
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -620,21 +529,16 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list(
             let blocks = input("upper_blocks", upper_blocks, nu)?;
             let mut uppers = Vec::with_capacity(nu);
             for (i, &b) in blocks.iter().enumerate() {
-                let u = usize::try_from(b)
-                    .ok()
-                    .filter(|&u| u < h.inner.n_blocks())
-                    .ok_or_else(|| {
-                        Error::invalid_at(
-                            "upper_blocks",
-                            i,
-                            format!("must be a block index in [0, {}), got {b}", h.inner.n_blocks()),
-                        )
-                    })?;
+                let u = usize::try_from(b).ok().filter(|&u| u < h.inner.n_blocks()).ok_or_else(|| {
+                    Error::invalid_at(
+                        "upper_blocks",
+                        i,
+                        format!("must be a block index in [0, {}), got {b}", h.inner.n_blocks()),
+                    )
+                })?;
                 uppers.push(u);
             }
-            let p = params
-                .as_ref()
-                .ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+            let p = params.as_ref().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
             let batch = usize::try_from(p.batch)
                 .ok()
                 .filter(|&b| b >= 1)
@@ -671,10 +575,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list(
                 if lines.len() > capacity {
                     return Err(Error::invalid(
                         "capacity",
-                        format!(
-                            "must be >= the number of lines, {}, got {capacity}",
-                            lines.len()
-                        ),
+                        format!("must be >= the number of lines, {}, got {capacity}", lines.len()),
                     ));
                 }
                 let column = |f: &dyn Fn(&Line) -> f64| lines.iter().map(f).collect::<Vec<f64>>();
@@ -716,17 +617,9 @@ pub unsafe extern "C" fn atomgpu_linestrength_state_id(
         let h = borrow(handle)?;
         let b = block_index("block", block, h.inner.n_blocks())?;
         let stored = h.inner.n_states(b)?;
-        let s = usize::try_from(state)
-            .ok()
-            .filter(|&s| s < stored)
-            .ok_or_else(|| {
-                Error::invalid(
-                    "state",
-                    format!(
-                        "must be in [0, {stored}) (the states stored for block {b}), got {state}"
-                    ),
-                )
-            })?;
+        let s = usize::try_from(state).ok().filter(|&s| s < stored).ok_or_else(|| {
+            Error::invalid("state", format!("must be in [0, {stored}) (the states stored for block {b}), got {state}"))
+        })?;
         let out = output("id", id)?;
         *out = h.inner.state_id(b, s);
         Ok(())
@@ -748,33 +641,20 @@ pub unsafe extern "C" fn atomgpu_linestrength_block_size(
     n_coefficients: *mut i64,
     n_states: *mut i64,
 ) -> i32 {
-    guard(
-        &[
-            "handle",
-            "block",
-            "n_primitive",
-            "n_coefficients",
-            "n_states",
-        ],
-        || {
-            let h = borrow(handle)?;
-            let b = block_index("block", block, h.inner.n_blocks())?;
-            let (p_out, c_out, s_out) = (
-                output("n_primitive", n_primitive)?,
-                output("n_coefficients", n_coefficients)?,
-                output("n_states", n_states)?,
-            );
-            let sizes = [
-                h.inner.n_primitive(b)?,
-                h.inner.n_coefficients(b)?,
-                h.inner.n_states(b)?,
-            ];
-            *p_out = sizes[0] as i64;
-            *c_out = sizes[1] as i64;
-            *s_out = sizes[2] as i64;
-            Ok(())
-        },
-    )
+    guard(&["handle", "block", "n_primitive", "n_coefficients", "n_states"], || {
+        let h = borrow(handle)?;
+        let b = block_index("block", block, h.inner.n_blocks())?;
+        let (p_out, c_out, s_out) = (
+            output("n_primitive", n_primitive)?,
+            output("n_coefficients", n_coefficients)?,
+            output("n_states", n_states)?,
+        );
+        let sizes = [h.inner.n_primitive(b)?, h.inner.n_coefficients(b)?, h.inner.n_states(b)?];
+        *p_out = sizes[0] as i64;
+        *c_out = sizes[1] as i64;
+        *s_out = sizes[2] as i64;
+        Ok(())
+    })
 }
 
 /// The lower batch loaded by `atomgpu_linestrength_load_lower`: its 0-based block and number of

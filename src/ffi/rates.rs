@@ -19,9 +19,7 @@
 
 use super::common::{count, guard, input, output, write_output};
 use crate::error::{require_finite, require_positive, Error, Result};
-use crate::rates::{
-    self, fermi, Excitation, Ionization, Photoionization, PlasmaState, Quadrature, Statistics,
-};
+use crate::rates::{self, fermi, Excitation, Ionization, Photoionization, PlasmaState, Quadrature, Statistics};
 
 /// Statistics code: Fermi-Dirac electrons (Pauli blocking of every outgoing electron).
 pub const ATOMGPU_STATS_FERMI_DIRAC: i32 = 0;
@@ -39,13 +37,9 @@ fn statistics(stats: i32) -> Result<Statistics> {
 /// The quadrature settings (arguments `accuracy_p`, `nodes`).
 fn quadrature(accuracy_p: f64, nodes: i32) -> Result<Quadrature> {
     if !(accuracy_p.is_finite() && (1.0..=15.0).contains(&accuracy_p)) {
-        return Err(Error::invalid(
-            "accuracy_p",
-            format!("must be in [1, 15], got {accuracy_p}"),
-        ));
+        return Err(Error::invalid("accuracy_p", format!("must be in [1, 15], got {accuracy_p}")));
     }
-    let n = usize::try_from(nodes)
-        .map_err(|_| Error::invalid("nodes", format!("must be in [2, 256], got {nodes}")))?;
+    let n = usize::try_from(nodes).map_err(|_| Error::invalid("nodes", format!("must be in [2, 256], got {nodes}")))?;
     Quadrature::new(accuracy_p, n)
 }
 
@@ -60,12 +54,7 @@ fn size_arg(name: &'static str, n: i64) -> Result<usize> {
 }
 
 /// An input array of `len` finite values > 0 (temperatures, densities, energies).
-unsafe fn positive_array<'a>(
-    name: &'static str,
-    ptr: *const f64,
-    len: usize,
-    unit: &str,
-) -> Result<&'a [f64]> {
+unsafe fn positive_array<'a>(name: &'static str, ptr: *const f64, len: usize, unit: &str) -> Result<&'a [f64]> {
     let values = input(name, ptr, len)?;
     for (i, &v) in values.iter().enumerate() {
         require_positive(name, Some(i), v, unit)?;
@@ -90,18 +79,14 @@ unsafe fn coefficients<'a>(
     n_transitions: usize,
     symbol: &str,
 ) -> Result<&'a [f64]> {
-    let len = per.checked_mul(n_transitions).ok_or_else(|| {
-        Error::invalid("n_transitions", format!("is too large ({n_transitions})"))
-    })?;
+    let len = per
+        .checked_mul(n_transitions)
+        .ok_or_else(|| Error::invalid("n_transitions", format!("is too large ({n_transitions})")))?;
     let values = input(name, ptr, len)?;
     for (i, &v) in values.iter().enumerate() {
         if !v.is_finite() {
             let (t, k) = (i / per, i % per);
-            return Err(Error::invalid_at(
-                name,
-                i,
-                format!("{symbol}{k} of transition {t} must be finite, got {v}"),
-            ));
+            return Err(Error::invalid_at(name, i, format!("{symbol}{k} of transition {t} must be finite, got {v}")));
         }
     }
     Ok(values)
@@ -118,26 +103,21 @@ unsafe fn weights(name: &'static str, ptr: *const f64, len: usize) -> Result<Vec
 
 /// Number of (transition, state) pairs, the length of a batched output.
 fn pairs(n_transitions: usize, n_states: usize) -> Result<usize> {
-    n_transitions
-        .checked_mul(n_states)
-        .filter(|&n| n <= isize::MAX as usize / std::mem::size_of::<f64>())
-        .ok_or_else(|| {
+    n_transitions.checked_mul(n_states).filter(|&n| n <= isize::MAX as usize / std::mem::size_of::<f64>()).ok_or_else(
+        || {
             Error::invalid(
                 "n_transitions",
                 format!("n_transitions x n_states ({n_transitions} x {n_states}) is too large"),
             )
-        })
+        },
+    )
 }
 
 /// Plasma states from the state arrays; `tr_ev` None (collisional rates) means T_r = 1 eV
 /// (unused by those rates).
 fn states(te_ev: &[f64], ne_cm3: &[f64], tr_ev: Option<&[f64]>) -> Vec<PlasmaState> {
     (0..te_ev.len())
-        .map(|s| PlasmaState {
-            te_ev: te_ev[s],
-            ne_cm3: ne_cm3[s],
-            tr_ev: tr_ev.map_or(1.0, |t| t[s]),
-        })
+        .map(|s| PlasmaState { te_ev: te_ev[s], ne_cm3: ne_cm3[s], tr_ev: tr_ev.map_or(1.0, |t| t[s]) })
         .collect()
 }
 
@@ -160,15 +140,7 @@ fn to_c_names(e: Error) -> Error {
 /// Attaches state index `s` to an error of a per-state routine that names no element.
 fn at_state(s: usize) -> impl Fn(Error) -> Error {
     move |e| match e {
-        Error::InvalidArgument {
-            name,
-            index: None,
-            rule,
-        } => Error::InvalidArgument {
-            name,
-            index: Some(s),
-            rule,
-        },
+        Error::InvalidArgument { name, index: None, rule } => Error::InvalidArgument { name, index: Some(s), rule },
         other => other,
     }
 }
@@ -230,21 +202,18 @@ pub unsafe extern "C" fn atomgpu_rates_energy_density(
     ne_cm3: *const f64,
     u_ev_cm3: *mut f64,
 ) -> i32 {
-    guard(
-        &["stats", "n_states", "te_ev", "ne_cm3", "u_ev_cm3"],
-        || {
-            let stats = statistics(stats)?;
-            let ns = size_arg("n_states", n_states)?;
-            let te = positive_array("te_ev", te_ev, ns, "eV")?;
-            let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
-            let out = output("u_ev_cm3", u_ev_cm3)?;
-            let u = (0..ns)
-                .map(|s| fermi::energy_density(stats, te[s], ne[s]).map_err(at_state(s)))
-                .collect::<Result<Vec<f64>>>()?;
-            write_output(out, &u);
-            Ok(())
-        },
-    )
+    guard(&["stats", "n_states", "te_ev", "ne_cm3", "u_ev_cm3"], || {
+        let stats = statistics(stats)?;
+        let ns = size_arg("n_states", n_states)?;
+        let te = positive_array("te_ev", te_ev, ns, "eV")?;
+        let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
+        let out = output("u_ev_cm3", u_ev_cm3)?;
+        let u = (0..ns)
+            .map(|s| fermi::energy_density(stats, te[s], ne[s]).map_err(at_state(s)))
+            .collect::<Result<Vec<f64>>>()?;
+        write_output(out, &u);
+        Ok(())
+    })
 }
 
 /// Temperature and chemical potential of the free electrons from their energy density and
@@ -271,27 +240,23 @@ pub unsafe extern "C" fn atomgpu_rates_temperature(
     te_ev: *mut f64,
     mu_ev: *mut f64,
 ) -> i32 {
-    guard(
-        &["stats", "n_states", "u_ev_cm3", "ne_cm3", "te_ev", "mu_ev"],
-        || {
-            let stats = statistics(stats)?;
-            let ns = size_arg("n_states", n_states)?;
-            let u = positive_array("u_ev_cm3", u_ev_cm3, ns, "eV cm^-3")?;
-            let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
-            let te_out = output("te_ev", te_ev)?;
-            let mu_out = output("mu_ev", mu_ev)?;
-            let (mut te, mut mu) = (Vec::with_capacity(ns), Vec::with_capacity(ns));
-            for s in 0..ns {
-                let (t, m) = fermi::temperature_from_energy_density(stats, u[s], ne[s])
-                    .map_err(at_state(s))?;
-                te.push(t);
-                mu.push(m);
-            }
-            write_output(te_out, &te);
-            write_output(mu_out, &mu);
-            Ok(())
-        },
-    )
+    guard(&["stats", "n_states", "u_ev_cm3", "ne_cm3", "te_ev", "mu_ev"], || {
+        let stats = statistics(stats)?;
+        let ns = size_arg("n_states", n_states)?;
+        let u = positive_array("u_ev_cm3", u_ev_cm3, ns, "eV cm^-3")?;
+        let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
+        let te_out = output("te_ev", te_ev)?;
+        let mu_out = output("mu_ev", mu_ev)?;
+        let (mut te, mut mu) = (Vec::with_capacity(ns), Vec::with_capacity(ns));
+        for s in 0..ns {
+            let (t, m) = fermi::temperature_from_energy_density(stats, u[s], ne[s]).map_err(at_state(s))?;
+            te.push(t);
+            mu.push(m);
+        }
+        write_output(te_out, &te);
+        write_output(mu_out, &mu);
+        Ok(())
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,8 +343,7 @@ pub unsafe extern "C" fn atomgpu_rates_excitation(
                     g_upper: gu[t],
                 })
                 .collect();
-            let r = rates::excitation_rates(stats, &q, &states(te, ne, None), &transitions)
-                .map_err(to_c_names)?;
+            let r = rates::excitation_rates(stats, &q, &states(te, ne, None), &transitions).map_err(to_c_names)?;
             check_len(&r.up, n_out)?;
             check_len(&r.down, n_out)?;
             write_output(up_out, &r.up);
@@ -467,8 +431,7 @@ pub unsafe extern "C" fn atomgpu_rates_ionization(
                     g_upper: gu[t],
                 })
                 .collect();
-            let r = rates::ionization_rates(stats, &q, &states(te, ne, None), &transitions)
-                .map_err(to_c_names)?;
+            let r = rates::ionization_rates(stats, &q, &states(te, ne, None), &transitions).map_err(to_c_names)?;
             check_len(&r.up, n_out)?;
             check_len(&r.down, n_out)?;
             write_output(up_out, &r.up);
@@ -546,16 +509,10 @@ pub unsafe extern "C" fn atomgpu_rates_photoionization(
             let n_out = pairs(nt, ns)?;
             let rate_out = output("rate", rate)?;
             let heating_out = output("heating", heating)?;
-            let transitions: Vec<Photoionization> = (0..nt)
-                .map(|t| Photoionization {
-                    energy_ev: energy[t],
-                    d0_cm2: d0[t],
-                    d1_cm2: d1[t],
-                })
-                .collect();
+            let transitions: Vec<Photoionization> =
+                (0..nt).map(|t| Photoionization { energy_ev: energy[t], d0_cm2: d0[t], d1_cm2: d1[t] }).collect();
             let r =
-                rates::photoionization_rates(stats, &q, &states(te, ne, Some(tr)), &transitions)
-                    .map_err(to_c_names)?;
+                rates::photoionization_rates(stats, &q, &states(te, ne, Some(tr)), &transitions).map_err(to_c_names)?;
             check_len(&r.up, n_out)?;
             check_len(&r.down, n_out)?;
             write_output(rate_out, &r.up);
@@ -595,42 +552,23 @@ pub unsafe extern "C" fn atomgpu_rates_inverse_bremsstrahlung(
     z2n_cm3: *const f64,
     heating: *mut f64,
 ) -> i32 {
-    guard(
-        &[
-            "stats",
-            "accuracy_p",
-            "nodes",
-            "n_states",
-            "te_ev",
-            "ne_cm3",
-            "tr_ev",
-            "z2n_cm3",
-            "heating",
-        ],
-        || {
-            let stats = statistics(stats)?;
-            let q = quadrature(accuracy_p, nodes)?;
-            let ns = size_arg("n_states", n_states)?;
-            let te = positive_array("te_ev", te_ev, ns, "eV")?;
-            let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
-            let tr = positive_array("tr_ev", tr_ev, ns, "eV")?;
-            let z2n = finite_array("z2n_cm3", z2n_cm3, ns)?;
-            if let Some(i) = z2n.iter().position(|&z| z < 0.0) {
-                return Err(Error::invalid_at(
-                    "z2n_cm3",
-                    i,
-                    format!("must be >= 0 cm^-3, got {}", z2n[i]),
-                ));
-            }
-            let heating_out = output("heating", heating)?;
-            let h =
-                rates::inverse_bremsstrahlung_heating(stats, &q, &states(te, ne, Some(tr)), z2n)
-                    .map_err(to_c_names)?;
-            check_len(&h, ns)?;
-            write_output(heating_out, &h);
-            Ok(())
-        },
-    )
+    guard(&["stats", "accuracy_p", "nodes", "n_states", "te_ev", "ne_cm3", "tr_ev", "z2n_cm3", "heating"], || {
+        let stats = statistics(stats)?;
+        let q = quadrature(accuracy_p, nodes)?;
+        let ns = size_arg("n_states", n_states)?;
+        let te = positive_array("te_ev", te_ev, ns, "eV")?;
+        let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
+        let tr = positive_array("tr_ev", tr_ev, ns, "eV")?;
+        let z2n = finite_array("z2n_cm3", z2n_cm3, ns)?;
+        if let Some(i) = z2n.iter().position(|&z| z < 0.0) {
+            return Err(Error::invalid_at("z2n_cm3", i, format!("must be >= 0 cm^-3, got {}", z2n[i])));
+        }
+        let heating_out = output("heating", heating)?;
+        let h = rates::inverse_bremsstrahlung_heating(stats, &q, &states(te, ne, Some(tr)), z2n).map_err(to_c_names)?;
+        check_len(&h, ns)?;
+        write_output(heating_out, &h);
+        Ok(())
+    })
 }
 
 /// A result of the Rust API has the length the caller's output holds (an internal invariant:
@@ -639,9 +577,6 @@ fn check_len(values: &[f64], expected: usize) -> Result<()> {
     if values.len() == expected {
         Ok(())
     } else {
-        Err(Error::Internal(format!(
-            "result has {} values, expected {expected}",
-            values.len()
-        )))
+        Err(Error::Internal(format!("result has {} values, expected {expected}", values.len())))
     }
 }

@@ -103,7 +103,8 @@ pub(crate) fn csr_times(a: &Csr, b: &[f64], n: usize) -> Vec<f64> {
     out.par_chunks_mut(a.rows).enumerate().for_each(|(i, column)| {
         let b = &b[i * a.cols..(i + 1) * a.cols];
         for (row, value) in column.iter_mut().enumerate() {
-            *value = (a.start[row] as usize..a.start[row + 1] as usize).map(|e| a.value[e] * b[a.col[e] as usize]).sum();
+            *value =
+                (a.start[row] as usize..a.start[row + 1] as usize).map(|e| a.value[e] * b[a.col[e] as usize]).sum();
         }
     });
     out
@@ -136,7 +137,14 @@ pub(crate) fn dipole_products(dipole: &[f64], n_vib: usize, x: &[f64], cols: usi
 
 /// The rotational contraction: `h[q + P i] = sum_e factor_e Y[v_q + Nvib m_e, r_e + R i]` over the
 /// entries e of the upper function's slot in `table` (P = n_primitive(upper), R = `lower_slots`).
-pub(crate) fn contract(y: &[f64], n_vib: usize, lower_slots: usize, n: usize, upper: &Block, table: &Contraction) -> Vec<f64> {
+pub(crate) fn contract(
+    y: &[f64],
+    n_vib: usize,
+    lower_slots: usize,
+    n: usize,
+    upper: &Block,
+    table: &Contraction,
+) -> Vec<f64> {
     let p_count = upper.n_primitive();
     let rows = COMPONENTS * n_vib;
     let mut half = vec![0.0; p_count * n];

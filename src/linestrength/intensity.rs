@@ -70,7 +70,9 @@ pub fn check_params(p: &IntensityParams) -> Result<()> {
     check_window("freq_window", p.freq_window)?;
     check_window("lower_energy", p.lower_energy)?;
     check_window("upper_energy", p.upper_energy)?;
-    for (name, value) in [("thresh_coeff", p.thresh_coeff), ("thresh_line", p.thresh_line), ("thresh_intens", p.thresh_intens)] {
+    for (name, value) in
+        [("thresh_coeff", p.thresh_coeff), ("thresh_line", p.thresh_line), ("thresh_intens", p.thresh_intens)]
+    {
         if !(value.is_finite() && value >= 0.0) {
             return Err(Error::invalid(name, format!("must be finite and >= 0, got {value}")));
         }
@@ -129,7 +131,8 @@ pub(crate) fn collect_lines(
             let nu = e_upper - e_lower;
             let squared = amplitudes[f + n_upper * i].powi(2);
             let linestrength = degeneracy * squared;
-            let intensity = absorption_intensity(linestrength, nu, e_lower - p.zpe, p.temperature, p.partition_function);
+            let intensity =
+                absorption_intensity(linestrength, nu, e_lower - p.zpe, p.temperature, p.partition_function);
             if intensity >= p.thresh_intens && linestrength >= p.thresh_line {
                 lines.push(Line {
                     upper_id: handle.state_id(upper, f),

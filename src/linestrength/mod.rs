@@ -410,7 +410,11 @@ impl LineStrength {
         check_matrix("vectors", vectors.len(), rows, n, ld)?;
         for i in 0..n {
             if let Some(r) = vectors[i * ld..i * ld + rows].iter().position(|x| !x.is_finite()) {
-                return Err(Error::invalid_at("vectors", r + ld * i, format!("must be finite, got {}", vectors[r + ld * i])));
+                return Err(Error::invalid_at(
+                    "vectors",
+                    r + ld * i,
+                    format!("must be finite, got {}", vectors[r + ld * i]),
+                ));
             }
         }
         check_threshold("thresh_coeff", thresh_coeff)?;
@@ -425,7 +429,11 @@ impl LineStrength {
             return Err(Error::invalid("states", "must name at least one state"));
         }
         if let Some(i) = states.iter().position(|&s| s >= stored) {
-            return Err(Error::invalid_at("states", i, format!("must be below the {stored} stored states of block {id}")));
+            return Err(Error::invalid_at(
+                "states",
+                i,
+                format!("must be below the {stored} stored states of block {id}"),
+            ));
         }
         check_threshold("thresh_coeff", thresh_coeff)?;
         self.load(id, LowerVectors::Stored(states), thresh_coeff)

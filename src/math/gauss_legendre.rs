@@ -87,11 +87,7 @@ impl GaussLegendre {
         // Ascending eigenvalues: the first n/2 are the negative nodes; for odd n the middle node
         // is exactly 0 (P_n(0) = 0 exactly in the recurrence, so it needs no polishing).
         for i in 0..n.div_ceil(2) {
-            let t = if 2 * i + 1 == n {
-                0.0
-            } else {
-                newton_polish(n, eigenvalues[i])
-            };
+            let t = if 2 * i + 1 == n { 0.0 } else { newton_polish(n, eigenvalues[i]) };
             let w = weight_at_root(n, t);
             debug_assert!(
                 (w - eigen_weights[i]).abs() <= 1e-9 * w,
@@ -170,11 +166,7 @@ fn golub_welsch(n: usize) -> (Vec<f64>, Vec<f64>) {
     first_row[0] = 1.0;
     symmetric_tridiagonal_ql(&mut diagonal, &mut off_diagonal, &mut first_row);
 
-    let mut pairs: Vec<(f64, f64)> = diagonal
-        .into_iter()
-        .zip(first_row)
-        .map(|(t, q)| (t, 2.0 * q * q))
-        .collect();
+    let mut pairs: Vec<(f64, f64)> = diagonal.into_iter().zip(first_row).map(|(t, q)| (t, 2.0 * q * q)).collect();
     pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
     pairs.into_iter().unzip()
 }
@@ -289,13 +281,7 @@ fn legendre_pair(n: usize, x: f64) -> (f64, f64) {
     let (mut previous, mut current): (DoubleDouble, DoubleDouble) = ((1.0, 0.0), (x, 0.0));
     for k in 1..n {
         let k = k as f64;
-        let next = dd_div(
-            dd_sub(
-                dd_mul(dd_mul(current, x), 2.0 * k + 1.0),
-                dd_mul(previous, k),
-            ),
-            k + 1.0,
-        );
+        let next = dd_div(dd_sub(dd_mul(dd_mul(current, x), 2.0 * k + 1.0), dd_mul(previous, k)), k + 1.0);
         previous = current;
         current = next;
     }
@@ -307,11 +293,7 @@ fn legendre_pair(n: usize, x: f64) -> (f64, f64) {
 fn legendre_with_derivative(n: usize, x: f64) -> (f64, f64, f64) {
     let (p, p_previous) = legendre_pair(n, x);
     let one_minus_x2 = (1.0 - x) * (1.0 + x);
-    (
-        p,
-        n as f64 * (p_previous - x * p) / one_minus_x2,
-        one_minus_x2,
-    )
+    (p, n as f64 * (p_previous - x * p) / one_minus_x2, one_minus_x2)
 }
 
 /// Refines `seed`, close to a root of `P_n`, by [`NEWTON_STEPS`] steps `x ← x - P_n(x)/P_n'(x)`.
@@ -386,16 +368,9 @@ mod tests {
     #[test]
     fn matches_paper_appendix_c_table_3() {
         let (nodes, weights) = rule(32).on_interval(0.0, 1.0);
-        for (j, (&(x_ref, w_ref), (&x, &w))) in PAPER_TABLE_3
-            .iter()
-            .zip(nodes.iter().zip(&weights))
-            .enumerate()
-        {
+        for (j, (&(x_ref, w_ref), (&x, &w))) in PAPER_TABLE_3.iter().zip(nodes.iter().zip(&weights)).enumerate() {
             assert!((x - x_ref).abs() <= 6e-9, "node {j}: {x} vs table {x_ref}");
-            assert!(
-                (w - w_ref).abs() <= 2e-8 * w_ref,
-                "weight {j}: {w} vs table {w_ref}"
-            );
+            assert!((w - w_ref).abs() <= 2e-8 * w_ref, "weight {j}: {w} vs table {w_ref}");
         }
     }
 
@@ -408,10 +383,7 @@ mod tests {
                 let k_int = k as i32;
                 let exact = (b.powi(k_int + 1) - a.powi(k_int + 1)) / (k as f64 + 1.0);
                 let quad = gl.integrate(a, b, |x| x.powi(k_int));
-                assert!(
-                    (quad - exact).abs() <= 1e-13 * exact.abs(),
-                    "n = {n}, x^{k}: {quad} vs {exact}"
-                );
+                assert!((quad - exact).abs() <= 1e-13 * exact.abs(), "n = {n}, x^{k}: {quad} vs {exact}");
             }
         }
     }
@@ -428,10 +400,7 @@ mod tests {
         let quad = gl.integrate(a, b, |x| x.powi(10));
         let factorial = |m: u32| (1..=m).map(f64::from).product::<f64>();
         let remainder = (b - a).powi(11) * factorial(5).powi(4) / (11.0 * factorial(10).powi(2));
-        assert!(
-            (exact - quad).abs() > 1e-6 * exact,
-            "x^10 integrated exactly by 5 nodes"
-        );
+        assert!((exact - quad).abs() > 1e-6 * exact, "x^10 integrated exactly by 5 nodes");
         assert!(
             ((exact - quad) - remainder).abs() <= 1e-10 * remainder,
             "error {} vs Gauss remainder {remainder}",
@@ -442,14 +411,8 @@ mod tests {
         let p5 = |t: f64| (63.0 * t.powi(5) - 70.0 * t.powi(3) + 15.0 * t) / 8.0;
         let exact = 2.0 / 11.0;
         let quad = gl.integrate(-1.0, 1.0, |t| p5(t) * p5(t));
-        assert!(
-            (exact - quad).abs() > 1e-6 * exact,
-            "P_5² integrated exactly: {quad}"
-        );
-        assert!(
-            quad.abs() < 1e-28,
-            "P_5 does not vanish at the nodes: {quad}"
-        );
+        assert!((exact - quad).abs() > 1e-6 * exact, "P_5² integrated exactly: {quad}");
+        assert!(quad.abs() < 1e-28, "P_5 does not vanish at the nodes: {quad}");
     }
 
     #[test]
@@ -488,14 +451,8 @@ mod tests {
         for (k, t_ref, w_ref) in reference {
             let j = 1024 - k;
             let (t, w) = (gl.nodes()[j], gl.weights()[j]);
-            assert!(
-                (t - t_ref).abs() <= 1e-15 * t_ref,
-                "node k = {k}: {t} vs {t_ref}"
-            );
-            assert!(
-                (w - w_ref).abs() <= 1e-15 * w_ref,
-                "weight k = {k}: {w} vs {w_ref}"
-            );
+            assert!((t - t_ref).abs() <= 1e-15 * t_ref, "node k = {k}: {t} vs {t_ref}");
+            assert!((w - w_ref).abs() <= 1e-15 * w_ref, "weight k = {k}: {w} vs {w_ref}");
         }
     }
 
@@ -510,16 +467,9 @@ mod tests {
                 assert_eq!(w[i], w[n - 1 - i], "n = {n}, weight {i}");
                 assert!(w[i] > 0.0 && t[i].abs() < 1.0);
             }
-            assert!(
-                t.windows(2).all(|p| p[0] < p[1]),
-                "n = {n}: nodes not ascending"
-            );
+            assert!(t.windows(2).all(|p| p[0] < p[1]), "n = {n}: nodes not ascending");
             if n % 2 == 1 {
-                assert_eq!(
-                    t[n / 2].to_bits(),
-                    0.0_f64.to_bits(),
-                    "n = {n}: middle node"
-                );
+                assert_eq!(t[n / 2].to_bits(), 0.0_f64.to_bits(), "n = {n}: middle node");
             }
         }
         let one = rule(1);
@@ -535,10 +485,7 @@ mod tests {
             let (t_gw, w_gw) = golub_welsch(n);
             let gl = rule(n);
             for j in 0..n {
-                assert!(
-                    (t_gw[j] - gl.nodes()[j]).abs() <= 1e-14,
-                    "n = {n}, node {j}"
-                );
+                assert!((t_gw[j] - gl.nodes()[j]).abs() <= 1e-14, "n = {n}, node {j}");
                 assert!((w_gw[j] - gl.weights()[j]).abs() <= 1e-9 * gl.weights()[j]);
             }
         }
@@ -559,13 +506,7 @@ mod tests {
     #[test]
     fn rejects_node_counts_outside_range() {
         assert_eq!(GaussLegendre::new(0), Err(QuadratureError::NodeCount(0)));
-        assert_eq!(
-            GaussLegendre::new(1025),
-            Err(QuadratureError::NodeCount(1025))
-        );
-        assert_eq!(
-            QuadratureError::NodeCount(0).to_string(),
-            "number of Gauss-Legendre nodes 0 is outside 1..=1024"
-        );
+        assert_eq!(GaussLegendre::new(1025), Err(QuadratureError::NodeCount(1025)));
+        assert_eq!(QuadratureError::NodeCount(0).to_string(), "number of Gauss-Legendre nodes 0 is outside 1..=1024");
     }
 }

@@ -57,12 +57,7 @@ const MIN_GAP_RELATIVE: f64 = 1e-12;
 /// point already kept; candidates are dropped once `MAX_BREAKPOINTS - 1` points (including lo)
 /// are held, so that hi always fits. Kept points are inserted in sorted position (insertion
 /// sort). Requires `lo < hi` with `hi - lo` finite (callers guarantee it).
-pub fn graded_breakpoints(
-    lo: f64,
-    hi: f64,
-    features: &[Feature],
-    out: &mut [f64; MAX_BREAKPOINTS],
-) -> usize {
+pub fn graded_breakpoints(lo: f64, hi: f64, features: &[Feature], out: &mut [f64; MAX_BREAKPOINTS]) -> usize {
     debug_assert!(
         lo < hi && (hi - lo).is_finite(),
         "graded_breakpoints needs lo < hi with a finite width, got [{lo}, {hi}]"
@@ -92,13 +87,7 @@ pub fn graded_breakpoints(
 /// Inserts `candidate` into the ascending `out[0..count]` (whose first entry is lo) if it lies
 /// strictly between lo and hi, is more than `min_gap` from hi and from its neighbours, and
 /// fewer than `MAX_BREAKPOINTS - 1` points are held; returns the new count.
-fn insert_breakpoint(
-    out: &mut [f64; MAX_BREAKPOINTS],
-    count: usize,
-    hi: f64,
-    min_gap: f64,
-    candidate: f64,
-) -> usize {
+fn insert_breakpoint(out: &mut [f64; MAX_BREAKPOINTS], count: usize, hi: f64, min_gap: f64, candidate: f64) -> usize {
     if count >= MAX_BREAKPOINTS - 1 || !(candidate > out[0] && hi - candidate > min_gap) {
         return count;
     }
@@ -126,11 +115,7 @@ fn insert_breakpoint(
 /// `[breaks[i], breaks[i+1]]`, in ascending order, of `rule` applied to f on each panel (see
 /// [`GaussLegendre::integrate`]). The result has the units of f times those of x; fewer than two
 /// breakpoints give 0.
-pub fn integrate_graded<F: FnMut(f64) -> f64>(
-    rule: &GaussLegendre,
-    breaks: &[f64],
-    mut f: F,
-) -> f64 {
+pub fn integrate_graded<F: FnMut(f64) -> f64>(rule: &GaussLegendre, breaks: &[f64], mut f: F) -> f64 {
     let mut total = 0.0;
     for panel in breaks.windows(2) {
         total += rule.integrate(panel[0], panel[1], &mut f);
@@ -152,25 +137,13 @@ mod tests {
         assert!(breaks.len() >= 2 && breaks.len() <= MAX_BREAKPOINTS);
         assert_eq!(breaks[0], lo);
         assert_eq!(*breaks.last().unwrap(), hi);
-        assert!(
-            breaks.windows(2).all(|p| p[0] < p[1]),
-            "not ascending: {breaks:?}"
-        );
+        assert!(breaks.windows(2).all(|p| p[0] < p[1]), "not ascending: {breaks:?}");
     }
 
     #[test]
     fn breakpoints_are_ascending_bounded_and_contain_the_feature() {
         let (lo, hi) = (0.0, 50.0);
-        let features = [
-            Feature {
-                at: 20.0,
-                scale: 0.02,
-            },
-            Feature {
-                at: 0.0,
-                scale: 0.01,
-            },
-        ];
+        let features = [Feature { at: 20.0, scale: 0.02 }, Feature { at: 0.0, scale: 0.01 }];
         let breaks = breakpoints(lo, hi, &features);
         assert_valid(&breaks, lo, hi);
         assert!(breaks.contains(&20.0));
@@ -184,52 +157,22 @@ mod tests {
     #[test]
     fn invalid_features_and_near_duplicates_are_skipped() {
         let invalid = [
-            Feature {
-                at: f64::NAN,
-                scale: 1.0,
-            },
-            Feature {
-                at: f64::INFINITY,
-                scale: 1.0,
-            },
-            Feature {
-                at: 0.5,
-                scale: 0.0,
-            },
-            Feature {
-                at: 0.5,
-                scale: -0.1,
-            },
-            Feature {
-                at: 0.5,
-                scale: f64::INFINITY,
-            },
-            Feature {
-                at: 0.5,
-                scale: f64::NAN,
-            },
+            Feature { at: f64::NAN, scale: 1.0 },
+            Feature { at: f64::INFINITY, scale: 1.0 },
+            Feature { at: 0.5, scale: 0.0 },
+            Feature { at: 0.5, scale: -0.1 },
+            Feature { at: 0.5, scale: f64::INFINITY },
+            Feature { at: 0.5, scale: f64::NAN },
         ];
         assert_eq!(breakpoints(0.0, 1.0, &invalid), vec![0.0, 1.0]);
 
         // A feature with scale above hi - lo contributes only its own position; a repeat
         // within 1e-12 (hi - lo) of it, or of lo or hi, is dropped.
         let near = [
-            Feature {
-                at: 0.5,
-                scale: 2.0,
-            },
-            Feature {
-                at: 0.5 + 1e-13,
-                scale: 2.0,
-            },
-            Feature {
-                at: 1e-13,
-                scale: 2.0,
-            },
-            Feature {
-                at: 1.0 - 1e-13,
-                scale: 2.0,
-            },
+            Feature { at: 0.5, scale: 2.0 },
+            Feature { at: 0.5 + 1e-13, scale: 2.0 },
+            Feature { at: 1e-13, scale: 2.0 },
+            Feature { at: 1.0 - 1e-13, scale: 2.0 },
         ];
         assert_eq!(breakpoints(0.0, 1.0, &near), vec![0.0, 0.5, 1.0]);
     }
@@ -242,25 +185,13 @@ mod tests {
         let fermi = |x: f64| 1.0 / (1.0 + ((x - mu) / t).exp());
         let exact = mu + t * (-mu / t).exp().ln_1p() - t * ((mu - hi) / t).exp().ln_1p();
         let rule = GaussLegendre::new(32).unwrap();
-        let features = [
-            Feature {
-                at: mu,
-                scale: 2.0 * t,
-            },
-            Feature { at: 0.0, scale: t },
-        ];
+        let features = [Feature { at: mu, scale: 2.0 * t }, Feature { at: 0.0, scale: t }];
         let breaks = breakpoints(lo, hi, &features);
         let graded = integrate_graded(&rule, &breaks, fermi);
-        assert!(
-            (graded - exact).abs() <= 1e-13 * exact,
-            "graded {graded} vs {exact}"
-        );
+        assert!((graded - exact).abs() <= 1e-13 * exact, "graded {graded} vs {exact}");
 
         let single = rule.integrate(lo, hi, fermi);
-        assert!(
-            (single - exact).abs() > 1e-4 * exact,
-            "single panel {single} vs {exact}"
-        );
+        assert!((single - exact).abs() > 1e-4 * exact, "single panel {single} vs {exact}");
     }
 
     /// Reference: ∫_0^1000 e^{-x/3} / (1 + x) dx = e^{1/3} (E_1(1/3) - E_1(1001/3)), evaluated
@@ -271,31 +202,17 @@ mod tests {
     fn graded_rule_integrates_a_nearby_pole_to_machine_precision() {
         let reference = 1.156_806_036_410_082;
         let rule = GaussLegendre::new(32).unwrap();
-        let breaks = breakpoints(
-            0.0,
-            1000.0,
-            &[Feature {
-                at: 0.0,
-                scale: 1.0,
-            }],
-        );
+        let breaks = breakpoints(0.0, 1000.0, &[Feature { at: 0.0, scale: 1.0 }]);
         assert_eq!(breaks, vec![0.0, 1.0, 4.0, 16.0, 64.0, 256.0, 1000.0]);
         let value = integrate_graded(&rule, &breaks, |x| (-x / 3.0).exp() / (1.0 + x));
-        assert!(
-            (value - reference).abs() <= 1e-13 * reference,
-            "{value} vs {reference}"
-        );
+        assert!((value - reference).abs() <= 1e-13 * reference, "{value} vs {reference}");
     }
 
     #[test]
     fn breakpoint_count_is_capped() {
         let (lo, hi) = (0.0, 1e6);
-        let features: Vec<Feature> = (0..10)
-            .map(|i| Feature {
-                at: 1e5 * f64::from(i) + 1234.5,
-                scale: 1e-9,
-            })
-            .collect();
+        let features: Vec<Feature> =
+            (0..10).map(|i| Feature { at: 1e5 * f64::from(i) + 1234.5, scale: 1e-9 }).collect();
         let breaks = breakpoints(lo, hi, &features);
         assert_eq!(breaks.len(), MAX_BREAKPOINTS);
         assert_valid(&breaks, lo, hi);

@@ -102,10 +102,8 @@ pub fn three_j(j1: i32, j2: i32, j3: i32, m1: i32, m2: i32, m3: i32) -> f64 {
         Ordering::Less => (minus.sub(&plus), true),
     };
 
-    let prefactor = Scaled::factorial_ratio(
-        &[j1 + m1, j1 - m1, j2 + m2, j2 - m2, j3 + m3, j3 - m3],
-        &[j1 + j2 + j3 + 1, a, b, c],
-    );
+    let prefactor =
+        Scaled::factorial_ratio(&[j1 + m1, j1 - m1, j2 + m2, j2 - m2, j3 + m3, j3 - m3], &[j1 + j2 + j3 + 1, a, b, c]);
     let magnitude = prefactor.sqrt().mul(sum.to_scaled()).to_f64();
     let negative = ((j1 - j2 - m3).rem_euclid(2) == 1) != sum_negative;
     if negative {
@@ -258,10 +256,7 @@ impl BigUint {
     }
 
     fn cmp(&self, other: &BigUint) -> Ordering {
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+        self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
 
     fn trim(&mut self) {
@@ -307,10 +302,7 @@ impl DoubleDouble {
     fn two_sum(a: f64, b: f64) -> Self {
         let s = a + b;
         let bv = s - a;
-        DoubleDouble {
-            hi: s,
-            lo: (a - (s - bv)) + (b - bv),
-        }
+        DoubleDouble { hi: s, lo: (a - (s - bv)) + (b - bv) }
     }
 
     fn add_f64(self, b: f64) -> Self {
@@ -361,13 +353,7 @@ impl Scaled {
     fn new(value: DoubleDouble, exponent: i64) -> Self {
         let e = ((value.hi.to_bits() >> 52) & 0x7ff) as i64 - 1023;
         let scale = pow2(-e);
-        Scaled {
-            mantissa: DoubleDouble {
-                hi: value.hi * scale,
-                lo: value.lo * scale,
-            },
-            exponent: exponent + e,
-        }
+        Scaled { mantissa: DoubleDouble { hi: value.hi * scale, lo: value.lo * scale }, exponent: exponent + e }
     }
 
     /// `Π num_i! / Π den_i!` (all arguments >= 0). Each integer 2..=max appears with a net
@@ -403,11 +389,8 @@ impl Scaled {
                     *run = next as u64;
                     continue;
                 }
-                let flushed = if running > 0 {
-                    acc.mantissa.mul_f64(*run as f64)
-                } else {
-                    acc.mantissa.div_f64(*run as f64)
-                };
+                let flushed =
+                    if running > 0 { acc.mantissa.mul_f64(*run as f64) } else { acc.mantissa.div_f64(*run as f64) };
                 acc = Scaled::new(flushed, acc.exponent);
                 *run = i;
             }

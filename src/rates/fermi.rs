@@ -137,7 +137,9 @@ pub fn temperature_from_energy_density(stats: Statistics, u_ev_cm3: f64, ne_cm3:
     if u_ev_cm3 <= ground * (1.0 + 1e-13) {
         return Err(Error::invalid(
             "u_ev_cm3",
-            format!("energy density {u_ev_cm3:e} eV cm^-3 is not above the Fermi ground state (3/5) n_e E_F = {ground:e}"),
+            format!(
+                "energy density {u_ev_cm3:e} eV cm^-3 is not above the Fermi ground state (3/5) n_e E_F = {ground:e}"
+            ),
         ));
     }
     let target = (u_ev_cm3 / ne_cm3.powf(5.0 / 3.0) / (1.5 * nq.powf(-2.0 / 3.0))).ln();

@@ -19,8 +19,8 @@
 //! where e^{E/T} would overflow and the upward rate underflows.
 
 use super::constants::{
-    excitation_prefactor, free_electron_degeneracy, ionization_prefactor, kramers_free_free,
-    photon_flux_factor, plasma_photon_energy,
+    excitation_prefactor, free_electron_degeneracy, ionization_prefactor, kramers_free_free, photon_flux_factor,
+    plasma_photon_energy,
 };
 use super::fermi::occupation_from_exponent;
 use super::{Excitation, Ionization, Photoionization, Quadrature, Statistics};
@@ -227,11 +227,8 @@ pub fn photoionization_upper_limit(c: &Conditions, e: f64, q: &Quadrature) -> f6
 pub fn photoionization(c: &Conditions, t: &Photoionization, q: &Quadrature) -> (f64, f64) {
     let e = t.energy_ev;
     let hi = photoionization_upper_limit(c, e, q);
-    let mut features = vec![
-        Feature { at: e, scale: e },
-        Feature { at: e, scale: c.tr },
-        Feature { at: e, scale: c.te },
-    ];
+    let mut features =
+        vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.tr }, Feature { at: e, scale: c.te }];
     push_edges(c, &[e + c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
     integrate_pair(q.rule(), &breaks[..n], |eps| {
@@ -251,7 +248,13 @@ pub fn inverse_bremsstrahlung_upper_limit(c: &Conditions, eps_c: f64, q: &Quadra
 /// The constant in front of the inverse-bremsstrahlung integral,
 /// A_FF Z2N (sqrt(pi)/2) G T PHI [eV^-1 cm^-3 s^-1] for `z2n` = sum_Z Z^2 N_Z [cm^-3].
 pub fn inverse_bremsstrahlung_factor(c: &Conditions, z2n: f64) -> f64 {
-    kramers_free_free() * z2n * 0.5 * std::f64::consts::PI.sqrt() * free_electron_degeneracy() * c.te * photon_flux_factor()
+    kramers_free_free()
+        * z2n
+        * 0.5
+        * std::f64::consts::PI.sqrt()
+        * free_electron_degeneracy()
+        * c.te
+        * photon_flux_factor()
 }
 
 /// Inverse-bremsstrahlung heating per unit volume [eV cm^-3 s^-1], paper eqs. 14-15, with the

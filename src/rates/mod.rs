@@ -229,7 +229,12 @@ pub fn check_photoionizations(t: &[Photoionization]) -> Result<()> {
 
 /// Collisional excitation (up) and de-excitation (down) rates for every (transition, state),
 /// on the backend in force.
-pub fn excitation_rates(stats: Statistics, q: &Quadrature, states: &[PlasmaState], t: &[Excitation]) -> Result<RatePairs> {
+pub fn excitation_rates(
+    stats: Statistics,
+    q: &Quadrature,
+    states: &[PlasmaState],
+    t: &[Excitation],
+) -> Result<RatePairs> {
     match backend::current()? {
         Backend::Cpu => cpu::excitation_rates(stats, q, states, t),
         Backend::Cuda(d) => cuda::excitation_rates(&d, stats, q, states, t),
@@ -238,7 +243,12 @@ pub fn excitation_rates(stats: Statistics, q: &Quadrature, states: &[PlasmaState
 
 /// Collisional ionization (up) and three-body recombination (down) rates for every
 /// (transition, state), on the backend in force.
-pub fn ionization_rates(stats: Statistics, q: &Quadrature, states: &[PlasmaState], t: &[Ionization]) -> Result<RatePairs> {
+pub fn ionization_rates(
+    stats: Statistics,
+    q: &Quadrature,
+    states: &[PlasmaState],
+    t: &[Ionization],
+) -> Result<RatePairs> {
     match backend::current()? {
         Backend::Cpu => cpu::ionization_rates(stats, q, states, t),
         Backend::Cuda(d) => cuda::ionization_rates(&d, stats, q, states, t),
@@ -247,7 +257,12 @@ pub fn ionization_rates(stats: Statistics, q: &Quadrature, states: &[PlasmaState
 
 /// Photoionization rates (`up`, s^-1 per ion) and photoelectron heating (`down`, eV s^-1 per ion)
 /// for every (transition, state), on the backend in force.
-pub fn photoionization_rates(stats: Statistics, q: &Quadrature, states: &[PlasmaState], t: &[Photoionization]) -> Result<RatePairs> {
+pub fn photoionization_rates(
+    stats: Statistics,
+    q: &Quadrature,
+    states: &[PlasmaState],
+    t: &[Photoionization],
+) -> Result<RatePairs> {
     match backend::current()? {
         Backend::Cpu => cpu::photoionization_rates(stats, q, states, t),
         Backend::Cuda(d) => cuda::photoionization_rates(&d, stats, q, states, t),
@@ -256,7 +271,12 @@ pub fn photoionization_rates(stats: Statistics, q: &Quadrature, states: &[Plasma
 
 /// Inverse-bremsstrahlung heating [eV cm^-3 s^-1] of every state, `z2n[s]` = sum_Z Z^2 N_Z
 /// [cm^-3] of that state, on the backend in force.
-pub fn inverse_bremsstrahlung_heating(stats: Statistics, q: &Quadrature, states: &[PlasmaState], z2n: &[f64]) -> Result<Vec<f64>> {
+pub fn inverse_bremsstrahlung_heating(
+    stats: Statistics,
+    q: &Quadrature,
+    states: &[PlasmaState],
+    z2n: &[f64],
+) -> Result<Vec<f64>> {
     match backend::current()? {
         Backend::Cpu => cpu::inverse_bremsstrahlung_heating(stats, q, states, z2n),
         Backend::Cuda(d) => cuda::inverse_bremsstrahlung_heating(&d, stats, q, states, z2n),

@@ -2,7 +2,9 @@
 //! between them, with their rate parameters.
 
 use crate::error::{require_finite, require_positive, Error, Result};
-use crate::rates::{check_excitations, check_ionizations, check_photoionizations, Excitation, Ionization, Photoionization};
+use crate::rates::{
+    check_excitations, check_ionizations, check_photoionizations, Excitation, Ionization, Photoionization,
+};
 
 /// A collisional excitation between two levels of one ion (indices 0-based).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,7 +44,12 @@ impl CrModel {
     /// Builds a model: `charges[l]` is the ion charge Z of level l (>= 0), `weights[l]` its
     /// statistical weight (> 0; pass 1 for all when unknown). Transitions must name existing
     /// levels, differ in lower/upper, and an ionization must raise the charge by exactly one.
-    pub fn new(charges: Vec<f64>, weights: Vec<f64>, excitations: Vec<CrExcitation>, ionizations: Vec<CrIonization>) -> Result<Self> {
+    pub fn new(
+        charges: Vec<f64>,
+        weights: Vec<f64>,
+        excitations: Vec<CrExcitation>,
+        ionizations: Vec<CrIonization>,
+    ) -> Result<Self> {
         let n = charges.len();
         if n == 0 {
             return Err(Error::invalid("n_levels", "must be >= 1, got 0"));
@@ -62,20 +69,32 @@ impl CrModel {
                 return Err(Error::invalid_at(names[0], i, format!("level {lo} does not exist (n_levels = {n})")));
             }
             if up >= n || up == lo {
-                return Err(Error::invalid_at(names[1], i, format!("level {up} must exist (n_levels = {n}) and differ from the lower level {lo}")));
+                return Err(Error::invalid_at(
+                    names[1],
+                    i,
+                    format!("level {up} must exist (n_levels = {n}) and differ from the lower level {lo}"),
+                ));
             }
             Ok(())
         };
         for (i, x) in excitations.iter().enumerate() {
             check_pair(["excitation_lower", "excitation_upper"], i, x.lower, x.upper)?;
             if charges[x.lower] != charges[x.upper] {
-                return Err(Error::invalid_at("excitation_upper", i, "lower and upper levels must belong to the same ion"));
+                return Err(Error::invalid_at(
+                    "excitation_upper",
+                    i,
+                    "lower and upper levels must belong to the same ion",
+                ));
             }
         }
         for (i, x) in ionizations.iter().enumerate() {
             check_pair(["ionization_lower", "ionization_upper"], i, x.lower, x.upper)?;
             if charges[x.upper] != charges[x.lower] + 1.0 {
-                return Err(Error::invalid_at("ionization_upper", i, "the upper level's charge must be the lower's plus one"));
+                return Err(Error::invalid_at(
+                    "ionization_upper",
+                    i,
+                    "the upper level's charge must be the lower's plus one",
+                ));
             }
         }
         let model = CrModel { charges, weights, excitations, ionizations };
@@ -125,7 +144,10 @@ impl CrModel {
     /// Checks populations: one per level, finite, >= 0.
     pub fn check_populations(&self, populations: &[f64]) -> Result<()> {
         if populations.len() != self.n_levels() {
-            return Err(Error::invalid("populations", format!("needs {} values, got {}", self.n_levels(), populations.len())));
+            return Err(Error::invalid(
+                "populations",
+                format!("needs {} values, got {}", self.n_levels(), populations.len()),
+            ));
         }
         for (l, &p) in populations.iter().enumerate() {
             require_finite("populations", Some(l), p)?;
@@ -140,7 +162,12 @@ impl CrModel {
     pub fn excitation_parameters(&self) -> Vec<Excitation> {
         self.excitations
             .iter()
-            .map(|x| Excitation { energy_ev: x.energy_ev, omega: x.omega, g_lower: self.weights[x.lower], g_upper: self.weights[x.upper] })
+            .map(|x| Excitation {
+                energy_ev: x.energy_ev,
+                omega: x.omega,
+                g_lower: self.weights[x.lower],
+                g_upper: self.weights[x.upper],
+            })
             .collect()
     }
 
@@ -148,7 +175,12 @@ impl CrModel {
     pub fn ionization_parameters(&self) -> Vec<Ionization> {
         self.ionizations
             .iter()
-            .map(|x| Ionization { energy_ev: x.energy_ev, beli: x.beli, g_lower: self.weights[x.lower], g_upper: self.weights[x.upper] })
+            .map(|x| Ionization {
+                energy_ev: x.energy_ev,
+                beli: x.beli,
+                g_lower: self.weights[x.lower],
+                g_upper: self.weights[x.upper],
+            })
             .collect()
     }
 
@@ -173,7 +205,8 @@ impl CrModel {
                 .filter(|l| !l.trim().is_empty())
                 .enumerate()
                 .map(|(i, line)| {
-                    let values: std::result::Result<Vec<f64>, _> = line.split(',').map(|v| v.trim().parse::<f64>()).collect();
+                    let values: std::result::Result<Vec<f64>, _> =
+                        line.split(',').map(|v| v.trim().parse::<f64>()).collect();
                     match values {
                         Ok(v) if v.len() == columns => Ok(v),
                         _ => Err(Error::invalid_at(what, i, format!("needs {columns} numbers per line, got `{line}`"))),

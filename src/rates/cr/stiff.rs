@@ -60,7 +60,15 @@ struct ErrorControl<'a> {
 }
 
 /// One ROS2 step of size h from y with Jacobian `jac`: (new y, scaled error norm).
-fn step(model: &CrModel, settings: &CrSettings, y: &[f64], f0: &[f64], jac: &[f64], h: f64, control: &ErrorControl) -> Result<(Vec<f64>, f64)> {
+fn step(
+    model: &CrModel,
+    settings: &CrSettings,
+    y: &[f64],
+    f0: &[f64],
+    jac: &[f64],
+    h: f64,
+    control: &ErrorControl,
+) -> Result<(Vec<f64>, f64)> {
     let (atol, rtol) = (control.atol, control.rtol);
     let m = y.len();
     let mut w: Vec<f64> = jac.iter().map(|j| -GAMMA * h * j).collect();
@@ -87,7 +95,13 @@ fn step(model: &CrModel, settings: &CrSettings, y: &[f64], f0: &[f64], jac: &[f6
     Ok((y_new, err))
 }
 
-pub(super) fn run(model: &CrModel, settings: &CrSettings, y0: &[f64], times: &[f64], tol: &StiffTolerances) -> Result<Vec<CrSample>> {
+pub(super) fn run(
+    model: &CrModel,
+    settings: &CrSettings,
+    y0: &[f64],
+    times: &[f64],
+    tol: &StiffTolerances,
+) -> Result<Vec<CrSample>> {
     let n = model.n_levels();
     if !(tol.rtol > 0.0 && tol.rtol < 1.0) {
         return Err(Error::invalid("rtol", format!("must be in (0, 1), got {}", tol.rtol)));
@@ -121,7 +135,10 @@ pub(super) fn run(model: &CrModel, settings: &CrSettings, y0: &[f64], times: &[f
         while t < target {
             steps += 1;
             if steps > tol.max_steps {
-                return Err(Error::NotConverged(format!("ROS2 needed more than {} steps to reach t = {target:e} s", tol.max_steps)));
+                return Err(Error::NotConverged(format!(
+                    "ROS2 needed more than {} steps to reach t = {target:e} s",
+                    tol.max_steps
+                )));
             }
             let h_try = h.min(target - t);
             let last = h_try == target - t;
