@@ -18,7 +18,9 @@
 #define ATOMGPU_OK 0
 
 /**
- * An argument broke a rule; `atomgpu_last_error_arg` gives its 1-based position.
+ * An argument broke a rule (a NULL pointer, a size out of range, a non-finite or unphysical
+ * value, a handle that was destroyed or belongs to another family); `atomgpu_last_error_arg`
+ * gives its 1-based position.
  */
 #define ATOMGPU_ERR_INVALID_ARGUMENT 1
 
@@ -28,7 +30,12 @@
 #define ATOMGPU_ERR_NO_DEVICE 2
 
 /**
- * A device allocation failed.
+ * A host or device allocation could not be made; the message gives the bytes asked for.
+ */
+#define ATOMGPU_ERR_OUT_OF_MEMORY 3
+
+/**
+ * The former name of `ATOMGPU_ERR_OUT_OF_MEMORY` (same value), kept for existing callers.
  */
 #define ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY 3
 
@@ -38,7 +45,7 @@
 #define ATOMGPU_ERR_CUDA 4
 
 /**
- * An iterative solve did not converge.
+ * An iterative solve or an integration did not converge.
  */
 #define ATOMGPU_ERR_NOT_CONVERGED 5
 
@@ -46,6 +53,19 @@
  * A bug inside atomgpu (a caught panic).
  */
 #define ATOMGPU_ERR_INTERNAL 6
+
+/**
+ * A result is not finite (it overflowed double precision): the inputs, although finite, lie
+ * outside the range where that result is representable. The message names the output and
+ * element; nothing was written.
+ */
+#define ATOMGPU_ERR_NOT_FINITE 7
+
+/**
+ * The call was stopped before it finished, by the progress callback or the time limit of the
+ * calling thread (`atomgpu_set_progress`, `atomgpu_set_time_limit`); nothing was written.
+ */
+#define ATOMGPU_ERR_CANCELLED 8
 
 /**
  * Backend choice for `atomgpu_set_backend`: CUDA when available, else the CPU.
@@ -67,14 +87,14 @@
  */
 #define ATOMGPU_VERSION_MAJOR 0
 
-#define ATOMGPU_VERSION_MINOR 1
+#define ATOMGPU_VERSION_MINOR 2
 
 #define ATOMGPU_VERSION_PATCH 0
 
 /**
  * Version of the C ABI; the Fortran module checks it on first use.
  */
-#define ATOMGPU_ABI_VERSION 1
+#define ATOMGPU_ABI_VERSION 2
 
 /**
  * Statistics code: Fermi-Dirac electrons (Pauli blocking of every outgoing electron).
@@ -93,10 +113,19 @@
 typedef struct atomgpu_cr atomgpu_cr;
 
 /**
- * A line-strength handle: the dipole matrix, the blocks and their states, the last lower batch.
- * Mutable and not thread safe: use one handle per thread.
+ * A line-strength handle: the dipole matrix, the blocks and their states, the last lower batch,
+ * behind a lock (every call holds it while it runs).
  */
 typedef struct atomgpu_linestrength atomgpu_linestrength;
+
+/**
+ * A progress callback (`atomgpu_set_progress`): `stop = callback(user_data, task, done, total)`;
+ * nonzero stops the running call. NULL: none.
+ */
+typedef int32_t (*atomgpu_progress_callback)(void *user_data,
+                                             const char *task,
+                                             double done,
+                                             double total);
 
 /**
  * Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. A line from lower
@@ -185,7 +214,7 @@ int32_t atomgpu_last_error_arg(void);
 int32_t atomgpu_version(int32_t *major, int32_t *minor, int32_t *patch);
 
 /**
- * The version as a static string, e.g. "0.1.0".
+ * The version as a static string, e.g. "0.2.0".
  */
 const char *atomgpu_version_string(void);
 
@@ -219,18 +248,46 @@ int32_t atomgpu_device_info(int32_t *backend,
                             int32_t *cc_minor);
 
 /**
- * Creates a CR model. `charges[l]` is the ion charge of level l; `weights` its statistical weight
- * (NULL: all 1). Excitation i goes from level `excitation_lower[i]` to `excitation_upper[i]` with
- * energy [eV] and collision strength `excitation_omega[6*i + k]` = B_k (eq. 6, dimensionless);
- * ionization i from `ionization_lower[i]` to `ionization_upper[i]` (a level of the next ion) with
- * energy [eV], BELI coefficients `ionization_beli[5*i + k]` [1e-13 cm^2 eV^2] and
- * photoionization D0, D1 [cm^2]. `n_excitations` or `n_ionizations` may be 0 (arrays then
- * ignored). `stats`: `ATOMGPU_STATS_*`; `accuracy_p` and `nodes`: the quadrature of every rate;
- * `tr_ev`: black-body radiation temperature [eV]. On success `*model` receives the handle.
+ * Sets the calling thread's progress callback for long calls (whole CR runs, line lists), or
+ * removes it when `callback` is NULL. During such a call, made from this thread, the library
+ * calls `callback(user_data, task, done, total)` from this thread at most every `interval_s`
+ * seconds of wall clock (finite, >= 0; 0 = at every step), and once at the end: `task` is the
+ * function's name (a static string), `done` of `total` its progress in the units the function
+ * documents (steps, simulated seconds, lower states). A nonzero return stops the call, which
+ * then fails with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs. The callback may call
+ * atomgpu functions, but not on the handle the running call uses (a line-strength handle is
+ * locked while a call runs on it).
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * must come from its `_create` function and not be destroyed yet.
+ * `callback` must be NULL or a function of the documented signature; `user_data` is passed to it
+ * unchanged and never dereferenced by the library.
+ */
+int32_t atomgpu_set_progress(atomgpu_progress_callback callback,
+                             void *user_data,
+                             double interval_s);
+
+/**
+ * Sets the calling thread's time limit for each long call (whole CR runs, line lists): the most
+ * seconds of wall clock one call may run (finite, >= 0; 0 = no limit, the default). A call that
+ * runs past it stops with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs.
+ */
+int32_t atomgpu_set_time_limit(double seconds);
+
+/**
+ * Creates a CR model. `charges[l]` is the ion charge of level l (finite, >= 0); `weights` its
+ * statistical weight (finite, > 0; NULL: all 1). Excitation i goes from level
+ * `excitation_lower[i]` to `excitation_upper[i]` (same ion) with energy [eV, in [1e-6, 1e6]] and
+ * collision strength `excitation_omega[6*i + k]` = B_k (eq. 6, dimensionless, finite); ionization
+ * i from `ionization_lower[i]` to `ionization_upper[i]` (a level of the next ion) with energy
+ * [eV, in [1e-6, 1e6]], BELI coefficients `ionization_beli[5*i + k]` [1e-13 cm^2 eV^2] and
+ * photoionization D0, D1 [cm^2]. `n_excitations` or `n_ionizations` may be 0 (arrays then
+ * ignored). `stats`: `ATOMGPU_STATS_*`; `accuracy_p` and `nodes`: the quadrature of every rate;
+ * `tr_ev`: black-body radiation temperature [eV, in [1e-4, 1e6]]. On success `*model` receives
+ * the handle. Every array is checked before anything is read into the model; a model too large
+ * for the memory available fails with `ATOMGPU_ERR_OUT_OF_MEMORY`.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above.
  */
 int32_t atomgpu_cr_create(int64_t n_levels,
                           const double *charges,
@@ -254,31 +311,29 @@ int32_t atomgpu_cr_create(int64_t n_levels,
                           struct atomgpu_cr **model);
 
 /**
- * Destroys a model (NULL is accepted).
+ * Destroys a model. NULL is a no-op; a model already destroyed, or a handle of another family,
+ * is `ATOMGPU_ERR_INVALID_ARGUMENT` (and nothing is freed twice).
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * must come from its `_create` function and not be destroyed yet.
+ * `model` may be any value: it is looked up, never dereferenced.
  */
-void atomgpu_cr_destroy(struct atomgpu_cr *model);
+int32_t atomgpu_cr_destroy(struct atomgpu_cr *model);
 
 /**
- * Number of levels of a model (0 for NULL).
+ * Number of levels of a model, into `*n_levels`.
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * must come from its `_create` function and not be destroyed yet.
+ * `n_levels` must be NULL or writable; `model` may be any value (it is looked up).
  */
-int64_t atomgpu_cr_n_levels(const struct atomgpu_cr *model);
+int32_t atomgpu_cr_n_levels(const struct atomgpu_cr *model, int64_t *n_levels);
 
 /**
- * Initial state `y` (n_levels + 1 values) from `populations` [cm^-3] and the electron
- * temperature `te_ev` [eV]: the energy density of n_e = sum Z_l N_l electrons at that temperature
- * under the model's statistics.
+ * Initial state `y` (n_levels + 1 values) from `populations` [cm^-3, finite, >= 0, with
+ * n_e = sum Z_l N_l in [1e-10, 1e30]] and the electron temperature `te_ev` [eV, in [1e-4, 1e6]]:
+ * the energy density of those electrons at that temperature under the model's statistics.
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * must come from its `_create` function and not be destroyed yet.
+ * Every pointer must be NULL or valid for the number of elements documented above.
  */
 int32_t atomgpu_cr_initial_state(const struct atomgpu_cr *model,
                                  const double *populations,
@@ -287,11 +342,11 @@ int32_t atomgpu_cr_initial_state(const struct atomgpu_cr *model,
 
 /**
  * Right-hand side dy/dt [cm^-3 s^-1, eV cm^-3 s^-1] at state `y`, and the electron conditions it
- * was evaluated at: `conditions` = (T_e [eV], mu [eV], n_e [cm^-3]).
+ * was evaluated at: `conditions` = (T_e [eV], mu [eV], n_e [cm^-3]). Needs memory proportional to
+ * n_levels + transitions (no n x n matrix).
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * must come from its `_create` function and not be destroyed yet.
+ * Every pointer must be NULL or valid for the number of elements documented above.
  */
 int32_t atomgpu_cr_derivatives(const struct atomgpu_cr *model,
                                const double *y,
@@ -299,16 +354,18 @@ int32_t atomgpu_cr_derivatives(const struct atomgpu_cr *model,
                                double *conditions);
 
 /**
- * Fixed-step RK4 from state `y` (overwritten with the final state) for `n_steps` steps of
- * `dt_s` seconds, recording the initial state and every `sample_every`-th step (and the last):
- * 1 + ceil(n_steps / sample_every) samples, which must fit in `max_samples`. On a CUDA backend
- * the whole run stays on the device. `*n_samples` receives the count; `times` [s], `te_ev`,
- * `ne_cm3` (max_samples each) and `populations` (n_levels x max_samples, column-major) the
- * samples.
+ * Fixed-step RK4 from state `y` (overwritten with the final state) for `n_steps` steps (in
+ * [1, 2^53]) of `dt_s` seconds, recording the initial state and every `sample_every`-th step (and
+ * the last): 1 + ceil(n_steps / sample_every) samples, which must fit in `max_samples`. On a CUDA
+ * backend the whole run stays on the device. `*n_samples` receives the count; `times` [s],
+ * `te_ev`, `ne_cm3` (max_samples each) and `populations` (n_levels x max_samples, column-major)
+ * the samples. Progress (steps done of n_steps, task "atomgpu_cr_run_rk4") goes to the calling
+ * thread's callback (`atomgpu_set_progress`), which, like the thread's time limit
+ * (`atomgpu_set_time_limit`), can stop the run: `ATOMGPU_ERR_CANCELLED`, nothing written. A stage
+ * that leaves the domain of the rates (dt_s too large) fails with `ATOMGPU_ERR_NOT_CONVERGED`.
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * must come from its `_create` function and not be destroyed yet.
+ * Every pointer must be NULL or valid for the number of elements documented above.
  */
 int32_t atomgpu_cr_run_rk4(const struct atomgpu_cr *model,
                            double *y,
@@ -325,14 +382,17 @@ int32_t atomgpu_cr_run_rk4(const struct atomgpu_cr *model,
 /**
  * Adaptive stiff integration (ROS2) from state `y` (overwritten with the state at the last time)
  * to each of the `n_times` ascending times `sample_times_s` [s], measured from the start of this
- * call (`y` is the state at t = 0); `rtol` is the relative
- * tolerance, `atol_fraction` the absolute one as a fraction of the initial total population
- * and energy density. `te_ev`, `ne_cm3` (n_times each) and `populations` (n_levels x n_times,
- * column-major) receive the state at each time.
+ * call (`y` is the state at t = 0); `rtol` is the relative tolerance, `atol_fraction` the
+ * absolute one as a fraction of the initial total population and energy density. `te_ev`,
+ * `ne_cm3` (n_times each) and `populations` (n_levels x n_times, column-major) receive the state
+ * at each time. The Jacobian is a dense (n_levels + 1)^2 matrix: a model too large for it fails
+ * with `ATOMGPU_ERR_OUT_OF_MEMORY`. Progress (simulated seconds of the last time, task
+ * "atomgpu_cr_run_stiff") goes to the calling thread's callback, which, like its time limit, can
+ * stop the run (`ATOMGPU_ERR_CANCELLED`, nothing written); more than 10^6 steps is
+ * `ATOMGPU_ERR_NOT_CONVERGED`.
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * must come from its `_create` function and not be destroyed yet.
+ * Every pointer must be NULL or valid for the number of elements documented above.
  */
 int32_t atomgpu_cr_run_stiff(const struct atomgpu_cr *model,
                              double *y,
@@ -345,15 +405,14 @@ int32_t atomgpu_cr_run_stiff(const struct atomgpu_cr *model,
                              double *populations);
 
 /**
- * The rate matrices of paper eqs. 27-28 at electron temperature `te_ev` [eV] and density
- * `ne_cm3` [cm^-3]: `m` (n_levels x n_levels, column-major, [s^-1]) with m[k + n l] the rate from
- * level l into level k and m[l + n l] minus the total rate out of l, so dN/dt = M N; and
- * `m_energy` (n_levels, [eV s^-1]) with du/dt = sum_l m_energy[l] N_l (inverse-bremsstrahlung
- * heating included, in proportion to Z_l^2).
+ * The rate matrices of paper eqs. 27-28 at electron temperature `te_ev` [eV, in [1e-4, 1e6]] and
+ * density `ne_cm3` [cm^-3, in [1e-10, 1e30]]: `m` (n_levels x n_levels, column-major, [s^-1])
+ * with m[k + n l] the rate from level l into level k and m[l + n l] minus the total rate out of
+ * l, so dN/dt = M N; and `m_energy` (n_levels, [eV s^-1]) with du/dt = sum_l m_energy[l] N_l
+ * (inverse-bremsstrahlung heating included, in proportion to Z_l^2).
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * must come from its `_create` function and not be destroyed yet.
+ * Every pointer must be NULL or valid for the number of elements documented above.
  */
 int32_t atomgpu_cr_rate_matrix(const struct atomgpu_cr *model,
                                double te_ev,
@@ -388,12 +447,14 @@ int32_t atomgpu_linestrength_create(int64_t n_vib,
                                     struct atomgpu_linestrength **handle);
 
 /**
- * Destroys a handle (NULL is accepted) and frees its host and device memory.
+ * Destroys a handle and frees its host and device memory (when a call on another thread still
+ * uses it, as that call returns). NULL is a no-op; a handle already destroyed, or one of another
+ * family, is `ATOMGPU_ERR_INVALID_ARGUMENT` (nothing is freed twice).
  *
  * # Safety
- * `handle` must be NULL or come from `atomgpu_linestrength_create` and not be destroyed yet.
+ * `handle` may be any value: it is looked up, never dereferenced.
  */
-void atomgpu_linestrength_destroy(struct atomgpu_linestrength *handle);
+int32_t atomgpu_linestrength_destroy(struct atomgpu_linestrength *handle);
 
 /**
  * Registers a (J, Gamma) block: its primitive basis |v> |J, K, tau> and optionally the sparse
@@ -406,14 +467,14 @@ void atomgpu_linestrength_destroy(struct atomgpu_linestrength *handle);
  * - `n_primitive` (>= 1): number of primitive functions.
  * - `v[n_primitive]`: vibrational index of each function, in [0, n_vib) (0-based).
  * - `k[n_primitive]`: K of each function, in [0, J].
- * - `tau[n_primitive]`: tau (Wang parity) of each function, 0 or 1. No two functions may share
- *   (v, K, tau).
- * - `n_sym` (>= 0): 0 when eigenvectors are given in the primitive basis (`row_start`, `col`
- *   and `value` are then ignored and may be NULL); otherwise the size of the symmetrised basis,
- *   and the unfolding matrix T (`n_primitive x n_sym`, primitive coefficients = T c) is given in
- *   CSR form:
+ * - `tau[n_primitive]`: tau (Wang parity) of each function, 0 or 1, and J mod 2 when K = 0 (the
+ *   one Wang function with K = 0, TROVE's convention). No two functions may share (v, K, tau).
+ * - `n_sym` (in [0, n_primitive]): 0 when eigenvectors are given in the primitive basis
+ *   (`row_start`, `col` and `value` are then ignored and may be NULL); otherwise the size of the
+ *   symmetrised basis, and the unfolding matrix T (`n_primitive x n_sym`, primitive coefficients
+ *   = T c) is given in CSR form:
  * - `row_start[n_primitive + 1]`: row p holds entries `row_start[p] .. row_start[p+1]-1`,
- *   starting at 0, non-decreasing;
+ *   starting at 0, non-decreasing, at most n_sym entries per row;
  * - `col[row_start[n_primitive]]`: column of each entry, in [0, n_sym) (0-based);
  * - `value[row_start[n_primitive]]`: value of each entry, finite.
  * - `block` (output): the block's 0-based index.
@@ -638,8 +699,8 @@ int32_t atomgpu_linestrength_loaded_batch(const struct atomgpu_linestrength *han
  *
  * - `stats`: `ATOMGPU_STATS_FERMI_DIRAC` or `ATOMGPU_STATS_MAXWELL_BOLTZMANN`.
  * - `n_states` (>= 1): number of plasma states.
- * - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
- * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
+ * - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+ * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
  * - `mu_ev[n_states]` (output): chemical potentials mu [eV] (negative when non-degenerate).
  *
  * # Safety
@@ -658,8 +719,8 @@ int32_t atomgpu_rates_chemical_potential(int32_t stats,
  *
  * - `stats`: `ATOMGPU_STATS_FERMI_DIRAC` or `ATOMGPU_STATS_MAXWELL_BOLTZMANN`.
  * - `n_states` (>= 1): number of plasma states.
- * - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
- * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
+ * - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+ * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
  * - `u_ev_cm3[n_states]` (output): energy densities u [eV cm^-3].
  *
  * # Safety
@@ -674,14 +735,15 @@ int32_t atomgpu_rates_energy_density(int32_t stats,
 /**
  * Temperature and chemical potential of the free electrons from their energy density and
  * density: the inversion of `atomgpu_rates_energy_density` (used to recover T_e from the
- * electron energy equation). Fermi-Dirac energy densities must lie above the ground state
- * (3/5) n_e E_F.
+ * electron energy equation). Under either statistics u must imply a temperature in
+ * [1e-4, 1e6] eV (Maxwell-Boltzmann: T_e = u / (3/2 n_e)); Fermi-Dirac energy densities must
+ * also lie above the ground state (3/5) n_e E_F.
  *
  * - `stats`: `ATOMGPU_STATS_FERMI_DIRAC` or `ATOMGPU_STATS_MAXWELL_BOLTZMANN`.
  * - `n_states` (>= 1): number of plasma states.
- * - `u_ev_cm3[n_states]`: kinetic energy densities u [eV cm^-3], finite and > 0 (Fermi-Dirac:
- *   > (3/5) n_e E_F).
- * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
+ * - `u_ev_cm3[n_states]`: kinetic energy densities u [eV cm^-3], finite and > 0, implying T_e in
+ *   [1e-4, 1e6] eV (Fermi-Dirac: also > (3/5) n_e E_F).
+ * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
  * - `te_ev[n_states]` (output): electron temperatures T_e [eV].
  * - `mu_ev[n_states]` (output): chemical potentials mu [eV].
  *
@@ -708,10 +770,10 @@ int32_t atomgpu_rates_temperature(int32_t stats,
  *   the paper's default is 5).
  * - `nodes` in [2, 256]: Gauss-Legendre nodes per panel (the paper's default is 32).
  * - `n_states` (>= 1): number of plasma states.
- * - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
- * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
+ * - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+ * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
  * - `n_transitions` (>= 1): number of transitions.
- * - `energy_ev[n_transitions]`: excitation energies E [eV], finite and > 0.
+ * - `energy_ev[n_transitions]`: excitation energies E [eV], in [1e-6, 1e6].
  * - `omega[6 * n_transitions]`: collision-strength fits (dimensionless), B0..B5 of transition t
  *   at `omega[6*t + k]` (a column-major 6 x n_transitions matrix), finite.
  * - `g_lower[n_transitions]`, `g_upper[n_transitions]`: statistical weights of the lower and
@@ -748,10 +810,10 @@ int32_t atomgpu_rates_excitation(int32_t stats,
  * - `accuracy_p` in [1, 15]: integration ranges are truncated at relative 10^-p.
  * - `nodes` in [2, 256]: Gauss-Legendre nodes per panel.
  * - `n_states` (>= 1): number of plasma states.
- * - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
- * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
+ * - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+ * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
  * - `n_transitions` (>= 1): number of transitions.
- * - `energy_ev[n_transitions]`: ionization energies E [eV], finite and > 0.
+ * - `energy_ev[n_transitions]`: ionization energies E [eV], in [1e-6, 1e6].
  * - `beli[5 * n_transitions]`: BELI coefficients A, B1..B4 in units of 1e-13 cm^2 eV^2, of
  *   transition t at `beli[5*t + k]` (a column-major 5 x n_transitions matrix), finite.
  * - `g_lower[n_transitions]`: statistical weights of the ionizing levels; `g_upper`: of the
@@ -788,11 +850,11 @@ int32_t atomgpu_rates_ionization(int32_t stats,
  * - `accuracy_p` in [1, 15]: integration ranges are truncated at relative 10^-p.
  * - `nodes` in [2, 256]: Gauss-Legendre nodes per panel.
  * - `n_states` (>= 1): number of plasma states.
- * - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
- * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
- * - `tr_ev[n_states]`: radiation temperatures T_r [eV], finite and > 0.
+ * - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+ * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
+ * - `tr_ev[n_states]`: radiation temperatures T_r [eV], in [1e-4, 1e6].
  * - `n_transitions` (>= 1): number of transitions.
- * - `energy_ev[n_transitions]`: ionization energies E [eV], finite and > 0.
+ * - `energy_ev[n_transitions]`: ionization energies E [eV], in [1e-6, 1e6].
  * - `d0_cm2[n_transitions]`, `d1_cm2[n_transitions]`: cross-section fit D0, D1 [cm^2], finite.
  * - `rate[n_transitions * n_states]` (output): photoionization rates [s^-1 per ion],
  *   `rate[t + n_transitions*s]`.
@@ -826,9 +888,9 @@ int32_t atomgpu_rates_photoionization(int32_t stats,
  * - `accuracy_p` in [1, 15]: integration ranges are truncated at relative 10^-p.
  * - `nodes` in [2, 256]: Gauss-Legendre nodes per panel.
  * - `n_states` (>= 1): number of plasma states.
- * - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
- * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
- * - `tr_ev[n_states]`: radiation temperatures T_r [eV], finite and > 0.
+ * - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+ * - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
+ * - `tr_ev[n_states]`: radiation temperatures T_r [eV], in [1e-4, 1e6].
  * - `z2n_cm3[n_states]`: sum over ion charges Z of Z^2 N_Z [cm^-3] of each state, finite and
  *   >= 0.
  * - `heating[n_states]` (output): heating per unit volume [eV cm^-3 s^-1].

@@ -631,6 +631,21 @@ struct CrConstants {
     double ground;              // (3/5) (hc)^2/(2 m_e c^2) (3/(8 pi))^{2/3}: u_0 = ground n_e^{5/3}
 };
 
+// The scalars of one cr_rk4_kernel launch (cr/cuda.rs CrLaunch, same field order).
+struct CrLaunch {
+    int n_systems, n_levels, n_exc, n_ion;
+    int stats;   // 0 Fermi-Dirac, 1 Maxwell-Boltzmann
+    int n_nodes; // Gauss-Legendre nodes per panel of the rates
+    int fd_n;    // nodes of the Fermi-Dirac integrals
+    int unused;  // keeps `constants` 8-byte aligned on both sides
+    CrConstants constants;
+    double dt;                // RK4 step [s]
+    long long n_steps;        // steps of this launch
+    long long first_step;     // index of its first step in the run (for error reports)
+    long long scratch_len;    // doubles of scratch per system
+    long long sample_stride;  // doubles per system in `sample`
+};
+
 // Per-system scratch in global memory (CR_SCRATCH doubles per level plus per transition).
 struct CrScratch {
     double *y, *ys, *k1, *k2, *k3, *k4;
@@ -907,29 +922,30 @@ __device__ void cr_stage(int m, const double *y, const double *k, double h, doub
     __syncthreads();
 }
 
-// Advances every system (one block each) n_steps RK4 steps of dt [s] from its state in
-// `scratch` (y at the start of each system's region, which has `scratch_len` doubles), then
-// copies y into `sample` (n_levels + 1 doubles per system, stride sample_stride). A failure
-// stores its STATUS_* code and the step in `status[2 * system]`, `status[2 * system + 1]`
-// and stops that system.
+// Advances every system (one block each) p.n_steps RK4 steps of p.dt [s] from its state in
+// `scratch` (y at the start of each system's region, which has p.scratch_len doubles), then,
+// when `sample` is not NULL, copies y into it (n_levels + 1 doubles per system, stride
+// p.sample_stride). A failure stores its STATUS_* code and the step in `status[2 * system]`,
+// `status[2 * system + 1]` and stops that system (later launches leave it alone).
 extern "C" __global__ void __launch_bounds__(CR_BLOCK)
-cr_rk4_kernel(int n_systems, int n_levels, int n_exc, int n_ion, const double *__restrict__ model_real,
-              const int *__restrict__ model_index, int stats, const double *__restrict__ nodes,
-              const double *__restrict__ weights, int n_nodes, const double *__restrict__ fd_nodes,
-              const double *__restrict__ fd_weights, int fd_n, CrConstants constants, double dt, long long n_steps,
-              long long first_step, double *scratch, long long scratch_len, double *sample, long long sample_stride,
-              long long *status) {
+cr_rk4_kernel(CrLaunch p, const double *__restrict__ model_real, const int *__restrict__ model_index,
+              const double *__restrict__ nodes, const double *__restrict__ weights,
+              const double *__restrict__ fd_nodes, const double *__restrict__ fd_weights, double *scratch,
+              double *sample, long long *status) {
     const int system = blockIdx.x;
-    if (system >= n_systems || status[2 * system] != STATUS_OK) {
+    if (system >= p.n_systems || status[2 * system] != STATUS_OK) {
         return;
     }
-    const CrModel m = unpack_model(n_levels, n_exc, n_ion, model_real, model_index);
-    const Rule rule = {nodes, weights, n_nodes};
-    const Rule fd = {fd_nodes, fd_weights, fd_n};
-    const CrScratch s = cr_scratch(scratch + system * scratch_len, n_levels, n_exc, n_ion);
+    const int n_levels = p.n_levels, stats = p.stats;
+    const CrConstants constants = p.constants;
+    const double dt = p.dt;
+    const CrModel m = unpack_model(n_levels, p.n_exc, p.n_ion, model_real, model_index);
+    const Rule rule = {nodes, weights, p.n_nodes};
+    const Rule fd = {fd_nodes, fd_weights, p.fd_n};
+    const CrScratch s = cr_scratch(scratch + system * p.scratch_len, n_levels, p.n_exc, p.n_ion);
     const int dim = n_levels + 1;
     const double half_dt = 0.5 * dt;
-    for (long long step = 0; step < n_steps; ++step) {
+    for (long long step = 0; step < p.n_steps; ++step) {
         int st = cr_derivatives(m, stats, rule, fd, constants, s, s.y, s.k1);
         if (st == STATUS_OK) {
             cr_stage(dim, s.y, s.k1, half_dt, s.ys);
@@ -946,7 +962,7 @@ cr_rk4_kernel(int n_systems, int n_levels, int n_exc, int n_ion, const double *_
         if (st != STATUS_OK) {
             if (threadIdx.x == 0) {
                 status[2 * system] = st;
-                status[2 * system + 1] = first_step + step;
+                status[2 * system + 1] = p.first_step + step;
             }
             return;
         }
@@ -955,7 +971,9 @@ cr_rk4_kernel(int n_systems, int n_levels, int n_exc, int n_ion, const double *_
         }
         __syncthreads();
     }
-    for (int i = threadIdx.x; i < dim; i += CR_BLOCK) {
-        sample[system * sample_stride + i] = s.y[i];
+    if (sample != nullptr) {
+        for (int i = threadIdx.x; i < dim; i += CR_BLOCK) {
+            sample[system * p.sample_stride + i] = s.y[i];
+        }
     }
 }

@@ -1,12 +1,46 @@
 //! Errors of the Rust API and the C status codes they map to.
 //!
 //! Every fallible routine returns [`Result`]. At the C boundary an [`Error`] becomes an `int32_t`
-//! status (`ATOMGPU_ERR_*`), a thread-local sentence (`atomgpu_last_error_message`) and, for
-//! invalid arguments, the 1-based position of the offending argument (`atomgpu_last_error_arg`,
-//! as LAPACK's `INFO = -i`).
+//! status (`ATOMGPU_ERR_*`, defined here so that `src/ffi` depends on this module and never the
+//! reverse), a thread-local sentence (`atomgpu_last_error_message`) and, for invalid arguments,
+//! the 1-based position of the offending argument (`atomgpu_last_error_arg`, as LAPACK's
+//! `INFO = -i`).
+
+/// Success.
+pub const ATOMGPU_OK: i32 = 0;
+/// An argument broke a rule (a NULL pointer, a size out of range, a non-finite or unphysical
+/// value, a handle that was destroyed or belongs to another family); `atomgpu_last_error_arg`
+/// gives its 1-based position.
+pub const ATOMGPU_ERR_INVALID_ARGUMENT: i32 = 1;
+/// No usable CUDA device where one was required (`ATOMGPU_BACKEND=cuda`, `ATOMGPU_REQUIRE_GPU=1`).
+pub const ATOMGPU_ERR_NO_DEVICE: i32 = 2;
+/// A host or device allocation could not be made; the message gives the bytes asked for.
+pub const ATOMGPU_ERR_OUT_OF_MEMORY: i32 = 3;
+/// The former name of `ATOMGPU_ERR_OUT_OF_MEMORY` (same value), kept for existing callers.
+pub const ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY: i32 = 3;
+/// A CUDA driver, NVRTC or library call failed.
+pub const ATOMGPU_ERR_CUDA: i32 = 4;
+/// An iterative solve or an integration did not converge.
+pub const ATOMGPU_ERR_NOT_CONVERGED: i32 = 5;
+/// A bug inside atomgpu (a caught panic).
+pub const ATOMGPU_ERR_INTERNAL: i32 = 6;
+/// A result is not finite (it overflowed double precision): the inputs, although finite, lie
+/// outside the range where that result is representable. The message names the output and
+/// element; nothing was written.
+pub const ATOMGPU_ERR_NOT_FINITE: i32 = 7;
+/// The call was stopped before it finished, by the progress callback or the time limit of the
+/// calling thread (`atomgpu_set_progress`, `atomgpu_set_time_limit`); nothing was written.
+pub const ATOMGPU_ERR_CANCELLED: i32 = 8;
 
 /// Result of every fallible atomgpu routine.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Which memory an allocation was asked of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    Host,
+    Device,
+}
 
 /// What went wrong.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -18,18 +52,25 @@ pub enum Error {
     /// No usable CUDA device (driver or NVRTC missing, no GPU) where one was required.
     #[error("no CUDA device: {0}")]
     NoDevice(String),
-    /// A device allocation failed.
-    #[error("device out of memory: {0}")]
-    DeviceOutOfMemory(String),
+    /// An allocation of `bytes` (when known) for `what` could not be made.
+    #[error("{} out of memory: {what}{}", match memory { Memory::Host => "host", Memory::Device => "device" },
+        bytes.map(|b| format!(" needs {}", crate::memory::describe_bytes(b))).unwrap_or_default())]
+    OutOfMemory { memory: Memory, what: String, bytes: Option<u128> },
     /// A CUDA driver, NVRTC or library call failed.
     #[error("CUDA error: {0}")]
     Cuda(String),
-    /// An iterative solve did not reach its tolerance.
+    /// An iterative solve did not reach its tolerance, or an integration left its domain.
     #[error("not converged: {0}")]
     NotConverged(String),
     /// A bug: a panic caught at the C boundary or a broken internal invariant.
     #[error("internal error: {0}")]
     Internal(String),
+    /// Element `index` of the result `name` is not finite; `detail` says which inputs it came from.
+    #[error("result `{name}`{} is not finite ({detail})", index.map(|i| format!("[{i}]")).unwrap_or_default())]
+    NotFinite { name: &'static str, index: Option<usize>, detail: String },
+    /// The progress callback or the time limit stopped the call.
+    #[error("cancelled: {0}")]
+    Cancelled(String),
 }
 
 impl Error {
@@ -45,14 +86,26 @@ impl Error {
 
     /// The C status code (`ATOMGPU_ERR_*`) of this error.
     pub fn status(&self) -> i32 {
-        use crate::ffi::common as c;
         match self {
-            Error::InvalidArgument { .. } => c::ATOMGPU_ERR_INVALID_ARGUMENT,
-            Error::NoDevice(_) => c::ATOMGPU_ERR_NO_DEVICE,
-            Error::DeviceOutOfMemory(_) => c::ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY,
-            Error::Cuda(_) => c::ATOMGPU_ERR_CUDA,
-            Error::NotConverged(_) => c::ATOMGPU_ERR_NOT_CONVERGED,
-            Error::Internal(_) => c::ATOMGPU_ERR_INTERNAL,
+            Error::InvalidArgument { .. } => ATOMGPU_ERR_INVALID_ARGUMENT,
+            Error::NoDevice(_) => ATOMGPU_ERR_NO_DEVICE,
+            Error::OutOfMemory { .. } => ATOMGPU_ERR_OUT_OF_MEMORY,
+            Error::Cuda(_) => ATOMGPU_ERR_CUDA,
+            Error::NotConverged(_) => ATOMGPU_ERR_NOT_CONVERGED,
+            Error::Internal(_) => ATOMGPU_ERR_INTERNAL,
+            Error::NotFinite { .. } => ATOMGPU_ERR_NOT_FINITE,
+            Error::Cancelled(_) => ATOMGPU_ERR_CANCELLED,
+        }
+    }
+
+    /// The same error with an [`Error::InvalidArgument`] renamed to `to` when it names `from`
+    /// (the Rust API's name of a quantity, mapped to the C parameter that carries it).
+    pub fn renamed(self, from: &str, to: &'static str) -> Self {
+        match self {
+            Error::InvalidArgument { name, index, rule } if name == from => {
+                Error::InvalidArgument { name: to, index, rule }
+            }
+            other => other,
         }
     }
 }
@@ -61,7 +114,7 @@ impl From<cudarc::driver::DriverError> for Error {
     fn from(e: cudarc::driver::DriverError) -> Self {
         use cudarc::driver::sys::cudaError_enum as E;
         if e.0 == E::CUDA_ERROR_OUT_OF_MEMORY {
-            Error::DeviceOutOfMemory(format!("{e:?}"))
+            Error::OutOfMemory { memory: Memory::Device, what: format!("a CUDA call ({e:?})"), bytes: None }
         } else {
             Error::Cuda(format!("{e:?}"))
         }
@@ -83,5 +136,35 @@ pub fn require_finite(name: &'static str, index: Option<usize>, value: f64) -> R
         Ok(())
     } else {
         Err(Error::InvalidArgument { name, index, rule: format!("must be finite, got {value}") })
+    }
+}
+
+/// Checks that `value` lies in the closed range `[low, high]` (so it is also finite): a physical
+/// input with a documented domain, e.g. a temperature in eV.
+pub fn require_in_range(
+    name: &'static str,
+    index: Option<usize>,
+    value: f64,
+    low: f64,
+    high: f64,
+    unit: &str,
+) -> Result<()> {
+    if value >= low && value <= high {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument {
+            name,
+            index,
+            rule: format!("must be in [{low:e}, {high:e}] {unit}, got {value:e}"),
+        })
+    }
+}
+
+/// Checks a computed result: every value finite, else [`Error::NotFinite`] naming the result
+/// `name`, the first bad element and `detail(index)` (the inputs it came from).
+pub fn require_finite_result(name: &'static str, values: &[f64], detail: impl Fn(usize) -> String) -> Result<()> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(Error::NotFinite { name, index: Some(i), detail: format!("{}: {}", values[i], detail(i)) }),
     }
 }

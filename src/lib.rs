@@ -7,12 +7,15 @@
 
 /// cbindgen:ignore
 pub mod backend;
-/// cbindgen:ignore
 pub mod error;
 pub mod ffi;
 /// cbindgen:ignore
 pub mod linestrength;
 /// cbindgen:ignore
 pub mod math;
+/// cbindgen:ignore
+pub mod memory;
+/// cbindgen:ignore
+pub mod progress;
 /// cbindgen:ignore
 pub mod rates;

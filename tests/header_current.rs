@@ -168,7 +168,11 @@ fn defined_names(header: &str) -> Vec<String> {
                 while j > 0 && (bytes[j - 1].is_ascii_alphanumeric() || bytes[j - 1] == '_') {
                     j -= 1;
                 }
-                let name: String = bytes[j..end].iter().collect();
+                let mut name: String = bytes[j..end].iter().collect();
+                // A function-pointer typedef, `int32_t (*name)(...)`: the name is inside the parentheses.
+                if bytes.get(i + 1) == Some(&'*') {
+                    name = bytes[i + 2..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == '_').collect();
+                }
                 // Only the first '(' of a declaration names a function: skip to its ';'.
                 if !name.is_empty() && !name.chars().next().unwrap().is_ascii_digit() {
                     names.push(name);

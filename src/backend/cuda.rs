@@ -36,6 +36,19 @@ pub fn compile_ptx(name: &str, source: &str, arch: &str) -> Result<String> {
     compiled.map(|ptx| ptx.to_src()).map_err(|e| Error::Cuda(format!("NVRTC failed to compile {name}: {e}")))
 }
 
+/// The error of a failed allocation of `len` elements of `T` on the device: out of memory with the
+/// bytes asked for, or the CUDA error as it came.
+fn device_error<T>(e: cudarc::driver::DriverError, len: usize) -> Error {
+    match Error::from(e) {
+        Error::OutOfMemory { memory, .. } => Error::OutOfMemory {
+            memory,
+            what: format!("a device buffer of {len} elements"),
+            bytes: Some(crate::memory::bytes_of::<T>(len)),
+        },
+        other => other,
+    }
+}
+
 /// One opened GPU: context, stream and the modules compiled for it.
 pub struct CudaDevice {
     ctx: Arc<CudaContext>,
@@ -124,12 +137,12 @@ impl CudaDevice {
 
     /// Copies `data` to a new device buffer.
     pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>> {
-        Ok(self.stream.clone_htod(data)?)
+        self.stream.clone_htod(data).map_err(|e| device_error::<T>(e, data.len()))
     }
 
     /// A new device buffer of `len` zeroed elements.
     pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>> {
-        Ok(self.stream.alloc_zeros(len)?)
+        self.stream.alloc_zeros(len).map_err(|e| device_error::<T>(e, len))
     }
 
     /// A new device buffer of `len` elements, not initialised: for outputs that a kernel or cuBLAS
@@ -137,7 +150,7 @@ impl CudaDevice {
     pub fn uninit<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
         // SAFETY: the buffer is valid device memory of `len` elements; its contents are
         // unspecified, and the callers (see above) write every element before reading any.
-        Ok(unsafe { self.stream.alloc::<T>(len) }?)
+        unsafe { self.stream.alloc::<T>(len) }.map_err(|e| device_error::<T>(e, len))
     }
 
     /// Copies a device buffer back into `out` (which must have the buffer's length) and waits.

@@ -92,7 +92,8 @@ pub fn gpu_required() -> bool {
     env_flag("ATOMGPU_REQUIRE_GPU")
 }
 
-fn log_enabled() -> bool {
+/// True when `ATOMGPU_LOG=1`: the one case where the library writes on stderr.
+pub(crate) fn log_enabled() -> bool {
     env_flag("ATOMGPU_LOG")
 }
 

@@ -3,24 +3,15 @@
 
 use crate::backend::{self, BackendChoice};
 use crate::error::{Error, Result};
-use std::cell::RefCell;
-use std::ffi::c_char;
+pub use crate::error::{
+    ATOMGPU_ERR_CANCELLED, ATOMGPU_ERR_CUDA, ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY, ATOMGPU_ERR_INTERNAL,
+    ATOMGPU_ERR_INVALID_ARGUMENT, ATOMGPU_ERR_NOT_CONVERGED, ATOMGPU_ERR_NOT_FINITE, ATOMGPU_ERR_NO_DEVICE,
+    ATOMGPU_ERR_OUT_OF_MEMORY, ATOMGPU_OK,
+};
+use crate::progress;
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
-/// Success.
-pub const ATOMGPU_OK: i32 = 0;
-/// An argument broke a rule; `atomgpu_last_error_arg` gives its 1-based position.
-pub const ATOMGPU_ERR_INVALID_ARGUMENT: i32 = 1;
-/// No usable CUDA device where one was required (`ATOMGPU_BACKEND=cuda`, `ATOMGPU_REQUIRE_GPU=1`).
-pub const ATOMGPU_ERR_NO_DEVICE: i32 = 2;
-/// A device allocation failed.
-pub const ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY: i32 = 3;
-/// A CUDA driver, NVRTC or library call failed.
-pub const ATOMGPU_ERR_CUDA: i32 = 4;
-/// An iterative solve did not converge.
-pub const ATOMGPU_ERR_NOT_CONVERGED: i32 = 5;
-/// A bug inside atomgpu (a caught panic).
-pub const ATOMGPU_ERR_INTERNAL: i32 = 6;
 
 /// Backend choice for `atomgpu_set_backend`: CUDA when available, else the CPU.
 pub const ATOMGPU_BACKEND_AUTO: i32 = 0;
@@ -31,26 +22,57 @@ pub const ATOMGPU_BACKEND_CUDA: i32 = 2;
 
 /// Library version (semantic versioning); the ABI is stable within a major version.
 pub const ATOMGPU_VERSION_MAJOR: i32 = 0;
-pub const ATOMGPU_VERSION_MINOR: i32 = 1;
+pub const ATOMGPU_VERSION_MINOR: i32 = 2;
 pub const ATOMGPU_VERSION_PATCH: i32 = 0;
 /// Version of the C ABI; the Fortran module checks it on first use.
-pub const ATOMGPU_ABI_VERSION: i32 = 1;
+pub const ATOMGPU_ABI_VERSION: i32 = 2;
 
 thread_local! {
     static LAST_ERROR: RefCell<(String, i32)> = const { RefCell::new((String::new(), 0)) };
+    /// Entry points running on this thread (a callback may call back into the library).
+    static CALL_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Set on the threads of the rayon pool atomgpu built.
+    static POOL_WORKER: Cell<bool> = const { Cell::new(false) };
 }
 
 fn set_last_error(message: String, position: i32) {
     LAST_ERROR.with(|e| *e.borrow_mut() = (message, position));
 }
 
+static QUIET_PANICS: std::sync::Once = std::sync::Once::new();
+
+/// Makes panics inside atomgpu silent: a panic is a bug that [`guard`] turns into
+/// `ATOMGPU_ERR_INTERNAL` with its message for `atomgpu_last_error_message`, and the host's
+/// stderr is not atomgpu's to write on (unless `ATOMGPU_LOG` asks). Panics elsewhere in the
+/// process go to the hook that was there before. To tell its own worker threads apart, atomgpu
+/// builds rayon's global pool itself with a start handler that marks them (when the host has not
+/// built it first: then panics on its workers keep the host's hook).
+fn install_quiet_panic_hook() {
+    QUIET_PANICS.call_once(|| {
+        let _ = rayon::ThreadPoolBuilder::new().start_handler(|_| POOL_WORKER.with(|w| w.set(true))).build_global();
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let ours = CALL_DEPTH.with(Cell::get) > 0 || POOL_WORKER.with(Cell::get);
+            if !ours {
+                previous(info);
+            } else if backend::log_enabled() {
+                eprintln!("atomgpu: internal error (a panic, caught and returned as ATOMGPU_ERR_INTERNAL): {info}");
+            }
+        }));
+    });
+}
+
 /// Runs the body of an entry point: clears the last error, catches any panic
-/// (`ATOMGPU_ERR_INTERNAL`), and turns an [`Error`] into its status, message and argument
-/// position. `arguments` names the C function's parameters in order, so that an
+/// (`ATOMGPU_ERR_INTERNAL`, printed nowhere), and turns an [`Error`] into its status, message and
+/// argument position. `arguments` names the C function's parameters in order, so that an
 /// [`Error::InvalidArgument`] naming one of them reports its 1-based position.
 pub fn guard<F: FnOnce() -> Result<()>>(arguments: &[&str], body: F) -> i32 {
+    install_quiet_panic_hook();
     set_last_error(String::new(), 0);
-    let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
+    CALL_DEPTH.with(|d| d.set(d.get() + 1));
+    let outcome = catch_unwind(AssertUnwindSafe(body));
+    CALL_DEPTH.with(|d| d.set(d.get() - 1));
+    let outcome = outcome.unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -75,7 +97,11 @@ pub fn guard<F: FnOnce() -> Result<()>>(arguments: &[&str], body: F) -> i32 {
 
 /// Runs an infallible entry point, returning `fallback` if it panics.
 pub fn guard_value<T, F: FnOnce() -> T>(fallback: T, body: F) -> T {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
+    install_quiet_panic_hook();
+    CALL_DEPTH.with(|d| d.set(d.get() + 1));
+    let outcome = catch_unwind(AssertUnwindSafe(body));
+    CALL_DEPTH.with(|d| d.set(d.get() - 1));
+    outcome.unwrap_or(fallback)
 }
 
 /// A count argument (`n_*`): at least 1, returned as `usize`.
@@ -94,6 +120,9 @@ pub fn count(name: &'static str, n: i64) -> Result<usize> {
 pub unsafe fn input<'a, T>(name: &'static str, ptr: *const T, len: usize) -> Result<&'a [T]> {
     if ptr.is_null() {
         return Err(Error::invalid(name, "must not be NULL"));
+    }
+    if crate::memory::bytes_of::<T>(len) > isize::MAX as u128 {
+        return Err(Error::invalid(name, format!("cannot hold {len} elements (more bytes than an address space)")));
     }
     Ok(std::slice::from_raw_parts(ptr, len))
 }
@@ -134,10 +163,12 @@ pub extern "C" fn atomgpu_status_string(status: i32) -> *const c_char {
             ATOMGPU_OK => c"success",
             ATOMGPU_ERR_INVALID_ARGUMENT => c"invalid argument",
             ATOMGPU_ERR_NO_DEVICE => c"no CUDA device",
-            ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY => c"device out of memory",
+            ATOMGPU_ERR_OUT_OF_MEMORY => c"out of memory",
             ATOMGPU_ERR_CUDA => c"CUDA error",
             ATOMGPU_ERR_NOT_CONVERGED => c"not converged",
             ATOMGPU_ERR_INTERNAL => c"internal error",
+            ATOMGPU_ERR_NOT_FINITE => c"result not finite",
+            ATOMGPU_ERR_CANCELLED => c"cancelled",
             _ => c"unknown status code",
         }
         .as_ptr()
@@ -185,7 +216,7 @@ pub unsafe extern "C" fn atomgpu_version(major: *mut i32, minor: *mut i32, patch
     })
 }
 
-/// The version as a static string, e.g. "0.1.0".
+/// The version as a static string, e.g. "0.2.0".
 #[no_mangle]
 pub extern "C" fn atomgpu_version_string() -> *const c_char {
     guard_value(c"".as_ptr(), || {
@@ -256,4 +287,40 @@ pub unsafe extern "C" fn atomgpu_device_info(
             Ok(())
         },
     )
+}
+
+/// A progress callback (`atomgpu_set_progress`): `stop = callback(user_data, task, done, total)`;
+/// nonzero stops the running call. NULL: none.
+#[allow(non_camel_case_types)]
+pub type atomgpu_progress_callback =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, task: *const c_char, done: f64, total: f64) -> i32>;
+
+/// Sets the calling thread's progress callback for long calls (whole CR runs, line lists), or
+/// removes it when `callback` is NULL. During such a call, made from this thread, the library
+/// calls `callback(user_data, task, done, total)` from this thread at most every `interval_s`
+/// seconds of wall clock (finite, >= 0; 0 = at every step), and once at the end: `task` is the
+/// function's name (a static string), `done` of `total` its progress in the units the function
+/// documents (steps, simulated seconds, lower states). A nonzero return stops the call, which
+/// then fails with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs. The callback may call
+/// atomgpu functions, but not on the handle the running call uses (a line-strength handle is
+/// locked while a call runs on it).
+///
+/// # Safety
+/// `callback` must be NULL or a function of the documented signature; `user_data` is passed to it
+/// unchanged and never dereferenced by the library.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_set_progress(
+    callback: atomgpu_progress_callback,
+    user_data: *mut c_void,
+    interval_s: f64,
+) -> i32 {
+    guard(&["callback", "user_data", "interval_s"], || progress::set_callback(callback, user_data, interval_s))
+}
+
+/// Sets the calling thread's time limit for each long call (whole CR runs, line lists): the most
+/// seconds of wall clock one call may run (finite, >= 0; 0 = no limit, the default). A call that
+/// runs past it stops with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs.
+#[no_mangle]
+pub extern "C" fn atomgpu_set_time_limit(seconds: f64) -> i32 {
+    guard(&["seconds"], || progress::set_time_limit(seconds))
 }

@@ -3,12 +3,21 @@
 //!
 //! Level indices are 0-based here (the Fortran module takes 1-based ones). The state vector
 //! `y` has `n_levels + 1` entries: the level populations [cm^-3] then the free-electron kinetic
-//! energy density [eV cm^-3].
+//! energy density [eV cm^-3]; it must imply n_e = sum_l Z_l N_l in [1e-10, 1e30] cm^-3 and a
+//! temperature T_e in [1e-4, 1e6] eV (the domain of the rates family).
+//!
+//! Handles are checked on every call: a model that was destroyed, or a handle of another family,
+//! is an invalid argument naming `model`. A model is immutable once made: every call that takes it
+//! may run concurrently from several threads, and destroying it while another thread's call uses
+//! it is safe (the model is freed when that call returns).
 
 use super::common::{count, guard, input, output, write_output};
+use super::handles::{self, Family};
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::rates::cr::{self, CrExcitation, CrIonization, CrModel, CrSample, CrSettings, StiffTolerances};
 use crate::rates::{Quadrature, Statistics};
+use std::sync::Arc;
 
 /// A CR model with its settings. Immutable after creation: calls that take a `const atomgpu_cr*`
 /// may run concurrently from several threads.
@@ -16,6 +25,10 @@ use crate::rates::{Quadrature, Statistics};
 pub struct atomgpu_cr {
     model: CrModel,
     settings: CrSettings,
+}
+
+impl Family for atomgpu_cr {
+    const NAME: &'static str = "CR model (atomgpu_cr)";
 }
 
 const CREATE_ARGS: &[&str] = &[
@@ -41,23 +54,35 @@ const CREATE_ARGS: &[&str] = &[
     "model",
 ];
 
-unsafe fn level_index(name: &'static str, values: &[i64], i: usize) -> Result<usize> {
+/// A transition count (`n_excitations`, `n_ionizations`): >= 0, and small enough that its
+/// `per` coefficients per transition fit in an address space.
+fn transition_count(name: &'static str, n: i64, per: usize) -> Result<usize> {
+    let n = usize::try_from(n).map_err(|_| Error::invalid(name, format!("must be >= 0, got {n}")))?;
+    if memory::bytes_of::<f64>(n) * per as u128 > isize::MAX as u128 {
+        return Err(Error::invalid(name, format!("is too large ({n}: its arrays exceed an address space)")));
+    }
+    Ok(n)
+}
+
+fn level_index(name: &'static str, values: &[i64], i: usize) -> Result<usize> {
     usize::try_from(values[i])
         .map_err(|_| Error::invalid_at(name, i, format!("level index must be >= 0, got {}", values[i])))
 }
 
-/// Creates a CR model. `charges[l]` is the ion charge of level l; `weights` its statistical weight
-/// (NULL: all 1). Excitation i goes from level `excitation_lower[i]` to `excitation_upper[i]` with
-/// energy [eV] and collision strength `excitation_omega[6*i + k]` = B_k (eq. 6, dimensionless);
-/// ionization i from `ionization_lower[i]` to `ionization_upper[i]` (a level of the next ion) with
-/// energy [eV], BELI coefficients `ionization_beli[5*i + k]` [1e-13 cm^2 eV^2] and
+/// Creates a CR model. `charges[l]` is the ion charge of level l (finite, >= 0); `weights` its
+/// statistical weight (finite, > 0; NULL: all 1). Excitation i goes from level
+/// `excitation_lower[i]` to `excitation_upper[i]` (same ion) with energy [eV, in [1e-6, 1e6]] and
+/// collision strength `excitation_omega[6*i + k]` = B_k (eq. 6, dimensionless, finite); ionization
+/// i from `ionization_lower[i]` to `ionization_upper[i]` (a level of the next ion) with energy
+/// [eV, in [1e-6, 1e6]], BELI coefficients `ionization_beli[5*i + k]` [1e-13 cm^2 eV^2] and
 /// photoionization D0, D1 [cm^2]. `n_excitations` or `n_ionizations` may be 0 (arrays then
 /// ignored). `stats`: `ATOMGPU_STATS_*`; `accuracy_p` and `nodes`: the quadrature of every rate;
-/// `tr_ev`: black-body radiation temperature [eV]. On success `*model` receives the handle.
+/// `tr_ev`: black-body radiation temperature [eV, in [1e-4, 1e6]]. On success `*model` receives
+/// the handle. Every array is checked before anything is read into the model; a model too large
+/// for the memory available fails with `ATOMGPU_ERR_OUT_OF_MEMORY`.
 ///
 /// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above; a handle
-/// must come from its `_create` function and not be destroyed yet.
+/// Every pointer must be NULL or valid for the number of elements documented above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_create(
     n_levels: i64,
@@ -84,21 +109,45 @@ pub unsafe extern "C" fn atomgpu_cr_create(
     guard(CREATE_ARGS, || {
         let out = output("model", model)?;
         let n = count("n_levels", n_levels)?;
-        let charges = input("charges", charges, n)?.to_vec();
-        let weights = if weights.is_null() { vec![1.0; n] } else { input("weights", weights, n)?.to_vec() };
-        if n_excitations < 0 {
-            return Err(Error::invalid("n_excitations", format!("must be >= 0, got {n_excitations}")));
-        }
-        if n_ionizations < 0 {
-            return Err(Error::invalid("n_ionizations", format!("must be >= 0, got {n_ionizations}")));
-        }
-        let ne = n_excitations as usize;
-        let mut excitations = Vec::with_capacity(ne);
-        if ne > 0 {
-            let lower = input("excitation_lower", excitation_lower, ne)?;
-            let upper = input("excitation_upper", excitation_upper, ne)?;
-            let energy = input("excitation_energy_ev", excitation_energy_ev, ne)?;
-            let omega = input("excitation_omega", excitation_omega, 6 * ne)?;
+        let charges = input("charges", charges, n)?;
+        let weights = if weights.is_null() { None } else { Some(input("weights", weights, n)?) };
+        let ne = transition_count("n_excitations", n_excitations, 6)?;
+        let ni = transition_count("n_ionizations", n_ionizations, 5)?;
+        let stats = Statistics::from_code("stats", stats)?;
+        let quadrature = Quadrature::new(accuracy_p, usize::try_from(nodes).unwrap_or(0))?;
+        crate::rates::check_temperature("tr_ev", None, tr_ev)?;
+        // Every pointer first (nothing read yet), then the buffers (a size no memory holds fails
+        // here, before any array is read), then the values.
+        let excitation_arrays = if ne > 0 {
+            Some((
+                input("excitation_lower", excitation_lower, ne)?,
+                input("excitation_upper", excitation_upper, ne)?,
+                input("excitation_energy_ev", excitation_energy_ev, ne)?,
+                input("excitation_omega", excitation_omega, 6 * ne)?,
+            ))
+        } else {
+            None
+        };
+        let ionization_arrays = if ni > 0 {
+            Some((
+                input("ionization_lower", ionization_lower, ni)?,
+                input("ionization_upper", ionization_upper, ni)?,
+                input("ionization_energy_ev", ionization_energy_ev, ni)?,
+                input("ionization_beli", ionization_beli, 5 * ni)?,
+                input("ionization_d0_cm2", ionization_d0_cm2, ni)?,
+                input("ionization_d1_cm2", ionization_d1_cm2, ni)?,
+            ))
+        } else {
+            None
+        };
+        let mut excitations = memory::with_capacity("the model's excitations", ne)?;
+        let mut ionizations = memory::with_capacity("the model's ionizations", ni)?;
+        let charges = memory::copy_of("the level charges", charges)?;
+        let weights = match weights {
+            Some(w) => memory::copy_of("the level weights", w)?,
+            None => memory::filled("the level weights", n, 1.0)?,
+        };
+        if let Some((lower, upper, energy, omega)) = excitation_arrays {
             for i in 0..ne {
                 excitations.push(CrExcitation {
                     lower: level_index("excitation_lower", lower, i)?,
@@ -108,15 +157,7 @@ pub unsafe extern "C" fn atomgpu_cr_create(
                 });
             }
         }
-        let ni = n_ionizations as usize;
-        let mut ionizations = Vec::with_capacity(ni);
-        if ni > 0 {
-            let lower = input("ionization_lower", ionization_lower, ni)?;
-            let upper = input("ionization_upper", ionization_upper, ni)?;
-            let energy = input("ionization_energy_ev", ionization_energy_ev, ni)?;
-            let beli = input("ionization_beli", ionization_beli, 5 * ni)?;
-            let d0 = input("ionization_d0_cm2", ionization_d0_cm2, ni)?;
-            let d1 = input("ionization_d1_cm2", ionization_d1_cm2, ni)?;
+        if let Some((lower, upper, energy, beli, d0, d1)) = ionization_arrays {
             for i in 0..ni {
                 ionizations.push(CrIonization {
                     lower: level_index("ionization_lower", lower, i)?,
@@ -128,68 +169,55 @@ pub unsafe extern "C" fn atomgpu_cr_create(
                 });
             }
         }
-        let stats = Statistics::from_code("stats", stats)?;
-        let quadrature = Quadrature::new(accuracy_p, usize::try_from(nodes).unwrap_or(0))?;
-        crate::error::require_positive("tr_ev", None, tr_ev, "eV")?;
         let built = CrModel::new(charges, weights, excitations, ionizations).map_err(rename_model_error)?;
-        *out = Box::into_raw(Box::new(atomgpu_cr { model: built, settings: CrSettings { stats, quadrature, tr_ev } }));
+        *out = handles::register(atomgpu_cr { model: built, settings: CrSettings { stats, quadrature, tr_ev } })?;
         Ok(())
     })
 }
 
 /// The model's own argument names for its checks, mapped to this function's parameters.
 fn rename_model_error(e: Error) -> Error {
-    match e {
-        Error::InvalidArgument { name, index, rule } => {
-            let name = match name {
-                "energy_ev" => "excitation_energy_ev",
-                "omega" => "excitation_omega",
-                "beli" => "ionization_beli",
-                "d0_cm2" => "ionization_d0_cm2",
-                "d1_cm2" => "ionization_d1_cm2",
-                other => other,
-            };
-            Error::InvalidArgument { name, index, rule }
-        }
-        other => other,
-    }
+    e.renamed("energy_ev", "excitation_energy_ev")
+        .renamed("omega", "excitation_omega")
+        .renamed("beli", "ionization_beli")
+        .renamed("d0_cm2", "ionization_d0_cm2")
+        .renamed("d1_cm2", "ionization_d1_cm2")
 }
 
-/// Destroys a model (NULL is accepted).
+/// Destroys a model. NULL is a no-op; a model already destroyed, or a handle of another family,
+/// is `ATOMGPU_ERR_INVALID_ARGUMENT` (and nothing is freed twice).
 ///
 /// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above; a handle
-/// must come from its `_create` function and not be destroyed yet.
+/// `model` may be any value: it is looked up, never dereferenced.
 #[no_mangle]
-pub unsafe extern "C" fn atomgpu_cr_destroy(model: *mut atomgpu_cr) {
-    super::common::guard_value((), || {
-        if !model.is_null() {
-            drop(Box::from_raw(model));
-        }
+pub unsafe extern "C" fn atomgpu_cr_destroy(model: *mut atomgpu_cr) -> i32 {
+    guard(&["model"], || handles::remove("model", model))
+}
+
+fn borrow(model: *const atomgpu_cr) -> Result<Arc<atomgpu_cr>> {
+    handles::get("model", model)
+}
+
+/// Number of levels of a model, into `*n_levels`.
+///
+/// # Safety
+/// `n_levels` must be NULL or writable; `model` may be any value (it is looked up).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_cr_n_levels(model: *const atomgpu_cr, n_levels: *mut i64) -> i32 {
+    guard(&["model", "n_levels"], || {
+        let m = borrow(model)?;
+        let out = output("n_levels", n_levels)?;
+        *out = m.model.n_levels() as i64;
+        Ok(())
     })
 }
 
-unsafe fn borrow<'a>(model: *const atomgpu_cr) -> Result<&'a atomgpu_cr> {
-    model.as_ref().ok_or_else(|| Error::invalid("model", "must not be NULL"))
-}
-
-/// Number of levels of a model (0 for NULL).
+/// Initial state `y` (n_levels + 1 values) from `populations` [cm^-3, finite, >= 0, with
+/// n_e = sum Z_l N_l in [1e-10, 1e30]] and the electron temperature `te_ev` [eV, in [1e-4, 1e6]]:
+/// the energy density of those electrons at that temperature under the model's statistics.
 ///
 /// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above; a handle
-/// must come from its `_create` function and not be destroyed yet.
-#[no_mangle]
-pub unsafe extern "C" fn atomgpu_cr_n_levels(model: *const atomgpu_cr) -> i64 {
-    super::common::guard_value(0, || model.as_ref().map(|m| m.model.n_levels() as i64).unwrap_or(0))
-}
-
-/// Initial state `y` (n_levels + 1 values) from `populations` [cm^-3] and the electron
-/// temperature `te_ev` [eV]: the energy density of n_e = sum Z_l N_l electrons at that temperature
-/// under the model's statistics.
-///
-/// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above; a handle
-/// must come from its `_create` function and not be destroyed yet.
+/// Every pointer must be NULL or valid for the number of elements documented above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_initial_state(
     model: *const atomgpu_cr,
@@ -208,11 +236,11 @@ pub unsafe extern "C" fn atomgpu_cr_initial_state(
 }
 
 /// Right-hand side dy/dt [cm^-3 s^-1, eV cm^-3 s^-1] at state `y`, and the electron conditions it
-/// was evaluated at: `conditions` = (T_e [eV], mu [eV], n_e [cm^-3]).
+/// was evaluated at: `conditions` = (T_e [eV], mu [eV], n_e [cm^-3]). Needs memory proportional to
+/// n_levels + transitions (no n x n matrix).
 ///
 /// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above; a handle
-/// must come from its `_create` function and not be destroyed yet.
+/// Every pointer must be NULL or valid for the number of elements documented above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_derivatives(
     model: *const atomgpu_cr,
@@ -224,13 +252,6 @@ pub unsafe extern "C" fn atomgpu_cr_derivatives(
         let m = borrow(model)?;
         let y_in = input("y", y, m.model.n_levels() + 1)?;
         let (d_out, c_out) = (output("dydt", dydt)?, output("conditions", conditions)?);
-        m.model.check_populations(&y_in[..m.model.n_levels()])?;
-        crate::error::require_positive(
-            "y",
-            Some(m.model.n_levels()),
-            y_in[m.model.n_levels()],
-            "eV cm^-3 (energy density)",
-        )?;
         let (d, c) = cr::derivatives(&m.model, &m.settings, y_in)?;
         write_output(d_out, &d);
         write_output(c_out, &c);
@@ -238,29 +259,54 @@ pub unsafe extern "C" fn atomgpu_cr_derivatives(
     })
 }
 
-/// Writes samples into caller arrays already checked to hold them: times [s] (when asked),
-/// T_e [eV], n_e [cm^-3] and populations (`n_levels x samples`, column-major).
-unsafe fn write_samples(samples: &[CrSample], times: Option<*mut f64>, te: *mut f64, ne: *mut f64, pops: *mut f64) {
-    let col = |f: &dyn Fn(&CrSample) -> f64| samples.iter().map(f).collect::<Vec<f64>>();
-    if let Some(times) = times {
-        write_output(times, &col(&|s| s.time_s));
-    }
-    write_output(te, &col(&|s| s.te_ev));
-    write_output(ne, &col(&|s| s.ne_cm3));
-    let flat: Vec<f64> = samples.iter().flat_map(|s| s.populations.iter().copied()).collect();
-    write_output(pops, &flat);
+/// The samples as the C arrays hold them, checked finite: times [s], T_e [eV], n_e [cm^-3] and
+/// populations (`n_levels x samples`, column-major).
+struct SampleColumns {
+    times: Vec<f64>,
+    te: Vec<f64>,
+    ne: Vec<f64>,
+    populations: Vec<f64>,
 }
 
-/// Fixed-step RK4 from state `y` (overwritten with the final state) for `n_steps` steps of
-/// `dt_s` seconds, recording the initial state and every `sample_every`-th step (and the last):
-/// 1 + ceil(n_steps / sample_every) samples, which must fit in `max_samples`. On a CUDA backend
-/// the whole run stays on the device. `*n_samples` receives the count; `times` [s], `te_ev`,
-/// `ne_cm3` (max_samples each) and `populations` (n_levels x max_samples, column-major) the
-/// samples.
+fn sample_columns(samples: &[CrSample], n_levels: usize) -> Result<SampleColumns> {
+    let column = |name: &'static str, f: &dyn Fn(&CrSample) -> f64| -> Result<Vec<f64>> {
+        let values = memory::collect(name, samples.iter().map(f))?;
+        crate::error::require_finite_result(name, &values, |i| format!("sample {i}"))?;
+        Ok(values)
+    };
+    let mut populations =
+        memory::with_capacity("populations", memory::elements::<f64>("populations", n_levels, samples.len())?)?;
+    for s in samples {
+        populations.extend_from_slice(&s.populations);
+    }
+    Ok(SampleColumns {
+        times: column("times", &|s| s.time_s)?,
+        te: column("te_ev", &|s| s.te_ev)?,
+        ne: column("ne_cm3", &|s| s.ne_cm3)?,
+        populations,
+    })
+}
+
+/// The state vector of a sample.
+fn state_of(sample: &CrSample) -> Result<Vec<f64>> {
+    let mut y = memory::with_capacity("y", sample.populations.len() + 1)?;
+    y.extend_from_slice(&sample.populations);
+    y.push(sample.energy_density);
+    Ok(y)
+}
+
+/// Fixed-step RK4 from state `y` (overwritten with the final state) for `n_steps` steps (in
+/// [1, 2^53]) of `dt_s` seconds, recording the initial state and every `sample_every`-th step (and
+/// the last): 1 + ceil(n_steps / sample_every) samples, which must fit in `max_samples`. On a CUDA
+/// backend the whole run stays on the device. `*n_samples` receives the count; `times` [s],
+/// `te_ev`, `ne_cm3` (max_samples each) and `populations` (n_levels x max_samples, column-major)
+/// the samples. Progress (steps done of n_steps, task "atomgpu_cr_run_rk4") goes to the calling
+/// thread's callback (`atomgpu_set_progress`), which, like the thread's time limit
+/// (`atomgpu_set_time_limit`), can stop the run: `ATOMGPU_ERR_CANCELLED`, nothing written. A stage
+/// that leaves the domain of the rates (dt_s too large) fails with `ATOMGPU_ERR_NOT_CONVERGED`.
 ///
 /// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above; a handle
-/// must come from its `_create` function and not be destroyed yet.
+/// Every pointer must be NULL or valid for the number of elements documented above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_run_rk4(
     model: *const atomgpu_cr,
@@ -293,8 +339,11 @@ pub unsafe extern "C" fn atomgpu_cr_run_rk4(
             let m = borrow(model)?;
             let n = m.model.n_levels();
             let y_io = output("y", y)?;
-            let y0 = input("y", y_io as *const f64, n + 1)?.to_vec();
+            let y0 = input("y", y_io as *const f64, n + 1)?;
             let steps = count("n_steps", n_steps)? as u64;
+            if steps > cr::MAX_RK4_STEPS {
+                return Err(Error::invalid("n_steps", format!("must be in [1, 2^53], got {n_steps}")));
+            }
             let every = count("sample_every", sample_every)? as u64;
             let capacity = count("max_samples", max_samples)?;
             let needed = 1 + steps.div_ceil(every) as usize;
@@ -307,13 +356,15 @@ pub unsafe extern "C" fn atomgpu_cr_run_rk4(
             let (n_out, times_out) = (output("n_samples", n_samples)?, output("times", times)?);
             let (te_out, ne_out, pop_out) =
                 (output("te_ev", te_ev)?, output("ne_cm3", ne_cm3)?, output("populations", populations)?);
-            let samples = cr::run_rk4(&m.model, &m.settings, &y0, dt_s, steps, every)?;
-            let last = samples.last().expect("at least the initial sample");
-            let mut y_final = last.populations.clone();
-            y_final.push(last.energy_density);
+            let samples = cr::run_rk4(&m.model, &m.settings, y0, dt_s, steps, every)?;
+            let columns = sample_columns(&samples, n)?;
+            let y_final = state_of(samples.last().expect("at least the initial sample"))?;
             write_output(y_io, &y_final);
             *n_out = samples.len() as i64;
-            write_samples(&samples, Some(times_out), te_out, ne_out, pop_out);
+            write_output(times_out, &columns.times);
+            write_output(te_out, &columns.te);
+            write_output(ne_out, &columns.ne);
+            write_output(pop_out, &columns.populations);
             Ok(())
         },
     )
@@ -321,14 +372,17 @@ pub unsafe extern "C" fn atomgpu_cr_run_rk4(
 
 /// Adaptive stiff integration (ROS2) from state `y` (overwritten with the state at the last time)
 /// to each of the `n_times` ascending times `sample_times_s` [s], measured from the start of this
-/// call (`y` is the state at t = 0); `rtol` is the relative
-/// tolerance, `atol_fraction` the absolute one as a fraction of the initial total population
-/// and energy density. `te_ev`, `ne_cm3` (n_times each) and `populations` (n_levels x n_times,
-/// column-major) receive the state at each time.
+/// call (`y` is the state at t = 0); `rtol` is the relative tolerance, `atol_fraction` the
+/// absolute one as a fraction of the initial total population and energy density. `te_ev`,
+/// `ne_cm3` (n_times each) and `populations` (n_levels x n_times, column-major) receive the state
+/// at each time. The Jacobian is a dense (n_levels + 1)^2 matrix: a model too large for it fails
+/// with `ATOMGPU_ERR_OUT_OF_MEMORY`. Progress (simulated seconds of the last time, task
+/// "atomgpu_cr_run_stiff") goes to the calling thread's callback, which, like its time limit, can
+/// stop the run (`ATOMGPU_ERR_CANCELLED`, nothing written); more than 10^6 steps is
+/// `ATOMGPU_ERR_NOT_CONVERGED`.
 ///
 /// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above; a handle
-/// must come from its `_create` function and not be destroyed yet.
+/// Every pointer must be NULL or valid for the number of elements documented above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_run_stiff(
     model: *const atomgpu_cr,
@@ -347,33 +401,33 @@ pub unsafe extern "C" fn atomgpu_cr_run_stiff(
             let m = borrow(model)?;
             let n = m.model.n_levels();
             let y_io = output("y", y)?;
-            let y0 = input("y", y_io as *const f64, n + 1)?.to_vec();
+            let y0 = input("y", y_io as *const f64, n + 1)?;
             let nt = count("n_times", n_times)?;
             let times = input("sample_times_s", sample_times_s, nt)?;
             let (te_out, ne_out, pop_out) =
                 (output("te_ev", te_ev)?, output("ne_cm3", ne_cm3)?, output("populations", populations)?);
             let tolerances = StiffTolerances { rtol, atol_fraction, ..StiffTolerances::default() };
-            let samples = cr::run_stiff(&m.model, &m.settings, &y0, times, &tolerances)?;
+            let samples = cr::run_stiff(&m.model, &m.settings, y0, times, &tolerances)?;
             let at_times = &samples[1..];
-            let last = at_times.last().expect("n_times >= 1");
-            let mut y_final = last.populations.clone();
-            y_final.push(last.energy_density);
+            let columns = sample_columns(at_times, n)?;
+            let y_final = state_of(at_times.last().expect("n_times >= 1"))?;
             write_output(y_io, &y_final);
-            write_samples(at_times, None, te_out, ne_out, pop_out);
+            write_output(te_out, &columns.te);
+            write_output(ne_out, &columns.ne);
+            write_output(pop_out, &columns.populations);
             Ok(())
         },
     )
 }
 
-/// The rate matrices of paper eqs. 27-28 at electron temperature `te_ev` [eV] and density
-/// `ne_cm3` [cm^-3]: `m` (n_levels x n_levels, column-major, [s^-1]) with m[k + n l] the rate from
-/// level l into level k and m[l + n l] minus the total rate out of l, so dN/dt = M N; and
-/// `m_energy` (n_levels, [eV s^-1]) with du/dt = sum_l m_energy[l] N_l (inverse-bremsstrahlung
-/// heating included, in proportion to Z_l^2).
+/// The rate matrices of paper eqs. 27-28 at electron temperature `te_ev` [eV, in [1e-4, 1e6]] and
+/// density `ne_cm3` [cm^-3, in [1e-10, 1e30]]: `m` (n_levels x n_levels, column-major, [s^-1])
+/// with m[k + n l] the rate from level l into level k and m[l + n l] minus the total rate out of
+/// l, so dN/dt = M N; and `m_energy` (n_levels, [eV s^-1]) with du/dt = sum_l m_energy[l] N_l
+/// (inverse-bremsstrahlung heating included, in proportion to Z_l^2).
 ///
 /// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above; a handle
-/// must come from its `_create` function and not be destroyed yet.
+/// Every pointer must be NULL or valid for the number of elements documented above.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_cr_rate_matrix(
     model: *const atomgpu_cr,
@@ -384,8 +438,8 @@ pub unsafe extern "C" fn atomgpu_cr_rate_matrix(
 ) -> i32 {
     guard(&["model", "te_ev", "ne_cm3", "m", "m_energy"], || {
         let handle = borrow(model)?;
-        crate::error::require_positive("te_ev", None, te_ev, "eV")?;
-        crate::error::require_positive("ne_cm3", None, ne_cm3, "cm^-3")?;
+        crate::rates::check_temperature("te_ev", None, te_ev)?;
+        crate::rates::check_density("ne_cm3", None, ne_cm3)?;
         let (m_out, e_out) = (output("m", m)?, output("m_energy", m_energy)?);
         let r = cr::rate_matrices(&handle.model, &handle.settings, te_ev, ne_cm3)?;
         write_output(m_out, &r.m);

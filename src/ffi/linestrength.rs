@@ -4,8 +4,12 @@
 //!
 //! An opaque handle (`atomgpu_linestrength`) holds the vibrational dipole matrix (on the GPU
 //! when the CUDA backend is in use), the registered (J, Gamma) blocks with their eigenstates, and
-//! the dipole products of the last lower batch. The handle is mutable state and NOT thread safe:
-//! use one handle per thread (calls that take a `const atomgpu_linestrength*` do not change it).
+//! the dipole products of the last lower batch. Handles are checked on every call (a destroyed
+//! handle, or one of another family, is an invalid argument naming `handle`), and every call holds
+//! the handle's lock while it runs, so a handle shared between threads gives each call the
+//! numbers of the handle as that call finds it. The loaded lower batch is state of the handle:
+//! threads that share one must not interleave `load_lower` with another thread's `half` or
+//! `amplitudes` (`line_list` is one call and safe); use one handle per thread for that.
 //!
 //! Conventions shared by every function here:
 //! - block, state, vibrational and CSR indices are 0-based (the Fortran module takes 1-based
@@ -31,16 +35,23 @@
 //! ```
 //! with nu = E' - E'' in cm^-1, c2 = hc/k in cm K, g_ns the lower block's nuclear-spin weight.
 
-use super::common::{count, guard, guard_value, input, output, write_output};
+use super::common::{count, guard, input, output};
+use super::handles::{self, Family};
 use crate::error::{Error, Result};
 use crate::linestrength::check_threshold;
-use crate::linestrength::{BlockSpec, IntensityParams, Line, LineStrength, Options, Unfolding, MAX_J};
+use crate::linestrength::{BlockSpec, IntensityParams, LineStrength, Options, Unfolding, MAX_J};
+use crate::memory;
+use std::sync::Mutex;
 
-/// A line-strength handle: the dipole matrix, the blocks and their states, the last lower batch.
-/// Mutable and not thread safe: use one handle per thread.
+/// A line-strength handle: the dipole matrix, the blocks and their states, the last lower batch,
+/// behind a lock (every call holds it while it runs).
 #[allow(non_camel_case_types)]
 pub struct atomgpu_linestrength {
-    inner: LineStrength,
+    inner: Mutex<LineStrength>,
+}
+
+impl Family for atomgpu_linestrength {
+    const NAME: &'static str = "line-strength handle (atomgpu_linestrength)";
 }
 
 /// Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. A line from lower
@@ -137,12 +148,14 @@ fn block_index(name: &'static str, block: i32, n_blocks: usize) -> Result<usize>
     }
 }
 
-unsafe fn borrow<'a>(handle: *const atomgpu_linestrength) -> Result<&'a atomgpu_linestrength> {
-    handle.as_ref().ok_or_else(|| Error::invalid("handle", "must not be NULL"))
-}
-
-unsafe fn borrow_mut<'a>(handle: *mut atomgpu_linestrength) -> Result<&'a mut atomgpu_linestrength> {
-    handle.as_mut().ok_or_else(|| Error::invalid("handle", "must not be NULL"))
+/// Runs `body` on the handle's engine, holding its lock: the handle must be a live line-strength
+/// handle, and not one left unusable by an internal error (a panic) in an earlier call.
+fn with_handle<T>(handle: *const atomgpu_linestrength, body: impl FnOnce(&mut LineStrength) -> Result<T>) -> Result<T> {
+    let h = handles::get("handle", handle)?;
+    let mut inner = h.inner.lock().map_err(|_| {
+        Error::invalid("handle", "is unusable: an earlier call on it stopped with an internal error; destroy it")
+    })?;
+    body(&mut inner)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -187,22 +200,20 @@ pub unsafe extern "C" fn atomgpu_linestrength_create(
             .map_err(|_| Error::invalid("max_device_bytes", format!("must be >= 0, got {max_device_bytes}")))?;
         let out = output("handle", handle)?;
         let inner = LineStrength::new(n, d, ld, Options { max_device_bytes: max_bytes })?;
-        *out = Box::into_raw(Box::new(atomgpu_linestrength { inner }));
+        *out = handles::register(atomgpu_linestrength { inner: Mutex::new(inner) })?;
         Ok(())
     })
 }
 
-/// Destroys a handle (NULL is accepted) and frees its host and device memory.
+/// Destroys a handle and frees its host and device memory (when a call on another thread still
+/// uses it, as that call returns). NULL is a no-op; a handle already destroyed, or one of another
+/// family, is `ATOMGPU_ERR_INVALID_ARGUMENT` (nothing is freed twice).
 ///
 /// # Safety
-/// `handle` must be NULL or come from `atomgpu_linestrength_create` and not be destroyed yet.
+/// `handle` may be any value: it is looked up, never dereferenced.
 #[no_mangle]
-pub unsafe extern "C" fn atomgpu_linestrength_destroy(handle: *mut atomgpu_linestrength) {
-    guard_value((), || {
-        if !handle.is_null() {
-            drop(Box::from_raw(handle));
-        }
-    })
+pub unsafe extern "C" fn atomgpu_linestrength_destroy(handle: *mut atomgpu_linestrength) -> i32 {
+    guard(&["handle"], || handles::remove("handle", handle))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,14 +229,14 @@ pub unsafe extern "C" fn atomgpu_linestrength_destroy(handle: *mut atomgpu_lines
 /// - `n_primitive` (>= 1): number of primitive functions.
 /// - `v[n_primitive]`: vibrational index of each function, in [0, n_vib) (0-based).
 /// - `k[n_primitive]`: K of each function, in [0, J].
-/// - `tau[n_primitive]`: tau (Wang parity) of each function, 0 or 1. No two functions may share
-///   (v, K, tau).
-/// - `n_sym` (>= 0): 0 when eigenvectors are given in the primitive basis (`row_start`, `col`
-///   and `value` are then ignored and may be NULL); otherwise the size of the symmetrised basis,
-///   and the unfolding matrix T (`n_primitive x n_sym`, primitive coefficients = T c) is given in
-///   CSR form:
+/// - `tau[n_primitive]`: tau (Wang parity) of each function, 0 or 1, and J mod 2 when K = 0 (the
+///   one Wang function with K = 0, TROVE's convention). No two functions may share (v, K, tau).
+/// - `n_sym` (in [0, n_primitive]): 0 when eigenvectors are given in the primitive basis
+///   (`row_start`, `col` and `value` are then ignored and may be NULL); otherwise the size of the
+///   symmetrised basis, and the unfolding matrix T (`n_primitive x n_sym`, primitive coefficients
+///   = T c) is given in CSR form:
 /// - `row_start[n_primitive + 1]`: row p holds entries `row_start[p] .. row_start[p+1]-1`,
-///   starting at 0, non-decreasing;
+///   starting at 0, non-decreasing, at most n_sym entries per row;
 /// - `col[row_start[n_primitive]]`: column of each entry, in [0, n_sym) (0-based);
 /// - `value[row_start[n_primitive]]`: value of each entry, finite.
 /// - `block` (output): the block's 0-based index.
@@ -251,7 +262,6 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
     guard(
         &["handle", "j", "gns", "n_primitive", "v", "k", "tau", "n_sym", "row_start", "col", "value", "block"],
         || {
-            let h = borrow_mut(handle)?;
             let j = u32::try_from(j).map_err(|_| Error::invalid("j", format!("must be in [0, {MAX_J}], got {j}")))?;
             let n = count("n_primitive", n_primitive)?;
             if n >= MAX_ELEMENTS {
@@ -278,12 +288,14 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
                 }
             };
             let out = output("block", block)?;
-            if h.inner.n_blocks() >= i32::MAX as usize {
-                return Err(Error::invalid("handle", "holds the most blocks an int32_t index can name"));
-            }
             let spec = BlockSpec { j, gns, v, k, tau, unfolding };
-            *out = h.inner.add_block(&spec)? as i32;
-            Ok(())
+            with_handle(handle, |h| {
+                if h.n_blocks() >= i32::MAX as usize {
+                    return Err(Error::invalid("handle", "holds the most blocks an int32_t index can name"));
+                }
+                *out = h.add_block(&spec)? as i32;
+                Ok(())
+            })
         },
     )
 }
@@ -313,15 +325,16 @@ pub unsafe extern "C" fn atomgpu_linestrength_set_states(
     ld: i64,
 ) -> i32 {
     guard(&["handle", "block", "n_states", "energies", "vectors", "ld"], || {
-        let h = borrow_mut(handle)?;
-        let b = block_index("block", block, h.inner.n_blocks())?;
-        let n = count("n_states", n_states)?;
-        let rows = h.inner.n_coefficients(b)?;
-        let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
-        let len = matrix_len(rows, n, ld, "n_states")?;
-        let e = input("energies", energies, n)?;
-        let x = input("vectors", vectors, len)?;
-        h.inner.set_states(b, e, x, ld)
+        with_handle(handle, |h| {
+            let b = block_index("block", block, h.n_blocks())?;
+            let n = count("n_states", n_states)?;
+            let rows = h.n_coefficients(b)?;
+            let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
+            let len = matrix_len(rows, n, ld, "n_states")?;
+            let e = input("energies", energies, n)?;
+            let x = input("vectors", vectors, len)?;
+            h.set_states(b, e, x, ld)
+        })
     })
 }
 
@@ -352,15 +365,16 @@ pub unsafe extern "C" fn atomgpu_linestrength_load_lower(
     thresh_coeff: f64,
 ) -> i32 {
     guard(&["handle", "block", "n_lower", "vectors", "ld", "thresh_coeff"], || {
-        let h = borrow_mut(handle)?;
-        let b = block_index("block", block, h.inner.n_blocks())?;
-        let n = count("n_lower", n_lower)?;
-        let rows = h.inner.n_coefficients(b)?;
-        let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
-        let len = matrix_len(rows, n, ld, "n_lower")?;
-        let x = input("vectors", vectors, len)?;
-        check_threshold("thresh_coeff", thresh_coeff)?;
-        h.inner.load_lower(b, n, x, ld, thresh_coeff)
+        with_handle(handle, |h| {
+            let b = block_index("block", block, h.n_blocks())?;
+            let n = count("n_lower", n_lower)?;
+            let rows = h.n_coefficients(b)?;
+            let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
+            let len = matrix_len(rows, n, ld, "n_lower")?;
+            let x = input("vectors", vectors, len)?;
+            check_threshold("thresh_coeff", thresh_coeff)?;
+            h.load_lower(b, n, x, ld, thresh_coeff)
+        })
     })
 }
 
@@ -391,17 +405,18 @@ pub unsafe extern "C" fn atomgpu_linestrength_half(
     ld_half: i64,
 ) -> i32 {
     guard(&["handle", "upper_block", "thresh_coeff", "half", "ld_half"], || {
-        let h = borrow_mut(handle)?;
-        let u = block_index("upper_block", upper_block, h.inner.n_blocks())?;
-        check_threshold("thresh_coeff", thresh_coeff)?;
-        let out = output("half", half)?;
-        let rows = h.inner.n_primitive(u)?;
-        let ld = leading_dimension("ld_half", ld_half, rows, "n_primitive of the upper block")?;
-        let (_, n) = h.inner.loaded_batch()?;
-        let len = matrix_len(rows, n, ld, "ld_half")?;
-        // The Rust routine copies into `out` only once the whole result is there: untouched on error.
-        let out = std::slice::from_raw_parts_mut(out, len);
-        h.inner.half_linestrength(u, thresh_coeff, out, ld)
+        with_handle(handle, |h| {
+            let u = block_index("upper_block", upper_block, h.n_blocks())?;
+            check_threshold("thresh_coeff", thresh_coeff)?;
+            let out = output("half", half)?;
+            let rows = h.n_primitive(u)?;
+            let ld = leading_dimension("ld_half", ld_half, rows, "n_primitive of the upper block")?;
+            let (_, n) = h.loaded_batch()?;
+            let len = matrix_len(rows, n, ld, "ld_half")?;
+            // The Rust routine copies into `out` only once the whole result is there: untouched on error.
+            let out = std::slice::from_raw_parts_mut(out, len);
+            h.half_linestrength(u, thresh_coeff, out, ld)
+        })
     })
 }
 
@@ -429,23 +444,24 @@ pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
     ld: i64,
 ) -> i32 {
     guard(&["handle", "upper_block", "thresh_coeff", "amplitudes", "ld"], || {
-        let h = borrow_mut(handle)?;
-        let u = block_index("upper_block", upper_block, h.inner.n_blocks())?;
-        check_threshold("thresh_coeff", thresh_coeff)?;
-        let out = output("amplitudes", amplitudes)?;
-        let rows = h.inner.n_states(u)?;
-        let ld = leading_dimension("ld", ld, rows, "n_states of the upper block")?;
-        let (_, n) = h.inner.loaded_batch()?;
-        let len = matrix_len(rows, n, ld, "ld")?;
-        let a = h.inner.amplitudes(u, thresh_coeff)?;
-        if a.len() != rows * n {
-            return Err(Error::Internal(format!("amplitudes: {} values for {rows} x {n}", a.len())));
-        }
-        let out = std::slice::from_raw_parts_mut(out, len);
-        for i in 0..n {
-            out[i * ld..i * ld + rows].copy_from_slice(&a[i * rows..(i + 1) * rows]);
-        }
-        Ok(())
+        with_handle(handle, |h| {
+            let u = block_index("upper_block", upper_block, h.n_blocks())?;
+            check_threshold("thresh_coeff", thresh_coeff)?;
+            let out = output("amplitudes", amplitudes)?;
+            let rows = h.n_states(u)?;
+            let ld = leading_dimension("ld", ld, rows, "n_states of the upper block")?;
+            let (_, n) = h.loaded_batch()?;
+            let len = matrix_len(rows, n, ld, "ld")?;
+            let a = h.amplitudes(u, thresh_coeff)?;
+            if a.len() != rows * n {
+                return Err(Error::Internal(format!("amplitudes: {} values for {rows} x {n}", a.len())));
+            }
+            let out = std::slice::from_raw_parts_mut(out, len);
+            for i in 0..n {
+                out[i * ld..i * ld + rows].copy_from_slice(&a[i * rows..(i + 1) * rows]);
+            }
+            Ok(())
+        })
     })
 }
 
@@ -523,71 +539,74 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list(
             "intensity",
         ],
         || {
-            let h = borrow_mut(handle)?;
-            let lower = block_index("lower_block", lower_block, h.inner.n_blocks())?;
-            let nu = count("n_upper_blocks", n_upper_blocks as i64)?;
-            let blocks = input("upper_blocks", upper_blocks, nu)?;
-            let mut uppers = Vec::with_capacity(nu);
-            for (i, &b) in blocks.iter().enumerate() {
-                let u = usize::try_from(b).ok().filter(|&u| u < h.inner.n_blocks()).ok_or_else(|| {
-                    Error::invalid_at(
-                        "upper_blocks",
-                        i,
-                        format!("must be a block index in [0, {}), got {b}", h.inner.n_blocks()),
-                    )
-                })?;
-                uppers.push(u);
-            }
-            let p = params.as_ref().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
-            let batch = usize::try_from(p.batch)
-                .ok()
-                .filter(|&b| b >= 1)
-                .ok_or_else(|| params_field("batch", format!("must be >= 1, got {}", p.batch)))?;
-            let rust_params = IntensityParams {
-                temperature: p.temperature,
-                partition_function: p.partition_function,
-                zpe: p.zpe,
-                freq_window: p.freq_window,
-                lower_energy: p.lower_energy,
-                upper_energy: p.upper_energy,
-                thresh_coeff: p.thresh_coeff,
-                thresh_line: p.thresh_line,
-                thresh_intens: p.thresh_intens,
-                batch,
-            };
-            let capacity = usize::try_from(capacity)
-                .map_err(|_| Error::invalid("capacity", format!("must be >= 0, got {capacity}")))?;
-            let n_out = output("n_lines", n_lines)?;
-            let arrays = if upper_id.is_null() {
-                None
-            } else {
-                Some((
-                    upper_id,
-                    output("lower_id", lower_id)?,
-                    output("einstein_a", einstein_a)?,
-                    output("wavenumber", wavenumber)?,
-                    output("linestrength", linestrength)?,
-                    output("intensity", intensity)?,
-                ))
-            };
-            let lines = h.inner.line_list(lower, &uppers, &rust_params).map_err(to_params)?;
-            if let Some((up, lo, a, nu_out, s, i)) = arrays {
-                if lines.len() > capacity {
-                    return Err(Error::invalid(
-                        "capacity",
-                        format!("must be >= the number of lines, {}, got {capacity}", lines.len()),
-                    ));
+            with_handle(handle, |h| {
+                let lower = block_index("lower_block", lower_block, h.n_blocks())?;
+                let nu = count("n_upper_blocks", n_upper_blocks as i64)?;
+                let blocks = input("upper_blocks", upper_blocks, nu)?;
+                let mut uppers = memory::with_capacity("upper_blocks", nu)?;
+                for (i, &b) in blocks.iter().enumerate() {
+                    let u = usize::try_from(b).ok().filter(|&u| u < h.n_blocks()).ok_or_else(|| {
+                        Error::invalid_at(
+                            "upper_blocks",
+                            i,
+                            format!("must be a block index in [0, {}), got {b}", h.n_blocks()),
+                        )
+                    })?;
+                    uppers.push(u);
                 }
-                let column = |f: &dyn Fn(&Line) -> f64| lines.iter().map(f).collect::<Vec<f64>>();
-                write_output(up, &lines.iter().map(|l| l.upper_id).collect::<Vec<i64>>());
-                write_output(lo, &lines.iter().map(|l| l.lower_id).collect::<Vec<i64>>());
-                write_output(a, &column(&|l| l.einstein_a));
-                write_output(nu_out, &column(&|l| l.wavenumber));
-                write_output(s, &column(&|l| l.linestrength));
-                write_output(i, &column(&|l| l.intensity));
-            }
-            *n_out = lines.len() as i64;
-            Ok(())
+                let p = params.as_ref().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+                let batch = usize::try_from(p.batch)
+                    .ok()
+                    .filter(|&b| b >= 1)
+                    .ok_or_else(|| params_field("batch", format!("must be >= 1, got {}", p.batch)))?;
+                let rust_params = IntensityParams {
+                    temperature: p.temperature,
+                    partition_function: p.partition_function,
+                    zpe: p.zpe,
+                    freq_window: p.freq_window,
+                    lower_energy: p.lower_energy,
+                    upper_energy: p.upper_energy,
+                    thresh_coeff: p.thresh_coeff,
+                    thresh_line: p.thresh_line,
+                    thresh_intens: p.thresh_intens,
+                    batch,
+                };
+                let capacity = usize::try_from(capacity)
+                    .map_err(|_| Error::invalid("capacity", format!("must be >= 0, got {capacity}")))?;
+                let n_out = output("n_lines", n_lines)?;
+                let arrays = if upper_id.is_null() {
+                    None
+                } else {
+                    Some((
+                        upper_id,
+                        output("lower_id", lower_id)?,
+                        output("einstein_a", einstein_a)?,
+                        output("wavenumber", wavenumber)?,
+                        output("linestrength", linestrength)?,
+                        output("intensity", intensity)?,
+                    ))
+                };
+                let lines = h.line_list(lower, &uppers, &rust_params).map_err(to_params)?;
+                if let Some((up, lo, a, nu_out, s, i)) = arrays {
+                    if lines.len() > capacity {
+                        return Err(Error::invalid(
+                            "capacity",
+                            format!("must be >= the number of lines, {}, got {capacity}", lines.len()),
+                        ));
+                    }
+                    // Straight into the caller's arrays (checked to hold them): no copy of the list.
+                    for (e, l) in lines.iter().enumerate() {
+                        *up.add(e) = l.upper_id;
+                        *lo.add(e) = l.lower_id;
+                        *a.add(e) = l.einstein_a;
+                        *nu_out.add(e) = l.wavenumber;
+                        *s.add(e) = l.linestrength;
+                        *i.add(e) = l.intensity;
+                    }
+                }
+                *n_out = lines.len() as i64;
+                Ok(())
+            })
         },
     )
 }
@@ -614,15 +633,19 @@ pub unsafe extern "C" fn atomgpu_linestrength_state_id(
     id: *mut i64,
 ) -> i32 {
     guard(&["handle", "block", "state", "id"], || {
-        let h = borrow(handle)?;
-        let b = block_index("block", block, h.inner.n_blocks())?;
-        let stored = h.inner.n_states(b)?;
-        let s = usize::try_from(state).ok().filter(|&s| s < stored).ok_or_else(|| {
-            Error::invalid("state", format!("must be in [0, {stored}) (the states stored for block {b}), got {state}"))
-        })?;
-        let out = output("id", id)?;
-        *out = h.inner.state_id(b, s);
-        Ok(())
+        with_handle(handle, |h| {
+            let b = block_index("block", block, h.n_blocks())?;
+            let stored = h.n_states(b)?;
+            let s = usize::try_from(state).ok().filter(|&s| s < stored).ok_or_else(|| {
+                Error::invalid(
+                    "state",
+                    format!("must be in [0, {stored}) (the states stored for block {b}), got {state}"),
+                )
+            })?;
+            let out = output("id", id)?;
+            *out = h.state_id(b, s);
+            Ok(())
+        })
     })
 }
 
@@ -642,18 +665,19 @@ pub unsafe extern "C" fn atomgpu_linestrength_block_size(
     n_states: *mut i64,
 ) -> i32 {
     guard(&["handle", "block", "n_primitive", "n_coefficients", "n_states"], || {
-        let h = borrow(handle)?;
-        let b = block_index("block", block, h.inner.n_blocks())?;
-        let (p_out, c_out, s_out) = (
-            output("n_primitive", n_primitive)?,
-            output("n_coefficients", n_coefficients)?,
-            output("n_states", n_states)?,
-        );
-        let sizes = [h.inner.n_primitive(b)?, h.inner.n_coefficients(b)?, h.inner.n_states(b)?];
-        *p_out = sizes[0] as i64;
-        *c_out = sizes[1] as i64;
-        *s_out = sizes[2] as i64;
-        Ok(())
+        with_handle(handle, |h| {
+            let b = block_index("block", block, h.n_blocks())?;
+            let (p_out, c_out, s_out) = (
+                output("n_primitive", n_primitive)?,
+                output("n_coefficients", n_coefficients)?,
+                output("n_states", n_states)?,
+            );
+            let sizes = [h.n_primitive(b)?, h.n_coefficients(b)?, h.n_states(b)?];
+            *p_out = sizes[0] as i64;
+            *c_out = sizes[1] as i64;
+            *s_out = sizes[2] as i64;
+            Ok(())
+        })
     })
 }
 
@@ -671,12 +695,13 @@ pub unsafe extern "C" fn atomgpu_linestrength_loaded_batch(
     n_lower: *mut i64,
 ) -> i32 {
     guard(&["handle", "block", "n_lower"], || {
-        let h = borrow(handle)?;
-        let block_out = output("block", block)?;
-        let n_out = output("n_lower", n_lower)?;
-        let (b, n) = h.inner.loaded_batch().map_or((-1, 0), |(b, n)| (b as i32, n as i64));
-        *block_out = b;
-        *n_out = n;
-        Ok(())
+        with_handle(handle, |h| {
+            let block_out = output("block", block)?;
+            let n_out = output("n_lower", n_lower)?;
+            let (b, n) = h.loaded_batch().map_or((-1, 0), |(b, n)| (b as i32, n as i64));
+            *block_out = b;
+            *n_out = n;
+            Ok(())
+        })
     })
 }

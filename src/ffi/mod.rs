@@ -4,5 +4,6 @@
 
 pub mod common;
 pub mod cr;
+pub mod handles;
 pub mod linestrength;
 pub mod rates;

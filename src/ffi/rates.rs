@@ -10,15 +10,20 @@
 //!   plain arrays;
 //! - batched outputs hold every (transition, state) pair, transitions fastest:
 //!   `up[t + n_transitions * s]` (a column-major `n_transitions x n_states` matrix);
-//! - every argument is checked (NULL pointers, sizes >= 1, finite and positive temperatures,
-//!   densities and energies) before any work; on failure the status is
+//! - every argument is checked (NULL pointers, sizes >= 1, temperatures, densities and energies
+//!   inside the family's domain, finite coefficients) before any work; on failure the status is
 //!   `ATOMGPU_ERR_INVALID_ARGUMENT`, `atomgpu_last_error_arg()` gives the 1-based position of the
 //!   first offending argument and `atomgpu_last_error_message` names it (with the 0-based element
 //!   index for arrays);
+//! - the domain, inside which every result is a finite double: temperatures T_e, T_r in
+//!   [1e-4, 1e6] eV, densities n_e in [1e-10, 1e30] cm^-3, transition energies in [1e-6, 1e6] eV;
+//!   a result that still overflows (absurd but finite coefficients or weights, say) fails the
+//!   call with `ATOMGPU_ERR_NOT_FINITE`, naming the output and the (transition, state) element;
 //! - outputs are written only on success.
 
 use super::common::{count, guard, input, output, write_output};
-use crate::error::{require_finite, require_positive, Error, Result};
+use crate::error::{require_finite, require_finite_result, require_positive, Error, Result};
+use crate::memory;
 use crate::rates::{self, fermi, Excitation, Ionization, Photoionization, PlasmaState, Quadrature, Statistics};
 
 /// Statistics code: Fermi-Dirac electrons (Pauli blocking of every outgoing electron).
@@ -53,13 +58,25 @@ fn size_arg(name: &'static str, n: i64) -> Result<usize> {
     Ok(n)
 }
 
-/// An input array of `len` finite values > 0 (temperatures, densities, energies).
-unsafe fn positive_array<'a>(name: &'static str, ptr: *const f64, len: usize, unit: &str) -> Result<&'a [f64]> {
+/// An input array of `len` values, each checked by `rule(name, index, value)` (a range of
+/// [`crate::rates`], or [`positive`]).
+unsafe fn checked_array<'a>(
+    name: &'static str,
+    ptr: *const f64,
+    len: usize,
+    rule: impl Fn(&'static str, Option<usize>, f64) -> Result<()>,
+) -> Result<&'a [f64]> {
     let values = input(name, ptr, len)?;
     for (i, &v) in values.iter().enumerate() {
-        require_positive(name, Some(i), v, unit)?;
+        rule(name, Some(i), v)?;
     }
     Ok(values)
+}
+
+/// The rule of [`checked_array`] for values that must be finite and > 0 (energy densities,
+/// statistical weights).
+fn positive(name: &'static str, index: Option<usize>, value: f64) -> Result<()> {
+    require_positive(name, index, value, "")
 }
 
 /// An input array of `len` finite values (any sign).
@@ -95,9 +112,9 @@ unsafe fn coefficients<'a>(
 /// Statistical weights: NULL means all 1; otherwise `len` finite values > 0.
 unsafe fn weights(name: &'static str, ptr: *const f64, len: usize) -> Result<Vec<f64>> {
     if ptr.is_null() {
-        Ok(vec![1.0; len])
+        memory::filled("the statistical weights", len, 1.0)
     } else {
-        Ok(positive_array(name, ptr, len, "(statistical weight)")?.to_vec())
+        memory::copy_of("the statistical weights", checked_array(name, ptr, len, positive)?)
     }
 }
 
@@ -115,34 +132,38 @@ fn pairs(n_transitions: usize, n_states: usize) -> Result<usize> {
 
 /// Plasma states from the state arrays; `tr_ev` None (collisional rates) means T_r = 1 eV
 /// (unused by those rates).
-fn states(te_ev: &[f64], ne_cm3: &[f64], tr_ev: Option<&[f64]>) -> Vec<PlasmaState> {
-    (0..te_ev.len())
-        .map(|s| PlasmaState { te_ev: te_ev[s], ne_cm3: ne_cm3[s], tr_ev: tr_ev.map_or(1.0, |t| t[s]) })
-        .collect()
+fn states(te_ev: &[f64], ne_cm3: &[f64], tr_ev: Option<&[f64]>) -> Result<Vec<PlasmaState>> {
+    memory::collect(
+        "the plasma states",
+        (0..te_ev.len()).map(|s| PlasmaState {
+            te_ev: te_ev[s],
+            ne_cm3: ne_cm3[s],
+            tr_ev: tr_ev.map_or(1.0, |t| t[s]),
+        }),
+    )
 }
 
 /// Renames an error of the Rust API to the C parameter it concerns, where the names differ:
 /// weights (`g`) are reported at `g_lower`, `z2n` at `z2n_cm3`.
 fn to_c_names(e: Error) -> Error {
-    match e {
-        Error::InvalidArgument { name, index, rule } => {
-            let name = match name {
-                "g" => "g_lower",
-                "z2n" => "z2n_cm3",
-                other => other,
-            };
-            Error::InvalidArgument { name, index, rule }
-        }
-        other => other,
-    }
+    e.renamed("g", "g_lower").renamed("z2n", "z2n_cm3")
 }
 
 /// Attaches state index `s` to an error of a per-state routine that names no element.
 fn at_state(s: usize) -> impl Fn(Error) -> Error {
     move |e| match e {
         Error::InvalidArgument { name, index: None, rule } => Error::InvalidArgument { name, index: Some(s), rule },
+        Error::NotFinite { name, index: None, detail } => Error::NotFinite { name, index: Some(s), detail },
         other => other,
     }
+}
+
+/// Evaluates `f(s)` for every state s into a new vector for the output `name`, attaching the
+/// state to its errors; a value that is not finite is an error naming `name`.
+fn per_state(name: &'static str, n_states: usize, mut f: impl FnMut(usize) -> Result<f64>) -> Result<Vec<f64>> {
+    let values = memory::try_collect(name, (0..n_states).map(|s| f(s).map_err(at_state(s))))?;
+    require_finite_result(name, &values, |s| format!("state {s}"))?;
+    Ok(values)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,8 +175,8 @@ fn at_state(s: usize) -> impl Fn(Error) -> Error {
 ///
 /// - `stats`: `ATOMGPU_STATS_FERMI_DIRAC` or `ATOMGPU_STATS_MAXWELL_BOLTZMANN`.
 /// - `n_states` (>= 1): number of plasma states.
-/// - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
-/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
+/// - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
 /// - `mu_ev[n_states]` (output): chemical potentials mu [eV] (negative when non-degenerate).
 ///
 /// # Safety
@@ -171,12 +192,10 @@ pub unsafe extern "C" fn atomgpu_rates_chemical_potential(
     guard(&["stats", "n_states", "te_ev", "ne_cm3", "mu_ev"], || {
         let stats = statistics(stats)?;
         let ns = size_arg("n_states", n_states)?;
-        let te = positive_array("te_ev", te_ev, ns, "eV")?;
-        let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
+        let te = checked_array("te_ev", te_ev, ns, rates::check_temperature)?;
+        let ne = checked_array("ne_cm3", ne_cm3, ns, rates::check_density)?;
         let out = output("mu_ev", mu_ev)?;
-        let mu = (0..ns)
-            .map(|s| fermi::chemical_potential(stats, te[s], ne[s]).map_err(at_state(s)))
-            .collect::<Result<Vec<f64>>>()?;
+        let mu = per_state("mu_ev", ns, |s| fermi::chemical_potential(stats, te[s], ne[s]))?;
         write_output(out, &mu);
         Ok(())
     })
@@ -188,8 +207,8 @@ pub unsafe extern "C" fn atomgpu_rates_chemical_potential(
 ///
 /// - `stats`: `ATOMGPU_STATS_FERMI_DIRAC` or `ATOMGPU_STATS_MAXWELL_BOLTZMANN`.
 /// - `n_states` (>= 1): number of plasma states.
-/// - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
-/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
+/// - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
 /// - `u_ev_cm3[n_states]` (output): energy densities u [eV cm^-3].
 ///
 /// # Safety
@@ -205,12 +224,10 @@ pub unsafe extern "C" fn atomgpu_rates_energy_density(
     guard(&["stats", "n_states", "te_ev", "ne_cm3", "u_ev_cm3"], || {
         let stats = statistics(stats)?;
         let ns = size_arg("n_states", n_states)?;
-        let te = positive_array("te_ev", te_ev, ns, "eV")?;
-        let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
+        let te = checked_array("te_ev", te_ev, ns, rates::check_temperature)?;
+        let ne = checked_array("ne_cm3", ne_cm3, ns, rates::check_density)?;
         let out = output("u_ev_cm3", u_ev_cm3)?;
-        let u = (0..ns)
-            .map(|s| fermi::energy_density(stats, te[s], ne[s]).map_err(at_state(s)))
-            .collect::<Result<Vec<f64>>>()?;
+        let u = per_state("u_ev_cm3", ns, |s| fermi::energy_density(stats, te[s], ne[s]))?;
         write_output(out, &u);
         Ok(())
     })
@@ -218,14 +235,15 @@ pub unsafe extern "C" fn atomgpu_rates_energy_density(
 
 /// Temperature and chemical potential of the free electrons from their energy density and
 /// density: the inversion of `atomgpu_rates_energy_density` (used to recover T_e from the
-/// electron energy equation). Fermi-Dirac energy densities must lie above the ground state
-/// (3/5) n_e E_F.
+/// electron energy equation). Under either statistics u must imply a temperature in
+/// [1e-4, 1e6] eV (Maxwell-Boltzmann: T_e = u / (3/2 n_e)); Fermi-Dirac energy densities must
+/// also lie above the ground state (3/5) n_e E_F.
 ///
 /// - `stats`: `ATOMGPU_STATS_FERMI_DIRAC` or `ATOMGPU_STATS_MAXWELL_BOLTZMANN`.
 /// - `n_states` (>= 1): number of plasma states.
-/// - `u_ev_cm3[n_states]`: kinetic energy densities u [eV cm^-3], finite and > 0 (Fermi-Dirac:
-///   > (3/5) n_e E_F).
-/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
+/// - `u_ev_cm3[n_states]`: kinetic energy densities u [eV cm^-3], finite and > 0, implying T_e in
+///   [1e-4, 1e6] eV (Fermi-Dirac: also > (3/5) n_e E_F).
+/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
 /// - `te_ev[n_states]` (output): electron temperatures T_e [eV].
 /// - `mu_ev[n_states]` (output): chemical potentials mu [eV].
 ///
@@ -243,16 +261,17 @@ pub unsafe extern "C" fn atomgpu_rates_temperature(
     guard(&["stats", "n_states", "u_ev_cm3", "ne_cm3", "te_ev", "mu_ev"], || {
         let stats = statistics(stats)?;
         let ns = size_arg("n_states", n_states)?;
-        let u = positive_array("u_ev_cm3", u_ev_cm3, ns, "eV cm^-3")?;
-        let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
+        let u = checked_array("u_ev_cm3", u_ev_cm3, ns, positive)?;
+        let ne = checked_array("ne_cm3", ne_cm3, ns, rates::check_density)?;
         let te_out = output("te_ev", te_ev)?;
         let mu_out = output("mu_ev", mu_ev)?;
-        let (mut te, mut mu) = (Vec::with_capacity(ns), Vec::with_capacity(ns));
-        for s in 0..ns {
-            let (t, m) = fermi::temperature_from_energy_density(stats, u[s], ne[s]).map_err(at_state(s))?;
-            te.push(t);
-            mu.push(m);
-        }
+        let mut mu = memory::filled("mu_ev", ns, 0.0)?;
+        let te = per_state("te_ev", ns, |s| {
+            let (t, m) = fermi::temperature_from_energy_density(stats, u[s], ne[s])?;
+            mu[s] = m;
+            Ok(t)
+        })?;
+        require_finite_result("mu_ev", &mu, |s| format!("state {s}"))?;
         write_output(te_out, &te);
         write_output(mu_out, &mu);
         Ok(())
@@ -274,10 +293,10 @@ pub unsafe extern "C" fn atomgpu_rates_temperature(
 ///   the paper's default is 5).
 /// - `nodes` in [2, 256]: Gauss-Legendre nodes per panel (the paper's default is 32).
 /// - `n_states` (>= 1): number of plasma states.
-/// - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
-/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
+/// - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
 /// - `n_transitions` (>= 1): number of transitions.
-/// - `energy_ev[n_transitions]`: excitation energies E [eV], finite and > 0.
+/// - `energy_ev[n_transitions]`: excitation energies E [eV], in [1e-6, 1e6].
 /// - `omega[6 * n_transitions]`: collision-strength fits (dimensionless), B0..B5 of transition t
 ///   at `omega[6*t + k]` (a column-major 6 x n_transitions matrix), finite.
 /// - `g_lower[n_transitions]`, `g_upper[n_transitions]`: statistical weights of the lower and
@@ -325,25 +344,26 @@ pub unsafe extern "C" fn atomgpu_rates_excitation(
             let stats = statistics(stats)?;
             let q = quadrature(accuracy_p, nodes)?;
             let ns = size_arg("n_states", n_states)?;
-            let te = positive_array("te_ev", te_ev, ns, "eV")?;
-            let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
+            let te = checked_array("te_ev", te_ev, ns, rates::check_temperature)?;
+            let ne = checked_array("ne_cm3", ne_cm3, ns, rates::check_density)?;
             let nt = size_arg("n_transitions", n_transitions)?;
-            let energy = positive_array("energy_ev", energy_ev, nt, "eV")?;
+            let energy = checked_array("energy_ev", energy_ev, nt, rates::check_energy)?;
             let b = coefficients("omega", omega, 6, nt, "B")?;
             let gl = weights("g_lower", g_lower, nt)?;
             let gu = weights("g_upper", g_upper, nt)?;
             let n_out = pairs(nt, ns)?;
             let up_out = output("up", up)?;
             let down_out = output("down", down)?;
-            let transitions: Vec<Excitation> = (0..nt)
-                .map(|t| Excitation {
+            let transitions = memory::collect(
+                "the transitions",
+                (0..nt).map(|t| Excitation {
                     energy_ev: energy[t],
                     omega: b[6 * t..6 * t + 6].try_into().expect("6 coefficients"),
                     g_lower: gl[t],
                     g_upper: gu[t],
-                })
-                .collect();
-            let r = rates::excitation_rates(stats, &q, &states(te, ne, None), &transitions).map_err(to_c_names)?;
+                }),
+            )?;
+            let r = rates::excitation_rates(stats, &q, &states(te, ne, None)?, &transitions).map_err(to_c_names)?;
             check_len(&r.up, n_out)?;
             check_len(&r.down, n_out)?;
             write_output(up_out, &r.up);
@@ -362,10 +382,10 @@ pub unsafe extern "C" fn atomgpu_rates_excitation(
 /// - `accuracy_p` in [1, 15]: integration ranges are truncated at relative 10^-p.
 /// - `nodes` in [2, 256]: Gauss-Legendre nodes per panel.
 /// - `n_states` (>= 1): number of plasma states.
-/// - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
-/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
+/// - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
 /// - `n_transitions` (>= 1): number of transitions.
-/// - `energy_ev[n_transitions]`: ionization energies E [eV], finite and > 0.
+/// - `energy_ev[n_transitions]`: ionization energies E [eV], in [1e-6, 1e6].
 /// - `beli[5 * n_transitions]`: BELI coefficients A, B1..B4 in units of 1e-13 cm^2 eV^2, of
 ///   transition t at `beli[5*t + k]` (a column-major 5 x n_transitions matrix), finite.
 /// - `g_lower[n_transitions]`: statistical weights of the ionizing levels; `g_upper`: of the
@@ -413,25 +433,26 @@ pub unsafe extern "C" fn atomgpu_rates_ionization(
             let stats = statistics(stats)?;
             let q = quadrature(accuracy_p, nodes)?;
             let ns = size_arg("n_states", n_states)?;
-            let te = positive_array("te_ev", te_ev, ns, "eV")?;
-            let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
+            let te = checked_array("te_ev", te_ev, ns, rates::check_temperature)?;
+            let ne = checked_array("ne_cm3", ne_cm3, ns, rates::check_density)?;
             let nt = size_arg("n_transitions", n_transitions)?;
-            let energy = positive_array("energy_ev", energy_ev, nt, "eV")?;
+            let energy = checked_array("energy_ev", energy_ev, nt, rates::check_energy)?;
             let c = coefficients("beli", beli, 5, nt, "C")?;
             let gl = weights("g_lower", g_lower, nt)?;
             let gu = weights("g_upper", g_upper, nt)?;
             let n_out = pairs(nt, ns)?;
             let up_out = output("up", up)?;
             let down_out = output("down", down)?;
-            let transitions: Vec<Ionization> = (0..nt)
-                .map(|t| Ionization {
+            let transitions = memory::collect(
+                "the transitions",
+                (0..nt).map(|t| Ionization {
                     energy_ev: energy[t],
                     beli: c[5 * t..5 * t + 5].try_into().expect("5 coefficients"),
                     g_lower: gl[t],
                     g_upper: gu[t],
-                })
-                .collect();
-            let r = rates::ionization_rates(stats, &q, &states(te, ne, None), &transitions).map_err(to_c_names)?;
+                }),
+            )?;
+            let r = rates::ionization_rates(stats, &q, &states(te, ne, None)?, &transitions).map_err(to_c_names)?;
             check_len(&r.up, n_out)?;
             check_len(&r.down, n_out)?;
             write_output(up_out, &r.up);
@@ -450,11 +471,11 @@ pub unsafe extern "C" fn atomgpu_rates_ionization(
 /// - `accuracy_p` in [1, 15]: integration ranges are truncated at relative 10^-p.
 /// - `nodes` in [2, 256]: Gauss-Legendre nodes per panel.
 /// - `n_states` (>= 1): number of plasma states.
-/// - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
-/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
-/// - `tr_ev[n_states]`: radiation temperatures T_r [eV], finite and > 0.
+/// - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
+/// - `tr_ev[n_states]`: radiation temperatures T_r [eV], in [1e-4, 1e6].
 /// - `n_transitions` (>= 1): number of transitions.
-/// - `energy_ev[n_transitions]`: ionization energies E [eV], finite and > 0.
+/// - `energy_ev[n_transitions]`: ionization energies E [eV], in [1e-6, 1e6].
 /// - `d0_cm2[n_transitions]`, `d1_cm2[n_transitions]`: cross-section fit D0, D1 [cm^2], finite.
 /// - `rate[n_transitions * n_states]` (output): photoionization rates [s^-1 per ion],
 ///   `rate[t + n_transitions*s]`.
@@ -499,20 +520,22 @@ pub unsafe extern "C" fn atomgpu_rates_photoionization(
             let stats = statistics(stats)?;
             let q = quadrature(accuracy_p, nodes)?;
             let ns = size_arg("n_states", n_states)?;
-            let te = positive_array("te_ev", te_ev, ns, "eV")?;
-            let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
-            let tr = positive_array("tr_ev", tr_ev, ns, "eV")?;
+            let te = checked_array("te_ev", te_ev, ns, rates::check_temperature)?;
+            let ne = checked_array("ne_cm3", ne_cm3, ns, rates::check_density)?;
+            let tr = checked_array("tr_ev", tr_ev, ns, rates::check_temperature)?;
             let nt = size_arg("n_transitions", n_transitions)?;
-            let energy = positive_array("energy_ev", energy_ev, nt, "eV")?;
+            let energy = checked_array("energy_ev", energy_ev, nt, rates::check_energy)?;
             let d0 = finite_array("d0_cm2", d0_cm2, nt)?;
             let d1 = finite_array("d1_cm2", d1_cm2, nt)?;
             let n_out = pairs(nt, ns)?;
             let rate_out = output("rate", rate)?;
             let heating_out = output("heating", heating)?;
-            let transitions: Vec<Photoionization> =
-                (0..nt).map(|t| Photoionization { energy_ev: energy[t], d0_cm2: d0[t], d1_cm2: d1[t] }).collect();
-            let r =
-                rates::photoionization_rates(stats, &q, &states(te, ne, Some(tr)), &transitions).map_err(to_c_names)?;
+            let transitions = memory::collect(
+                "the transitions",
+                (0..nt).map(|t| Photoionization { energy_ev: energy[t], d0_cm2: d0[t], d1_cm2: d1[t] }),
+            )?;
+            let r = rates::photoionization_rates(stats, &q, &states(te, ne, Some(tr))?, &transitions)
+                .map_err(to_c_names)?;
             check_len(&r.up, n_out)?;
             check_len(&r.down, n_out)?;
             write_output(rate_out, &r.up);
@@ -531,9 +554,9 @@ pub unsafe extern "C" fn atomgpu_rates_photoionization(
 /// - `accuracy_p` in [1, 15]: integration ranges are truncated at relative 10^-p.
 /// - `nodes` in [2, 256]: Gauss-Legendre nodes per panel.
 /// - `n_states` (>= 1): number of plasma states.
-/// - `te_ev[n_states]`: electron temperatures T_e [eV], finite and > 0.
-/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], finite and > 0.
-/// - `tr_ev[n_states]`: radiation temperatures T_r [eV], finite and > 0.
+/// - `te_ev[n_states]`: electron temperatures T_e [eV], in [1e-4, 1e6].
+/// - `ne_cm3[n_states]`: free-electron densities n_e [cm^-3], in [1e-10, 1e30].
+/// - `tr_ev[n_states]`: radiation temperatures T_r [eV], in [1e-4, 1e6].
 /// - `z2n_cm3[n_states]`: sum over ion charges Z of Z^2 N_Z [cm^-3] of each state, finite and
 ///   >= 0.
 /// - `heating[n_states]` (output): heating per unit volume [eV cm^-3 s^-1].
@@ -556,15 +579,16 @@ pub unsafe extern "C" fn atomgpu_rates_inverse_bremsstrahlung(
         let stats = statistics(stats)?;
         let q = quadrature(accuracy_p, nodes)?;
         let ns = size_arg("n_states", n_states)?;
-        let te = positive_array("te_ev", te_ev, ns, "eV")?;
-        let ne = positive_array("ne_cm3", ne_cm3, ns, "cm^-3")?;
-        let tr = positive_array("tr_ev", tr_ev, ns, "eV")?;
+        let te = checked_array("te_ev", te_ev, ns, rates::check_temperature)?;
+        let ne = checked_array("ne_cm3", ne_cm3, ns, rates::check_density)?;
+        let tr = checked_array("tr_ev", tr_ev, ns, rates::check_temperature)?;
         let z2n = finite_array("z2n_cm3", z2n_cm3, ns)?;
         if let Some(i) = z2n.iter().position(|&z| z < 0.0) {
             return Err(Error::invalid_at("z2n_cm3", i, format!("must be >= 0 cm^-3, got {}", z2n[i])));
         }
         let heating_out = output("heating", heating)?;
-        let h = rates::inverse_bremsstrahlung_heating(stats, &q, &states(te, ne, Some(tr)), z2n).map_err(to_c_names)?;
+        let h =
+            rates::inverse_bremsstrahlung_heating(stats, &q, &states(te, ne, Some(tr))?, z2n).map_err(to_c_names)?;
         check_len(&h, ns)?;
         write_output(heating_out, &h);
         Ok(())

@@ -11,7 +11,9 @@
 
 use super::rotation::{wang_factor, Contraction, COMPONENTS};
 use super::{Block, BlockSpec, Csr, LowerVectors};
+use crate::error::Result;
 use crate::math::gemm::{dgemm, Strided};
+use crate::memory;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -34,47 +36,49 @@ impl Engine {
         Engine { n_vib, dipole, states: HashMap::new(), products: Vec::new(), lower_slots: 0, n_lower: 0 }
     }
 
-    pub fn set_states(&mut self, id: usize, rows: usize, vectors: &[f64], ld: usize, n: usize) {
-        let packed = (0..n).flat_map(|s| vectors[s * ld..s * ld + rows].iter().copied()).collect();
+    pub fn set_states(&mut self, id: usize, rows: usize, vectors: &[f64], ld: usize, n: usize) -> Result<()> {
+        let packed = packed_columns("the stored states", vectors, rows, ld, (0..n).map(|s| s * ld))?;
         self.states.insert(id, packed);
+        Ok(())
     }
 
-    pub fn load_lower(&mut self, id: usize, block: &Block, vectors: LowerVectors<'_>, thresh_coeff: f64) {
+    pub fn load_lower(&mut self, id: usize, block: &Block, vectors: LowerVectors<'_>, thresh_coeff: f64) -> Result<()> {
+        let rows = block.n_coefficients();
         let (coefficients, n) = match vectors {
             LowerVectors::Given { data, ld, n } => {
-                let rows = block.n_coefficients();
-                ((0..n).flat_map(|i| data[i * ld..i * ld + rows].iter().copied()).collect::<Vec<_>>(), n)
+                (packed_columns("the lower batch", data, rows, ld, (0..n).map(|i| i * ld))?, n)
             }
             LowerVectors::Stored(states) => {
-                let rows = block.n_coefficients();
                 let stored = &self.states[&id];
-                (states.iter().flat_map(|&s| stored[s * rows..(s + 1) * rows].iter().copied()).collect(), states.len())
+                (packed_columns("the lower batch", stored, rows, rows, states.iter().map(|&s| s * rows))?, states.len())
             }
         };
-        let primitive = unfold(block, &coefficients, n);
-        let x = scatter_lower(block, &primitive, n, self.n_vib, thresh_coeff);
-        let cols = block.slots.len() * n;
-        self.products = dipole_products(&self.dipole, self.n_vib, &x, cols);
+        let primitive = unfold(block, &coefficients, n)?;
+        let x = scatter_lower(block, &primitive, n, self.n_vib, thresh_coeff)?;
+        let cols = memory::elements::<f64>("the lower batch", block.slots.len(), n)?;
+        self.products = Vec::new();
+        self.products = dipole_products(&self.dipole, self.n_vib, &x, cols)?;
         self.lower_slots = block.slots.len();
         self.n_lower = n;
+        Ok(())
     }
 
     /// Half-linestrengths of the loaded batch into `upper` (`n_primitive x n`, packed).
-    pub fn half(&self, upper: &Block, table: &Contraction) -> Vec<f64> {
+    pub fn half(&self, upper: &Block, table: &Contraction) -> Result<Vec<f64>> {
         contract(&self.products, self.n_vib, self.lower_slots, self.n_lower, upper, table)
     }
 
     /// Amplitudes of the stored states of block `id` (`n_states x n`, packed).
-    pub fn amplitudes(&self, id: usize, upper: &Block, table: &Contraction) -> Vec<f64> {
-        let half = self.half(upper, table);
+    pub fn amplitudes(&self, id: usize, upper: &Block, table: &Contraction) -> Result<Vec<f64>> {
+        let half = self.half(upper, table)?;
         let n = self.n_lower;
         let projected = match &upper.unfolding {
-            Some((_, transpose)) => csr_times(transpose, &half, n),
+            Some((_, transpose)) => csr_times(transpose, &half, n)?,
             None => half,
         };
         let rows = upper.n_coefficients();
         let n_states = upper.energies.len();
-        let mut out = vec![0.0; n_states * n];
+        let mut out = memory::filled("the amplitudes", memory::elements::<f64>("the amplitudes", n_states, n)?, 0.0)?;
         dgemm(
             n_states,
             rows,
@@ -84,22 +88,38 @@ impl Engine {
             &mut out,
             n_states,
         );
-        out
+        Ok(out)
     }
+}
+
+/// The columns of length `rows` that start at `starts` in `data`, packed one after another.
+fn packed_columns(
+    what: &str,
+    data: &[f64],
+    rows: usize,
+    ld: usize,
+    starts: impl ExactSizeIterator<Item = usize>,
+) -> Result<Vec<f64>> {
+    debug_assert!(ld >= rows);
+    let mut packed = memory::with_capacity(what, memory::elements::<f64>(what, rows, starts.len())?)?;
+    for start in starts {
+        packed.extend_from_slice(&data[start..start + rows]);
+    }
+    Ok(packed)
 }
 
 /// Primitive coefficients (`n_primitive x n`) of `n` vectors of `block` given as packed columns
 /// of length `n_coefficients`: `T c` when the block has an unfolding T, `c` otherwise.
-pub(crate) fn unfold<'a>(block: &Block, coefficients: &'a [f64], n: usize) -> Cow<'a, [f64]> {
-    match &block.unfolding {
-        Some((t, _)) => Cow::Owned(csr_times(t, coefficients, n)),
+pub(crate) fn unfold<'a>(block: &Block, coefficients: &'a [f64], n: usize) -> Result<Cow<'a, [f64]>> {
+    Ok(match &block.unfolding {
+        Some((t, _)) => Cow::Owned(csr_times(t, coefficients, n)?),
         None => Cow::Borrowed(coefficients),
-    }
+    })
 }
 
 /// `A B` for a CSR matrix A (`rows x cols`) and a packed `cols x n` matrix B.
-pub(crate) fn csr_times(a: &Csr, b: &[f64], n: usize) -> Vec<f64> {
-    let mut out = vec![0.0; a.rows * n];
+pub(crate) fn csr_times(a: &Csr, b: &[f64], n: usize) -> Result<Vec<f64>> {
+    let mut out = memory::filled("a sparse product", memory::elements::<f64>("a sparse product", a.rows, n)?, 0.0)?;
     out.par_chunks_mut(a.rows).enumerate().for_each(|(i, column)| {
         let b = &b[i * a.cols..(i + 1) * a.cols];
         for (row, value) in column.iter_mut().enumerate() {
@@ -107,15 +127,22 @@ pub(crate) fn csr_times(a: &Csr, b: &[f64], n: usize) -> Vec<f64> {
                 (a.start[row] as usize..a.start[row + 1] as usize).map(|e| a.value[e] * b[a.col[e] as usize]).sum();
         }
     });
-    out
+    Ok(out)
 }
 
 /// `X` of a lower batch: primitive coefficient p of state i, when |c| > `thresh_coeff`, at row
 /// `v_p`, column `slot_p + R i`; zero elsewhere.
-pub(crate) fn scatter_lower(block: &Block, primitive: &[f64], n: usize, n_vib: usize, thresh_coeff: f64) -> Vec<f64> {
+pub(crate) fn scatter_lower(
+    block: &Block,
+    primitive: &[f64],
+    n: usize,
+    n_vib: usize,
+    thresh_coeff: f64,
+) -> Result<Vec<f64>> {
     let slots = block.slots.len();
     let n_primitive = block.n_primitive();
-    let mut x = vec![0.0; n_vib * slots * n];
+    let per_state = memory::elements::<f64>("the lower batch X", n_vib, slots)?;
+    let mut x = memory::filled("the lower batch X", memory::elements::<f64>("the lower batch X", per_state, n)?, 0.0)?;
     x.par_chunks_mut(n_vib * slots).enumerate().for_each(|(i, state)| {
         for p in 0..n_primitive {
             let c = primitive[p + n_primitive * i];
@@ -124,15 +151,16 @@ pub(crate) fn scatter_lower(block: &Block, primitive: &[f64], n: usize, n_vib: u
             }
         }
     });
-    x
+    Ok(x)
 }
 
 /// `Y = M^T X` (`3 Nvib x cols`): the three dipole components applied to every column of X.
-pub(crate) fn dipole_products(dipole: &[f64], n_vib: usize, x: &[f64], cols: usize) -> Vec<f64> {
+pub(crate) fn dipole_products(dipole: &[f64], n_vib: usize, x: &[f64], cols: usize) -> Result<Vec<f64>> {
     let rows = COMPONENTS * n_vib;
-    let mut y = vec![0.0; rows * cols];
+    let mut y =
+        memory::filled("the dipole products Y", memory::elements::<f64>("the dipole products Y", rows, cols)?, 0.0)?;
     dgemm(rows, n_vib, cols, Strided::transposed(dipole, n_vib), Strided::col_major(x, n_vib), &mut y, rows);
-    y
+    Ok(y)
 }
 
 /// The rotational contraction: `h[q + P i] = sum_e factor_e Y[v_q + Nvib m_e, r_e + R i]` over the
@@ -144,10 +172,11 @@ pub(crate) fn contract(
     n: usize,
     upper: &Block,
     table: &Contraction,
-) -> Vec<f64> {
+) -> Result<Vec<f64>> {
     let p_count = upper.n_primitive();
     let rows = COMPONENTS * n_vib;
-    let mut half = vec![0.0; p_count * n];
+    let mut half =
+        memory::filled("the half-linestrengths", memory::elements::<f64>("the half-linestrengths", p_count, n)?, 0.0)?;
     half.par_chunks_mut(p_count).enumerate().for_each(|(i, column)| {
         for (q, h) in column.iter_mut().enumerate() {
             let slot = upper.slots.of_function[q] as usize;
@@ -161,7 +190,7 @@ pub(crate) fn contract(
             *h = sum;
         }
     });
-    half
+    Ok(half)
 }
 
 /// Eq. 14 as TROVE's `do_1st_half_linestrength_III_symmvec` loops it, for one lower vector of

@@ -12,6 +12,7 @@ use super::rotation::{Contraction, COMPONENTS};
 use super::{Block, Csr, LowerVectors, Options, TableKey};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
+use crate::memory;
 use cudarc::cublas::sys::{cublasMath_t, cublasOperation_t, cublasStatus_t};
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
@@ -104,6 +105,17 @@ pub(crate) struct Engine {
     n_lower: usize,
 }
 
+/// A dimension of a cuBLAS product (a 32-bit `int`): `value`, or an invalid argument naming the C
+/// argument `name` that set it (`what` says which size).
+fn blas_dim(name: &'static str, value: usize, what: &str) -> Result<i32> {
+    i32::try_from(value).map_err(|_| {
+        Error::invalid(
+            name,
+            format!("sets {what} = {value}, more than one GPU product takes (2^31 - 1): use smaller batches"),
+        )
+    })
+}
+
 fn cublas_error(e: impl std::fmt::Debug) -> Error {
     Error::Cuda(format!("cuBLAS: {e:?}"))
 }
@@ -186,7 +198,12 @@ impl Engine {
     }
 
     pub fn set_states(&mut self, id: usize, rows: usize, vectors: &[f64], ld: usize, n: usize) -> Result<()> {
-        let packed: Vec<f64> = (0..n).flat_map(|s| vectors[s * ld..s * ld + rows].iter().copied()).collect();
+        let mut packed =
+            memory::with_capacity("the stored states", memory::elements::<f64>("the stored states", rows, n)?)?;
+        for s in 0..n {
+            packed.extend_from_slice(&vectors[s * ld..s * ld + rows]);
+        }
+        self.blocks[id].states = None;
         self.blocks[id].states = Some(self.device.upload(&packed)?);
         Ok(())
     }
@@ -195,14 +212,16 @@ impl Engine {
     pub fn load_lower(&mut self, id: usize, block: &Block, vectors: LowerVectors<'_>, thresh_coeff: f64) -> Result<()> {
         let n = vectors.count();
         let slots = block.slots.len();
-        let cols = slots * n;
+        let cols = memory::elements::<f64>("the lower batch X", slots, n)?;
         let rows = COMPONENTS * self.n_vib;
+        let cols_dim = blas_dim("n_lower", cols, "slots x n_lower")?;
+        blas_dim("n_vib", rows, "3 n_vib")?;
         let stream = self.device.stream().clone();
         // X, Y and the staging buffer are kept and reused while large enough (Y is written in full
         // by the DGEMM, X is zeroed below before the scatter).
-        let x_len = self.n_vib * cols;
+        let x_len = memory::elements::<f64>("the lower batch X", self.n_vib, cols)?;
         reserve(&self.device, &mut self.x, x_len)?;
-        reserve(&self.device, &mut self.products, rows * cols)?;
+        reserve(&self.device, &mut self.products, memory::elements::<f64>("the dipole products Y", rows, cols)?)?;
         let x = self.x.as_mut().expect("reserved above");
         stream.memset_zeros(&mut x.slice_mut(..x_len))?;
 
@@ -215,7 +234,7 @@ impl Engine {
                 (ld, None)
             }
             LowerVectors::Stored(states) => {
-                let index: Vec<i64> = states.iter().map(|&s| s as i64).collect();
+                let index = memory::collect("the lower batch's state indices", states.iter().map(|&s| s as i64))?;
                 (block.n_coefficients(), Some(self.device.upload(&index)?))
             }
         };
@@ -246,12 +265,13 @@ impl Engine {
 
         let y = self.products.as_mut().expect("reserved above");
         let x = self.x.as_ref().expect("reserved above");
+        // Every dimension is at most 3 n_vib or the columns, both checked to fit cuBLAS's int.
         let nv = self.n_vib as i32;
         let gemm = |m: usize, lda: usize, ldc: usize| GemmConfig {
             transa: cublasOperation_t::CUBLAS_OP_T,
             transb: cublasOperation_t::CUBLAS_OP_N,
             m: m as i32,
-            n: cols as i32,
+            n: cols_dim,
             k: nv,
             alpha: 1.0f64,
             lda: lda as i32,
@@ -319,7 +339,7 @@ impl Engine {
 
     pub fn half_to_host(&mut self, key: TableKey, block: &Block, table: &Contraction) -> Result<Vec<f64>> {
         let half = self.half(key, block, table)?;
-        let mut out = vec![0.0; half.len()];
+        let mut out = memory::filled("the half-linestrengths", half.len(), 0.0)?;
         self.device.download_into(&half, &mut out)?;
         Ok(out)
     }
@@ -345,23 +365,28 @@ impl Engine {
             None => half,
         };
         let states = db.states.as_ref().ok_or_else(|| Error::Internal("stored states missing on the device".into()))?;
-        let rows = block.n_coefficients();
-        let n_states = block.energies.len();
-        let mut out = self.device.uninit::<f64>(n_states * self.n_lower)?;
+        let rows = blas_dim("upper_block", block.n_coefficients(), "the length of its eigenvectors")?;
+        let n_states = blas_dim("upper_block", block.energies.len(), "its number of states")?;
+        let n_lower = blas_dim("n_lower", self.n_lower, "the lower batch")?;
+        let mut out = self.device.uninit::<f64>(memory::elements::<f64>(
+            "the amplitudes",
+            block.energies.len(),
+            self.n_lower,
+        )?)?;
         let cfg = GemmConfig {
             transa: cublasOperation_t::CUBLAS_OP_T,
             transb: cublasOperation_t::CUBLAS_OP_N,
-            m: n_states as i32,
-            n: self.n_lower as i32,
-            k: rows as i32,
+            m: n_states,
+            n: n_lower,
+            k: rows,
             alpha: 1.0f64,
-            lda: rows as i32,
-            ldb: rows as i32,
+            lda: rows,
+            ldb: rows,
             beta: 0.0,
-            ldc: n_states as i32,
+            ldc: n_states,
         };
         unsafe { self.blas.gemm(cfg, states, &projected, &mut out) }.map_err(cublas_error)?;
-        let mut host = vec![0.0; out.len()];
+        let mut host = memory::filled("the amplitudes", out.len(), 0.0)?;
         self.device.download_into(&out, &mut host)?;
         Ok(host)
     }

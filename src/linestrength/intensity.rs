@@ -16,8 +16,9 @@
 //! c = 2.99792458e10 cm s^-1, k = 1.3806488e-16 erg K^-1), as `dm_intensity_symmvec` computes it.
 //! The thresholds compare S with THRESH_LINE and I with THRESH_INTES.
 
-use super::{Block, IntensityParams, Line, LineStrength};
-use crate::error::{require_positive, Error, Result};
+use super::{Block, IntensityParams, Line, LineStrength, MAX_ENERGY_CM, TEMPERATURE_RANGE_K};
+use crate::error::{require_in_range, require_positive, Error, Result};
+use crate::memory;
 
 /// Planck constant h in erg s (TROVE's `planck`).
 pub const PLANCK: f64 = 6.62606957e-27;
@@ -62,11 +63,9 @@ fn check_window(name: &'static str, w: [f64; 2]) -> Result<()> {
 
 /// Checks the parameters of a line list.
 pub fn check_params(p: &IntensityParams) -> Result<()> {
-    require_positive("temperature", None, p.temperature, "K")?;
+    require_in_range("temperature", None, p.temperature, TEMPERATURE_RANGE_K.0, TEMPERATURE_RANGE_K.1, "K")?;
     require_positive("partition_function", None, p.partition_function, "")?;
-    if !p.zpe.is_finite() {
-        return Err(Error::invalid("zpe", format!("must be finite, got {}", p.zpe)));
-    }
+    require_in_range("zpe", None, p.zpe, -MAX_ENERGY_CM, MAX_ENERGY_CM, "cm^-1")?;
     check_window("freq_window", p.freq_window)?;
     check_window("lower_energy", p.lower_energy)?;
     check_window("upper_energy", p.upper_energy)?;
@@ -95,20 +94,29 @@ fn passes(p: &IntensityParams, lower_energy: f64, upper_energy: f64) -> bool {
 
 /// States of block `lower` inside the lower-energy window with at least one upper state of
 /// `uppers` passing the filters.
-pub(crate) fn lower_candidates(blocks: &[Block], lower: usize, uppers: &[usize], p: &IntensityParams) -> Vec<usize> {
-    blocks[lower]
-        .energies
-        .iter()
-        .enumerate()
-        .filter(|&(_, &e)| inside(p.lower_energy, e - p.zpe))
-        .filter(|&(_, &e)| uppers.iter().any(|&u| blocks[u].energies.iter().any(|&eu| passes(p, e, eu))))
-        .map(|(i, _)| i)
-        .collect()
+pub(crate) fn lower_candidates(
+    blocks: &[Block],
+    lower: usize,
+    uppers: &[usize],
+    p: &IntensityParams,
+) -> Result<Vec<usize>> {
+    let mut candidates = Vec::new();
+    for (i, &e) in blocks[lower].energies.iter().enumerate() {
+        if inside(p.lower_energy, e - p.zpe)
+            && uppers.iter().any(|&u| blocks[u].energies.iter().any(|&eu| passes(p, e, eu)))
+        {
+            memory::reserve("the lower states of the line list", &mut candidates, 1)?;
+            candidates.push(i);
+        }
+    }
+    Ok(candidates)
 }
 
 /// Appends the lines from the lower states `batch` of block `lower` to the states of block
 /// `upper`, given their amplitudes (`n_states(upper) x batch.len()`), that pass the filters and
-/// thresholds.
+/// thresholds. A line whose strength, Einstein A or intensity is not finite (absurd but finite
+/// inputs: a partition function of 1e-300, say) is an error naming that output, never a line
+/// dropped by a comparison with NaN.
 pub(crate) fn collect_lines(
     handle: &LineStrength,
     lower: usize,
@@ -117,11 +125,12 @@ pub(crate) fn collect_lines(
     amplitudes: &[f64],
     p: &IntensityParams,
     lines: &mut Vec<Line>,
-) {
+) -> Result<()> {
     let blocks = handle.blocks();
     let (lb, ub) = (&blocks[lower], &blocks[upper]);
     let n_upper = ub.energies.len();
     let degeneracy = lb.gns * ((2 * lb.j + 1) * (2 * ub.j + 1)) as f64;
+    let (upper_id, lower_id) = (handle.state_id(upper, 0), handle.state_id(lower, 0));
     for (i, &state) in batch.iter().enumerate() {
         let e_lower = lb.energies[state];
         for (f, &e_upper) in ub.energies.iter().enumerate() {
@@ -133,20 +142,35 @@ pub(crate) fn collect_lines(
             let linestrength = degeneracy * squared;
             let intensity =
                 absorption_intensity(linestrength, nu, e_lower - p.zpe, p.temperature, p.partition_function);
+            let einstein_a = einstein_a(lb.j, squared, nu);
+            for (name, value) in [("linestrength", linestrength), ("einstein_a", einstein_a), ("intensity", intensity)]
+            {
+                if !value.is_finite() {
+                    return Err(Error::NotFinite {
+                        name,
+                        index: None,
+                        detail: format!(
+                            "{value} for the line from state {state} of block {lower} to state {f} of block {upper}"
+                        ),
+                    });
+                }
+            }
             if intensity >= p.thresh_intens && linestrength >= p.thresh_line {
+                memory::reserve("the line list", lines, 1)?;
                 lines.push(Line {
-                    upper_id: handle.state_id(upper, f),
-                    lower_id: handle.state_id(lower, state),
+                    upper_id: upper_id + f as i64,
+                    lower_id: lower_id + state as i64,
                     upper_block: upper,
                     upper_state: f,
                     lower_block: lower,
                     lower_state: state,
                     wavenumber: nu,
                     linestrength,
-                    einstein_a: einstein_a(lb.j, squared, nu),
+                    einstein_a,
                     intensity,
                 });
             }
         }
     }
+    Ok(())
 }

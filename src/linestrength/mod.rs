@@ -43,7 +43,9 @@ pub mod intensity;
 pub mod rotation;
 
 use crate::backend::{self, Backend};
-use crate::error::{require_finite, Error, Result};
+use crate::error::{require_finite, require_finite_result, require_in_range, Error, Result};
+use crate::memory;
+use crate::progress::Tracker;
 use rotation::{Contraction, Slots, COMPONENTS};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -87,18 +89,18 @@ pub(crate) struct Csr {
 
 impl Csr {
     /// The transpose, also in CSR form (entries of each row in increasing column order).
-    pub fn transpose(&self) -> Csr {
-        let mut count = vec![0i64; self.cols + 1];
+    pub fn transpose(&self) -> Result<Csr> {
+        let mut count = memory::filled("the transposed unfolding", self.cols + 1, 0i64)?;
         for &c in &self.col {
             count[c as usize + 1] += 1;
         }
         for i in 0..self.cols {
             count[i + 1] += count[i];
         }
-        let start = count.clone();
+        let start = memory::copy_of("the transposed unfolding", &count)?;
         let mut next = count;
-        let mut col = vec![0i64; self.col.len()];
-        let mut value = vec![0.0; self.value.len()];
+        let mut col = memory::filled("the transposed unfolding", self.col.len(), 0i64)?;
+        let mut value = memory::filled("the transposed unfolding", self.value.len(), 0.0)?;
         for row in 0..self.rows {
             for e in self.start[row] as usize..self.start[row + 1] as usize {
                 let dst = &mut next[self.col[e] as usize];
@@ -107,7 +109,7 @@ impl Csr {
                 *dst += 1;
             }
         }
-        Csr { rows: self.cols, cols: self.rows, start, col, value }
+        Ok(Csr { rows: self.cols, cols: self.rows, start, col, value })
     }
 }
 
@@ -139,6 +141,14 @@ impl Block {
 
 /// Largest J of a block: (2J'+1)(2J''+1) stays exact in 32-bit arithmetic.
 pub const MAX_J: u32 = 32767;
+
+/// Largest magnitude of a state energy or of the ZPE, in cm^-1 (1.2 MeV): beyond any molecular
+/// or atomic state, and small enough that every wavenumber, Einstein A and intensity of a line
+/// between such states is a finite double.
+pub const MAX_ENERGY_CM: f64 = 1e8;
+
+/// Temperatures of a line list, in K: [1e-3, 1e6].
+pub const TEMPERATURE_RANGE_K: (f64, f64) = (1e-3, 1e6);
 
 /// Settings of a [`LineStrength`] handle.
 #[derive(Clone, Copy, Debug, Default)]
@@ -239,7 +249,8 @@ pub(crate) fn check_matrix(name: &'static str, data_len: usize, rows: usize, col
     if ld < rows.max(1) {
         return Err(Error::invalid(name, format!("leading dimension {ld} is smaller than the row count {rows}")));
     }
-    if cols > 0 && data_len < ld * (cols - 1) + rows {
+    let needed = (ld as u128) * (cols.max(1) as u128 - 1) + rows as u128;
+    if cols > 0 && (data_len as u128) < needed {
         return Err(Error::invalid(name, format!("holds {data_len} values, fewer than {rows} x {cols} with ld {ld}")));
     }
     Ok(())
@@ -257,8 +268,10 @@ impl LineStrength {
         if n_vib == 0 {
             return Err(Error::invalid("n_vib", "must be >= 1"));
         }
-        check_matrix("dipole", dipole.len(), n_vib, n_vib * COMPONENTS, ld)?;
-        let mut packed = Vec::with_capacity(n_vib * n_vib * COMPONENTS);
+        let columns = memory::elements::<f64>("the dipole matrix", n_vib, COMPONENTS)?;
+        check_matrix("dipole", dipole.len(), n_vib, columns, ld)?;
+        let mut packed =
+            memory::with_capacity("the dipole matrix", memory::elements::<f64>("the dipole matrix", n_vib, columns)?)?;
         for column in 0..n_vib * COMPONENTS {
             let col = &dipole[column * ld..column * ld + n_vib];
             if let Some(r) = col.iter().position(|x| !x.is_finite()) {
@@ -319,9 +332,9 @@ impl LineStrength {
         if spec.k.len() != n || spec.tau.len() != n {
             return Err(Error::invalid("k", "v, k and tau must have one entry per primitive function"));
         }
-        let mut v = Vec::with_capacity(n);
-        let mut k = Vec::with_capacity(n);
-        let mut tau = Vec::with_capacity(n);
+        let mut v = memory::with_capacity("the block's labels", n)?;
+        let mut k = memory::with_capacity("the block's labels", n)?;
+        let mut tau = memory::with_capacity("the block's labels", n)?;
         for p in 0..n {
             if spec.v[p] < 0 || spec.v[p] as usize >= self.n_vib {
                 return Err(Error::invalid_at("v", p, format!("must be in [0, {}), got {}", self.n_vib, spec.v[p])));
@@ -332,18 +345,31 @@ impl LineStrength {
             if !(spec.tau[p] == 0 || spec.tau[p] == 1) {
                 return Err(Error::invalid_at("tau", p, format!("must be 0 or 1, got {}", spec.tau[p])));
             }
+            if spec.k[p] == 0 && spec.tau[p] as u32 != spec.j % 2 {
+                return Err(Error::invalid_at(
+                    "tau",
+                    p,
+                    format!(
+                        "must be J mod 2 = {} for K = 0 (the one Wang function with K = 0 has tau = J mod 2), got {}",
+                        spec.j % 2,
+                        spec.tau[p]
+                    ),
+                ));
+            }
             v.push(spec.v[p] as u32);
             k.push(spec.k[p] as u32);
             tau.push(spec.tau[p] as u8);
         }
-        let slots = Slots::new(&k, &tau);
-        let mut seen = vec![false; self.n_vib * slots.len()];
-        for p in 0..n {
-            let cell = &mut seen[v[p] as usize + self.n_vib * slots.of_function[p] as usize];
-            if *cell {
-                return Err(Error::invalid_at("v", p, "(v, K, tau) repeats an earlier primitive function"));
-            }
-            *cell = true;
+        let slots = Slots::new(&k, &tau)?;
+        // No two functions with the same (v, K, tau): sort the labels and look at neighbours.
+        let mut labels = memory::collect(
+            "the block's labels",
+            (0..n).map(|p| ((slots.of_function[p] as u64) << 32 | v[p] as u64, p)),
+        )?;
+        labels.sort_unstable();
+        if let Some(pair) = labels.windows(2).find(|w| w[0].0 == w[1].0) {
+            let later = pair[0].1.max(pair[1].1);
+            return Err(Error::invalid_at("v", later, "(v, K, tau) repeats an earlier primitive function"));
         }
         let unfolding = spec.unfolding.as_ref().map(|u| validate_unfolding(u, n)).transpose()?;
         Ok(Block { j: spec.j, gns: spec.gns, v, slots, unfolding, energies: Vec::new() })
@@ -383,7 +409,7 @@ impl LineStrength {
             return Err(Error::invalid("n_states", "must be >= 1"));
         }
         for (i, &e) in energies.iter().enumerate() {
-            require_finite("energies", Some(i), e)?;
+            require_in_range("energies", Some(i), e, -MAX_ENERGY_CM, MAX_ENERGY_CM, "cm^-1")?;
         }
         check_matrix("vectors", vectors.len(), rows, energies.len(), ld)?;
         for s in 0..energies.len() {
@@ -391,11 +417,12 @@ impl LineStrength {
                 return Err(Error::invalid_at("vectors", r + ld * s, "must be finite"));
             }
         }
+        let energies = memory::copy_of("the state energies", energies)?;
         match &mut self.engine {
-            Engine::Cpu(e) => e.set_states(id, rows, vectors, ld, energies.len()),
+            Engine::Cpu(e) => e.set_states(id, rows, vectors, ld, energies.len())?,
             Engine::Cuda(e) => e.set_states(id, rows, vectors, ld, energies.len())?,
         }
-        self.blocks[id].energies = energies.to_vec();
+        self.blocks[id].energies = energies;
         Ok(())
     }
 
@@ -444,7 +471,7 @@ impl LineStrength {
         let n = vectors.count();
         let block = &self.blocks[id];
         match &mut self.engine {
-            Engine::Cpu(e) => e.load_lower(id, block, vectors, thresh_coeff),
+            Engine::Cpu(e) => e.load_lower(id, block, vectors, thresh_coeff)?,
             Engine::Cuda(e) => e.load_lower(id, block, vectors, thresh_coeff)?,
         }
         self.lower = Some((id, n));
@@ -501,9 +528,10 @@ impl LineStrength {
         check_matrix("half", out.len(), rows, n, ld)?;
         let (key, table) = self.contraction(lower, upper, thresh_coeff);
         let half = match &mut self.engine {
-            Engine::Cpu(e) => e.half(&self.blocks[upper], &table),
+            Engine::Cpu(e) => e.half(&self.blocks[upper], &table)?,
             Engine::Cuda(e) => e.half_to_host(key, &self.blocks[upper], &table)?,
         };
+        require_finite_result("half", &half, |e| format!("primitive function {}, lower state {}", e % rows, e / rows))?;
         for i in 0..n {
             out[i * ld..i * ld + rows].copy_from_slice(&half[i * rows..(i + 1) * rows]);
         }
@@ -520,10 +548,15 @@ impl LineStrength {
         let (lower, _) = self.pair(upper)?;
         check_threshold("thresh_coeff", thresh_coeff)?;
         let (key, table) = self.contraction(lower, upper, thresh_coeff);
-        match &mut self.engine {
-            Engine::Cpu(e) => Ok(e.amplitudes(upper, &self.blocks[upper], &table)),
-            Engine::Cuda(e) => e.amplitudes(key, &self.blocks[upper], &table),
-        }
+        let amplitudes = match &mut self.engine {
+            Engine::Cpu(e) => e.amplitudes(upper, &self.blocks[upper], &table)?,
+            Engine::Cuda(e) => e.amplitudes(key, &self.blocks[upper], &table)?,
+        };
+        let rows = self.blocks[upper].energies.len();
+        require_finite_result("amplitudes", &amplitudes, |e| {
+            format!("upper state {}, lower state {}", e % rows, e / rows)
+        })?;
+        Ok(amplitudes)
     }
 
     /// Computes the half-linestrengths into upper block `upper` where the engine works (on the
@@ -535,7 +568,7 @@ impl LineStrength {
         let (key, table) = self.contraction(lower, upper, thresh_coeff);
         match &mut self.engine {
             Engine::Cpu(e) => {
-                e.half(&self.blocks[upper], &table);
+                e.half(&self.blocks[upper], &table)?;
             }
             Engine::Cuda(e) => e.half_on_device(key, &self.blocks[upper], &table)?,
         }
@@ -570,23 +603,35 @@ impl LineStrength {
                 return Err(Error::invalid_at("upper_blocks", i, format!("block {u} has no states")));
             }
         }
-        let lines = self.lines_in_batches(lower, uppers, params);
+        let mut tracker = Tracker::start(c"atomgpu_linestrength_line_list");
+        let lines = self.lines_in_batches(lower, uppers, params, &mut tracker);
         self.lower = None;
         let mut lines = lines?;
-        lines.sort_by_key(|l| (l.lower_state, uppers.iter().position(|&u| u == l.upper_block), l.upper_state));
+        // Keys are unique per line, so the unstable sort (which allocates nothing) gives this order.
+        lines.sort_unstable_by_key(|l| (l.lower_state, uppers.iter().position(|&u| u == l.upper_block), l.upper_state));
+        tracker.finish(self.blocks[lower].energies.len() as f64)?;
         Ok(lines)
     }
 
-    /// The lines of [`LineStrength::line_list`] (arguments checked), batch by batch.
-    fn lines_in_batches(&mut self, lower: usize, uppers: &[usize], params: &IntensityParams) -> Result<Vec<Line>> {
-        let candidates = intensity::lower_candidates(&self.blocks, lower, uppers, params);
+    /// The lines of [`LineStrength::line_list`] (arguments checked), batch by batch, reporting the
+    /// lower states done to `tracker`.
+    fn lines_in_batches(
+        &mut self,
+        lower: usize,
+        uppers: &[usize],
+        params: &IntensityParams,
+        tracker: &mut Tracker,
+    ) -> Result<Vec<Line>> {
+        let candidates = intensity::lower_candidates(&self.blocks, lower, uppers, params)?;
+        let total = self.blocks[lower].energies.len() as f64;
         let mut lines = Vec::new();
         for batch in candidates.chunks(params.batch) {
             self.load(lower, LowerVectors::Stored(batch), params.thresh_coeff)?;
             for &u in uppers {
                 let amplitudes = self.amplitudes(u, params.thresh_coeff)?;
-                intensity::collect_lines(self, lower, batch, u, &amplitudes, params, &mut lines);
+                intensity::collect_lines(self, lower, batch, u, &amplitudes, params, &mut lines)?;
             }
+            tracker.update(batch[batch.len() - 1] as f64 + 1.0, total)?;
         }
         Ok(lines)
     }
@@ -606,15 +651,23 @@ pub fn check_threshold(name: &'static str, value: f64) -> Result<()> {
 }
 
 fn validate_unfolding(u: &Unfolding<'_>, n_primitive: usize) -> Result<(Csr, Csr)> {
-    if u.n_sym == 0 {
-        return Err(Error::invalid("n_sym", "must be >= 1"));
+    if u.n_sym == 0 || u.n_sym > n_primitive {
+        return Err(Error::invalid(
+            "n_sym",
+            format!(
+                "must be in [1, n_primitive = {n_primitive}] (a symmetrised basis has no more functions than the \
+                 primitive one it is built from), got {}",
+                u.n_sym
+            ),
+        ));
     }
     if u.row_start.len() != n_primitive + 1 || u.row_start[0] != 0 {
         return Err(Error::invalid("row_start", "must have n_primitive + 1 entries starting at 0"));
     }
     for p in 0..n_primitive {
-        if u.row_start[p + 1] < u.row_start[p] {
-            return Err(Error::invalid_at("row_start", p + 1, "must not decrease"));
+        let entries = u.row_start[p + 1].checked_sub(u.row_start[p]).unwrap_or(-1);
+        if !(0..=u.n_sym as i64).contains(&entries) {
+            return Err(Error::invalid_at("row_start", p + 1, format!("row {p} must have 0 to n_sym = {} entries", u.n_sym)));
         }
     }
     let nnz = u.row_start[n_primitive] as usize;
@@ -630,10 +683,10 @@ fn validate_unfolding(u: &Unfolding<'_>, n_primitive: usize) -> Result<(Csr, Csr
     let t = Csr {
         rows: n_primitive,
         cols: u.n_sym,
-        start: u.row_start.to_vec(),
-        col: u.col[..nnz].to_vec(),
-        value: u.value[..nnz].to_vec(),
+        start: memory::copy_of("the unfolding", u.row_start)?,
+        col: memory::copy_of("the unfolding", &u.col[..nnz])?,
+        value: memory::copy_of("the unfolding", &u.value[..nnz])?,
     };
-    let tt = t.transpose();
+    let tt = t.transpose()?;
     Ok((t, tt))
 }

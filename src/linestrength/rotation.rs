@@ -24,7 +24,9 @@
 //! dense products with the dipole matrix over the vibrational index followed by a contraction
 //! over at most six lower slots per upper slot ([`Contraction`]).
 
+use crate::error::Result;
 use crate::math::wigner::three_j_rank1;
+use crate::memory;
 
 /// Cartesian molecule-fixed dipole components, in the order of the third index of the dipole
 /// matrix `dipole_me(Nvib, Nvib, 3)`.
@@ -44,16 +46,15 @@ pub struct Slots {
 
 impl Slots {
     /// Groups functions with rotational labels `k[p]`, `tau[p]` (already validated).
-    pub fn new(k: &[u32], tau: &[u8]) -> Self {
-        let mut labels: Vec<(u32, u8)> = k.iter().copied().zip(tau.iter().copied()).collect();
+    pub fn new(k: &[u32], tau: &[u8]) -> Result<Self> {
+        let mut labels = memory::collect("the block's rotational labels", k.iter().copied().zip(tau.iter().copied()))?;
         labels.sort_unstable();
         labels.dedup();
-        let of_function = k
-            .iter()
-            .zip(tau)
-            .map(|(&kk, &tt)| labels.binary_search(&(kk, tt)).expect("label was inserted") as u32)
-            .collect();
-        Slots { labels, of_function }
+        let of_function = memory::collect(
+            "the block's rotational slots",
+            k.iter().zip(tau).map(|(&kk, &tt)| labels.binary_search(&(kk, tt)).expect("label was inserted") as u32),
+        )?;
+        Ok(Slots { labels, of_function })
     }
 
     /// Number of slots.
@@ -141,7 +142,7 @@ mod tests {
 
     #[test]
     fn slots_are_the_distinct_labels() {
-        let s = Slots::new(&[0, 1, 1, 0, 2], &[0, 1, 0, 0, 1]);
+        let s = Slots::new(&[0, 1, 1, 0, 2], &[0, 1, 0, 0, 1]).unwrap();
         assert_eq!(s.labels, vec![(0, 0), (1, 0), (1, 1), (2, 1)]);
         assert_eq!(s.of_function, vec![0, 2, 1, 0, 3]);
     }

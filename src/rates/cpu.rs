@@ -7,15 +7,23 @@ use super::{
     Photoionization, PlasmaState, Quadrature, RatePairs, Statistics,
 };
 use crate::error::Result;
+use crate::memory;
 use rayon::prelude::*;
 
 /// Evaluates `pair(condition, transition)` for every pair, transitions fastest.
-fn batch<T: Sync>(conds: &[Conditions], t: &[T], pair: impl Fn(&Conditions, &T) -> (f64, f64) + Sync) -> RatePairs {
+fn batch<T: Sync>(
+    conds: &[Conditions],
+    t: &[T],
+    pair: impl Fn(&Conditions, &T) -> (f64, f64) + Sync,
+) -> Result<RatePairs> {
     let nt = t.len();
-    let values: Vec<(f64, f64)> =
-        (0..nt * conds.len()).into_par_iter().map(|k| pair(&conds[k / nt], &t[k % nt])).collect();
-    let (up, down) = values.into_iter().unzip();
-    RatePairs { up, down }
+    let n = memory::elements::<f64>("the rates of the batch", nt, conds.len())?;
+    let mut up = memory::filled("the upward rates of the batch", n, 0.0)?;
+    let mut down = memory::filled("the downward rates of the batch", n, 0.0)?;
+    up.par_iter_mut().zip(down.par_iter_mut()).enumerate().for_each(|(k, (u, d))| {
+        (*u, *d) = pair(&conds[k / nt], &t[k % nt]);
+    });
+    Ok(RatePairs { up, down })
 }
 
 /// CPU collisional excitation / de-excitation rates, see [`super::excitation_rates`].
@@ -27,7 +35,7 @@ pub fn excitation_rates(
 ) -> Result<RatePairs> {
     check_excitations(t)?;
     let conds = conditions(stats, states)?;
-    Ok(batch(&conds, t, |c, x| integrals::excitation(c, x, q)))
+    batch(&conds, t, |c, x| integrals::excitation(c, x, q))
 }
 
 /// CPU collisional ionization / three-body recombination rates, see [`super::ionization_rates`].
@@ -39,7 +47,7 @@ pub fn ionization_rates(
 ) -> Result<RatePairs> {
     check_ionizations(t)?;
     let conds = conditions(stats, states)?;
-    Ok(batch(&conds, t, |c, x| integrals::ionization(c, x, q)))
+    batch(&conds, t, |c, x| integrals::ionization(c, x, q))
 }
 
 /// CPU photoionization rates and heating, see [`super::photoionization_rates`].
@@ -51,7 +59,7 @@ pub fn photoionization_rates(
 ) -> Result<RatePairs> {
     check_photoionizations(t)?;
     let conds = conditions(stats, states)?;
-    Ok(batch(&conds, t, |c, x| integrals::photoionization(c, x, q)))
+    batch(&conds, t, |c, x| integrals::photoionization(c, x, q))
 }
 
 /// CPU inverse-bremsstrahlung heating, see [`super::inverse_bremsstrahlung_heating`].
@@ -63,5 +71,11 @@ pub fn inverse_bremsstrahlung_heating(
 ) -> Result<Vec<f64>> {
     let conds = conditions(stats, states)?;
     check_z2n(states, z2n)?;
-    Ok(conds.par_iter().zip(z2n).map(|(c, &z)| integrals::inverse_bremsstrahlung(c, z, q)).collect())
+    let mut heating = memory::filled("the heating of the batch", conds.len(), 0.0)?;
+    heating
+        .par_iter_mut()
+        .zip(&conds)
+        .zip(z2n)
+        .for_each(|((h, c), &z)| *h = integrals::inverse_bremsstrahlung(c, z, q));
+    Ok(heating)
 }

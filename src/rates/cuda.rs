@@ -31,6 +31,7 @@ use super::{
 };
 use crate::backend::CudaDevice;
 use crate::error::Result;
+use crate::memory;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 /// Kernel file name (for the module cache and NVRTC messages) and its source.
@@ -59,14 +60,17 @@ fn stats_code(stats: Statistics) -> i32 {
 }
 
 /// `field(x)[k]` of every transition, coefficient-major: `out[k * n + t]` (the kernels' layout).
-fn coefficient_major<T, const K: usize>(t: &[T], field: impl Fn(&T) -> [f64; K]) -> Vec<f64> {
-    let field = &field;
-    (0..K).flat_map(|k| t.iter().map(move |x| field(x)[k])).collect()
+fn coefficient_major<T, const K: usize>(t: &[T], field: impl Fn(&T) -> [f64; K]) -> Result<Vec<f64>> {
+    let mut out = memory::with_capacity("the fit coefficients of the batch", K * t.len())?;
+    for k in 0..K {
+        out.extend(t.iter().map(|x| field(x)[k]));
+    }
+    Ok(out)
 }
 
 /// One scalar field of every transition (or state).
-fn column<T>(items: &[T], field: impl Fn(&T) -> f64) -> Vec<f64> {
-    items.iter().map(field).collect()
+fn column<T>(items: &[T], field: impl Fn(&T) -> f64) -> Result<Vec<f64>> {
+    memory::collect("a column of the batch", items.iter().map(field))
 }
 
 /// What every rates kernel takes, on the device: statistics, the rule, the tails of the upper
@@ -98,16 +102,19 @@ impl Inputs {
             thermal: q.thermal_tail(),
             radiation: q.radiation_tail(),
             n_states: conds.len() as i64,
-            te: device.upload(&column(conds, |c| c.te))?,
-            mu: device.upload(&column(conds, |c| c.mu))?,
-            tr: device.upload(&column(conds, |c| c.tr))?,
+            te: device.upload(&column(conds, |c| c.te)?)?,
+            mu: device.upload(&column(conds, |c| c.mu)?)?,
+            tr: device.upload(&column(conds, |c| c.tr)?)?,
         })
     }
 }
 
 /// Downloads the `up` and `down` buffers of a batch.
 fn download_pairs(device: &CudaDevice, up: &CudaSlice<f64>, down: &CudaSlice<f64>) -> Result<RatePairs> {
-    let mut pairs = RatePairs { up: vec![0.0; up.len()], down: vec![0.0; down.len()] };
+    let mut pairs = RatePairs {
+        up: memory::filled("the upward rates of the batch", up.len(), 0.0)?,
+        down: memory::filled("the downward rates of the batch", down.len(), 0.0)?,
+    };
     device.download_into(up, &mut pairs.up)?;
     device.download_into(down, &mut pairs.down)?;
     Ok(pairs)
@@ -126,11 +133,11 @@ pub fn excitation_rates(
     check_excitations(t)?;
     let conds = conditions(stats, states)?;
     let inputs = Inputs::upload(device, stats, q, &conds)?;
-    let energy = device.upload(&column(t, |x| x.energy_ev))?;
-    let omega = device.upload(&coefficient_major(t, |x| x.omega))?;
-    let g_lower = device.upload(&column(t, |x| x.g_lower))?;
-    let g_upper = device.upload(&column(t, |x| x.g_upper))?;
-    let n_pairs = t.len() * conds.len();
+    let energy = device.upload(&column(t, |x| x.energy_ev)?)?;
+    let omega = device.upload(&coefficient_major(t, |x| x.omega)?)?;
+    let g_lower = device.upload(&column(t, |x| x.g_lower)?)?;
+    let g_upper = device.upload(&column(t, |x| x.g_upper)?)?;
+    let n_pairs = memory::elements::<f64>("the rates of the batch", t.len(), conds.len())?;
     let mut up = device.zeros::<f64>(n_pairs)?;
     let mut down = device.zeros::<f64>(n_pairs)?;
     let n_transitions = t.len() as i64;
@@ -173,11 +180,11 @@ pub fn ionization_rates(
     check_ionizations(t)?;
     let conds = conditions(stats, states)?;
     let inputs = Inputs::upload(device, stats, q, &conds)?;
-    let energy = device.upload(&column(t, |x| x.energy_ev))?;
-    let beli = device.upload(&coefficient_major(t, |x| x.beli))?;
-    let g_lower = device.upload(&column(t, |x| x.g_lower))?;
-    let g_upper = device.upload(&column(t, |x| x.g_upper))?;
-    let n_pairs = t.len() * conds.len();
+    let energy = device.upload(&column(t, |x| x.energy_ev)?)?;
+    let beli = device.upload(&coefficient_major(t, |x| x.beli)?)?;
+    let g_lower = device.upload(&column(t, |x| x.g_lower)?)?;
+    let g_upper = device.upload(&column(t, |x| x.g_upper)?)?;
+    let n_pairs = memory::elements::<f64>("the rates of the batch", t.len(), conds.len())?;
     let mut up = device.zeros::<f64>(n_pairs)?;
     let mut down = device.zeros::<f64>(n_pairs)?;
     let n_transitions = t.len() as i64;
@@ -220,10 +227,10 @@ pub fn photoionization_rates(
     check_photoionizations(t)?;
     let conds = conditions(stats, states)?;
     let inputs = Inputs::upload(device, stats, q, &conds)?;
-    let energy = device.upload(&column(t, |x| x.energy_ev))?;
-    let d0 = device.upload(&column(t, |x| x.d0_cm2))?;
-    let d1 = device.upload(&column(t, |x| x.d1_cm2))?;
-    let n_pairs = t.len() * conds.len();
+    let energy = device.upload(&column(t, |x| x.energy_ev)?)?;
+    let d0 = device.upload(&column(t, |x| x.d0_cm2)?)?;
+    let d1 = device.upload(&column(t, |x| x.d1_cm2)?)?;
+    let n_pairs = memory::elements::<f64>("the rates of the batch", t.len(), conds.len())?;
     let mut up = device.zeros::<f64>(n_pairs)?;
     let mut down = device.zeros::<f64>(n_pairs)?;
     let n_transitions = t.len() as i64;
@@ -269,8 +276,11 @@ pub fn inverse_bremsstrahlung_heating(
     let conds = conditions(stats, states)?;
     check_z2n(states, z2n)?;
     let inputs = Inputs::upload(device, stats, q, &conds)?;
-    let eps_c = device.upload(&column(&conds, |c| plasma_photon_energy(c.ne)))?;
-    let factor: Vec<f64> = conds.iter().zip(z2n).map(|(c, &z)| inverse_bremsstrahlung_factor(c, z)).collect();
+    let eps_c = device.upload(&column(&conds, |c| plasma_photon_energy(c.ne))?)?;
+    let factor = memory::collect(
+        "the inverse-bremsstrahlung factors",
+        conds.iter().zip(z2n).map(|(c, &z)| inverse_bremsstrahlung_factor(c, z)),
+    )?;
     let factor = device.upload(&factor)?;
     let mut heating = device.zeros::<f64>(conds.len())?;
     let func = device.function(FILE, SOURCE, "inverse_bremsstrahlung_kernel")?;
@@ -292,7 +302,7 @@ pub fn inverse_bremsstrahlung_heating(
     // SAFETY: the arguments match inverse_bremsstrahlung_kernel's parameters in order and type;
     // every buffer holds n_states elements.
     unsafe { launch.launch(launch_config(conds.len(), WARPS_PER_BLOCK)) }?;
-    let mut out = vec![0.0; conds.len()];
+    let mut out = memory::filled("the heating of the batch", conds.len(), 0.0)?;
     device.download_into(&heating, &mut out)?;
     Ok(out)
 }

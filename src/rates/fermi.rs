@@ -11,7 +11,7 @@
 //! exact integrals; the integrals by graded 64-point Gauss-Legendre in t = sqrt(x), ~1e-16).
 
 use super::constants::quantum_density_factor;
-use super::Statistics;
+use super::{check_density, check_temperature, Statistics, TEMPERATURE_RANGE_EV};
 use crate::error::{require_positive, Error, Result};
 use crate::math::gauss_legendre::GaussLegendre;
 use crate::math::panels::{graded_breakpoints, integrate_graded, Feature, MAX_BREAKPOINTS};
@@ -88,8 +88,8 @@ fn eta_from_f_half(y: f64) -> Result<f64> {
 /// Chemical potential mu(T_e, n_e) [eV] that normalises the electron distribution (paper eq. 2):
 /// n_e = N_Q T^{3/2} F_{1/2}(mu/T). `te_ev` in eV, `ne_cm3` in cm^-3.
 pub fn chemical_potential(stats: Statistics, te_ev: f64, ne_cm3: f64) -> Result<f64> {
-    require_positive("te_ev", None, te_ev, "eV")?;
-    require_positive("ne_cm3", None, ne_cm3, "cm^-3")?;
+    check_temperature("te_ev", None, te_ev)?;
+    check_density("ne_cm3", None, ne_cm3)?;
     let y = ne_cm3 / (quantum_density_factor() * te_ev.powf(1.5));
     Ok(match stats {
         Statistics::MaxwellBoltzmann => te_ev * y.ln(),
@@ -123,14 +123,25 @@ pub fn fermi_energy(ne_cm3: f64) -> f64 {
 /// Temperature and chemical potential (T_e, mu) [eV] of an electron gas of energy density
 /// `u_ev_cm3` [eV cm^-3] and density `ne_cm3` [cm^-3]: the inversion of [`energy_density`].
 /// Fermi-Dirac: u / n_e^{5/3} = (3/2) N_Q^{-2/3} F_{3/2}(eta) / F_{1/2}(eta)^{5/3} depends on eta
-/// alone; it is solved for eta, then T = (n_e / (N_Q F_{1/2}(eta)))^{2/3}. Fails when u is not
-/// above the ground-state value (3/5) n_e E_F.
+/// alone; it is solved for eta, then T = (n_e / (N_Q F_{1/2}(eta)))^{2/3}. Fails, under either
+/// statistics, when u implies a temperature outside [`TEMPERATURE_RANGE_EV`] (and, Fermi-Dirac,
+/// when u is not above the ground-state value (3/5) n_e E_F).
 pub fn temperature_from_energy_density(stats: Statistics, u_ev_cm3: f64, ne_cm3: f64) -> Result<(f64, f64)> {
     require_positive("u_ev_cm3", None, u_ev_cm3, "eV cm^-3")?;
-    require_positive("ne_cm3", None, ne_cm3, "cm^-3")?;
+    check_density("ne_cm3", None, ne_cm3)?;
     let nq = quantum_density_factor();
+    let implied = |t: f64| -> Result<f64> {
+        let (low, high) = TEMPERATURE_RANGE_EV;
+        if t >= low && t <= high {
+            return Ok(t);
+        }
+        Err(Error::invalid(
+            "u_ev_cm3",
+            format!("{u_ev_cm3:e} eV cm^-3 at n_e = {ne_cm3:e} cm^-3 implies T_e = {t:e} eV, outside [{low:e}, {high:e}] eV"),
+        ))
+    };
     if stats == Statistics::MaxwellBoltzmann {
-        let t = u_ev_cm3 / (1.5 * ne_cm3);
+        let t = implied(u_ev_cm3 / (1.5 * ne_cm3))?;
         return Ok((t, t * (ne_cm3 / (nq * t.powf(1.5))).ln()));
     }
     let ground = ground_state_energy_density(ne_cm3);
@@ -154,7 +165,7 @@ pub fn temperature_from_energy_density(stats: Statistics, u_ev_cm3: f64, ne_cm3:
     let eta = monotone_root(guess, false, 300, log_ratio).ok_or_else(|| {
         Error::NotConverged(format!("temperature for u = {u_ev_cm3:e} eV cm^-3, n_e = {ne_cm3:e} cm^-3"))
     })?;
-    let t = (ne_cm3 / (nq * fermi_dirac_integrals(eta)[1])).powf(2.0 / 3.0);
+    let t = implied((ne_cm3 / (nq * fermi_dirac_integrals(eta)[1])).powf(2.0 / 3.0))?;
     Ok((t, eta * t))
 }
 

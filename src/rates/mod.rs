@@ -23,8 +23,34 @@ pub mod fermi;
 pub mod integrals;
 
 use crate::backend::{self, Backend};
-use crate::error::{require_finite, require_positive, Error, Result};
+use crate::error::{require_finite, require_finite_result, require_in_range, require_positive, Error, Result};
 use crate::math::gauss_legendre::GaussLegendre;
+use crate::memory;
+
+/// The domain of the family's inputs: inside it every rate, chemical potential and energy
+/// density is a finite double (outside it an input is rejected as an invalid argument, naming
+/// the argument and this range; a result that still overflows is `ATOMGPU_ERR_NOT_FINITE`).
+/// Electron and radiation temperatures T_e, T_r [eV] (1.2 K to 1.2e10 K).
+pub const TEMPERATURE_RANGE_EV: (f64, f64) = (1e-4, 1e6);
+/// Free-electron density n_e [cm^-3] (interstellar to white-dwarf matter).
+pub const DENSITY_RANGE_CM3: (f64, f64) = (1e-10, 1e30);
+/// Transition energies E [eV] (hyperfine splittings to the K shell of the heaviest ions).
+pub const ENERGY_RANGE_EV: (f64, f64) = (1e-6, 1e6);
+
+/// Checks a temperature T_e or T_r against [`TEMPERATURE_RANGE_EV`].
+pub fn check_temperature(name: &'static str, index: Option<usize>, value: f64) -> Result<()> {
+    require_in_range(name, index, value, TEMPERATURE_RANGE_EV.0, TEMPERATURE_RANGE_EV.1, "eV")
+}
+
+/// Checks an electron density against [`DENSITY_RANGE_CM3`].
+pub fn check_density(name: &'static str, index: Option<usize>, value: f64) -> Result<()> {
+    require_in_range(name, index, value, DENSITY_RANGE_CM3.0, DENSITY_RANGE_CM3.1, "cm^-3")
+}
+
+/// Checks a transition energy against [`ENERGY_RANGE_EV`].
+pub fn check_energy(name: &'static str, index: Option<usize>, value: f64) -> Result<()> {
+    require_in_range(name, index, value, ENERGY_RANGE_EV.0, ENERGY_RANGE_EV.1, "eV")
+}
 
 /// Electron statistics of a calculation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,17 +192,16 @@ pub fn conditions(stats: Statistics, states: &[PlasmaState]) -> Result<Vec<integ
     if states.is_empty() {
         return Err(Error::invalid("n_states", "must be >= 1, got 0"));
     }
-    states
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            require_positive("te_ev", Some(i), s.te_ev, "eV")?;
-            require_positive("ne_cm3", Some(i), s.ne_cm3, "cm^-3")?;
-            require_positive("tr_ev", Some(i), s.tr_ev, "eV")?;
+    memory::try_collect(
+        "the electron conditions of the states",
+        states.iter().enumerate().map(|(i, s)| {
+            check_temperature("te_ev", Some(i), s.te_ev)?;
+            check_density("ne_cm3", Some(i), s.ne_cm3)?;
+            check_temperature("tr_ev", Some(i), s.tr_ev)?;
             let mu = fermi::chemical_potential(stats, s.te_ev, s.ne_cm3)?;
             Ok(integrals::Conditions { stats, te: s.te_ev, mu, ne: s.ne_cm3, tr: s.tr_ev })
-        })
-        .collect()
+        }),
+    )
 }
 
 fn check_weights(name: &'static str, i: usize, g_lower: f64, g_upper: f64) -> Result<()> {
@@ -190,7 +215,7 @@ pub fn check_excitations(t: &[Excitation]) -> Result<()> {
         return Err(Error::invalid("n_transitions", "must be >= 1, got 0"));
     }
     for (i, x) in t.iter().enumerate() {
-        require_positive("energy_ev", Some(i), x.energy_ev, "eV")?;
+        check_energy("energy_ev", Some(i), x.energy_ev)?;
         for b in x.omega {
             require_finite("omega", Some(i), b)?;
         }
@@ -205,7 +230,7 @@ pub fn check_ionizations(t: &[Ionization]) -> Result<()> {
         return Err(Error::invalid("n_transitions", "must be >= 1, got 0"));
     }
     for (i, x) in t.iter().enumerate() {
-        require_positive("energy_ev", Some(i), x.energy_ev, "eV")?;
+        check_energy("energy_ev", Some(i), x.energy_ev)?;
         for c in x.beli {
             require_finite("beli", Some(i), c)?;
         }
@@ -220,11 +245,20 @@ pub fn check_photoionizations(t: &[Photoionization]) -> Result<()> {
         return Err(Error::invalid("n_transitions", "must be >= 1, got 0"));
     }
     for (i, x) in t.iter().enumerate() {
-        require_positive("energy_ev", Some(i), x.energy_ev, "eV")?;
+        check_energy("energy_ev", Some(i), x.energy_ev)?;
         require_finite("d0_cm2", Some(i), x.d0_cm2)?;
         require_finite("d1_cm2", Some(i), x.d1_cm2)?;
     }
     Ok(())
+}
+
+/// Checks that every rate of a batch is finite: `names` are the two outputs as the C interface
+/// calls them; an element is reported with its transition and state.
+fn finite_pairs(pairs: RatePairs, names: [&'static str; 2], n_transitions: usize) -> Result<RatePairs> {
+    let at = |i: usize| format!("transition {}, state {}", i % n_transitions, i / n_transitions);
+    require_finite_result(names[0], &pairs.up, at)?;
+    require_finite_result(names[1], &pairs.down, at)?;
+    Ok(pairs)
 }
 
 /// Collisional excitation (up) and de-excitation (down) rates for every (transition, state),
@@ -235,10 +269,11 @@ pub fn excitation_rates(
     states: &[PlasmaState],
     t: &[Excitation],
 ) -> Result<RatePairs> {
-    match backend::current()? {
+    let pairs = match backend::current()? {
         Backend::Cpu => cpu::excitation_rates(stats, q, states, t),
         Backend::Cuda(d) => cuda::excitation_rates(&d, stats, q, states, t),
-    }
+    }?;
+    finite_pairs(pairs, ["up", "down"], t.len())
 }
 
 /// Collisional ionization (up) and three-body recombination (down) rates for every
@@ -249,10 +284,11 @@ pub fn ionization_rates(
     states: &[PlasmaState],
     t: &[Ionization],
 ) -> Result<RatePairs> {
-    match backend::current()? {
+    let pairs = match backend::current()? {
         Backend::Cpu => cpu::ionization_rates(stats, q, states, t),
         Backend::Cuda(d) => cuda::ionization_rates(&d, stats, q, states, t),
-    }
+    }?;
+    finite_pairs(pairs, ["up", "down"], t.len())
 }
 
 /// Photoionization rates (`up`, s^-1 per ion) and photoelectron heating (`down`, eV s^-1 per ion)
@@ -263,10 +299,11 @@ pub fn photoionization_rates(
     states: &[PlasmaState],
     t: &[Photoionization],
 ) -> Result<RatePairs> {
-    match backend::current()? {
+    let pairs = match backend::current()? {
         Backend::Cpu => cpu::photoionization_rates(stats, q, states, t),
         Backend::Cuda(d) => cuda::photoionization_rates(&d, stats, q, states, t),
-    }
+    }?;
+    finite_pairs(pairs, ["rate", "heating"], t.len())
 }
 
 /// Inverse-bremsstrahlung heating [eV cm^-3 s^-1] of every state, `z2n[s]` = sum_Z Z^2 N_Z
@@ -277,10 +314,12 @@ pub fn inverse_bremsstrahlung_heating(
     states: &[PlasmaState],
     z2n: &[f64],
 ) -> Result<Vec<f64>> {
-    match backend::current()? {
+    let heating = match backend::current()? {
         Backend::Cpu => cpu::inverse_bremsstrahlung_heating(stats, q, states, z2n),
         Backend::Cuda(d) => cuda::inverse_bremsstrahlung_heating(&d, stats, q, states, z2n),
-    }
+    }?;
+    require_finite_result("heating", &heating, |s| format!("state {s}"))?;
+    Ok(heating)
 }
 
 /// Checks the per-state Z^2-weighted ion densities.

@@ -336,8 +336,14 @@ static void test_bad_input(void) {
     reset();
     expect_bad("run_stiff: NULL model",
                atomgpu_cr_run_stiff(NULL, out_y, 3, times_ok, 1e-6, 1e-10, out_te, out_ne, out_p), 1, "model", y0);
-    check("n_levels(NULL) = 0", atomgpu_cr_n_levels(NULL) == 0);
-    check("n_levels = 3", atomgpu_cr_n_levels(model) == NL);
+    {
+        int64_t n = -7;
+        reset();
+        expect_bad("n_levels: NULL model", atomgpu_cr_n_levels(NULL, &n), 1, "model", y0);
+        check("n_levels: NULL model leaves the output", n == -7);
+        check_ok("n_levels", atomgpu_cr_n_levels(model, &n));
+        check("n_levels = 3", n == NL);
+    }
 
     /* run_rk4: negative n_steps, max_samples too small, NULL outputs. */
     reset();
@@ -425,14 +431,15 @@ static void test_bad_input(void) {
     check("create: *model still untouched", made == (atomgpu_cr *)&out_n);
 
     /* destroy accepts NULL (and a model with no transitions is valid). */
-    atomgpu_cr_destroy(NULL);
+    check_ok("destroy(NULL)", atomgpu_cr_destroy(NULL));
     {
         atomgpu_cr *bare = NULL;
         check_ok("create with no transitions and NULL weights",
                  atomgpu_cr_create(NL, charges, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
                                    FD, 5.0, 8, 1.0, &bare));
-        check("n_levels of the bare model", atomgpu_cr_n_levels(bare) == NL);
-        atomgpu_cr_destroy(bare);
+        int64_t n = 0;
+        check("n_levels of the bare model", atomgpu_cr_n_levels(bare, &n) == ATOMGPU_OK && n == NL);
+        check_ok("destroy the bare model", atomgpu_cr_destroy(bare));
     }
     atomgpu_cr_destroy(model);
 }

@@ -1,10 +1,14 @@
-//! Host-side CR rate matrices (paper eqs. 27-28), the right-hand side built from them, and the
-//! fixed-step RK4 loop of the CPU backend.
+//! Host-side CR rates: the flows between levels at one plasma state, assembled either into the
+//! rate matrices of paper eqs. 27-28 or, without any n x n matrix, straight into the right-hand
+//! side; and the fixed-step RK4 loop of the CPU backend.
 
 use super::{sample, CrModel, CrSample, CrSettings};
-use crate::error::Result;
+use crate::error::{require_finite_result, Error, Result};
+use crate::memory;
+use crate::progress::Tracker;
 use crate::rates::{
     excitation_rates, fermi, inverse_bremsstrahlung_heating, ionization_rates, photoionization_rates, PlasmaState,
+    DENSITY_RANGE_CM3,
 };
 
 /// The rate matrices of one plasma state: dN/dt = M N (eq. 27) and du/dt = M' . N (eq. 28, with
@@ -18,64 +22,135 @@ pub struct RateMatrices {
     pub m_energy: Vec<f64>,
 }
 
+/// Every rate of the model at electron temperature `te_ev` [eV] and density `ne_cm3` [cm^-3]
+/// (radiation at the settings' T_r), from the backend in force, handed out as flows:
+/// `transfer(from, to, rate)` for each population flow [s^-1 per ion of `from`], and
+/// `energy(level, rate)` for each gain of the free electrons' energy [eV s^-1 per ion of
+/// `level`]:
+/// - excitation l -> k: l to k at J_up, k to l at J_down; energy E (J_down on k, -J_up on l);
+/// - ionization l -> k: l to k at K_up + L, k to l at K_down; energy E K_down on k, H_L - E K_up
+///   on l (photoelectron heating H_L);
+/// - inverse bremsstrahlung: heating per unit sum_Z Z^2 N_Z times Z_l^2 on every level l.
+fn flows(
+    model: &CrModel,
+    settings: &CrSettings,
+    te_ev: f64,
+    ne_cm3: f64,
+    mut transfer: impl FnMut(usize, usize, f64),
+    mut energy: impl FnMut(usize, f64),
+) -> Result<()> {
+    let state = [PlasmaState { te_ev, ne_cm3, tr_ev: settings.tr_ev }];
+    let (stats, q) = (settings.stats, &settings.quadrature);
+    if !model.excitations().is_empty() {
+        let j = excitation_rates(stats, q, &state, model.excitation_parameters())?;
+        for (i, x) in model.excitations().iter().enumerate() {
+            transfer(x.lower, x.upper, j.up[i]);
+            transfer(x.upper, x.lower, j.down[i]);
+            energy(x.lower, -x.energy_ev * j.up[i]);
+            energy(x.upper, x.energy_ev * j.down[i]);
+        }
+    }
+    if !model.ionizations().is_empty() {
+        let k = ionization_rates(stats, q, &state, model.ionization_parameters())?;
+        let l = photoionization_rates(stats, q, &state, model.photoionization_parameters())?;
+        for (i, x) in model.ionizations().iter().enumerate() {
+            transfer(x.lower, x.upper, k.up[i] + l.up[i]);
+            transfer(x.upper, x.lower, k.down[i]);
+            energy(x.lower, l.down[i] - x.energy_ev * k.up[i]);
+            energy(x.upper, x.energy_ev * k.down[i]);
+        }
+    }
+    let ib_per_z2n = inverse_bremsstrahlung_heating(stats, q, &state, &[1.0])?[0];
+    for (level, z) in model.charges().iter().enumerate() {
+        energy(level, ib_per_z2n * z * z);
+    }
+    Ok(())
+}
+
 /// M and M' at electron temperature `te_ev` [eV] and density `ne_cm3` [cm^-3] (radiation at the
 /// settings' T_r), with the rates from the backend in force.
 pub fn rate_matrices(model: &CrModel, settings: &CrSettings, te_ev: f64, ne_cm3: f64) -> Result<RateMatrices> {
     let n = model.n_levels();
-    let state = [PlasmaState { te_ev, ne_cm3, tr_ev: settings.tr_ev }];
-    let (stats, q) = (settings.stats, &settings.quadrature);
-    let mut m = vec![0.0; n * n];
-    let mut m_energy = vec![0.0; n];
-    let mut transfer = |from: usize, to: usize, rate: f64| {
-        m[to + n * from] += rate;
-        m[from + n * from] -= rate;
-    };
-    if !model.excitations().is_empty() {
-        let j = excitation_rates(stats, q, &state, &model.excitation_parameters())?;
-        for (i, x) in model.excitations().iter().enumerate() {
-            transfer(x.lower, x.upper, j.up[i]);
-            transfer(x.upper, x.lower, j.down[i]);
-            m_energy[x.lower] -= x.energy_ev * j.up[i];
-            m_energy[x.upper] += x.energy_ev * j.down[i];
-        }
-    }
-    if !model.ionizations().is_empty() {
-        let k = ionization_rates(stats, q, &state, &model.ionization_parameters())?;
-        let l = photoionization_rates(stats, q, &state, &model.photoionization_parameters())?;
-        for (i, x) in model.ionizations().iter().enumerate() {
-            transfer(x.lower, x.upper, k.up[i] + l.up[i]);
-            transfer(x.upper, x.lower, k.down[i]);
-            m_energy[x.lower] += l.down[i] - x.energy_ev * k.up[i];
-            m_energy[x.upper] += x.energy_ev * k.down[i];
-        }
-    }
-    // Heating per unit sum_Z Z^2 N_Z, spread over the levels by their Z^2.
-    let ib_per_z2n = inverse_bremsstrahlung_heating(stats, q, &state, &[1.0])?[0];
-    for (e, z) in m_energy.iter_mut().zip(model.charges()) {
-        *e += ib_per_z2n * z * z;
-    }
+    let mut m = memory::filled("the rate matrix m", memory::elements::<f64>("the rate matrix m", n, n)?, 0.0)?;
+    let mut m_energy = memory::filled("the energy rates m_energy", n, 0.0)?;
+    flows(
+        model,
+        settings,
+        te_ev,
+        ne_cm3,
+        |from, to, rate| {
+            m[to + n * from] += rate;
+            m[from + n * from] -= rate;
+        },
+        |level, rate| m_energy[level] += rate,
+    )?;
+    let at = |i: usize| format!("row {}, column {}", i % n, i / n);
+    require_finite_result("m", &m, at)?;
+    require_finite_result("m_energy", &m_energy, |l| format!("level {l}"))?;
     Ok(RateMatrices { m, m_energy })
 }
 
-/// d(N, u)/dt at `y` = (N_1..N_n, u) = (M N, M' . N) at the (T_e, mu, n_e) that `y` implies, and
-/// those conditions. Rates come from the backend in force.
-pub(super) fn derivatives(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<(Vec<f64>, [f64; 3])> {
+/// The electron conditions (T_e, mu, n_e) that the state `y` (the argument `name`) implies:
+/// n_e = sum_l Z_l N_l, then (T_e, mu) from the energy density; errors name `name`.
+pub(super) fn electron_conditions(
+    model: &CrModel,
+    settings: &CrSettings,
+    name: &'static str,
+    y: &[f64],
+) -> Result<[f64; 3]> {
     let n = model.n_levels();
-    let (pops, u) = (&y[..n], y[n]);
-    let ne = model.electron_density(pops);
-    let (te, mu) = fermi::temperature_from_energy_density(settings.stats, u, ne)?;
-    let r = rate_matrices(model, settings, te, ne)?;
-    let mut dy = vec![0.0; n + 1];
-    for (l, &population) in pops.iter().enumerate() {
-        for (d, m) in dy.iter_mut().zip(&r.m[n * l..n * (l + 1)]) {
-            *d += m * population;
-        }
-        dy[n] += r.m_energy[l] * population;
+    let ne = model.electron_density(&y[..n]);
+    let (low, high) = DENSITY_RANGE_CM3;
+    if !(ne >= low && ne <= high) {
+        return Err(Error::invalid(
+            name,
+            format!("gives n_e = sum of charge x population = {ne:e} cm^-3, outside [{low:e}, {high:e}] cm^-3"),
+        ));
     }
-    Ok((dy, [te, mu, ne]))
+    let rename = |e: Error| match e {
+        Error::InvalidArgument { rule, .. } => Error::InvalidArgument {
+            name,
+            index: Some(n),
+            rule: format!("the electron energy density (at n_e = {ne:e} cm^-3): {rule}"),
+        },
+        other => other,
+    };
+    let (te, mu) = fermi::temperature_from_energy_density(settings.stats, y[n], ne).map_err(rename)?;
+    Ok([te, mu, ne])
 }
 
-/// Classical RK4 with a fixed step on the host, every stage's rates from the CPU backend.
+/// d(N, u)/dt at `y` = (N_1..N_n, u) (the argument `name`): sum over the flows of each transition
+/// at the (T_e, mu, n_e) that `y` implies, in O(n + transitions) memory (no rate matrix); and
+/// those conditions. Rates come from the backend in force.
+pub(super) fn derivatives(
+    model: &CrModel,
+    settings: &CrSettings,
+    name: &'static str,
+    y: &[f64],
+) -> Result<(Vec<f64>, [f64; 3])> {
+    let n = model.n_levels();
+    let conditions = electron_conditions(model, settings, name, y)?;
+    let mut dy = memory::filled("dydt", n + 1, 0.0)?;
+    let mut du = 0.0;
+    flows(
+        model,
+        settings,
+        conditions[0],
+        conditions[2],
+        |from, to, rate| {
+            let flow = rate * y[from];
+            dy[to] += flow;
+            dy[from] -= flow;
+        },
+        |level, rate| du += rate * y[level],
+    )?;
+    dy[n] = du;
+    require_finite_result("dydt", &dy, |i| if i < n { format!("level {i}") } else { "the energy density".into() })?;
+    Ok((dy, conditions))
+}
+
+/// Classical RK4 with a fixed step on the host, every stage's rates from the CPU backend. A stage
+/// that leaves the physical domain stops the run (`dt_s` too large for the stiffest rate).
 pub(super) fn run_rk4(
     model: &CrModel,
     settings: &CrSettings,
@@ -83,21 +158,37 @@ pub(super) fn run_rk4(
     dt: f64,
     n_steps: u64,
     sample_every: u64,
+    tracker: &mut Tracker,
 ) -> Result<Vec<CrSample>> {
-    let mut y = y0.to_vec();
-    let mut samples = vec![sample(model, settings.stats, 0.0, &y)?];
+    let mut y = memory::copy_of("the RK4 state", y0)?;
+    let n_samples = 1 + n_steps.div_ceil(sample_every) as usize;
+    let mut samples = memory::with_capacity("the RK4 samples", n_samples)?;
+    samples.push(sample(model, settings.stats, 0.0, &y)?);
     let stage = |base: &[f64], k: &[f64], h: f64| -> Vec<f64> { base.iter().zip(k).map(|(a, b)| a + h * b).collect() };
     for step in 1..=n_steps {
-        let (k1, _) = derivatives(model, settings, &y)?;
-        let (k2, _) = derivatives(model, settings, &stage(&y, &k1, 0.5 * dt))?;
-        let (k3, _) = derivatives(model, settings, &stage(&y, &k2, 0.5 * dt))?;
-        let (k4, _) = derivatives(model, settings, &stage(&y, &k3, dt))?;
+        let diverged = |e: Error| diverged(step, e);
+        let (k1, _) = derivatives(model, settings, "y", &y).map_err(diverged)?;
+        let (k2, _) = derivatives(model, settings, "y", &stage(&y, &k1, 0.5 * dt)).map_err(diverged)?;
+        let (k3, _) = derivatives(model, settings, "y", &stage(&y, &k2, 0.5 * dt)).map_err(diverged)?;
+        let (k4, _) = derivatives(model, settings, "y", &stage(&y, &k3, dt)).map_err(diverged)?;
         for i in 0..y.len() {
             y[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
         }
         if step % sample_every == 0 || step == n_steps {
-            samples.push(sample(model, settings.stats, step as f64 * dt, &y)?);
+            samples.push(sample(model, settings.stats, step as f64 * dt, &y).map_err(diverged)?);
         }
+        tracker.update(step as f64, n_steps as f64)?;
     }
     Ok(samples)
+}
+
+/// The error of an RK4 step `step` whose stage left the domain of the rates: not converged,
+/// naming `dt_s`.
+fn diverged(step: u64, e: Error) -> Error {
+    match e {
+        Error::InvalidArgument { .. } | Error::NotConverged(_) | Error::NotFinite { .. } => {
+            Error::NotConverged(format!("RK4 step {step} left the physical domain ({e}); use a smaller `dt_s`"))
+        }
+        other => other,
+    }
 }

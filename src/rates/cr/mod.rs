@@ -29,6 +29,8 @@ pub use stiff::StiffTolerances;
 use super::{Quadrature, Statistics};
 use crate::backend::{self, Backend};
 use crate::error::{require_positive, Error, Result};
+use crate::memory;
+use crate::progress::Tracker;
 
 /// Physics settings of a CR run.
 #[derive(Clone, Debug)]
@@ -57,33 +59,44 @@ pub struct CrSample {
     pub populations: Vec<f64>,
 }
 
+/// Most steps of one fixed-step run (2^53): step counts and the times step x dt stay exact in
+/// double precision. A shorter run that still takes too long is stopped by the calling
+/// thread's progress callback or time limit ([`crate::progress`]).
+pub const MAX_RK4_STEPS: u64 = 1 << 53;
+
 /// Initial CR state from populations [cm^-3] and an electron temperature [eV]: u is the energy
 /// density of the electron gas at that temperature and n_e = sum Z N.
 pub fn initial_state(model: &CrModel, stats: Statistics, populations: &[f64], te_ev: f64) -> Result<Vec<f64>> {
-    model.check_populations(populations)?;
-    require_positive("te_ev", None, te_ev, "eV")?;
+    model.check_populations("populations", populations)?;
+    super::check_temperature("te_ev", None, te_ev)?;
     let ne = model.electron_density(populations);
-    if ne.is_nan() || ne <= 0.0 {
-        return Err(Error::invalid("populations", "give no free electrons (sum Z_l N_l must be > 0)"));
+    let (low, high) = super::DENSITY_RANGE_CM3;
+    if !(ne >= low && ne <= high) {
+        return Err(Error::invalid(
+            "populations",
+            format!("give n_e = sum of charge x population = {ne:e} cm^-3, outside [{low:e}, {high:e}] cm^-3"),
+        ));
     }
     let u = super::fermi::energy_density(stats, te_ev, ne)?;
-    let mut y = populations.to_vec();
+    let mut y = memory::with_capacity("the state y", populations.len() + 1)?;
+    y.extend_from_slice(populations);
     y.push(u);
     Ok(y)
 }
 
-/// Advances `y0` = (N_1..N_n, u) by `n_steps` fixed RK4 steps of `dt_s` seconds, returning the
+/// Advances `y` = (N_1..N_n, u) by `n_steps` fixed RK4 steps of `dt_s` seconds, returning the
 /// state every `sample_every` steps and after the last step (and the initial state first), on
-/// the backend in force.
+/// the backend in force. Progress (steps done of `n_steps`) goes to the calling thread's
+/// callback as task `atomgpu_cr_run_rk4`.
 pub fn run_rk4(
     model: &CrModel,
     settings: &CrSettings,
-    y0: &[f64],
+    y: &[f64],
     dt_s: f64,
     n_steps: u64,
     sample_every: u64,
 ) -> Result<Vec<CrSample>> {
-    let mut runs = run_rk4_systems(model, settings, &[y0.to_vec()], dt_s, n_steps, sample_every)?;
+    let mut runs = run_rk4_systems(model, settings, std::slice::from_ref(&y.to_vec()), dt_s, n_steps, sample_every)?;
     Ok(runs.pop().expect("one system"))
 }
 
@@ -92,60 +105,66 @@ pub fn run_rk4(
 pub fn run_rk4_systems(
     model: &CrModel,
     settings: &CrSettings,
-    y0s: &[Vec<f64>],
+    ys: &[Vec<f64>],
     dt_s: f64,
     n_steps: u64,
     sample_every: u64,
 ) -> Result<Vec<Vec<CrSample>>> {
-    if y0s.is_empty() {
+    if ys.is_empty() {
         return Err(Error::invalid("n_systems", "must be >= 1, got 0"));
     }
-    for y0 in y0s {
-        check_run(model, settings, y0)?;
+    for y in ys {
+        check_run(model, settings, y)?;
     }
     require_positive("dt_s", None, dt_s, "s")?;
-    if n_steps == 0 {
-        return Err(Error::invalid("n_steps", "must be >= 1"));
+    if !(1..=MAX_RK4_STEPS).contains(&n_steps) {
+        return Err(Error::invalid("n_steps", format!("must be in [1, 2^53], got {n_steps}")));
     }
     if sample_every == 0 {
         return Err(Error::invalid("sample_every", "must be >= 1"));
     }
-    match backend::current()? {
-        Backend::Cpu => y0s.iter().map(|y0| host::run_rk4(model, settings, y0, dt_s, n_steps, sample_every)).collect(),
-        Backend::Cuda(d) => cuda::run_rk4(&d, model, settings, y0s, dt_s, n_steps, sample_every),
-    }
+    let mut tracker = Tracker::start(c"atomgpu_cr_run_rk4");
+    let runs = match backend::current()? {
+        Backend::Cpu => memory::try_collect(
+            "the runs",
+            ys.iter().map(|y| host::run_rk4(model, settings, y, dt_s, n_steps, sample_every, &mut tracker)),
+        )?,
+        Backend::Cuda(d) => cuda::run_rk4(&d, model, settings, ys, dt_s, n_steps, sample_every, &mut tracker)?,
+    };
+    tracker.finish(n_steps as f64)?;
+    Ok(runs)
 }
 
-/// Advances `y0` to each time of `sample_times_s` (ascending, > 0, measured from `y0`, which is
-/// at t = 0) with the adaptive stiff integrator, returning the state at t = 0 and at each of those times. The rates of each
-/// right-hand side are computed on the backend in force.
+/// Advances `y` to each time of `sample_times_s` (ascending, > 0, measured from `y`, which is at
+/// t = 0) with the adaptive stiff integrator, returning the state at t = 0 and at each of those
+/// times. The rates of each right-hand side are computed on the backend in force. Progress
+/// (simulated seconds of the last sample time) goes to the calling thread's callback as task
+/// `atomgpu_cr_run_stiff`.
 pub fn run_stiff(
     model: &CrModel,
     settings: &CrSettings,
-    y0: &[f64],
+    y: &[f64],
     sample_times_s: &[f64],
     tolerances: &StiffTolerances,
 ) -> Result<Vec<CrSample>> {
-    check_run(model, settings, y0)?;
-    stiff::run(model, settings, y0, sample_times_s, tolerances)
+    check_run(model, settings, y)?;
+    let mut tracker = Tracker::start(c"atomgpu_cr_run_stiff");
+    let samples = stiff::run(model, settings, y, sample_times_s, tolerances, &mut tracker)?;
+    tracker.finish(sample_times_s.last().copied().unwrap_or(0.0))?;
+    Ok(samples)
 }
 
-fn check_run(model: &CrModel, settings: &CrSettings, y0: &[f64]) -> Result<()> {
-    require_positive("tr_ev", None, settings.tr_ev, "eV")?;
-    if y0.len() != model.n_levels() + 1 {
-        return Err(Error::invalid(
-            "y0",
-            format!("must hold {} populations and the energy density, got {} values", model.n_levels(), y0.len()),
-        ));
-    }
-    model.check_populations(&y0[..model.n_levels()])?;
-    require_positive("y0", Some(model.n_levels()), y0[model.n_levels()], "eV cm^-3 (energy density)")
+fn check_run(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<()> {
+    super::check_temperature("tr_ev", None, settings.tr_ev)?;
+    model.check_state("y", y)?;
+    host::electron_conditions(model, settings, "y", y).map(|_| ())
 }
 
 /// The right-hand side d(N, u)/dt at `y`, with the rates from the backend in force, and the
 /// electron conditions (T_e, mu, n_e) it used.
 pub fn derivatives(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<(Vec<f64>, [f64; 3])> {
-    host::derivatives(model, settings, y)
+    model.check_state("y", y)?;
+    host::derivatives(model, settings, "y", y)
 }
 
 /// A sample of state `y` at time `t`.
@@ -153,5 +172,12 @@ pub(crate) fn sample(model: &CrModel, stats: Statistics, t: f64, y: &[f64]) -> R
     let n = model.n_levels();
     let ne = model.electron_density(&y[..n]);
     let (te, mu) = super::fermi::temperature_from_energy_density(stats, y[n], ne)?;
-    Ok(CrSample { time_s: t, te_ev: te, mu_ev: mu, ne_cm3: ne, energy_density: y[n], populations: y[..n].to_vec() })
+    Ok(CrSample {
+        time_s: t,
+        te_ev: te,
+        mu_ev: mu,
+        ne_cm3: ne,
+        energy_density: y[n],
+        populations: memory::copy_of("a sample's populations", &y[..n])?,
+    })
 }

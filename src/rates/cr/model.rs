@@ -2,6 +2,7 @@
 //! between them, with their rate parameters.
 
 use crate::error::{require_finite, require_positive, Error, Result};
+use crate::memory;
 use crate::rates::{
     check_excitations, check_ionizations, check_photoionizations, Excitation, Ionization, Photoionization,
 };
@@ -31,13 +32,17 @@ pub struct CrIonization {
     pub d1_cm2: f64,
 }
 
-/// Levels and transitions of a CR model.
+/// Levels and transitions of a CR model, with the rate parameters of its transitions (checked and
+/// built once, when the model is made).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrModel {
     charges: Vec<f64>,
     weights: Vec<f64>,
     excitations: Vec<CrExcitation>,
     ionizations: Vec<CrIonization>,
+    excitation_parameters: Vec<Excitation>,
+    ionization_parameters: Vec<Ionization>,
+    photoionization_parameters: Vec<Photoionization>,
 }
 
 impl CrModel {
@@ -97,15 +102,45 @@ impl CrModel {
                 ));
             }
         }
-        let model = CrModel { charges, weights, excitations, ionizations };
-        if !model.excitations.is_empty() {
-            check_excitations(&model.excitation_parameters())?;
+        let g = &weights;
+        let excitation_parameters = memory::collect(
+            "the excitation parameters",
+            excitations.iter().map(|x| Excitation {
+                energy_ev: x.energy_ev,
+                omega: x.omega,
+                g_lower: g[x.lower],
+                g_upper: g[x.upper],
+            }),
+        )?;
+        let ionization_parameters = memory::collect(
+            "the ionization parameters",
+            ionizations.iter().map(|x| Ionization {
+                energy_ev: x.energy_ev,
+                beli: x.beli,
+                g_lower: g[x.lower],
+                g_upper: g[x.upper],
+            }),
+        )?;
+        let photoionization_parameters = memory::collect(
+            "the photoionization parameters",
+            ionizations.iter().map(|x| Photoionization { energy_ev: x.energy_ev, d0_cm2: x.d0_cm2, d1_cm2: x.d1_cm2 }),
+        )?;
+        if !excitations.is_empty() {
+            check_excitations(&excitation_parameters)?;
         }
-        if !model.ionizations.is_empty() {
-            check_ionizations(&model.ionization_parameters())?;
-            check_photoionizations(&model.photoionization_parameters())?;
+        if !ionizations.is_empty() {
+            check_ionizations(&ionization_parameters)?;
+            check_photoionizations(&photoionization_parameters)?;
         }
-        Ok(model)
+        Ok(CrModel {
+            charges,
+            weights,
+            excitations,
+            ionizations,
+            excitation_parameters,
+            ionization_parameters,
+            photoionization_parameters,
+        })
     }
 
     /// Number of levels.
@@ -141,55 +176,50 @@ impl CrModel {
         self.charges.iter().zip(populations).map(|(z, n)| z * z * n).sum()
     }
 
-    /// Checks populations: one per level, finite, >= 0.
-    pub fn check_populations(&self, populations: &[f64]) -> Result<()> {
+    /// Checks populations (the C argument `name`): one per level, finite, >= 0 cm^-3.
+    pub fn check_populations(&self, name: &'static str, populations: &[f64]) -> Result<()> {
         if populations.len() != self.n_levels() {
             return Err(Error::invalid(
-                "populations",
-                format!("needs {} values, got {}", self.n_levels(), populations.len()),
+                name,
+                format!("needs {} populations, got {}", self.n_levels(), populations.len()),
             ));
         }
         for (l, &p) in populations.iter().enumerate() {
-            require_finite("populations", Some(l), p)?;
+            require_finite(name, Some(l), p)?;
             if p < 0.0 {
-                return Err(Error::invalid_at("populations", l, format!("must be >= 0 cm^-3, got {p}")));
+                return Err(Error::invalid_at(name, l, format!("population of level {l} must be >= 0 cm^-3, got {p}")));
             }
         }
         Ok(())
     }
 
+    /// Checks a state vector `y` (the C argument `name`): n_levels populations (finite, >= 0
+    /// cm^-3) then the energy density (finite, > 0 eV cm^-3).
+    pub fn check_state(&self, name: &'static str, y: &[f64]) -> Result<()> {
+        let n = self.n_levels();
+        if y.len() != n + 1 {
+            return Err(Error::invalid(
+                name,
+                format!("must hold {n} populations and the energy density, got {} values", y.len()),
+            ));
+        }
+        self.check_populations(name, &y[..n])?;
+        require_positive(name, Some(n), y[n], "eV cm^-3 (the electron energy density)")
+    }
+
     /// The excitations as rate parameters (weights from the levels).
-    pub fn excitation_parameters(&self) -> Vec<Excitation> {
-        self.excitations
-            .iter()
-            .map(|x| Excitation {
-                energy_ev: x.energy_ev,
-                omega: x.omega,
-                g_lower: self.weights[x.lower],
-                g_upper: self.weights[x.upper],
-            })
-            .collect()
+    pub fn excitation_parameters(&self) -> &[Excitation] {
+        &self.excitation_parameters
     }
 
     /// The collisional ionizations as rate parameters.
-    pub fn ionization_parameters(&self) -> Vec<Ionization> {
-        self.ionizations
-            .iter()
-            .map(|x| Ionization {
-                energy_ev: x.energy_ev,
-                beli: x.beli,
-                g_lower: self.weights[x.lower],
-                g_upper: self.weights[x.upper],
-            })
-            .collect()
+    pub fn ionization_parameters(&self) -> &[Ionization] {
+        &self.ionization_parameters
     }
 
     /// The photoionizations as rate parameters.
-    pub fn photoionization_parameters(&self) -> Vec<Photoionization> {
-        self.ionizations
-            .iter()
-            .map(|x| Photoionization { energy_ev: x.energy_ev, d0_cm2: x.d0_cm2, d1_cm2: x.d1_cm2 })
-            .collect()
+    pub fn photoionization_parameters(&self) -> &[Photoionization] {
+        &self.photoionization_parameters
     }
 }
 

@@ -11,6 +11,8 @@ use super::host::derivatives;
 use super::{sample, CrModel, CrSample, CrSettings};
 use crate::error::{Error, Result};
 use crate::math::dense::Lu;
+use crate::memory;
+use crate::progress::Tracker;
 
 /// Error control of [`super::run_stiff`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,12 +41,12 @@ const JACOBIAN_REUSE: u32 = 20;
 /// an empty level is moved by a step that stands above the rounding noise of f.
 fn jacobian(model: &CrModel, settings: &CrSettings, y: &[f64], f0: &[f64], typical: &[f64]) -> Result<Vec<f64>> {
     let m = y.len();
-    let mut jac = vec![0.0; m * m];
+    let mut jac = memory::filled("the ROS2 Jacobian", memory::elements::<f64>("the ROS2 Jacobian", m, m)?, 0.0)?;
     let mut yp = y.to_vec();
     for j in 0..m {
         let delta = 1e-7 * y[j].abs().max(1e-3 * typical[j]);
         yp[j] = y[j] + delta;
-        let (fp, _) = derivatives(model, settings, &yp)?;
+        let (fp, _) = derivatives(model, settings, "y", &yp)?;
         yp[j] = y[j];
         for i in 0..m {
             jac[i * m + j] = (fp[i] - f0[i]) / delta;
@@ -71,7 +73,7 @@ fn step(
 ) -> Result<(Vec<f64>, f64)> {
     let (atol, rtol) = (control.atol, control.rtol);
     let m = y.len();
-    let mut w: Vec<f64> = jac.iter().map(|j| -GAMMA * h * j).collect();
+    let mut w = memory::collect("the ROS2 iteration matrix", jac.iter().map(|j| -GAMMA * h * j))?;
     for i in 0..m {
         w[i * m + i] += 1.0;
     }
@@ -79,7 +81,7 @@ fn step(
     let mut k1 = f0.to_vec();
     lu.solve(&mut k1);
     let y1: Vec<f64> = y.iter().zip(&k1).map(|(a, k)| a + h * k).collect();
-    let (f1, _) = derivatives(model, settings, &y1)?;
+    let (f1, _) = derivatives(model, settings, "y", &y1)?;
     let mut k2: Vec<f64> = f1.iter().zip(&k1).map(|(f, k)| f - 2.0 * k).collect();
     lu.solve(&mut k2);
     let y_new: Vec<f64> = (0..m).map(|i| y[i] + h * (1.5 * k1[i] + 0.5 * k2[i])).collect();
@@ -95,12 +97,14 @@ fn step(
     Ok((y_new, err))
 }
 
+/// The run of [`super::run_stiff`] (`y0` checked), reporting the simulated time to `tracker`.
 pub(super) fn run(
     model: &CrModel,
     settings: &CrSettings,
     y0: &[f64],
     times: &[f64],
     tol: &StiffTolerances,
+    tracker: &mut Tracker,
 ) -> Result<Vec<CrSample>> {
     let n = model.n_levels();
     if !(tol.rtol > 0.0 && tol.rtol < 1.0) {
@@ -126,8 +130,10 @@ pub(super) fn run(
     let mut y = y0.to_vec();
     let mut t = 0.0;
     let mut h = tol.initial_step_s;
-    let mut samples = vec![sample(model, settings.stats, 0.0, &y)?];
-    let (mut f0, _) = derivatives(model, settings, &y)?;
+    let mut samples = memory::with_capacity("the samples", times.len() + 1)?;
+    samples.push(sample(model, settings.stats, 0.0, &y)?);
+    let (mut f0, _) = derivatives(model, settings, "y", &y)?;
+    let t_end = times.last().copied().unwrap_or(0.0);
     let mut jac = jacobian(model, settings, &y, &f0, &typical)?;
     let mut jac_age = 0;
     let mut steps = 0u64;
@@ -146,7 +152,8 @@ pub(super) fn run(
                 Ok((y_new, err)) if err <= 1.0 => {
                     t = if last { target } else { t + h_try };
                     y = y_new;
-                    f0 = derivatives(model, settings, &y)?.0;
+                    f0 = derivatives(model, settings, "y", &y)?.0;
+                    tracker.update(t, t_end)?;
                     jac_age += 1;
                     if jac_age >= JACOBIAN_REUSE {
                         jac = jacobian(model, settings, &y, &f0, &typical)?;

@@ -1,0 +1,102 @@
+//! Checked identity of the C handles: one process-wide registry of the live ones.
+//!
+//! A handle given to C (`atomgpu_cr *`, `atomgpu_linestrength *`, ...) is a token, not an
+//! address: a number that is never reused, placed in a range no allocation returns (on x86-64 a
+//! non-canonical address, so a C program that dereferences it by mistake faults at once rather
+//! than corrupting memory). The registry maps each live token to its object, held by an `Arc`,
+//! and to its family. Every call looks its handle up first:
+//!
+//! - a token that is not live (destroyed, never created, garbage) is an invalid argument naming
+//!   the handle parameter ("was destroyed or never created");
+//! - a token of another family is an invalid argument saying which family it belongs to;
+//! - destroy removes the entry (a second destroy is then "was destroyed ..."; NULL is a no-op).
+//!   The object itself is freed when the last call that took it returns, so a destroy racing with
+//!   a call on another thread never frees memory under that call.
+
+use crate::error::{Error, Result};
+use once_cell::sync::Lazy;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// An object that C holds through a handle.
+pub trait Family: Any + Send + Sync {
+    /// What a handle of this family is, for messages ("CR model", "line-strength handle").
+    const NAME: &'static str;
+}
+
+struct Entry {
+    family: &'static str,
+    object: Arc<dyn Any + Send + Sync>,
+}
+
+static LIVE: Lazy<Mutex<HashMap<usize, Entry>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+static NEXT: AtomicUsize = AtomicUsize::new(1);
+
+/// High bits of every token: 0xA7 in the top byte (non-canonical on x86-64), the counter below,
+/// in steps of 16 so that tokens look aligned to C code that checks.
+const TOKEN_BASE: usize = 0xA7 << (usize::BITS - 8);
+
+fn live() -> std::sync::MutexGuard<'static, HashMap<usize, Entry>> {
+    // The map is consistent at every unlock (one insert or remove at a time), so a poisoned lock
+    // (a panic elsewhere while it was held) leaves nothing half done.
+    LIVE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Registers `object` and returns its new handle.
+pub fn register<T: Family>(object: T) -> Result<*mut T> {
+    let serial = NEXT.fetch_add(1, Ordering::Relaxed);
+    if serial >= (1 << (usize::BITS - 12)) {
+        return Err(Error::Internal("the process has created more handles than tokens exist".into()));
+    }
+    let token = TOKEN_BASE | (serial << 4);
+    let mut map = live();
+    map.try_reserve(1).map_err(|_| Error::OutOfMemory {
+        memory: crate::error::Memory::Host,
+        what: "the handle registry".into(),
+        bytes: None,
+    })?;
+    map.insert(token, Entry { family: T::NAME, object: Arc::new(object) });
+    Ok(token as *mut T)
+}
+
+/// The live entry of `handle` (the C parameter `name`), checked to be of family `T`.
+fn entry<'a, T: Family>(map: &'a HashMap<usize, Entry>, name: &'static str, handle: *const T) -> Result<&'a Entry> {
+    let entry = map.get(&(handle as usize)).ok_or_else(|| {
+        Error::invalid(
+            name,
+            format!("is not a live {}: it was destroyed, or never created by its _create function", T::NAME),
+        )
+    })?;
+    if entry.family != T::NAME {
+        return Err(Error::invalid(name, format!("is a {}, not a {}", entry.family, T::NAME)));
+    }
+    Ok(entry)
+}
+
+/// The object behind `handle` (the C parameter `name`), if it is a live handle of family `T`.
+pub fn get<T: Family>(name: &'static str, handle: *const T) -> Result<Arc<T>> {
+    if handle.is_null() {
+        return Err(Error::invalid(name, "must not be NULL"));
+    }
+    let object = entry(&live(), name, handle)?.object.clone();
+    object.downcast::<T>().map_err(|_| Error::Internal(format!("the registry holds a {} of another type", T::NAME)))
+}
+
+/// Destroys `handle` (the C parameter `name`): NULL is a no-op, a handle that is not a live one
+/// of family `T` an invalid argument.
+pub fn remove<T: Family>(name: &'static str, handle: *mut T) -> Result<()> {
+    if handle.is_null() {
+        return Ok(());
+    }
+    let removed = {
+        let mut map = live();
+        entry(&map, name, handle)?;
+        map.remove(&(handle as usize))
+    };
+    // Dropped here, after the registry's lock is released (freeing device memory takes time),
+    // unless a call on another thread still holds the object; then that call frees it.
+    drop(removed);
+    Ok(())
+}
