@@ -21,6 +21,9 @@ pkgconfigdir = $(libdir)/pkgconfig
 cmakedir    = $(libdir)/cmake/atomgpu
 fortrandir  = $(datadir)/atomgpu/fortran
 
+# The Fortran module sources: atomgpu.f90 INCLUDEs the others, so they are installed side by side.
+FORTRAN_SOURCES = fortran/atomgpu.f90 fortran/atomgpu_core.f90 fortran/atomgpu_rates.f90 fortran/atomgpu_linestrength.f90
+
 # CARGO_TARGET_DIR honoured, as cargo does.
 TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),target)
 RELEASE     = $(TARGET_DIR)/release
@@ -54,7 +57,7 @@ install: lib
 	$(INSTALL) -m 755 $(RELEASE)/libatomgpu.so $(DESTDIR)$(libdir)/libatomgpu.so
 	$(INSTALL) -m 644 $(RELEASE)/libatomgpu.a $(DESTDIR)$(libdir)/libatomgpu.a
 	$(INSTALL) -m 644 include/atomgpu.h $(DESTDIR)$(includedir)/atomgpu.h
-	$(INSTALL) -m 644 fortran/atomgpu.f90 $(DESTDIR)$(fortrandir)/atomgpu.f90
+	$(INSTALL) -m 644 $(FORTRAN_SOURCES) $(DESTDIR)$(fortrandir)/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    packaging/atomgpu.pc.in > $(DESTDIR)$(pkgconfigdir)/atomgpu.pc
 	@# A library without DT_SONAME must be linked by -l, not by path (CMake's IMPORTED_NO_SONAME).
@@ -67,7 +70,7 @@ install: lib
 
 uninstall:
 	rm -f $(DESTDIR)$(libdir)/libatomgpu.so $(DESTDIR)$(libdir)/libatomgpu.a \
-	    $(DESTDIR)$(includedir)/atomgpu.h $(DESTDIR)$(fortrandir)/atomgpu.f90 \
+	    $(DESTDIR)$(includedir)/atomgpu.h $(addprefix $(DESTDIR)$(fortrandir)/,$(notdir $(FORTRAN_SOURCES))) \
 	    $(DESTDIR)$(pkgconfigdir)/atomgpu.pc \
 	    $(DESTDIR)$(cmakedir)/atomgpu-config.cmake $(DESTDIR)$(cmakedir)/atomgpu-config-version.cmake
 	-rmdir $(DESTDIR)$(fortrandir) $(DESTDIR)$(datadir)/atomgpu $(DESTDIR)$(cmakedir) 2>/dev/null

@@ -248,9 +248,9 @@ stage_symbols() {
             | sed -E 's/[[:space:]]*\($//' | sort -u > "$tmp/header"
     fi
     # bind(C, name="...") names of the Fortran module (continuation lines joined, comments gone).
-    python3 - fortran/atomgpu.f90 > "$tmp/fortran" <<'PY'
+    python3 - fortran/*.f90 > "$tmp/fortran" <<'PY'
 import re, sys
-text = open(sys.argv[1]).read()
+text = "\n".join(open(f).read() for f in sys.argv[1:])
 lines = []
 for line in text.splitlines():
     out, quote = [], None
@@ -276,17 +276,17 @@ PY
     echo "$(grep -c '^atomgpu_' "$tmp/exported" || true) atomgpu_ symbols exported; header declares $nh functions; Fortran binds $nf names"
     unbound=$(comm -23 "$tmp/header" "$tmp/fortran")
     if [ -n "$unbound" ]; then
-        echo "note: header functions without a bind(C) interface in fortran/atomgpu.f90: $(words "$unbound")"
+        echo "note: header functions without a bind(C) interface in fortran/*.f90: $(words "$unbound")"
     fi
     local ok=0
     [ "$nh" -gt 0 ] || { echo "error: include/atomgpu.h missing, broken or without any atomgpu_ function (make header)"; ok=1; }
-    [ "$nf" -gt 0 ] || { echo "error: fortran/atomgpu.f90 has no bind(C, name=...) interface"; ok=1; }
+    [ "$nf" -gt 0 ] || { echo "error: fortran/*.f90 have no bind(C, name=...) interface"; ok=1; }
     if [ -n "$missing_h" ]; then
         echo "error: declared in include/atomgpu.h but not exported by libatomgpu.so: $(words "$missing_h")"
         ok=1
     fi
     if [ -n "$missing_f" ]; then
-        echo "error: bound in fortran/atomgpu.f90 but not exported by libatomgpu.so: $(words "$missing_f")"
+        echo "error: bound in fortran/*.f90 but not exported by libatomgpu.so: $(words "$missing_f")"
         ok=1
     fi
     return "$ok"
@@ -302,6 +302,8 @@ stage_install() {
     make --no-print-directory install DESTDIR="$tmp/stage" PREFIX="$prefix"
     local f
     for f in lib/libatomgpu.so lib/libatomgpu.a include/atomgpu.h share/atomgpu/fortran/atomgpu.f90 \
+        share/atomgpu/fortran/atomgpu_core.f90 share/atomgpu/fortran/atomgpu_rates.f90 \
+        share/atomgpu/fortran/atomgpu_linestrength.f90 \
         lib/pkgconfig/atomgpu.pc lib/cmake/atomgpu/atomgpu-config.cmake \
         lib/cmake/atomgpu/atomgpu-config-version.cmake; do
         [ -f "$root/$f" ] || { echo "error: make install did not install $prefix/$f"; return 1; }

@@ -1,0 +1,673 @@
+! atomgpu_linestrength: the Fortran interface of the line-strength family (paper:
+! gain-half-linestrength-gpu, Al-Refaie, Yurchenko & Tennyson, CPC 2017): half-linestrengths,
+! line strengths, Einstein A coefficients, intensities and ExoMol state IDs of TROVE-style line
+! lists. Programs `use atomgpu` (fortran/atomgpu.f90, which INCLUDEs this file and re-exports
+! everything public here).
+!
+! The state lives in type(atomgpu_linestrength_t). Vibrational indices v, the unfolding matrix's
+! row_start and col, block indices and state indices are NUMBERED FROM 1 here (the wrappers
+! convert to the C interface's 0-based numbers). Energies in cm^-1 (|E| <= 1e8), dipoles in
+! Debye, line strengths in Debye^2, Einstein A in s^-1, intensities in cm/molecule, temperatures
+! in K ([1e-3, 1e6]).
+module atomgpu_linestrength
+    use, intrinsic :: iso_c_binding, only: c_int32_t, c_int64_t, c_double, c_ptr, c_null_ptr, c_loc, c_associated
+    use atomgpu_core
+    implicit none
+    private
+
+    public :: atomgpu_linestrength_create, atomgpu_linestrength_destroy, atomgpu_linestrength_add_block
+    public :: atomgpu_linestrength_set_states, atomgpu_linestrength_load_lower, atomgpu_linestrength_half
+    public :: atomgpu_linestrength_amplitudes, atomgpu_linestrength_line_list, atomgpu_linestrength_count_lines
+    public :: atomgpu_linestrength_state_id, atomgpu_linestrength_block_size
+
+    ! A line-strength engine (paper: gain-half-linestrength-gpu, Al-Refaie, Yurchenko & Tennyson,
+    ! CPC 2017) held by the library: the vibrational dipole matrix, the (J, Gamma) blocks with
+    ! their eigenstates and the products of the last lower batch. Made by
+    ! atomgpu_linestrength_create, released by atomgpu_linestrength_destroy (no finalizer). Not
+    ! thread-safe: one handle per thread. Pass the variable itself to procedures, do not copy it
+    ! with `=`: besides the C handle it keeps private bookkeeping (the size of the loaded lower
+    ! batch, used to check the shapes of half and amplitudes) that a copy would not follow.
+    type, public :: atomgpu_linestrength_t
+        private
+        type(c_ptr) :: ptr = c_null_ptr
+        integer(c_int64_t) :: n_vib = 0     ! size of the vibrational basis (size(dipole, 1))
+    end type
+
+    ! Conditions and filters of a line list (C struct atomgpu_intensity_params, TROVE's INTENSITY
+    ! block). No field has a default: set every one before atomgpu_linestrength_line_list.
+    ! Energies are absolute (as given to atomgpu_linestrength_set_states); the energy windows and
+    ! the Boltzmann factor use E - zpe.
+    type, bind(C), public :: atomgpu_intensity_params_t
+        real(c_double) :: temperature          ! T [K], > 0
+        real(c_double) :: partition_function   ! Q(T), > 0
+        real(c_double) :: zpe                  ! zero-point energy [cm^-1]
+        real(c_double) :: freq_window(2)       ! [min, max] of nu = E' - E'' [cm^-1]; only nu > 0 is kept
+        real(c_double) :: lower_energy(2)      ! [min, max] of E'' - zpe [cm^-1]
+        real(c_double) :: upper_energy(2)      ! [min, max] of E' - zpe [cm^-1]
+        real(c_double) :: thresh_coeff         ! THRESH_COEFF: lower coefficients |c| <= it and 3j symbols
+                                               ! below it are skipped
+        real(c_double) :: thresh_line          ! THRESH_LINE: smallest line strength S kept [Debye^2]
+        real(c_double) :: thresh_intens        ! THRESH_INTES: smallest intensity I kept [cm/molecule]
+        integer(c_int64_t) :: batch            ! lower states per batch, >= 1 (TROVE's products per pass)
+    end type
+
+    interface
+        function c_atomgpu_linestrength_create(n_vib, dipole, ld_dipole, max_device_bytes, handle) &
+                bind(C, name="atomgpu_linestrength_create") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            integer(c_int64_t), value :: n_vib
+            real(c_double), intent(in) :: dipole(*)
+            integer(c_int64_t), value :: ld_dipole, max_device_bytes
+            type(c_ptr), intent(inout) :: handle
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_destroy(handle) bind(C, name="atomgpu_linestrength_destroy") result(status)
+            import :: c_ptr, c_int32_t
+            type(c_ptr), value :: handle
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_add_block(handle, j, gns, n_primitive, v, k, tau, n_sym, row_start, &
+                col, val, block) bind(C, name="atomgpu_linestrength_add_block") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: j
+            real(c_double), value :: gns
+            integer(c_int64_t), value :: n_primitive
+            integer(c_int64_t), intent(in) :: v(*)
+            integer(c_int32_t), intent(in) :: k(*), tau(*)
+            integer(c_int64_t), value :: n_sym
+            type(c_ptr), value :: row_start, col, val
+            integer(c_int32_t), intent(inout) :: block
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_set_states(handle, block, n_states, energies, vectors, ld) &
+                bind(C, name="atomgpu_linestrength_set_states") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: block
+            integer(c_int64_t), value :: n_states
+            real(c_double), intent(in) :: energies(*), vectors(*)
+            integer(c_int64_t), value :: ld
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_load_lower(handle, block, n_lower, vectors, ld, thresh_coeff) &
+                bind(C, name="atomgpu_linestrength_load_lower") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: block
+            integer(c_int64_t), value :: n_lower
+            real(c_double), intent(in) :: vectors(*)
+            integer(c_int64_t), value :: ld
+            real(c_double), value :: thresh_coeff
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_half(handle, upper_block, thresh_coeff, half, ld_half) &
+                bind(C, name="atomgpu_linestrength_half") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: upper_block
+            real(c_double), value :: thresh_coeff
+            real(c_double), intent(inout) :: half(*)
+            integer(c_int64_t), value :: ld_half
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_amplitudes(handle, upper_block, thresh_coeff, amplitudes, ld) &
+                bind(C, name="atomgpu_linestrength_amplitudes") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: upper_block
+            real(c_double), value :: thresh_coeff
+            real(c_double), intent(inout) :: amplitudes(*)
+            integer(c_int64_t), value :: ld
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_line_list(handle, lower_block, n_upper_blocks, upper_blocks, params, &
+                capacity, n_lines, upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity) &
+                bind(C, name="atomgpu_linestrength_line_list") result(status)
+            import :: c_int32_t, c_int64_t, c_ptr, atomgpu_intensity_params_t
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: lower_block, n_upper_blocks
+            integer(c_int32_t), intent(in) :: upper_blocks(*)
+            type(atomgpu_intensity_params_t), intent(in) :: params
+            integer(c_int64_t), value :: capacity
+            integer(c_int64_t), intent(inout) :: n_lines
+            ! NULL upper_id: count query (only n_lines written).
+            type(c_ptr), value :: upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_state_id(handle, block, state, id) &
+                bind(C, name="atomgpu_linestrength_state_id") result(status)
+            import :: c_int32_t, c_int64_t, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: block
+            integer(c_int64_t), value :: state
+            integer(c_int64_t), intent(inout) :: id
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_loaded_batch(handle, block, n_lower) &
+                bind(C, name="atomgpu_linestrength_loaded_batch") result(status)
+            import :: c_int32_t, c_int64_t, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), intent(inout) :: block
+            integer(c_int64_t), intent(inout) :: n_lower
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_block_size(handle, block, n_primitive, n_coefficients, n_states) &
+                bind(C, name="atomgpu_linestrength_block_size") result(status)
+            import :: c_int32_t, c_int64_t, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: block
+            integer(c_int64_t), intent(inout) :: n_primitive, n_coefficients, n_states
+            integer(c_int32_t) :: status
+        end function
+    end interface
+
+contains
+
+    ! ============================================================================================
+    ! Line strengths: half-linestrengths, Einstein A coefficients and intensities of TROVE-style
+    ! line lists (paper: gain-half-linestrength-gpu, Al-Refaie, Yurchenko & Tennyson, CPC 2017;
+    ! see src/linestrength/mod.rs for the formulas).
+    !
+    ! Inputs as TROVE holds them: the vibrational (J = 0) dipole matrix dipole(n_vib, n_vib, 3)
+    ! [Debye], lower vibrational index first, components x, y, z; for each (J, Gamma) block the
+    ! primitive functions |v>|J, K, tau> (v in 1..n_vib, K in 0..J, tau in {0, 1}, Wang
+    ! combinations; K = 0 has tau = mod(J, 2)), optionally the sparse unfolding matrix T from the
+    ! symmetrised basis (vectors of n_sym coefficients) to the primitive one; eigenvectors as the
+    ! columns of vectors(n_coefficients, n_states) with their energies [cm^-1].
+    ! For a lower state i and an upper state f: L = a(f, i)^2 with a the amplitude (eq. 15),
+    !   S = g_ns (2J'+1)(2J''+1) L                                        [Debye^2]
+    !   A = 3.1361892e-7 (2J''+1) L nu^3                                   [s^-1]
+    !   I = 4.1623797e-19 S nu exp(-c2 (E''-zpe)/T) (1 - exp(-c2 nu/T))/Q [cm/molecule]
+    ! with nu = E' - E'' [cm^-1] and g_ns the lower block's nuclear-spin weight.
+    ! IN FORTRAN v, row_start, col, block indices and state indices are numbered from 1 (the
+    ! wrappers convert to the C interface's 0-based numbers); ExoMol state IDs (line lists,
+    ! atomgpu_linestrength_state_id) are the 1-based running numbers of the stored states, blocks
+    ! in the order they were added. Indices are integer(c_int64_t) except block indices and the
+    ! rotational labels j, k, tau (default integer).
+
+    ! Checks that a line-strength handle was made (C argument position 1 of every function).
+    subroutine check_linestrength(h, status)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer(c_int32_t), intent(inout) :: status
+        call reject(c_associated(h%ptr), 1, "argument `handle`: was not created by " // &
+            "atomgpu_linestrength_create (or was destroyed)", status)
+    end subroutine
+
+    ! Checks that a lower batch is loaded and gives its number of states (0 when the check fails
+    ! or an earlier one did).
+    subroutine check_lower_loaded(h, status, n_lower)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer(c_int32_t), intent(inout) :: status
+        integer(c_int64_t), intent(out) :: n_lower
+        integer(c_int32_t) :: block
+        n_lower = 0
+        if (status /= int(ATOMGPU_OK, c_int32_t)) return
+        if (c_atomgpu_linestrength_loaded_batch(h%ptr, block, n_lower) /= int(ATOMGPU_OK, c_int32_t)) n_lower = 0
+        call reject(n_lower > 0, 1, "argument `handle`: no lower batch is loaded (call " // &
+            "atomgpu_linestrength_load_lower first; line_list and count_lines replace the loaded batch)", status)
+    end subroutine
+
+    ! Checks the 1-based block index `block` (C argument `name`, at `position`; `element`: its
+    ! 1-based element when the argument is an array) against the blocks of the handle, and gives
+    ! the block's sizes (0 when the check fails or an earlier one did).
+    subroutine check_block(h, name, block, position, status, n_primitive, n_coefficients, n_states, element)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        character(len=*), intent(in) :: name
+        integer, intent(in) :: block, position
+        integer(c_int32_t), intent(inout) :: status
+        integer(c_int64_t), intent(out) :: n_primitive, n_coefficients, n_states
+        integer, intent(in), optional :: element
+        character(len=:), allocatable :: what
+        integer(c_int32_t) :: found
+        n_primitive = 0
+        n_coefficients = 0
+        n_states = 0
+        if (status /= int(ATOMGPU_OK, c_int32_t)) return
+        what = "argument `" // name // "`: "
+        if (present(element)) what = what // "element " // itoa(int(element, c_int64_t)) // " "
+        what = what // "is " // itoa(int(block, c_int64_t))
+        if (block < 1) then
+            call reject(.false., position, what // ", blocks are numbered from 1 in Fortran", status)
+            return
+        end if
+        found = c_atomgpu_linestrength_block_size(h%ptr, int(block - 1, c_int32_t), n_primitive, &
+            n_coefficients, n_states)
+        if (found /= int(ATOMGPU_OK, c_int32_t)) then
+            n_primitive = 0
+            n_coefficients = 0
+            n_states = 0
+            call reject(.false., position, what // ", the handle has no such block (blocks are numbered " // &
+                "from 1 in Fortran, in the order atomgpu_linestrength_add_block made them)", status)
+        end if
+    end subroutine
+
+    ! Makes a line-strength handle (into `h`, which must not hold one already) from the
+    ! vibrational dipole matrix dipole(n_vib, n_vib, 3) [Debye]: dipole(v, v', m) = <v|mu_m|v'>,
+    ! lower vibrational index first, m = 1, 2, 3 the molecule-fixed x, y, z. On the CUDA backend
+    ! the matrix is kept on the GPU when it fits in max_device_bytes (bytes; 0 or absent: 80% of
+    ! the free memory), else streamed from the host in column blocks at every lower batch.
+    subroutine atomgpu_linestrength_create(h, dipole, max_device_bytes, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        real(c_double), intent(in), contiguous :: dipole(:, :, :)
+        integer(c_int64_t), intent(in), optional :: max_device_bytes
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: nv, bytes
+        type(c_ptr) :: handle
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        nv = size(dipole, 1, kind=c_int64_t)
+        call reject(.not. c_associated(h%ptr), 5, "argument `handle`: already holds a handle " // &
+            "(call atomgpu_linestrength_destroy on it first)", status)
+        call reject(size(dipole, 2, kind=c_int64_t) == nv, 2, size_message("dipole", &
+            size(dipole, 2, kind=c_int64_t), "columns", nv, "size(dipole, 1) = n_vib"), status)
+        call reject(size(dipole, 3, kind=c_int64_t) == 3, 2, size_message("dipole", &
+            size(dipole, 3, kind=c_int64_t), "components (third extent)", 3_c_int64_t, "x, y, z"), status)
+        bytes = 0
+        if (present(max_device_bytes)) bytes = max_device_bytes
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            handle = c_null_ptr
+            status = c_atomgpu_linestrength_create(nv, dipole, max(nv, 1_c_int64_t), bytes, handle)
+            if (status == int(ATOMGPU_OK, c_int32_t)) then
+                h%ptr = handle
+                h%n_vib = nv
+            end if
+        end if
+        call finish(status, stat, "atomgpu_linestrength_create")
+    end subroutine
+
+    ! Releases a handle and resets the variable (one never created is fine). A handle already
+    ! released through another copy of the variable is ATOMGPU_ERR_INVALID_ARGUMENT (nothing is
+    ! released twice).
+    subroutine atomgpu_linestrength_destroy(h, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        if (c_associated(h%ptr)) status = c_atomgpu_linestrength_destroy(h%ptr)
+        h%ptr = c_null_ptr
+        h%n_vib = 0
+        call finish(status, stat, "atomgpu_linestrength_destroy")
+    end subroutine
+
+    ! Adds a (J, Gamma) block and returns its index in `block` (1-based, in the order blocks are
+    ! added). j: the block's J; gns: its nuclear-spin weight g_ns (>= 0). Its primitive functions
+    ! p = 1..n_primitive: v(p) in 1..n_vib, k(p) in 0..J, tau(p) in {0, 1}, no (v, K, tau) twice.
+    ! Without the unfolding arguments the block's vectors are given in this primitive basis.
+    ! With them (all four together) they are given in a symmetrised basis of n_sym functions and
+    ! T (n_primitive x n_sym) unfolds them, c_primitive = T c, T in compressed sparse rows with
+    ! 1-BASED offsets: row p holds the entries e = row_start(p) .. row_start(p + 1) - 1, at columns
+    ! col(e) in 1..n_sym with values value(e); size(row_start) = n_primitive + 1,
+    ! row_start(1) = 1, size(col) = size(value) = row_start(n_primitive + 1) - 1.
+    subroutine atomgpu_linestrength_add_block(h, j, gns, v, k, tau, block, row_start, col, value, n_sym, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: j
+        real(c_double), intent(in) :: gns
+        integer(c_int64_t), intent(in), contiguous :: v(:)
+        integer, intent(in), contiguous :: k(:), tau(:)
+        integer, intent(inout) :: block
+        integer(c_int64_t), intent(in), contiguous, optional :: row_start(:), col(:)
+        real(c_double), intent(in), contiguous, optional :: value(:)
+        integer(c_int64_t), intent(in), optional :: n_sym
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status, b
+        integer(c_int64_t) :: n, nnz, ns, e
+        integer(c_int64_t), allocatable :: v0(:)
+        integer(c_int32_t), allocatable :: k32(:), tau32(:)
+        integer(c_int64_t), allocatable, target :: rs0(:), col0(:)
+        real(c_double), allocatable, target :: val(:)
+        type(c_ptr) :: prs, pcol, pval
+        logical :: given(4)
+        integer :: i
+        character(len=*), parameter :: names(4) = ["n_sym    ", "row_start", "col      ", "value    "]
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        n = size(v, kind=c_int64_t)
+        call reject(size(k, kind=c_int64_t) == n, 6, size_message("k", size(k, kind=c_int64_t), "elements", &
+            n, "size(v) = n_primitive"), status)
+        call reject(size(tau, kind=c_int64_t) == n, 7, size_message("tau", size(tau, kind=c_int64_t), "elements", &
+            n, "size(v) = n_primitive"), status)
+        do e = 1, n
+            call reject(v(e) >= 1 .and. v(e) <= h%n_vib, 5, "argument `v`: element " // itoa(e) // " is " // &
+                itoa(v(e)) // ", vibrational functions are numbered 1.." // itoa(h%n_vib) // &
+                " (size(dipole, 1)) in Fortran", status)
+        end do
+        ! The unfolding: all four arguments or none.
+        given = [present(n_sym), present(row_start), present(col), present(value)]
+        if (any(given) .and. .not. all(given)) then
+            do i = 1, 4
+                call reject(given(i), 7 + i, "argument `" // trim(names(i)) // "`: missing; row_start, col, " // &
+                    "value and n_sym come together (a symmetrised block) or not at all (primitive vectors)", status)
+            end do
+        end if
+        ns = 0
+        nnz = 0
+        if (all(given)) then
+            ns = n_sym
+            call reject(ns >= 1, 8, "argument `n_sym`: must be >= 1, got " // itoa(ns), status)
+            call reject(size(row_start, kind=c_int64_t) == n + 1, 9, size_message("row_start", &
+                size(row_start, kind=c_int64_t), "elements", n + 1, "n_primitive + 1"), status)
+            if (status == int(ATOMGPU_OK, c_int32_t)) then
+                call reject(row_start(1) == 1, 9, "argument `row_start`: element 1 is " // itoa(row_start(1)) // &
+                    ", must be 1 (offsets are 1-based in Fortran)", status)
+                do e = 1, n
+                    call reject(row_start(e + 1) >= row_start(e), 9, "argument `row_start`: element " // &
+                        itoa(e + 1) // " is " // itoa(row_start(e + 1)) // ", below element " // itoa(e) // &
+                        " (must not decrease)", status)
+                end do
+            end if
+            if (status == int(ATOMGPU_OK, c_int32_t)) then
+                nnz = row_start(n + 1) - 1
+                call reject(size(col, kind=c_int64_t) == nnz, 10, size_message("col", size(col, kind=c_int64_t), &
+                    "elements", nnz, "row_start(n_primitive + 1) - 1"), status)
+                call reject(size(value, kind=c_int64_t) == nnz, 11, size_message("value", &
+                    size(value, kind=c_int64_t), "elements", nnz, "row_start(n_primitive + 1) - 1"), status)
+            end if
+            if (status == int(ATOMGPU_OK, c_int32_t)) then
+                do e = 1, nnz
+                    call reject(col(e) >= 1 .and. col(e) <= ns, 10, "argument `col`: element " // itoa(e) // &
+                        " is " // itoa(col(e)) // ", columns are numbered 1.." // itoa(ns) // " (n_sym) in Fortran", &
+                        status)
+                end do
+            end if
+        end if
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            ! 0-based copies for C (at least one element, so that no zero-size array is passed).
+            allocate (v0(max(n, 1_c_int64_t)), k32(max(n, 1_c_int64_t)), tau32(max(n, 1_c_int64_t)))
+            v0 = 0
+            k32 = 0
+            tau32 = 0
+            v0(1:n) = v - 1
+            k32(1:n) = int(k, c_int32_t)
+            tau32(1:n) = int(tau, c_int32_t)
+            prs = c_null_ptr
+            pcol = c_null_ptr
+            pval = c_null_ptr
+            if (ns > 0) then
+                allocate (rs0(n + 1), col0(max(nnz, 1_c_int64_t)), val(max(nnz, 1_c_int64_t)))
+                col0 = 0
+                val = 0
+                rs0 = row_start - 1
+                col0(1:nnz) = col - 1
+                val(1:nnz) = value
+                prs = c_loc(rs0)
+                pcol = c_loc(col0)
+                pval = c_loc(val)
+            end if
+            b = -1
+            status = c_atomgpu_linestrength_add_block(h%ptr, int(j, c_int32_t), gns, n, v0, k32, tau32, ns, &
+                prs, pcol, pval, b)
+            if (status == int(ATOMGPU_OK, c_int32_t)) block = int(b) + 1
+        end if
+        call finish(status, stat, "atomgpu_linestrength_add_block")
+    end subroutine
+
+    ! Stores the eigenstates of block `block` (replacing earlier ones): energies(n_states)
+    ! [cm^-1, absolute] and the eigenvectors as the columns of vectors(n_coefficients, n_states)
+    ! (n_coefficients: n_sym for a symmetrised block, n_primitive otherwise). Stored states get
+    ! the ExoMol IDs of atomgpu_linestrength_state_id.
+    subroutine atomgpu_linestrength_set_states(h, block, energies, vectors, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: block
+        real(c_double), intent(in), contiguous :: energies(:), vectors(:, :)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: np, nc, ns
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        call check_block(h, "block", block, 2, status, np, nc, ns)
+        call reject(size(vectors, 1, kind=c_int64_t) == nc, 5, size_message("vectors", &
+            size(vectors, 1, kind=c_int64_t), "rows", nc, "n_coefficients of block " // &
+            itoa(int(block, c_int64_t))), status)
+        call reject(size(vectors, 2, kind=c_int64_t) == size(energies, kind=c_int64_t), 5, size_message("vectors", &
+            size(vectors, 2, kind=c_int64_t), "columns", size(energies, kind=c_int64_t), "size(energies) = n_states"), &
+            status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_linestrength_set_states(h%ptr, int(block - 1, c_int32_t), &
+                size(energies, kind=c_int64_t), energies, vectors, max(nc, 1_c_int64_t))
+        end if
+        call finish(status, stat, "atomgpu_linestrength_set_states")
+    end subroutine
+
+    ! Loads a batch of lower states of block `block`, the columns of vectors(n_coefficients,
+    ! n_lower), and computes their dipole products (the first step of eq. 14); primitive
+    ! coefficients with |c| <= thresh_coeff are skipped. atomgpu_linestrength_half and
+    ! atomgpu_linestrength_amplitudes then work on this batch (line_list and count_lines replace it).
+    ! A call rejected for bad input leaves the batch loaded before it in place.
+    subroutine atomgpu_linestrength_load_lower(h, block, vectors, thresh_coeff, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: block
+        real(c_double), intent(in), contiguous :: vectors(:, :)
+        real(c_double), intent(in) :: thresh_coeff
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: np, nc, ns, n
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        call check_block(h, "block", block, 2, status, np, nc, ns)
+        call reject(size(vectors, 1, kind=c_int64_t) == nc, 4, size_message("vectors", &
+            size(vectors, 1, kind=c_int64_t), "rows", nc, "n_coefficients of block " // &
+            itoa(int(block, c_int64_t))), status)
+        n = size(vectors, 2, kind=c_int64_t)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_linestrength_load_lower(h%ptr, int(block - 1, c_int32_t), n, vectors, &
+                max(nc, 1_c_int64_t), thresh_coeff)
+        end if
+        call finish(status, stat, "atomgpu_linestrength_load_lower")
+    end subroutine
+
+    ! Half-linestrengths (eq. 14, Debye) of the loaded lower batch into block upper_block:
+    ! half(n_primitive of upper_block, n_lower), on the upper block's primitive functions. 3j
+    ! symbols below thresh_coeff are skipped. |J' - J''| <= 1 and J' + J'' >= 1.
+    subroutine atomgpu_linestrength_half(h, upper_block, thresh_coeff, half, stat)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer, intent(in) :: upper_block
+        real(c_double), intent(in) :: thresh_coeff
+        real(c_double), intent(inout), contiguous :: half(:, :)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: np, nc, ns, n_lower
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        call check_lower_loaded(h, status, n_lower)
+        call check_block(h, "upper_block", upper_block, 2, status, np, nc, ns)
+        call reject(size(half, 1, kind=c_int64_t) == np, 4, size_message("half", size(half, 1, kind=c_int64_t), &
+            "rows", np, "n_primitive of upper_block"), status)
+        call reject(size(half, 2, kind=c_int64_t) == n_lower, 4, size_message("half", &
+            size(half, 2, kind=c_int64_t), "columns", n_lower, "the n_lower states of the loaded batch"), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_linestrength_half(h%ptr, int(upper_block - 1, c_int32_t), thresh_coeff, half, &
+                max(np, 1_c_int64_t))
+        end if
+        call finish(status, stat, "atomgpu_linestrength_half")
+    end subroutine
+
+    ! Transition amplitudes a(f, i) = sum_p c^f_p h_p(i) (eq. 15 before squaring, Debye) of the
+    ! stored states f of block upper_block with the states i of the loaded lower batch:
+    ! amplitudes(n_states of upper_block, n_lower); L = a^2.
+    subroutine atomgpu_linestrength_amplitudes(h, upper_block, thresh_coeff, amplitudes, stat)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer, intent(in) :: upper_block
+        real(c_double), intent(in) :: thresh_coeff
+        real(c_double), intent(inout), contiguous :: amplitudes(:, :)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: np, nc, ns, n_lower
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        call check_lower_loaded(h, status, n_lower)
+        call check_block(h, "upper_block", upper_block, 2, status, np, nc, ns)
+        call reject(size(amplitudes, 1, kind=c_int64_t) == ns, 4, size_message("amplitudes", &
+            size(amplitudes, 1, kind=c_int64_t), "rows", ns, "n_states of upper_block"), status)
+        call reject(size(amplitudes, 2, kind=c_int64_t) == n_lower, 4, size_message("amplitudes", &
+            size(amplitudes, 2, kind=c_int64_t), "columns", n_lower, "the n_lower states of the loaded batch"), &
+            status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_linestrength_amplitudes(h%ptr, int(upper_block - 1, c_int32_t), thresh_coeff, &
+                amplitudes, max(ns, 1_c_int64_t))
+        end if
+        call finish(status, stat, "atomgpu_linestrength_amplitudes")
+    end subroutine
+
+    ! Checks shared by line_list and count_lines; gives the 0-based block indices for C.
+    subroutine check_line_list(h, lower_block, upper_blocks, status, uppers0)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer, intent(in) :: lower_block
+        integer, intent(in) :: upper_blocks(:)
+        integer(c_int32_t), intent(inout) :: status
+        integer(c_int32_t), allocatable, intent(out) :: uppers0(:)
+        integer(c_int64_t) :: np, nc, ns
+        integer :: i
+        call check_linestrength(h, status)
+        call check_block(h, "lower_block", lower_block, 2, status, np, nc, ns)
+        do i = 1, size(upper_blocks)
+            call check_block(h, "upper_blocks", upper_blocks(i), 4, status, np, nc, ns, element=i)
+        end do
+        allocate (uppers0(max(size(upper_blocks), 1)))
+        uppers0 = 0
+        uppers0(1:size(upper_blocks)) = int(upper_blocks - 1, c_int32_t)
+    end subroutine
+
+    ! The line list from the stored states of block lower_block into the stored states of the
+    ! blocks upper_blocks(:) (the symmetry-allowed partners, J' within 1 of J''), with the filters
+    ! and thresholds of `params`. n_lines receives the number of lines and, line by line (ordered
+    ! by lower state, then upper block, then upper state): upper_id and lower_id (ExoMol IDs),
+    ! einstein_a [s^-1], wavenumber [cm^-1], linestrength S [Debye^2] and intensity
+    ! [cm/molecule], in elements 1..n_lines of the six arrays, all of one size, the capacity.
+    ! More lines than the capacity: ATOMGPU_ERR_INVALID_ARGUMENT and nothing written (size the
+    ! arrays with atomgpu_linestrength_count_lines). Replaces the loaded lower batch (after a
+    ! call that reached the library, successful or not, load_lower again before half/amplitudes).
+    subroutine atomgpu_linestrength_line_list(h, lower_block, upper_blocks, params, n_lines, upper_id, lower_id, &
+            einstein_a, wavenumber, linestrength, intensity, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: lower_block
+        integer, intent(in), contiguous :: upper_blocks(:)
+        type(atomgpu_intensity_params_t), intent(in) :: params
+        integer(c_int64_t), intent(inout) :: n_lines
+        integer(c_int64_t), intent(inout), contiguous, target :: upper_id(:), lower_id(:)
+        real(c_double), intent(inout), contiguous, target :: einstein_a(:), wavenumber(:), linestrength(:), &
+            intensity(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int32_t), allocatable :: uppers0(:)
+        integer(c_int64_t) :: capacity
+        ! Stand-ins for zero-size output arrays (a NULL upper_id would ask for the count only).
+        integer(c_int64_t), target :: no_id(1, 2)
+        real(c_double), target :: no_value(1, 4)
+        type(c_ptr) :: p(6)
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_line_list(h, lower_block, upper_blocks, status, uppers0)
+        capacity = size(upper_id, kind=c_int64_t)
+        call reject(size(lower_id, kind=c_int64_t) == capacity, 9, size_message("lower_id", &
+            size(lower_id, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call reject(size(einstein_a, kind=c_int64_t) == capacity, 10, size_message("einstein_a", &
+            size(einstein_a, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call reject(size(wavenumber, kind=c_int64_t) == capacity, 11, size_message("wavenumber", &
+            size(wavenumber, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call reject(size(linestrength, kind=c_int64_t) == capacity, 12, size_message("linestrength", &
+            size(linestrength, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call reject(size(intensity, kind=c_int64_t) == capacity, 13, size_message("intensity", &
+            size(intensity, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            if (capacity > 0) then
+                p = [c_loc(upper_id), c_loc(lower_id), c_loc(einstein_a), c_loc(wavenumber), c_loc(linestrength), &
+                    c_loc(intensity)]
+            else
+                p = [c_loc(no_id(1, 1)), c_loc(no_id(1, 2)), c_loc(no_value(1, 1)), c_loc(no_value(1, 2)), &
+                    c_loc(no_value(1, 3)), c_loc(no_value(1, 4))]
+            end if
+            status = c_atomgpu_linestrength_line_list(h%ptr, int(lower_block - 1, c_int32_t), &
+                int(size(upper_blocks), c_int32_t), uppers0, params, capacity, n_lines, p(1), p(2), p(3), p(4), &
+                p(5), p(6))
+        end if
+        call finish(status, stat, "atomgpu_linestrength_line_list")
+    end subroutine
+
+    ! The number of lines atomgpu_linestrength_line_list would give (same arguments), into
+    ! n_lines (the whole list is computed to count it). Replaces the loaded lower batch, as
+    ! atomgpu_linestrength_line_list does.
+    subroutine atomgpu_linestrength_count_lines(h, lower_block, upper_blocks, params, n_lines, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: lower_block
+        integer, intent(in), contiguous :: upper_blocks(:)
+        type(atomgpu_intensity_params_t), intent(in) :: params
+        integer(c_int64_t), intent(inout) :: n_lines
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int32_t), allocatable :: uppers0(:)
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_line_list(h, lower_block, upper_blocks, status, uppers0)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_linestrength_line_list(h%ptr, int(lower_block - 1, c_int32_t), &
+                int(size(upper_blocks), c_int32_t), uppers0, params, 0_c_int64_t, n_lines, c_null_ptr, c_null_ptr, &
+                c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr)
+        end if
+        call finish(status, stat, "atomgpu_linestrength_count_lines")
+    end subroutine
+
+    ! The ExoMol ID (the 1-based running number over the stored states of all blocks, in the
+    ! order the blocks were added) of state `state` (1-based) of block `block`, into `id`. IDs
+    ! depend on the states stored in earlier blocks: take them once every block has its states.
+    subroutine atomgpu_linestrength_state_id(h, block, state, id, stat)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer, intent(in) :: block
+        integer(c_int64_t), intent(in) :: state
+        integer(c_int64_t), intent(inout) :: id
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: np, nc, ns
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        call check_block(h, "block", block, 2, status, np, nc, ns)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            call reject(state >= 1 .and. state <= ns, 3, "argument `state`: is " // itoa(state) // ", block " // &
+                itoa(int(block, c_int64_t)) // " has " // itoa(ns) // " stored states (numbered from 1 in Fortran)", &
+                status)
+        end if
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_linestrength_state_id(h%ptr, int(block - 1, c_int32_t), state - 1, id)
+        end if
+        call finish(status, stat, "atomgpu_linestrength_state_id")
+    end subroutine
+
+    ! Sizes of block `block`: its primitive functions, the length of its eigenvectors (n_sym for
+    ! a symmetrised block, else n_primitive) and its stored states (0 before set_states).
+    subroutine atomgpu_linestrength_block_size(h, block, n_primitive, n_coefficients, n_states, stat)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer, intent(in) :: block
+        integer(c_int64_t), intent(inout) :: n_primitive, n_coefficients, n_states
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: np, nc, ns
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        call check_block(h, "block", block, 2, status, np, nc, ns)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            n_primitive = np
+            n_coefficients = nc
+            n_states = ns
+        end if
+        call finish(status, stat, "atomgpu_linestrength_block_size")
+    end subroutine
+end module atomgpu_linestrength
