@@ -21,7 +21,10 @@
 ! goes to <dir>/linelist.states (ID, E - ZPE [cm^-1], g_tot = g_ns (2J+1), J) and
 ! <dir>/linelist.trans (upper ID, lower ID, A [s^-1], nu [cm^-1]), ExoMol's formats
 ! (Tennyson et al., J. Mol. Spectrosc. 327 (2016) 73); <dir> is the first command-line argument
-! (default out/; it is created when missing).
+! (default out/; it is created when missing, with the C library's mkdir: no shell is involved,
+! so any directory name is safe). Each file is written as <name>.partial and renamed to <name>
+! only once it is complete, so a run that is killed leaves the earlier files intact and never a
+! truncated one under the final name.
 !
 ! Build and run from the repository root (scripts/linelist-demo.sh does both):
 !     gfortran -O2 fortran/atomgpu.f90 examples/fortran/linelist_synthetic.f90 -o linelist_synthetic \
@@ -29,9 +32,24 @@
 !     ./linelist_synthetic out/linelist
 ! A few seconds on two CPU cores; ATOMGPU_BACKEND=cuda runs the products on a GPU.
 program linelist_synthetic
-    use, intrinsic :: iso_c_binding, only: c_double, c_int64_t
+    use, intrinsic :: iso_c_binding, only: c_double, c_int64_t, c_int, c_char, c_null_char
     use atomgpu
     implicit none
+
+    ! The C library's mkdir and rename (POSIX), for directories and files without a shell.
+    interface
+        function c_mkdir(path, mode) bind(C, name="mkdir") result(status)
+            import :: c_char, c_int
+            character(kind=c_char), intent(in) :: path(*)
+            integer(c_int), value :: mode
+            integer(c_int) :: status
+        end function
+        function c_rename(old, new) bind(C, name="rename") result(status)
+            import :: c_char, c_int
+            character(kind=c_char), intent(in) :: old(*), new(*)
+            integer(c_int) :: status
+        end function
+    end interface
 
     integer, parameter :: dp = c_double, i8 = c_int64_t
 
@@ -74,7 +92,7 @@ program linelist_synthetic
     integer(i8) :: clock_start, clock_rate, clock_mid, clock_end
     character(len=:), allocatable :: dir
     character(len=512) :: arg
-    integer :: states_unit, trans_unit, backend, ios
+    integer :: states_unit, trans_unit, backend
     character(len=:), allocatable :: device
 
     call system_clock(clock_start, clock_rate)
@@ -84,8 +102,7 @@ program linelist_synthetic
         dir = trim(arg)
     end if
     if (dir(len(dir):len(dir)) /= "/") dir = dir // "/"
-    call execute_command_line('mkdir -p "' // dir // '"', exitstat=ios)
-    if (ios /= 0) error stop "linelist_synthetic: cannot create the output directory"
+    call make_directories(dir)
 
     ! ---- vibrational basis and dipole matrix ----
     call vibrational_basis(e_vib, n_quanta)
@@ -110,7 +127,7 @@ program linelist_synthetic
     end do
 
     ! ---- .states ----
-    open (newunit=states_unit, file=dir // "linelist.states", status="replace", action="write")
+    call open_partial(dir // "linelist.states", states_unit)
     do j = 0, j_max
         do s = 1, n_states(j)
             call atomgpu_linestrength_state_id(h, block(j), s, id)
@@ -118,7 +135,7 @@ program linelist_synthetic
                 nint(gns * (2 * j + 1)), j
         end do
     end do
-    close (states_unit)
+    call close_complete(dir // "linelist.states", states_unit)
     call system_clock(clock_mid)
 
     ! ---- the line list: every lower block into its J - 1, J, J + 1 partners ----
@@ -132,7 +149,7 @@ program linelist_synthetic
     params%thresh_line = thresh_line
     params%thresh_intens = thresh_intens
     params%batch = batch
-    open (newunit=trans_unit, file=dir // "linelist.trans", status="replace", action="write")
+    call open_partial(dir // "linelist.trans", trans_unit)
     total_lines = 0
     best_intensity = -1
     do jl = 0, j_max
@@ -168,7 +185,7 @@ program linelist_synthetic
         total_lines = total_lines + n_lines
         deallocate (upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity)
     end do
-    close (trans_unit)
+    call close_complete(dir // "linelist.trans", trans_unit)
     call atomgpu_linestrength_destroy(h)
     call system_clock(clock_end)
 
@@ -190,6 +207,38 @@ program linelist_synthetic
         " s model and states, ", real(clock_end - clock_mid, dp) / clock_rate, " s line list"
 
 contains
+
+    ! Creates directory `path` and every missing parent (as mkdir -p), with the C library's mkdir;
+    ! a component that already exists is fine, and a real failure shows when a file is opened.
+    subroutine make_directories(path)
+        character(len=*), intent(in) :: path
+        integer :: i, ignored
+        do i = 2, len(path)
+            if (path(i:i) == "/" .and. path(i - 1:i - 1) /= "/") then
+                ignored = c_mkdir(path(1:i - 1) // c_null_char, int(o'755', c_int))
+            end if
+        end do
+    end subroutine
+
+    ! Opens <file>.partial for writing (replacing an earlier partial file).
+    subroutine open_partial(file, unit)
+        character(len=*), intent(in) :: file
+        integer, intent(out) :: unit
+        integer :: ios
+        character(len=256) :: message
+        open (newunit=unit, file=file // ".partial", status="replace", action="write", iostat=ios, iomsg=message)
+        if (ios /= 0) error stop "linelist_synthetic: cannot write " // file // ".partial: " // trim(message)
+    end subroutine
+
+    ! Closes the complete <file>.partial and renames it to <file> (replacing an earlier one).
+    subroutine close_complete(file, unit)
+        character(len=*), intent(in) :: file
+        integer, intent(in) :: unit
+        close (unit)
+        if (c_rename(file // ".partial" // c_null_char, file // c_null_char) /= 0) then
+            error stop "linelist_synthetic: cannot rename " // file // ".partial to " // file
+        end if
+    end subroutine
 
     ! Uniform pseudo-random number in (0, 1): Park-Miller minimal standard (no overflow in 64 bits).
     real(dp) function uniform(state)

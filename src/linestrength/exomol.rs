@@ -5,9 +5,47 @@
 //! g_ns (2J+1), then the block index and the state's index in it (0-based, as atomgpu labels).
 //! `.trans`: one line per line, `upper_ID  lower_ID  A`, with A in s^-1 (`%10.4E`) and the
 //! wavenumber nu in cm^-1 (`%15.6f`) as the optional fourth column, as TROVE writes it.
+//!
+//! Write the files with [`write_file_atomically`], so that a run that is killed leaves no
+//! truncated file under the final name:
+//!
+//! ```no_run
+//! # use atomgpu::linestrength::{exomol, LineStrength, Line};
+//! # fn save(handle: &LineStrength, lines: &[Line], zpe: f64) -> std::io::Result<()> {
+//! exomol::write_file_atomically("out/molecule.states".as_ref(), |w| exomol::write_states(handle, zpe, w))?;
+//! exomol::write_file_atomically("out/molecule.trans".as_ref(), |w| exomol::write_trans(lines, w))?;
+//! # Ok(())
+//! # }
+//! ```
 
 use super::{Line, LineStrength};
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Writes the file `path` through `write` so that no reader ever sees it half written: the text
+/// goes to `<path>.partial` (created or replaced), which is flushed, synced to disk and then
+/// renamed over `path` (atomic on POSIX file systems). On any error the partial file is removed
+/// and an earlier `path` is left as it was.
+pub fn write_file_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut partial = PathBuf::from(path);
+    partial.as_mut_os_string().push(".partial");
+    let written = File::create(&partial).and_then(|file| {
+        let mut out = BufWriter::new(file);
+        write(&mut out)?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()
+    });
+    match written.and_then(|()| std::fs::rename(&partial, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&partial);
+            Err(e)
+        }
+    }
+}
 
 /// Writes the `.states` lines of every stored state of every block.
 pub fn write_states(handle: &LineStrength, zpe: f64, out: &mut impl Write) -> io::Result<()> {
@@ -53,6 +91,27 @@ pub fn fortran_e(x: f64, digits: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::write_file_atomically;
+    use std::io::{Error, Write};
+
+    #[test]
+    fn a_failed_write_leaves_the_earlier_file_and_no_partial_one() {
+        let dir = std::env::temp_dir().join(format!("atomgpu-exomol-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("lines.trans");
+        write_file_atomically(&path, |w| writeln!(w, "first")).unwrap();
+        let failed = write_file_atomically(&path, |w| {
+            writeln!(w, "second, never finished")?;
+            Err(Error::other("the run was stopped"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "first\n");
+        assert!(!dir.join("lines.trans.partial").exists());
+        write_file_atomically(&path, |w| writeln!(w, "third")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "third\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn exponents_have_a_sign_and_two_digits() {
         assert_eq!(super::fortran_e(3.13618e-7, 4), "3.1362E-07");

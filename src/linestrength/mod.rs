@@ -667,7 +667,11 @@ fn validate_unfolding(u: &Unfolding<'_>, n_primitive: usize) -> Result<(Csr, Csr
     for p in 0..n_primitive {
         let entries = u.row_start[p + 1].checked_sub(u.row_start[p]).unwrap_or(-1);
         if !(0..=u.n_sym as i64).contains(&entries) {
-            return Err(Error::invalid_at("row_start", p + 1, format!("row {p} must have 0 to n_sym = {} entries", u.n_sym)));
+            return Err(Error::invalid_at(
+                "row_start",
+                p + 1,
+                format!("row {p} must have 0 to n_sym = {} entries", u.n_sym),
+            ));
         }
     }
     let nnz = u.row_start[n_primitive] as usize;
