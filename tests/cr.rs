@@ -133,3 +133,43 @@ fn rate_matrices_conserve_particles_and_energy() {
         );
     }
 }
+
+/// The right-hand side without a matrix equals M N and M'.N of the rate matrices at the
+/// conditions it reports (two assemblies of the same rates: flows per transition, and the matrix
+/// of eqs. 27-28).
+#[test]
+fn derivatives_equal_the_rate_matrices_applied_to_the_state() {
+    let (model, _) = three_level_model();
+    let s = settings(Statistics::FermiDirac, 50.0);
+    let y = cr::initial_state(&model, Statistics::FermiDirac, &[6e20, 3e20, 1e20], 4.0).unwrap();
+    let (dy, [te, _, ne]) = cr::derivatives(&model, &s, &y).unwrap();
+    let r = cr::rate_matrices(&model, &s, te, ne).unwrap();
+    let n = model.n_levels();
+    let scale = dy.iter().take(n).fold(0.0f64, |m, d| m.max(d.abs()));
+    for (k, d) in dy.iter().take(n).enumerate() {
+        let mn: f64 = (0..n).map(|l| r.m[k + n * l] * y[l]).sum();
+        assert!((d - mn).abs() <= 1e-13 * scale, "level {k}: {d} vs {mn}");
+    }
+    let du: f64 = (0..n).map(|l| r.m_energy[l] * y[l]).sum();
+    assert!((dy[n] - du).abs() <= 1e-13 * du.abs(), "{} vs {du}", dy[n]);
+}
+
+/// A state the rates cannot take is refused by the name of the argument that carries it, `y`.
+#[test]
+fn bad_states_name_y() {
+    let (model, _) = three_level_model();
+    let s = settings(Statistics::MaxwellBoltzmann, 1.0);
+    for (y, element) in [
+        (vec![1e21, f64::NAN, 0.0, 1e22], "`y`[1]"),
+        (vec![1e21, 0.0, 0.0, -1.0], "`y`[3]"),
+        (vec![1e300, 0.0, 0.0, 1e22], "`y`"),
+        (vec![1e21, 0.0, 0.0, 1e-300], "`y`[3]"),
+    ] {
+        let e = cr::derivatives(&model, &s, &y).unwrap_err();
+        assert!(e.to_string().contains(element), "{y:?}: {e}");
+        assert!(cr::run_rk4(&model, &s, &y, 1e-16, 1, 1).unwrap_err().to_string().contains(element));
+    }
+    let y = cr::initial_state(&model, Statistics::MaxwellBoltzmann, &[1e21, 0.0, 0.0], 3.0).unwrap();
+    let e = cr::run_rk4(&model, &s, &y, 1e-16, 1 << 60, 1).unwrap_err();
+    assert!(e.to_string().contains("n_steps"), "{e}");
+}

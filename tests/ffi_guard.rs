@@ -8,7 +8,9 @@
 //!   where it is C's `size_t`).
 //!
 //! It also checks that nothing outside src/ffi is exported (`#[no_mangle]`), so that the C ABI
-//! is all in one place. The failure message lists every offender.
+//! is all in one place, and that no module outside src/ffi imports src/ffi (the dependency runs
+//! one way: ffi -> error, backend, families; never back). The failure message lists every
+//! offender.
 
 use std::path::{Path, PathBuf};
 use syn::{Attribute, Expr, FnArg, Item, ReturnType, Stmt, Type};
@@ -292,4 +294,105 @@ fn nothing_is_exported_outside_src_ffi() {
         "exported (#[no_mangle]) functions outside src/ffi; the C ABI lives in src/ffi:\n  {}",
         offenders.join("\n  ")
     );
+}
+
+/// The tokens of a stream, flattened, with `{`, `}` (and the other delimiters) as tokens of their own.
+fn flat_tokens(tokens: proc_macro2::TokenStream, out: &mut Vec<String>) {
+    for tree in tokens {
+        match tree {
+            proc_macro2::TokenTree::Group(g) => {
+                let (open, close) = match g.delimiter() {
+                    proc_macro2::Delimiter::Brace => ("{", "}"),
+                    proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                    proc_macro2::Delimiter::Bracket => ("[", "]"),
+                    proc_macro2::Delimiter::None => ("", ""),
+                };
+                out.push(open.into());
+                flat_tokens(g.stream(), out);
+                out.push(close.into());
+            }
+            other => out.push(other.to_string()),
+        }
+    }
+}
+
+/// Whether the tokens name the crate's `ffi` module: a path `crate::ffi` or `super::ffi` (any
+/// depth of `super`), or `ffi` directly inside a `use crate::{...}` / `use super::{...}` group.
+/// `std::ffi` does not count; comments are not tokens, and doc comments become string literals.
+fn names_crate_ffi(tokens: proc_macro2::TokenStream) -> bool {
+    let mut t = Vec::new();
+    flat_tokens(tokens, &mut t);
+    let is_root = |s: &str| s == "crate" || s == "super";
+    // Depths of the brace groups opened right after `crate::` or `super::`.
+    let mut groups: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    for i in 0..t.len() {
+        match t[i].as_str() {
+            "{" => {
+                depth += 1;
+                if i >= 2 && t[i - 1] == ":" && i >= 3 && t[i - 2] == ":" && is_root(&t[i - 3]) {
+                    groups.push(depth);
+                }
+            }
+            "}" => {
+                if groups.last() == Some(&depth) {
+                    groups.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            "ffi" => {
+                let after_root = i >= 3 && t[i - 1] == ":" && t[i - 2] == ":" && is_root(&t[i - 3]);
+                let in_group = groups.last() == Some(&depth) && (t[i - 1] == "{" || t[i - 1] == ",");
+                if after_root || in_group {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[test]
+fn no_module_outside_src_ffi_imports_it() {
+    let Some(root) = source_root() else {
+        println!("skipped: source tree (src/ffi) not found");
+        return;
+    };
+    let ffi = root.join("src").join("ffi");
+    let lib = root.join("src").join("lib.rs");
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    // lib.rs declares the module tree (`pub mod ffi;`), which is not an import.
+    files.retain(|p| !p.starts_with(&ffi) && *p != lib);
+    files.sort();
+    assert!(files.len() > 10, "too few source files found under src/: {files:?}");
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|path| {
+            let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+            let tokens: proc_macro2::TokenStream =
+                text.parse().unwrap_or_else(|e| panic!("cannot tokenize {}: {e:?}", path.display()));
+            names_crate_ffi(tokens)
+        })
+        .map(|path| path.strip_prefix(&root).unwrap_or(path).display().to_string())
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "modules outside src/ffi that name `ffi` (src/ffi depends on them, never the reverse):\n  {}",
+        offenders.join("\n  ")
+    );
+}
+
+/// The detector itself, on imports that must and must not count.
+#[test]
+fn the_import_detector_sees_every_spelling() {
+    let found = |code: &str| names_crate_ffi(code.parse().unwrap());
+    assert!(found("use crate::ffi::common::guard;"));
+    assert!(found("use super::super::ffi;"));
+    assert!(found("use crate::{error::Error, ffi};"));
+    assert!(found("fn f() { crate::ffi::common::guard(&[], || Ok(())); }"));
+    assert!(!found("use std::ffi::{c_char, CStr};"));
+    assert!(!found("/// crate::ffi is mentioned here\nfn f() {}"));
+    assert!(!found("use crate::{memory, progress};"));
 }

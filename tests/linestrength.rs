@@ -351,3 +351,41 @@ fn bad_inputs_name_the_argument() {
     let nan = vec![f64::NAN; 12];
     assert!(LineStrength::new_on(Backend::Cpu, 2, &nan, 2, Options::default()).is_err());
 }
+
+/// Labels that describe no Wang function, and unfoldings larger than the basis they unfold to,
+/// are refused before anything is allocated for them.
+#[test]
+fn impossible_blocks_are_refused() {
+    let mut h = cpu_handle(2, &random_dipole(&mut Rng::new(1), 2));
+    // K = 0 exists only with tau = J mod 2 (TROVE's Wang functions): J = 0 with tau = 1 does not.
+    let j0_tau1 = Labels { j: 0, v: vec![0], k: vec![0], tau: vec![1] };
+    let e = h.add_block(&j0_tau1.spec()).unwrap_err();
+    assert!(e.to_string().contains("`tau`[0]"), "{e}");
+    let j1_tau0 = Labels { j: 1, v: vec![0, 0], k: vec![0, 1], tau: vec![0, 1] };
+    assert!(h.add_block(&j1_tau0.spec()).unwrap_err().to_string().contains("J mod 2"));
+    // A symmetrised basis of 2^40 (or 2^31) functions cannot unfold to 2 primitive ones.
+    let labels = Labels { j: 1, v: vec![0, 1], k: vec![0, 0], tau: vec![1, 1] };
+    for n_sym in [1usize << 40, 1 << 31, 3] {
+        let unfolding = Unfolding { n_sym, row_start: &[0, 1, 2], col: &[0, 1], value: &[1.0, 1.0] };
+        let spec = BlockSpec { unfolding: Some(unfolding), ..labels.spec() };
+        let e = h.add_block(&spec).unwrap_err();
+        assert!(e.to_string().contains("n_sym"), "n_sym = {n_sym}: {e}");
+    }
+    let unfolding = Unfolding { n_sym: 2, row_start: &[0, 1, 2], col: &[0, 1], value: &[1.0, 1.0] };
+    assert!(h.add_block(&BlockSpec { unfolding: Some(unfolding), ..labels.spec() }).is_ok());
+}
+
+/// A dipole of 1e300 Debye is finite, but its line strengths are not: an error naming the
+/// result, never a NaN or Inf handed back.
+#[test]
+fn overflowing_results_are_errors() {
+    let mut h = cpu_handle(1, &parallel_dipole(1e300));
+    let lower = h.add_block(&Labels { j: 0, v: vec![0], k: vec![0], tau: vec![0] }.spec()).unwrap();
+    let upper = h.add_block(&Labels { j: 1, v: vec![0], k: vec![0], tau: vec![1] }.spec()).unwrap();
+    h.set_states(lower, &[0.0], &[1.0], 1).unwrap();
+    h.set_states(upper, &[2.0], &[1.0], 1).unwrap();
+    let e = h.line_list(lower, &[upper], &params(296.0)).unwrap_err();
+    assert!(matches!(e, atomgpu::error::Error::NotFinite { .. }), "{e}");
+    let e = h.set_states(lower, &[f64::MAX], &[1.0], 1).unwrap_err();
+    assert!(e.to_string().contains("energies"), "{e}");
+}

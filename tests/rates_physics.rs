@@ -199,3 +199,41 @@ fn invalid_states_name_the_argument() {
     assert!(Quadrature::new(5.0, 1).is_err());
     assert!(Quadrature::new(0.5, 32).is_err());
 }
+
+/// The domain of the family (T in [1e-4, 1e6] eV, n_e in [1e-10, 1e30] cm^-3, E in [1e-6, 1e6]
+/// eV): finite but absurd inputs are refused by name instead of giving NaN or Inf.
+#[test]
+fn inputs_outside_the_domain_are_refused() {
+    let (exc, _, _) = sample_transitions();
+    let q = Quadrature::paper_default();
+    for (te, ne, name) in
+        [(1.0, 1e300, "ne_cm3"), (1.0, 5e-324, "ne_cm3"), (1e300, 1e20, "te_ev"), (5e-324, 1e20, "te_ev")]
+    {
+        let state = [PlasmaState { te_ev: te, ne_cm3: ne, tr_ev: 1.0 }];
+        let e = cpu::excitation_rates(FD, &q, &state, &exc).unwrap_err();
+        assert!(e.to_string().contains(name), "T_e = {te:e}, n_e = {ne:e}: {e}");
+        assert!(fermi::chemical_potential(MB, te, ne).is_err());
+    }
+    let state = [PlasmaState { te_ev: 3.0, ne_cm3: 1e21, tr_ev: 1.0 }];
+    for energy in [f64::MAX, 5e-324] {
+        let t = [Excitation { energy_ev: energy, ..exc[0] }];
+        let e = cpu::excitation_rates(FD, &q, &state, &t).unwrap_err();
+        assert!(e.to_string().contains("energy_ev"), "E = {energy:e}: {e}");
+    }
+}
+
+/// The energy-density inversion treats both statistics alike: an energy density that implies a
+/// temperature below the domain (u = 1e-300 eV cm^-3 at n_e = 1e21 cm^-3: T = 6.7e-322 eV
+/// classically, and below the Fermi ground state) is refused under either, naming `u_ev_cm3`.
+#[test]
+fn the_temperature_inversion_refuses_alike_under_both_statistics() {
+    for stats in [FD, MB] {
+        let e = fermi::temperature_from_energy_density(stats, 1e-300, 1e21).unwrap_err();
+        assert!(e.to_string().contains("u_ev_cm3"), "{stats:?}: {e}");
+    }
+    // Inside the domain both succeed and agree in the classical limit (u = 3/2 n_e T).
+    for stats in [FD, MB] {
+        let (t, _) = fermi::temperature_from_energy_density(stats, 1.5 * 1e15 * 10.0, 1e15).unwrap();
+        assert!(rel(t, 10.0) < 1e-9, "{stats:?}: T = {t}");
+    }
+}

@@ -302,8 +302,9 @@ pub type atomgpu_progress_callback =
 /// function's name (a static string), `done` of `total` its progress in the units the function
 /// documents (steps, simulated seconds, lower states). A nonzero return stops the call, which
 /// then fails with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs. The callback may call
-/// atomgpu functions, but not on the handle the running call uses (a line-strength handle is
-/// locked while a call runs on it).
+/// atomgpu functions; one on the line-strength handle of the running call fails with
+/// `ATOMGPU_ERR_INVALID_ARGUMENT` (that handle is locked by the call), and destroying the handle
+/// of the running call frees it when the call returns.
 ///
 /// # Safety
 /// `callback` must be NULL or a function of the documented signature; `user_data` is passed to it

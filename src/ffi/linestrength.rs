@@ -41,6 +41,7 @@ use crate::error::{Error, Result};
 use crate::linestrength::check_threshold;
 use crate::linestrength::{BlockSpec, IntensityParams, LineStrength, Options, Unfolding, MAX_J};
 use crate::memory;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 /// A line-strength handle: the dipole matrix, the blocks and their states, the last lower batch,
@@ -148,14 +149,31 @@ fn block_index(name: &'static str, block: i32, n_blocks: usize) -> Result<usize>
     }
 }
 
+thread_local! {
+    /// The handles whose lock this thread holds (a progress callback runs inside such a call).
+    static HELD: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Runs `body` on the handle's engine, holding its lock: the handle must be a live line-strength
-/// handle, and not one left unusable by an internal error (a panic) in an earlier call.
+/// handle, not one left unusable by an internal error (a panic) in an earlier call, and not one
+/// whose call is running on this thread already (from a progress callback: that would wait for
+/// ever).
 fn with_handle<T>(handle: *const atomgpu_linestrength, body: impl FnOnce(&mut LineStrength) -> Result<T>) -> Result<T> {
     let h = handles::get("handle", handle)?;
+    let token = handle as usize;
+    if HELD.with(|held| held.borrow().contains(&token)) {
+        return Err(Error::invalid(
+            "handle",
+            "is in use by the call running on this thread (a progress callback may not call functions on its handle)",
+        ));
+    }
     let mut inner = h.inner.lock().map_err(|_| {
         Error::invalid("handle", "is unusable: an earlier call on it stopped with an internal error; destroy it")
     })?;
-    body(&mut inner)
+    HELD.with(|held| held.borrow_mut().push(token));
+    let result = catch_unwind(AssertUnwindSafe(|| body(&mut inner)));
+    HELD.with(|held| held.borrow_mut().retain(|&t| t != token));
+    result.unwrap_or_else(|panic| resume_unwind(panic))
 }
 
 // ---------------------------------------------------------------------------------------------
