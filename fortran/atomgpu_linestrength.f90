@@ -213,7 +213,12 @@ contains
         integer(c_int32_t) :: block
         n_lower = 0
         if (status /= int(ATOMGPU_OK, c_int32_t)) return
-        if (c_atomgpu_linestrength_loaded_batch(h%ptr, block, n_lower) /= int(ATOMGPU_OK, c_int32_t)) n_lower = 0
+        ! A failure here is the library refusing the handle itself (destroyed through a copy).
+        status = c_atomgpu_linestrength_loaded_batch(h%ptr, block, n_lower)
+        if (status /= int(ATOMGPU_OK, c_int32_t)) then
+            n_lower = 0
+            return
+        end if
         call reject(n_lower > 0, 1, "argument `handle`: no lower batch is loaded (call " // &
             "atomgpu_linestrength_load_lower first; line_list and count_lines replace the loaded batch)", status)
     end subroutine
@@ -247,8 +252,12 @@ contains
             n_primitive = 0
             n_coefficients = 0
             n_states = 0
-            call reject(.false., position, what // ", the handle has no such block (blocks are numbered " // &
-                "from 1 in Fortran, in the order atomgpu_linestrength_add_block made them)", status)
+            if (atomgpu_last_error_arg() == 1) then
+                status = found   ! the library refused the handle itself (destroyed through a copy)
+            else
+                call reject(.false., position, what // ", the handle has no such block (blocks are numbered " // &
+                    "from 1 in Fortran, in the order atomgpu_linestrength_add_block made them)", status)
+            end if
         end if
     end subroutine
 

@@ -12,7 +12,10 @@
 !       equilibrium: Boltzmann N2/N1 = (g2/g1) e^{-5/T} and Saha N3/N1 = (g3/g1) e^{-(20+mu)/T};
 !   (e) bad input (a model never created, negative n_steps, too few samples, a level index out of
 !       range, unsorted sample times, inconsistent array sizes): stat =
-!       ATOMGPU_ERR_INVALID_ARGUMENT, the argument's position in the C function, untouched outputs.
+!       ATOMGPU_ERR_INVALID_ARGUMENT, the argument's position in the C function, untouched outputs;
+!   (f) a model destroyed through a copy of its variable is refused (use and second destroy), a
+!       progress callback sees the run and stops it on its third call, and the time limit stops
+!       a run of 2^50 steps: stat = ATOMGPU_ERR_CANCELLED, y untouched.
 !
 ! The model: level 1 (Z = 1, 0 eV, g = 2), level 2 (Z = 1, 5 eV, g = 6), level 3 (Z = 2, 20 eV,
 ! g = 1); excitation 1 -> 2 (5 eV), ionizations 1 -> 3 (20 eV) and 2 -> 3 (15 eV). Quadrature
@@ -22,11 +25,36 @@
 !   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/support/checks.f90 \
 !       tests/fortran/test_cr.f90 -o test_cr -Ltarget/release -latomgpu -Wl,-rpath,$PWD/target/release
 ! Exit status 0 when every check passes (error stop 1 otherwise).
+
+! The progress callback of (f): counts its calls in the integer user_data points to, keeps the
+! last task name and progress, and asks to stop on the third call.
+module test_cr_progress
+    use, intrinsic :: iso_c_binding, only: c_ptr, c_double, c_int32_t, c_f_pointer
+    use atomgpu, only: atomgpu_task_name
+    implicit none
+    character(len=:), allocatable :: last_task
+    real(c_double) :: last_done = -1, last_total = -1
+contains
+    function stop_at_third(user_data, task, done, total) bind(C) result(stop)
+        type(c_ptr), value :: user_data, task
+        real(c_double), value :: done, total
+        integer(c_int32_t) :: stop
+        integer, pointer :: calls
+        call c_f_pointer(user_data, calls)
+        calls = calls + 1
+        last_task = atomgpu_task_name(task)
+        last_done = done
+        last_total = total
+        stop = merge(1_c_int32_t, 0_c_int32_t, calls == 3)
+    end function
+end module test_cr_progress
+
 program test_cr
-    use, intrinsic :: iso_c_binding, only: c_double, c_int64_t
+    use, intrinsic :: iso_c_binding, only: c_double, c_int64_t, c_loc
     use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
     use atomgpu
     use atomgpu_test_checks
+    use test_cr_progress
     implicit none
 
     integer, parameter :: dp = c_double, i8 = c_int64_t
@@ -63,6 +91,7 @@ program test_cr
     call test_stiff_lte(mb, 1e-8_dp, 1e-13_dp)
     call test_stiff_lte(fd, 1e-6_dp, 1e-10_dp)
     call test_bad_input()
+    call test_handles_and_progress()
 
     print '(a, i0, a, i0, a, f0.1, a)', "test_cr (Fortran): ", checks, " checks, ", failures, " failures (", &
         elapsed_seconds(clock_start), " s)"
@@ -415,6 +444,47 @@ contains
         call atomgpu_cr_destroy(model)
     end subroutine
 
+
+    ! (f) Handles destroyed through a copy, the progress callback, the time limit.
+    subroutine test_handles_and_progress()
+        type(atomgpu_cr_model) :: model, copy
+        integer, target :: calls
+        call make_model(model, mb, 1.0_dp)
+        call atomgpu_cr_initial_state(model, [6e20_dp, 3e20_dp, 1e20_dp], 3.0_dp, bad_y0, stat=bad_stat)
+        if (.not. succeeded("(f) initial state", bad_stat)) return
+        ! The callback stops the third report: cancelled, nothing written.
+        calls = 0
+        call atomgpu_set_progress(stop_at_third, interval_s=0.0_dp, user_data=c_loc(calls), stat=bad_stat)
+        call check("(f) set_progress", bad_stat == ATOMGPU_OK)
+        call reset()
+        call atomgpu_cr_run_rk4(model, bad_y, 1e-16_dp, 20_i8, 20_i8, bad_n_samples, bad_times, bad_te, bad_ne, &
+            bad_pop, stat=bad_stat)
+        call check("(f) the callback cancels the run", bad_stat == ATOMGPU_ERR_CANCELLED)
+        call check("(f) y untouched when cancelled", all(bad_y == bad_y0) .and. bad_n_samples == -7)
+        call check("(f) three calls", calls == 3)
+        call check("(f) the task is atomgpu_cr_run_rk4", last_task == "atomgpu_cr_run_rk4")
+        call check("(f) progress 3 of 20 steps", last_done == 3 .and. last_total == 20)
+        call atomgpu_set_progress(stat=bad_stat)
+        call check("(f) callback removed", bad_stat == ATOMGPU_OK)
+        ! The time limit stops a run that would take for ever.
+        call atomgpu_set_time_limit(0.2_dp)
+        call reset()
+        call atomgpu_cr_run_rk4(model, bad_y, 1e-16_dp, 2_i8**50, 2_i8**50, bad_n_samples, bad_times, bad_te, bad_ne, &
+            bad_pop, stat=bad_stat)
+        call atomgpu_set_time_limit(0.0_dp)
+        call check("(f) the time limit cancels the run", bad_stat == ATOMGPU_ERR_CANCELLED)
+        call check("(f) y untouched at the time limit", all(bad_y == bad_y0))
+        ! A copy of the variable outlives the model it names: the library refuses it.
+        copy = model
+        call atomgpu_cr_destroy(model, stat=bad_stat)
+        call check("(f) destroy", bad_stat == ATOMGPU_OK)
+        call reset()
+        call atomgpu_cr_derivatives(copy, bad_y, bad_d, bad_c, stat=bad_stat)
+        call expect_bad("(f) derivatives of a destroyed model", 1, "model", "destroyed")
+        call reset()
+        call atomgpu_cr_destroy(copy, stat=bad_stat)
+        call expect_bad("(f) second destroy through the copy", 1, "model", "destroyed")
+    end subroutine
 
     subroutine reset()
         bad_y = bad_y0

@@ -383,7 +383,7 @@ contains
 
     ! (d) Bad input through stat.
     subroutine test_bad_input()
-        type(atomgpu_linestrength_t) :: h, never
+        type(atomgpu_linestrength_t) :: h, never, copy
         real(dp) :: dipole(2, 2, 3), dipole_2x1(2, 1, 3), nan, v9(9, 1), v9nan(9, 1)
         integer(i8), allocatable :: vv(:)
         integer, allocatable :: kk(:), tt(:)
@@ -570,10 +570,17 @@ contains
         call atomgpu_linestrength_count_lines(h, b4, [integer ::], p, bad_n_lines, stat)
         call expect_bad("count_lines: no upper blocks", 3, "n_upper_blocks")
 
+        ! A copy of the variable outlives the handle it names: the library refuses it.
+        copy = h
         call atomgpu_linestrength_destroy(h)
         call reset_bad_outputs()
         call atomgpu_linestrength_state_id(h, 1, 1_i8, bad_id, stat)
         call expect_bad("state_id: destroyed handle", 1, "handle")
+        call reset_bad_outputs()
+        call atomgpu_linestrength_state_id(copy, 1, 1_i8, bad_id, stat)
+        call expect_bad("state_id: handle destroyed through another copy", 1, "handle", "destroyed")
+        call atomgpu_linestrength_destroy(copy, stat)
+        call expect_bad("second destroy through the copy", 1, "handle", "destroyed")
     end subroutine
 
     subroutine reset_bad_outputs()
