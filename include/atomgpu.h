@@ -255,8 +255,9 @@ int32_t atomgpu_device_info(int32_t *backend,
  * function's name (a static string), `done` of `total` its progress in the units the function
  * documents (steps, simulated seconds, lower states). A nonzero return stops the call, which
  * then fails with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs. The callback may call
- * atomgpu functions, but not on the handle the running call uses (a line-strength handle is
- * locked while a call runs on it).
+ * atomgpu functions; one on the line-strength handle of the running call fails with
+ * `ATOMGPU_ERR_INVALID_ARGUMENT` (that handle is locked by the call), and destroying the handle
+ * of the running call frees it when the call returns.
  *
  * # Safety
  * `callback` must be NULL or a function of the documented signature; `user_data` is passed to it
@@ -481,7 +482,7 @@ int32_t atomgpu_linestrength_destroy(struct atomgpu_linestrength *handle);
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
- * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
  */
 int32_t atomgpu_linestrength_add_block(struct atomgpu_linestrength *handle,
                                        int32_t j,
@@ -511,7 +512,7 @@ int32_t atomgpu_linestrength_add_block(struct atomgpu_linestrength *handle,
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
- * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
  */
 int32_t atomgpu_linestrength_set_states(struct atomgpu_linestrength *handle,
                                         int32_t block,
@@ -537,7 +538,7 @@ int32_t atomgpu_linestrength_set_states(struct atomgpu_linestrength *handle,
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
- * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
  */
 int32_t atomgpu_linestrength_load_lower(struct atomgpu_linestrength *handle,
                                         int32_t block,
@@ -561,7 +562,7 @@ int32_t atomgpu_linestrength_load_lower(struct atomgpu_linestrength *handle,
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
- * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
  */
 int32_t atomgpu_linestrength_half(struct atomgpu_linestrength *handle,
                                   int32_t upper_block,
@@ -584,7 +585,7 @@ int32_t atomgpu_linestrength_half(struct atomgpu_linestrength *handle,
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
- * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
  */
 int32_t atomgpu_linestrength_amplitudes(struct atomgpu_linestrength *handle,
                                         int32_t upper_block,
@@ -630,7 +631,7 @@ int32_t atomgpu_linestrength_amplitudes(struct atomgpu_linestrength *handle,
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
- * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
  */
 int32_t atomgpu_linestrength_line_list(struct atomgpu_linestrength *handle,
                                        int32_t lower_block,
@@ -657,7 +658,7 @@ int32_t atomgpu_linestrength_line_list(struct atomgpu_linestrength *handle,
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
- * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
  */
 int32_t atomgpu_linestrength_state_id(const struct atomgpu_linestrength *handle,
                                       int32_t block,
@@ -671,7 +672,7 @@ int32_t atomgpu_linestrength_state_id(const struct atomgpu_linestrength *handle,
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
- * must come from `atomgpu_linestrength_create` and not be destroyed yet.
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
  */
 int32_t atomgpu_linestrength_block_size(const struct atomgpu_linestrength *handle,
                                         int32_t block,
@@ -685,8 +686,8 @@ int32_t atomgpu_linestrength_block_size(const struct atomgpu_linestrength *handl
  * replaced it). Lets a caller size the outputs of `_half` and `_amplitudes`.
  *
  * # Safety
- * `handle` must come from `atomgpu_linestrength_create` and not be destroyed yet; `block` and
- * `n_lower` must be valid pointers.
+ * `block` and `n_lower` must be NULL or valid pointers; `handle` may be any value (it is looked
+ * up in the registry of live handles, never dereferenced).
  */
 int32_t atomgpu_linestrength_loaded_batch(const struct atomgpu_linestrength *handle,
                                           int32_t *block,

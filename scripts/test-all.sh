@@ -4,12 +4,15 @@
 # NVRTC from its PyPI wheel into .tools/, used only to compile every kernel, no GPU needed),
 # then runs, as separate stages:
 #
-#   cargo build --release, cargo test --release (with the header-is-current check, the FFI
-#   guard scan and the NVRTC compile of kernels/*.cu), the header compiled alone as C and C++,
-#   the C test programs (tests/c), the C examples (compiled), the Fortran test programs
-#   (tests/fortran), the Fortran examples (compiled; the line-list one run), the exported-symbol
-#   check, and `make install` into a staging folder with a
-#   C program built through pkg-config (and CMake's find_package when cmake is there).
+#   cargo fmt --check and cargo clippy --all-targets -D warnings (the style holds), cargo build
+#   --release, cargo test --release (with the header-is-current check, the FFI guard and
+#   import-direction scans and the NVRTC compile of kernels/*.cu), the header compiled alone as
+#   C and C++, the C test programs (tests/c), the reliability suite (every bad-input case of the
+#   C ABI in a forked child, so a crash is counted, not fatal; threads on shared handles), the C
+#   test programs again under valgrind memcheck (no error, no definite leak), the C examples
+#   (compiled), the Fortran test programs (tests/fortran), the Fortran examples (compiled; the
+#   line-list one run), the exported-symbol check, and `make install` into a staging folder
+#   with a C program built through pkg-config (and CMake's find_package when cmake is there).
 #
 # Every stage runs even when an earlier one failed; the last line is `N passed, M failed`, and
 # the exit status is non-zero when any stage failed. Safe to run again (idempotent).
@@ -65,6 +68,7 @@ run_stage() {
 # ---------------------------------------------------------------------------------------------
 stage_tools() {
     ensure_command make make
+    ensure_command valgrind valgrind
     ensure_command gfortran gfortran
     ensure_command pkg-config pkg-config
     ensure_command c++ g++
@@ -106,6 +110,13 @@ PY
     rm -f "$wheel"    # 90 MB; only the two libraries are needed
 }
 
+stage_style() {
+    cargo fmt --check
+    echo "cargo fmt --check: the tree is formatted (rustfmt.toml)"
+    cargo clippy --all-targets --release -- -D warnings
+    echo "cargo clippy --all-targets: no warnings"
+}
+
 stage_cargo_build() {
     cargo build --release
     ls -l "$LIB/libatomgpu.so" "$LIB/libatomgpu.a"
@@ -125,8 +136,11 @@ stage_header_alone() {
 
 # compile_c SOURCE OUTPUT: one C program against the built library (rpath to target/release).
 compile_c() {
-    cc "${CFLAGS[@]}" -Iinclude "$1" -o "$2" -L"$LIB" -latomgpu -Wl,-rpath,"$LIB" -lm
+    cc "${CFLAGS[@]}" -Iinclude "$1" -o "$2" -L"$LIB" -latomgpu -Wl,-rpath,"$LIB" -lm -pthread
 }
+
+# The reliability suite is its own stage (stage_reliability), not one of the C test programs.
+RELIABILITY=tests/c/test_reliability.c
 
 # run_program SOURCE EXE: runs a test program from the repository root; it must exit 0.
 run_program() {
@@ -145,6 +159,7 @@ stage_c_tests() {
     mkdir -p "$out"
     shopt -s nullglob
     for src in tests/c/*.c; do
+        [ "$src" != "$RELIABILITY" ] || continue
         n=$((n + 1))
         name=$(basename "$src" .c)
         echo "-- $src"
@@ -157,6 +172,53 @@ stage_c_tests() {
     done
     [ "$n" -gt 0 ] || { echo "error: no C test programs (tests/c/*.c)"; return 1; }
     echo "$((n - bad)) of $n C test programs passed"
+    [ "$bad" -eq 0 ]
+}
+
+stage_reliability() {
+    local out="$BUILD/reliability"
+    mkdir -p "$out"
+    compile_c "$RELIABILITY" "$out/test_reliability"
+    "$out/test_reliability"
+}
+
+# valgrind_wait PID NAME: waits for the valgrind run of test program NAME and reports it; non-zero
+# when valgrind found a memory error or a definitely lost block (or the program failed).
+valgrind_wait() {
+    if wait "$1"; then
+        echo "ok: $2 (valgrind: no errors, no definite leaks)"
+    else
+        echo "FAIL: $2 under valgrind:"
+        tail -30 "$BUILD/c/$2.valgrind.log"
+        return 1
+    fi
+}
+
+# Every C test program (built by stage_c_tests) under valgrind memcheck, two at a time. (The
+# reliability suite forks hundreds of children and is left out: crashes are what it counts.)
+stage_valgrind() {
+    local out="$BUILD/c" name bad=0 n=0 pids=() names=()
+    shopt -s nullglob
+    for src in tests/c/*.c; do
+        [ "$src" != "$RELIABILITY" ] || continue
+        name=$(basename "$src" .c)
+        [ -x "$out/$name" ] || { echo "FAIL: $out/$name not built (stage C test programs)"; bad=$((bad + 1)); continue; }
+        n=$((n + 1))
+        valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+            --show-leak-kinds=definite "$out/$name" > "$out/$name.valgrind.log" 2>&1 &
+        pids+=("$!")
+        names+=("$name")
+        if [ "${#pids[@]}" -ge 2 ]; then
+            valgrind_wait "${pids[0]}" "${names[0]}" || bad=$((bad + 1))
+            pids=("${pids[@]:1}")
+            names=("${names[@]:1}")
+        fi
+    done
+    local i
+    for i in "${!pids[@]}"; do
+        valgrind_wait "${pids[$i]}" "${names[$i]}" || bad=$((bad + 1))
+    done
+    echo "$((n - bad)) of $n C test programs clean under valgrind memcheck"
     [ "$bad" -eq 0 ]
 }
 
@@ -384,10 +446,13 @@ CMAKE
 # ---------------------------------------------------------------------------------------------
 run_stage "tools (gfortran, pkg-config, c++)" stage_tools
 run_stage "NVRTC $NVRTC_WHEEL_VERSION for the kernel compile check" stage_nvrtc
+run_stage "cargo fmt --check, cargo clippy -D warnings" stage_style
 run_stage "cargo build --release" stage_cargo_build
 run_stage "cargo test --release (header current, FFI guard, kernels, numerics)" stage_cargo_test
 run_stage "include/atomgpu.h alone as C and C++" stage_header_alone
 run_stage "C test programs (tests/c)" stage_c_tests
+run_stage "reliability suite (tests/c/test_reliability.c: forked bad-input cases, threads)" stage_reliability
+run_stage "C test programs under valgrind memcheck" stage_valgrind
 run_stage "C examples compile (examples/c)" stage_c_examples
 run_stage "Fortran test programs (tests/fortran)" stage_fortran_tests
 run_stage "Fortran examples compile, line-list example runs (examples/fortran)" stage_fortran_examples

@@ -104,12 +104,17 @@ pub fn guard_value<T, F: FnOnce() -> T>(fallback: T, body: F) -> T {
     outcome.unwrap_or(fallback)
 }
 
-/// A count argument (`n_*`): at least 1, returned as `usize`.
+/// A count argument (`n_*`): at least 1, and small enough that an array of that many 8-byte values
+/// fits in an address space; returned as `usize`.
 pub fn count(name: &'static str, n: i64) -> Result<usize> {
-    if n >= 1 {
-        usize::try_from(n).map_err(|_| Error::invalid(name, format!("is too large ({n})")))
-    } else {
-        Err(Error::invalid(name, format!("must be >= 1, got {n}")))
+    if n < 1 {
+        return Err(Error::invalid(name, format!("must be >= 1, got {n}")));
+    }
+    match usize::try_from(n) {
+        Ok(n) if crate::memory::bytes_of::<f64>(n) <= isize::MAX as u128 => Ok(n),
+        _ => {
+            Err(Error::invalid(name, format!("is too large ({n}: arrays of that many values exceed an address space)")))
+        }
     }
 }
 

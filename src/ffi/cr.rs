@@ -169,19 +169,10 @@ pub unsafe extern "C" fn atomgpu_cr_create(
                 });
             }
         }
-        let built = CrModel::new(charges, weights, excitations, ionizations).map_err(rename_model_error)?;
+        let built = CrModel::new(charges, weights, excitations, ionizations)?;
         *out = handles::register(atomgpu_cr { model: built, settings: CrSettings { stats, quadrature, tr_ev } })?;
         Ok(())
     })
-}
-
-/// The model's own argument names for its checks, mapped to this function's parameters.
-fn rename_model_error(e: Error) -> Error {
-    e.renamed("energy_ev", "excitation_energy_ev")
-        .renamed("omega", "excitation_omega")
-        .renamed("beli", "ionization_beli")
-        .renamed("d0_cm2", "ionization_d0_cm2")
-        .renamed("d1_cm2", "ionization_d1_cm2")
 }
 
 /// Destroys a model. NULL is a no-op; a model already destroyed, or a handle of another family,

@@ -124,7 +124,8 @@ const MAX_ELEMENTS: usize = isize::MAX as usize / 8;
 /// A leading dimension: >= `rows` (and >= 1).
 fn leading_dimension(name: &'static str, ld: i64, rows: usize, what: &str) -> Result<usize> {
     match usize::try_from(ld) {
-        Ok(l) if l >= rows.max(1) => Ok(l),
+        Ok(l) if l >= rows.max(1) && l <= MAX_ELEMENTS => Ok(l),
+        Ok(l) if l > MAX_ELEMENTS => Err(Error::invalid(name, format!("is too large ({ld})"))),
         _ => Err(Error::invalid(name, format!("must be >= the row count {rows} ({what}), got {ld}"))),
     }
 }
@@ -261,7 +262,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_destroy(handle: *mut atomgpu_lines
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
-/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_linestrength_add_block(
     handle: *mut atomgpu_linestrength,
@@ -332,7 +333,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
-/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_linestrength_set_states(
     handle: *mut atomgpu_linestrength,
@@ -372,7 +373,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_set_states(
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
-/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_linestrength_load_lower(
     handle: *mut atomgpu_linestrength,
@@ -413,7 +414,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_load_lower(
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
-/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_linestrength_half(
     handle: *mut atomgpu_linestrength,
@@ -452,7 +453,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_half(
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
-/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
     handle: *mut atomgpu_linestrength,
@@ -523,7 +524,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
-/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_linestrength_line_list(
     handle: *mut atomgpu_linestrength,
@@ -642,7 +643,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list(
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
-/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_linestrength_state_id(
     handle: *const atomgpu_linestrength,
@@ -673,7 +674,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_state_id(
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
-/// must come from `atomgpu_linestrength_create` and not be destroyed yet.
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_linestrength_block_size(
     handle: *const atomgpu_linestrength,
@@ -704,8 +705,8 @@ pub unsafe extern "C" fn atomgpu_linestrength_block_size(
 /// replaced it). Lets a caller size the outputs of `_half` and `_amplitudes`.
 ///
 /// # Safety
-/// `handle` must come from `atomgpu_linestrength_create` and not be destroyed yet; `block` and
-/// `n_lower` must be valid pointers.
+/// `block` and `n_lower` must be NULL or valid pointers; `handle` may be any value (it is looked
+/// up in the registry of live handles, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_linestrength_loaded_batch(
     handle: *const atomgpu_linestrength,

@@ -125,12 +125,20 @@ impl CrModel {
             "the photoionization parameters",
             ionizations.iter().map(|x| Photoionization { energy_ev: x.energy_ev, d0_cm2: x.d0_cm2, d1_cm2: x.d1_cm2 }),
         )?;
+        // The rate checks name the quantities (`energy_ev`, ...); here they are the model's arrays.
         if !excitations.is_empty() {
-            check_excitations(&excitation_parameters)?;
+            check_excitations(&excitation_parameters)
+                .map_err(|e| e.renamed("energy_ev", "excitation_energy_ev").renamed("omega", "excitation_omega"))?;
         }
         if !ionizations.is_empty() {
-            check_ionizations(&ionization_parameters)?;
-            check_photoionizations(&photoionization_parameters)?;
+            let rename = |e: Error| {
+                e.renamed("energy_ev", "ionization_energy_ev")
+                    .renamed("beli", "ionization_beli")
+                    .renamed("d0_cm2", "ionization_d0_cm2")
+                    .renamed("d1_cm2", "ionization_d1_cm2")
+            };
+            check_ionizations(&ionization_parameters).map_err(rename)?;
+            check_photoionizations(&photoionization_parameters).map_err(rename)?;
         }
         Ok(CrModel {
             charges,
