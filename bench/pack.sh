@@ -10,7 +10,7 @@ stage=target/device-extra
 rm -rf "$stage" && mkdir -p "$stage/bench" "$stage/progs" "$stage/mod"
 cp target/release/examples/rates_bench target/release/examples/linestrength_bench "$stage/bench/"
 for c in tests/c/*.c; do
-    cc -std=c99 -O2 -Iinclude "$c" -o "$stage/progs/$(basename "$c" .c)" -Ltarget/release -latomgpu -lm \
+    cc -std=c99 -O2 -Iinclude "$c" -o "$stage/progs/$(basename "$c" .c)" -Ltarget/release -latomgpu -lm -pthread \
         || echo "warning: $c does not compile; not packed" >&2
 done
 for f in tests/fortran/*.f90; do

@@ -270,7 +270,10 @@ int32_t atomgpu_set_progress(atomgpu_progress_callback callback,
 /**
  * Sets the calling thread's time limit for each long call (whole CR runs, line lists): the most
  * seconds of wall clock one call may run (finite, >= 0; 0 = no limit, the default). A call that
- * runs past it stops with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs.
+ * runs past it stops with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs. The limit is
+ * checked between steps (on a GPU, between launches of at most 64 RK4 steps), so a call stops
+ * within one step of it; the first call on a GPU also compiles its kernels (a few seconds, once
+ * per process), which no limit interrupts.
  */
 int32_t atomgpu_set_time_limit(double seconds);
 
@@ -360,8 +363,9 @@ int32_t atomgpu_cr_derivatives(const struct atomgpu_cr *model,
  * the last): 1 + ceil(n_steps / sample_every) samples, which must fit in `max_samples`. On a CUDA
  * backend the whole run stays on the device. `*n_samples` receives the count; `times` [s],
  * `te_ev`, `ne_cm3` (max_samples each) and `populations` (n_levels x max_samples, column-major)
- * the samples. Progress (steps done of n_steps, task "atomgpu_cr_run_rk4") goes to the calling
- * thread's callback (`atomgpu_set_progress`), which, like the thread's time limit
+ * the samples. Progress (steps done of n_steps, task "atomgpu_cr_run_rk4"; every step on the CPU,
+ * every launch of at most 64 steps on a GPU) goes to the calling thread's callback
+ * (`atomgpu_set_progress`), which, like the thread's time limit
  * (`atomgpu_set_time_limit`), can stop the run: `ATOMGPU_ERR_CANCELLED`, nothing written. A stage
  * that leaves the domain of the rates (dt_s too large) fails with `ATOMGPU_ERR_NOT_CONVERGED`.
  *

@@ -325,7 +325,10 @@ pub unsafe extern "C" fn atomgpu_set_progress(
 
 /// Sets the calling thread's time limit for each long call (whole CR runs, line lists): the most
 /// seconds of wall clock one call may run (finite, >= 0; 0 = no limit, the default). A call that
-/// runs past it stops with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs.
+/// runs past it stops with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs. The limit is
+/// checked between steps (on a GPU, between launches of at most 64 RK4 steps), so a call stops
+/// within one step of it; the first call on a GPU also compiles its kernels (a few seconds, once
+/// per process), which no limit interrupts.
 #[no_mangle]
 pub extern "C" fn atomgpu_set_time_limit(seconds: f64) -> i32 {
     guard(&["seconds"], || progress::set_time_limit(seconds))

@@ -291,8 +291,9 @@ fn state_of(sample: &CrSample) -> Result<Vec<f64>> {
 /// the last): 1 + ceil(n_steps / sample_every) samples, which must fit in `max_samples`. On a CUDA
 /// backend the whole run stays on the device. `*n_samples` receives the count; `times` [s],
 /// `te_ev`, `ne_cm3` (max_samples each) and `populations` (n_levels x max_samples, column-major)
-/// the samples. Progress (steps done of n_steps, task "atomgpu_cr_run_rk4") goes to the calling
-/// thread's callback (`atomgpu_set_progress`), which, like the thread's time limit
+/// the samples. Progress (steps done of n_steps, task "atomgpu_cr_run_rk4"; every step on the CPU,
+/// every launch of at most 64 steps on a GPU) goes to the calling thread's callback
+/// (`atomgpu_set_progress`), which, like the thread's time limit
 /// (`atomgpu_set_time_limit`), can stop the run: `ATOMGPU_ERR_CANCELLED`, nothing written. A stage
 /// that leaves the domain of the rates (dt_s too large) fails with `ATOMGPU_ERR_NOT_CONVERGED`.
 ///
