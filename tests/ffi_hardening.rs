@@ -119,6 +119,31 @@ fn line_list_params() -> atomgpu_intensity_params {
     }
 }
 
+/// The count query of a line list from `lower` into `upper`: (status, n_lines), n_lines -7 when
+/// not written.
+fn count_lines(h: *mut atomgpu_linestrength, lower: i32, upper: i32) -> (i32, i64) {
+    let (p, mut n_lines) = (line_list_params(), -7i64);
+    let (no_id, no_value) = (null_mut::<i64>(), null_mut::<f64>());
+    let status = unsafe {
+        atomgpu_linestrength_line_list(
+            h,
+            lower,
+            1,
+            &upper,
+            &p,
+            0,
+            &mut n_lines,
+            no_id,
+            no_id,
+            no_value,
+            no_value,
+            no_value,
+            no_value,
+        )
+    };
+    (status, n_lines)
+}
+
 #[test]
 fn destroyed_foreign_and_made_up_handles_are_refused() {
     let model = cr_model();
@@ -301,25 +326,7 @@ fn a_callback_may_destroy_the_running_model_but_not_wait_on_its_own_handle() {
     let mut w = Watch::new(0);
     w.linestrength = h;
     unsafe { atomgpu_set_progress(Some(watch), &mut w as *mut Watch as *mut c_void, 0.0) };
-    let mut n_lines = -7i64;
-    let p = line_list_params();
-    let status = unsafe {
-        atomgpu_linestrength_line_list(
-            h,
-            lower,
-            1,
-            &upper,
-            &p,
-            0,
-            &mut n_lines,
-            null_mut(),
-            null_mut(),
-            null_mut(),
-            null_mut(),
-            null_mut(),
-            null_mut(),
-        )
-    };
+    let (status, n_lines) = count_lines(h, lower, upper);
     assert_eq!(status, ATOMGPU_OK, "{}", last_message());
     assert_eq!(n_lines, 3, "0 -> 10, 0 -> 110 and 100 -> 110 cm^-1 absorb (100 -> 10 emits)");
     assert_eq!(w.task, "atomgpu_linestrength_line_list");
@@ -328,24 +335,7 @@ fn a_callback_may_destroy_the_running_model_but_not_wait_on_its_own_handle() {
     // The callback can also stop the list.
     let mut w = Watch::new(1);
     unsafe { atomgpu_set_progress(Some(watch), &mut w as *mut Watch as *mut c_void, 0.0) };
-    let mut n_lines = -7i64;
-    let status = unsafe {
-        atomgpu_linestrength_line_list(
-            h,
-            lower,
-            1,
-            &upper,
-            &p,
-            0,
-            &mut n_lines,
-            null_mut(),
-            null_mut(),
-            null_mut(),
-            null_mut(),
-            null_mut(),
-            null_mut(),
-        )
-    };
+    let (status, n_lines) = count_lines(h, lower, upper);
     assert_eq!((status, n_lines), (ATOMGPU_ERR_CANCELLED, -7));
     unsafe { atomgpu_set_progress(None, null_mut(), 0.0) };
     assert_eq!(unsafe { atomgpu_linestrength_destroy(h) }, ATOMGPU_OK);
