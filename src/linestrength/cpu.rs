@@ -56,6 +56,7 @@ impl Engine {
         let primitive = unfold(block, &coefficients, n)?;
         let x = scatter_lower(block, &primitive, n, self.n_vib, thresh_coeff)?;
         let cols = memory::elements::<f64>("the lower batch", block.slots.len(), n)?;
+        // The last batch's products go first, so that old and new never take memory together.
         self.products = Vec::new();
         self.products = dipole_products(&self.dipole, self.n_vib, &x, cols)?;
         self.lower_slots = block.slots.len();

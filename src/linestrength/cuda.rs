@@ -203,6 +203,7 @@ impl Engine {
         for s in 0..n {
             packed.extend_from_slice(&vectors[s * ld..s * ld + rows]);
         }
+        // The earlier states go first, so that old and new never take device memory together.
         self.blocks[id].states = None;
         self.blocks[id].states = Some(self.device.upload(&packed)?);
         Ok(())

@@ -8,7 +8,6 @@ use crate::memory;
 use crate::progress::Tracker;
 use crate::rates::{
     excitation_rates, fermi, inverse_bremsstrahlung_heating, ionization_rates, photoionization_rates, PlasmaState,
-    DENSITY_RANGE_CM3,
 };
 
 /// The rate matrices of one plasma state: dN/dt = M N (eq. 27) and du/dt = M' . N (eq. 28, with
@@ -99,14 +98,7 @@ pub(super) fn electron_conditions(
     y: &[f64],
 ) -> Result<[f64; 3]> {
     let n = model.n_levels();
-    let ne = model.electron_density(&y[..n]);
-    let (low, high) = DENSITY_RANGE_CM3;
-    if !(ne >= low && ne <= high) {
-        return Err(Error::invalid(
-            name,
-            format!("gives n_e = sum of charge x population = {ne:e} cm^-3, outside [{low:e}, {high:e}] cm^-3"),
-        ));
-    }
+    let ne = model.checked_electron_density(name, &y[..n])?;
     let rename = |e: Error| match e {
         Error::InvalidArgument { rule, .. } => Error::InvalidArgument {
             name,

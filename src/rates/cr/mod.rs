@@ -69,14 +69,7 @@ pub const MAX_RK4_STEPS: u64 = 1 << 53;
 pub fn initial_state(model: &CrModel, stats: Statistics, populations: &[f64], te_ev: f64) -> Result<Vec<f64>> {
     model.check_populations("populations", populations)?;
     super::check_temperature("te_ev", None, te_ev)?;
-    let ne = model.electron_density(populations);
-    let (low, high) = super::DENSITY_RANGE_CM3;
-    if !(ne >= low && ne <= high) {
-        return Err(Error::invalid(
-            "populations",
-            format!("give n_e = sum of charge x population = {ne:e} cm^-3, outside [{low:e}, {high:e}] cm^-3"),
-        ));
-    }
+    let ne = model.checked_electron_density("populations", populations)?;
     let u = super::fermi::energy_density(stats, te_ev, ne)?;
     let mut y = memory::with_capacity("the state y", populations.len() + 1)?;
     y.extend_from_slice(populations);

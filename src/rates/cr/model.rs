@@ -5,6 +5,7 @@ use crate::error::{require_finite, require_positive, Error, Result};
 use crate::memory;
 use crate::rates::{
     check_excitations, check_ionizations, check_photoionizations, Excitation, Ionization, Photoionization,
+    DENSITY_RANGE_CM3,
 };
 
 /// A collisional excitation between two levels of one ion (indices 0-based).
@@ -177,6 +178,20 @@ impl CrModel {
     /// n_e = sum_l Z_l N_l [cm^-3].
     pub fn electron_density(&self, populations: &[f64]) -> f64 {
         self.charges.iter().zip(populations).map(|(z, n)| z * n).sum()
+    }
+
+    /// n_e = sum_l Z_l N_l [cm^-3] of `populations` (the C argument `name`), checked to lie in the
+    /// rates' domain [`DENSITY_RANGE_CM3`].
+    pub fn checked_electron_density(&self, name: &'static str, populations: &[f64]) -> Result<f64> {
+        let ne = self.electron_density(populations);
+        let (low, high) = DENSITY_RANGE_CM3;
+        if ne >= low && ne <= high {
+            return Ok(ne);
+        }
+        Err(Error::invalid(
+            name,
+            format!("gives n_e = sum of charge x population = {ne:e} cm^-3, outside [{low:e}, {high:e}] cm^-3"),
+        ))
     }
 
     /// sum_l Z_l^2 N_l [cm^-3] (inverse bremsstrahlung).
