@@ -96,6 +96,8 @@
  */
 #define ATOMGPU_ABI_VERSION 2
 
+
+
 /**
  * Statistics code: Fermi-Dirac electrons (Pauli blocking of every outgoing electron).
  */
@@ -105,6 +107,26 @@
  * Statistics code: Maxwell-Boltzmann electrons (the classical counterpart, no blocking).
  */
 #define ATOMGPU_STATS_MAXWELL_BOLTZMANN 1
+
+/**
+ * Electron a (coordinate r1).
+ */
+#define ATOMGPU_ELECTRON_A 0
+
+/**
+ * Electron b (coordinate r2).
+ */
+#define ATOMGPU_ELECTRON_B 1
+
+/**
+ * Two-electron index (n'a, n'b) = n'a + N'a n'b: electron a's index runs fastest.
+ */
+#define ATOMGPU_ORDER_A_FASTEST 0
+
+/**
+ * Two-electron index (n'a, n'b) = n'b + N'b n'a: electron b's index runs fastest.
+ */
+#define ATOMGPU_ORDER_B_FASTEST 1
 
 /**
  * A CR model with its settings. Immutable after creation: calls that take a `const atomgpu_cr*`
@@ -117,6 +139,11 @@ typedef struct atomgpu_cr atomgpu_cr;
  * behind a lock (every call holds it while it runs).
  */
 typedef struct atomgpu_linestrength atomgpu_linestrength;
+
+/**
+ * A Sturmian basis handle: grid and channels (on the device on the CUDA backend), behind a lock.
+ */
+typedef struct atomgpu_sturmian atomgpu_sturmian;
 
 /**
  * A progress callback (`atomgpu_set_progress`): `stop = callback(user_data, task, done, total)`;
@@ -177,6 +204,57 @@ typedef struct atomgpu_intensity_params {
      */
     int64_t batch;
 } atomgpu_intensity_params;
+
+/**
+ * Parameters of a generated bound-state GSF channel (see `atomgpu_sturmian_add_gsf`).
+ */
+typedef struct atomgpu_gsf_params {
+    /**
+     * Nuclear charge Z of the central potential -Z/r (>= 0).
+     */
+    double nuclear_charge;
+    /**
+     * Energy E in hartree, below the channel's lowest level -Z^2 / (2 (l+1)^2).
+     */
+    double energy;
+    /**
+     * Yukawa generating potential -v0 exp(-r/a)/r: strength v0 (hartree bohr, > 0), range a (bohr, > 0).
+     */
+    double yukawa_strength;
+    double yukawa_range;
+    /**
+     * Laguerre functions of the Galerkin solve, in [n, 400], and their exponent lambda (1/bohr, > 0).
+     */
+    int64_t n_parent;
+    double lambda;
+} atomgpu_gsf_params;
+
+/**
+ * What a Hamiltonian is assembled for (eq. 12).
+ */
+typedef struct atomgpu_sturmian_params {
+    /**
+     * Total angular momentum L, in [0, 200].
+     */
+    int32_t l_total;
+    /**
+     * Its projection M, |M| <= L.
+     */
+    int32_t m;
+    /**
+     * Channel energies E_a, E_b of eq. 8 in hartree, finite.
+     */
+    double energy_a;
+    double energy_b;
+    /**
+     * Nuclear charge Z (used by channels given a central potential U: W = I[-Z/r - U]), finite.
+     */
+    double nuclear_charge;
+    /**
+     * Product of the two particles' charges (+1 for two electrons), finite.
+     */
+    double interaction_charge;
+} atomgpu_sturmian_params;
 
 #ifdef __cplusplus
 extern "C" {
@@ -912,6 +990,227 @@ int32_t atomgpu_rates_inverse_bremsstrahlung(int32_t stats,
                                              const double *tr_ev,
                                              const double *z2n_cm3,
                                              double *heating);
+
+/**
+ * The Gauss-Legendre grid of a basis (paper §3.1-3.2): Nq abscissas of [0, rmax] and their
+ * weights, and all `nq + 1 + nq ns` points on which channel values are given, radially
+ * ascending (Gauss point j, 0-based, at index j (ns + 1); Ns equally spaced points inside each
+ * interval [r_j, r_(j+1)] of {r_1 … r_Nq, rmax}; rmax last).
+ *
+ * - `rmax` (> 0, bohr), `nq` in [1, 1024], `ns` odd in [1, 1023];
+ * - `abscissas[nq]`, `weights[nq]` (bohr), `points[nq + 1 + nq ns]` (bohr): outputs.
+ *
+ * # Safety
+ * The output pointers must be NULL or valid for the documented number of doubles.
+ */
+int32_t atomgpu_sturmian_grid(double rmax,
+                              int64_t nq,
+                              int64_t ns,
+                              double *abscissas,
+                              double *weights,
+                              double *points);
+
+/**
+ * Creates an empty basis on the current backend for the grid (`rmax`, `nq`, `ns`): the
+ * Gauss-Legendre one of `atomgpu_sturmian_grid` when `abscissas` and `weights` are both NULL,
+ * else the caller's (`abscissas[nq]` strictly increasing inside (0, rmax), `weights[nq]` > 0).
+ * `is_complex` (0 or 1) chooses real or complex values. Destroy with `atomgpu_sturmian_destroy`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for the documented number of elements.
+ */
+int32_t atomgpu_sturmian_create(double rmax,
+                                int64_t nq,
+                                int64_t ns,
+                                const double *abscissas,
+                                const double *weights,
+                                int32_t is_complex,
+                                struct atomgpu_sturmian **handle);
+
+/**
+ * Destroys a handle and frees its host and device memory. NULL is a no-op; a handle already
+ * destroyed, or one of another family, is `ATOMGPU_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `handle` may be any value: it is looked up, never dereferenced.
+ */
+int32_t atomgpu_sturmian_destroy(struct atomgpu_sturmian *handle);
+
+/**
+ * Adds (or replaces) the channel (electron, l): N functions given by their values on the
+ * grid's points, their eigenvalues β of eq. 9, the generating potential and optionally the
+ * central potential U they were generated with.
+ *
+ * - `values`: `n_points x n` elements (n_points = nq + 1 + nq ns, the grid's point order), column
+ *   function n, leading dimension `ld` (>= n_points), bohr^-1/2, finite;
+ * - `beta[n]`: β_n (dimensionless), finite;
+ * - `generating[nq]`: the generating potential at the abscissas (hartree, real), finite;
+ * - `central[nq]` or NULL: U at the abscissas (hartree, real); NULL means U = -Z/r with the Z
+ *   given to the assembly (the paper's choice).
+ *
+ * # Safety
+ * Pointers must be NULL (where allowed) or valid for the documented number of elements.
+ */
+int32_t atomgpu_sturmian_add_channel(struct atomgpu_sturmian *handle,
+                                     int32_t electron,
+                                     int32_t l,
+                                     int64_t n,
+                                     const double *values,
+                                     int64_t ld,
+                                     const double *beta,
+                                     const double *generating,
+                                     const double *central);
+
+/**
+ * Generates a bound-state GSF channel (Yukawa generating potential, Laguerre Galerkin solve of
+ * eq. 9; see the Rust docs of `sturmian::gsf`) on the handle's grid and adds it as the channel
+ * (electron, l) with `n` functions (β ascending). `beta[n]` (output, may be NULL) receives β.
+ *
+ * # Safety
+ * `params` must be NULL or valid; `beta` NULL or valid for n doubles.
+ */
+int32_t atomgpu_sturmian_add_gsf(struct atomgpu_sturmian *handle,
+                                 int32_t electron,
+                                 int32_t l,
+                                 int64_t n,
+                                 const struct atomgpu_gsf_params *params,
+                                 double *beta);
+
+/**
+ * The one-electron matrices of channel (electron, l) (eq. 19), N x N each with leading
+ * dimension `ld` (>= N): `overlap` = I[1] (eq. 13) and `generating` = I[𝒱] (eq. 14, hartree).
+ *
+ * # Safety
+ * Outputs must be NULL or valid for ld (N - 1) + N elements each.
+ */
+int32_t atomgpu_sturmian_one_electron(const struct atomgpu_sturmian *handle,
+                                      int32_t electron,
+                                      int32_t l,
+                                      double *overlap,
+                                      double *generating,
+                                      int64_t ld);
+
+/**
+ * The one-electron part of the diagonal block of pair (la, lb) (the bracket of eq. 12, with
+ * the energies and charges of `params`) into `h`, and its overlap Oa ⊗ Ob (eq. 20) into `s`,
+ * each Na Nb x Na Nb with leading dimensions `ldh`, `lds`, in `order`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for the documented number of elements.
+ */
+int32_t atomgpu_sturmian_one_electron_block(const struct atomgpu_sturmian *handle,
+                                            const struct atomgpu_sturmian_params *params,
+                                            int32_t la,
+                                            int32_t lb,
+                                            int32_t order,
+                                            double *h,
+                                            int64_t ldh,
+                                            double *s,
+                                            int64_t lds);
+
+/**
+ * The radial repulsion block R^{l'a l'b la lb l} (eq. 15; eqs. 21-24 on the device) for bra
+ * channels (lpa, lpb) and ket channels (la, lb) and multipole `l`: N'a N'b x Na Nb elements
+ * (hartree) into host `out` with leading dimension `ld`, in `order`.
+ *
+ * # Safety
+ * `out` must be NULL or valid for ld (Na Nb - 1) + N'a N'b elements.
+ */
+int32_t atomgpu_sturmian_repulsion(const struct atomgpu_sturmian *handle,
+                                   int32_t lpa,
+                                   int32_t lpb,
+                                   int32_t la,
+                                   int32_t lb,
+                                   int32_t l,
+                                   int32_t order,
+                                   double *out,
+                                   int64_t ld);
+
+/**
+ * As `atomgpu_sturmian_repulsion`, into device memory `out_dev` (a device pointer of the
+ * handle's GPU, CUDA backend only), leading dimension `ld`; `len` is its size in elements.
+ *
+ * # Safety
+ * `out_dev` must be a device allocation of at least `len` elements on the handle's GPU.
+ */
+int32_t atomgpu_sturmian_repulsion_dev(const struct atomgpu_sturmian *handle,
+                                       int32_t lpa,
+                                       int32_t lpb,
+                                       int32_t la,
+                                       int32_t lb,
+                                       int32_t l,
+                                       int32_t order,
+                                       double *out_dev,
+                                       int64_t len,
+                                       int64_t ld);
+
+/**
+ * The angular coefficient A^{LM}_{l'a l'b la lb l} of eq. 16 (dimensionless; 0 when a
+ * selection rule fails) into `value`; the Hamiltonian uses 4 pi / (2l + 1) A.
+ *
+ * # Safety
+ * `value` must be NULL or valid.
+ */
+int32_t atomgpu_sturmian_angular(int32_t l_total,
+                                 int32_t m,
+                                 int32_t lpa,
+                                 int32_t lpb,
+                                 int32_t la,
+                                 int32_t lb,
+                                 int32_t l,
+                                 double *value);
+
+/**
+ * The size n = Σ_p Na(la_p) Nb(lb_p) of the Hamiltonian of the pairs (`la[n_pairs]`,
+ * `lb[n_pairs]`) into `size`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for the documented number of elements.
+ */
+int32_t atomgpu_sturmian_hamiltonian_size(const struct atomgpu_sturmian *handle,
+                                          int64_t n_pairs,
+                                          const int32_t *la,
+                                          const int32_t *lb,
+                                          int64_t *size);
+
+/**
+ * Assembles the Hamiltonian H and overlap S of eq. 12 for `params` (L, M, energies, charges)
+ * and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into host `h` and `s`, each n x n
+ * (`atomgpu_sturmian_hamiltonian_size`) with leading dimensions `ldh`, `lds`, pair blocks in
+ * the given order, each block in `order`: the generalised eigenproblem H c = E S c.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for the documented number of elements.
+ */
+int32_t atomgpu_sturmian_hamiltonian(const struct atomgpu_sturmian *handle,
+                                     const struct atomgpu_sturmian_params *params,
+                                     int64_t n_pairs,
+                                     const int32_t *la,
+                                     const int32_t *lb,
+                                     int32_t order,
+                                     double *h,
+                                     int64_t ldh,
+                                     double *s,
+                                     int64_t lds);
+
+/**
+ * The `k` lowest eigenpairs of the real symmetric-definite problem H c = E S c (n x n, lower
+ * triangles read; e.g. from `atomgpu_sturmian_hamiltonian` on a real basis): `energies[k]`
+ * ascending (hartree) and `vectors` (n x k, leading dimension `ldv`, S-normalised), on the
+ * current backend (cuSOLVER Dsygvd on the GPU, faer on the CPU).
+ *
+ * # Safety
+ * Pointers must be NULL or valid for the documented number of elements.
+ */
+int32_t atomgpu_sturmian_solve(int64_t n,
+                               const double *h,
+                               int64_t ldh,
+                               const double *s,
+                               int64_t lds,
+                               int64_t k,
+                               double *energies,
+                               double *vectors,
+                               int64_t ldv);
 
 #ifdef __cplusplus
 }  // extern "C"

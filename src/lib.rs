@@ -19,3 +19,5 @@ pub mod memory;
 pub mod progress;
 /// cbindgen:ignore
 pub mod rates;
+/// cbindgen:ignore
+pub mod sturmian;

@@ -333,3 +333,24 @@ pub unsafe extern "C" fn atomgpu_set_progress(
 pub extern "C" fn atomgpu_set_time_limit(seconds: f64) -> i32 {
     guard(&["seconds"], || progress::set_time_limit(seconds))
 }
+
+/// Largest number of doubles (or 64-bit integers) an array argument may describe.
+pub const MAX_ELEMENTS: usize = isize::MAX as usize / 8;
+
+/// A leading dimension: >= `rows` (and >= 1).
+pub fn leading_dimension(name: &'static str, ld: i64, rows: usize, what: &str) -> Result<usize> {
+    match usize::try_from(ld) {
+        Ok(l) if l >= rows.max(1) && l <= MAX_ELEMENTS => Ok(l),
+        Ok(l) if l > MAX_ELEMENTS => Err(Error::invalid(name, format!("is too large ({ld})"))),
+        _ => Err(Error::invalid(name, format!("must be >= the row count {rows} ({what}), got {ld}"))),
+    }
+}
+
+/// Elements spanned by a column-major `rows x cols` matrix with leading dimension `ld`
+/// (`ld (cols - 1) + rows`); too large a count is reported at `cols_name`.
+pub fn matrix_len(rows: usize, cols: usize, ld: usize, cols_name: &'static str) -> Result<usize> {
+    ld.checked_mul(cols - 1)
+        .and_then(|x| x.checked_add(rows))
+        .filter(|&n| n <= MAX_ELEMENTS)
+        .ok_or_else(|| Error::invalid(cols_name, format!("is too large ({cols} columns of leading dimension {ld})")))
+}

@@ -100,3 +100,35 @@ pub fn remove<T: Family>(name: &'static str, handle: *mut T) -> Result<()> {
     drop(removed);
     Ok(())
 }
+
+thread_local! {
+    /// The handles whose lock this thread holds (a progress callback runs inside such a call).
+    static HELD: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `body` on the state behind a mutable handle, holding its lock (`lock` picks the handle's
+/// `Mutex`): the handle must be live and of family `H`, not left unusable by an internal error
+/// (a panic) in an earlier call, and not one whose call is running on this thread already (from
+/// a progress callback: that would wait for ever). Each error names the argument `name`.
+pub fn with_locked<H: Family, S, T>(
+    name: &'static str,
+    handle: *const H,
+    lock: impl FnOnce(&H) -> &Mutex<S>,
+    body: impl FnOnce(&mut S) -> Result<T>,
+) -> Result<T> {
+    let h = get(name, handle)?;
+    let token = handle as usize;
+    if HELD.with(|held| held.borrow().contains(&token)) {
+        return Err(Error::invalid(
+            name,
+            "is in use by the call running on this thread (a progress callback may not call functions on its handle)",
+        ));
+    }
+    let mut inner = lock(&h).lock().map_err(|_| {
+        Error::invalid(name, "is unusable: an earlier call on it stopped with an internal error; destroy it")
+    })?;
+    HELD.with(|held| held.borrow_mut().push(token));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut inner)));
+    HELD.with(|held| held.borrow_mut().retain(|&t| t != token));
+    result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}

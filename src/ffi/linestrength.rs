@@ -35,13 +35,12 @@
 //! ```
 //! with nu = E' - E'' in cm^-1, c2 = hc/k in cm K, g_ns the lower block's nuclear-spin weight.
 
-use super::common::{count, guard, input, output};
+use super::common::{count, guard, input, leading_dimension, matrix_len, output, MAX_ELEMENTS};
 use super::handles::{self, Family};
 use crate::error::{Error, Result};
 use crate::linestrength::check_threshold;
 use crate::linestrength::{BlockSpec, IntensityParams, LineStrength, Options, Unfolding, MAX_J};
 use crate::memory;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 /// A line-strength handle: the dipole matrix, the blocks and their states, the last lower batch,
@@ -118,27 +117,6 @@ fn to_params(e: Error) -> Error {
     }
 }
 
-/// Largest number of doubles (or 64-bit integers) an array argument may describe.
-const MAX_ELEMENTS: usize = isize::MAX as usize / 8;
-
-/// A leading dimension: >= `rows` (and >= 1).
-fn leading_dimension(name: &'static str, ld: i64, rows: usize, what: &str) -> Result<usize> {
-    match usize::try_from(ld) {
-        Ok(l) if l >= rows.max(1) && l <= MAX_ELEMENTS => Ok(l),
-        Ok(l) if l > MAX_ELEMENTS => Err(Error::invalid(name, format!("is too large ({ld})"))),
-        _ => Err(Error::invalid(name, format!("must be >= the row count {rows} ({what}), got {ld}"))),
-    }
-}
-
-/// Elements spanned by a column-major `rows x cols` matrix with leading dimension `ld`
-/// (`ld (cols - 1) + rows`); too large a count is reported at `cols_name`.
-fn matrix_len(rows: usize, cols: usize, ld: usize, cols_name: &'static str) -> Result<usize> {
-    ld.checked_mul(cols - 1)
-        .and_then(|x| x.checked_add(rows))
-        .filter(|&n| n <= MAX_ELEMENTS)
-        .ok_or_else(|| Error::invalid(cols_name, format!("is too large ({cols} columns of leading dimension {ld})")))
-}
-
 /// A block index argument: 0 <= `block` < the number of registered blocks.
 fn block_index(name: &'static str, block: i32, n_blocks: usize) -> Result<usize> {
     match usize::try_from(block) {
@@ -150,31 +128,9 @@ fn block_index(name: &'static str, block: i32, n_blocks: usize) -> Result<usize>
     }
 }
 
-thread_local! {
-    /// The handles whose lock this thread holds (a progress callback runs inside such a call).
-    static HELD: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Runs `body` on the handle's engine, holding its lock: the handle must be a live line-strength
-/// handle, not one left unusable by an internal error (a panic) in an earlier call, and not one
-/// whose call is running on this thread already (from a progress callback: that would wait for
-/// ever).
+/// Runs `body` on the handle's engine, holding its lock ([`handles::with_locked`]).
 fn with_handle<T>(handle: *const atomgpu_linestrength, body: impl FnOnce(&mut LineStrength) -> Result<T>) -> Result<T> {
-    let h = handles::get("handle", handle)?;
-    let token = handle as usize;
-    if HELD.with(|held| held.borrow().contains(&token)) {
-        return Err(Error::invalid(
-            "handle",
-            "is in use by the call running on this thread (a progress callback may not call functions on its handle)",
-        ));
-    }
-    let mut inner = h.inner.lock().map_err(|_| {
-        Error::invalid("handle", "is unusable: an earlier call on it stopped with an internal error; destroy it")
-    })?;
-    HELD.with(|held| held.borrow_mut().push(token));
-    let result = catch_unwind(AssertUnwindSafe(|| body(&mut inner)));
-    HELD.with(|held| held.borrow_mut().retain(|&t| t != token));
-    result.unwrap_or_else(|panic| resume_unwind(panic))
+    handles::with_locked("handle", handle, |h: &atomgpu_linestrength| &h.inner, body)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,3 +7,4 @@ pub mod cr;
 pub mod handles;
 pub mod linestrength;
 pub mod rates;
+pub mod sturmian;

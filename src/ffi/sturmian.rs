@@ -1,0 +1,761 @@
+//! C ABI of the Sturmian family: Generalized Sturmian overlaps, Kronecker products, repulsion
+//! integrals, angular coefficients and Hamiltonian blocks of three-body Coulomb problems (paper:
+//! Mitnik et al., Comput. Phys. Commun. 2014, sturmian-hamiltonian-gpu.txt), around
+//! [`crate::sturmian`], whose module docs give the formulas (eqs. 9, 12-24).
+//!
+//! A handle (`atomgpu_sturmian`) holds the radial grid and the channels (one radial set per
+//! electron and l), on the device when the CUDA backend is in use, uploaded once. Handles are
+//! checked on every call, and every call holds the handle's lock while it runs, so one handle
+//! may be shared between threads (calls on it then run one after another).
+//!
+//! Conventions shared by every function here:
+//! - a basis is real or complex (`is_complex` at creation); every array of basis values, β and
+//!   results is then `double` (real) or interleaved (re, im) `double` pairs (complex: C99
+//!   `double _Complex`, Fortran `complex(c_double_complex)` passed as is), and its length counts
+//!   elements, not doubles; all products are bilinear (no conjugation);
+//! - matrices are column-major with an explicit leading dimension (>= the row count);
+//! - `electron` is `ATOMGPU_ELECTRON_A` (r1) or `ATOMGPU_ELECTRON_B` (r2); angular momenta are
+//!   physical values in [0, 200];
+//! - `order` is `ATOMGPU_ORDER_A_FASTEST` (two-electron index (n'a, n'b) = n'a + N'a n'b, 0-based)
+//!   or `ATOMGPU_ORDER_B_FASTEST` (n'b + N'b n'a), for rows and columns alike;
+//! - radii in bohr, energies and potentials in hartree, functions S in bohr^-1/2, repulsion
+//!   integrals in hartree (bohr^-1);
+//! - every argument is checked before any work; on failure the status is nonzero,
+//!   `atomgpu_last_error_arg()` gives the offending argument's 1-based position and
+//!   `atomgpu_last_error_message` names it; outputs and the handle are left unchanged.
+
+use super::common::{count, guard, input, leading_dimension, matrix_len, output, MAX_ELEMENTS};
+use super::handles::{self, Family};
+use crate::backend;
+use crate::error::{Error, Result};
+use crate::sturmian::gsf::{self, GsfSpec};
+use crate::sturmian::{
+    angular, solve, Basis, ChannelSpec, Electron, Grid, HamiltonianSpec, Order, Pair, Scalar, Target, MAX_L,
+};
+use num_complex::Complex64;
+use std::sync::Mutex;
+
+/// Electron a (coordinate r1).
+pub const ATOMGPU_ELECTRON_A: i32 = 0;
+/// Electron b (coordinate r2).
+pub const ATOMGPU_ELECTRON_B: i32 = 1;
+/// Two-electron index (n'a, n'b) = n'a + N'a n'b: electron a's index runs fastest.
+pub const ATOMGPU_ORDER_A_FASTEST: i32 = 0;
+/// Two-electron index (n'a, n'b) = n'b + N'b n'a: electron b's index runs fastest.
+pub const ATOMGPU_ORDER_B_FASTEST: i32 = 1;
+
+enum AnyBasis {
+    Real(Basis<f64>),
+    Complex(Basis<Complex64>),
+}
+
+/// A Sturmian basis handle: grid and channels (on the device on the CUDA backend), behind a lock.
+#[allow(non_camel_case_types)]
+pub struct atomgpu_sturmian {
+    inner: Mutex<AnyBasis>,
+}
+
+impl Family for atomgpu_sturmian {
+    const NAME: &'static str = "Sturmian basis handle (atomgpu_sturmian)";
+}
+
+/// What a Hamiltonian is assembled for (eq. 12).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct atomgpu_sturmian_params {
+    /// Total angular momentum L, in [0, 200].
+    pub l_total: i32,
+    /// Its projection M, |M| <= L.
+    pub m: i32,
+    /// Channel energies E_a, E_b of eq. 8 in hartree, finite.
+    pub energy_a: f64,
+    pub energy_b: f64,
+    /// Nuclear charge Z (used by channels given a central potential U: W = I[-Z/r - U]), finite.
+    pub nuclear_charge: f64,
+    /// Product of the two particles' charges (+1 for two electrons), finite.
+    pub interaction_charge: f64,
+}
+
+/// Parameters of a generated bound-state GSF channel (see `atomgpu_sturmian_add_gsf`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct atomgpu_gsf_params {
+    /// Nuclear charge Z of the central potential -Z/r (>= 0).
+    pub nuclear_charge: f64,
+    /// Energy E in hartree, below the channel's lowest level -Z^2 / (2 (l+1)^2).
+    pub energy: f64,
+    /// Yukawa generating potential -v0 exp(-r/a)/r: strength v0 (hartree bohr, > 0), range a (bohr, > 0).
+    pub yukawa_strength: f64,
+    pub yukawa_range: f64,
+    /// Laguerre functions of the Galerkin solve, in [n, 400], and their exponent lambda (1/bohr, > 0).
+    pub n_parent: i64,
+    pub lambda: f64,
+}
+
+fn with_handle<T>(handle: *const atomgpu_sturmian, body: impl FnOnce(&mut AnyBasis) -> Result<T>) -> Result<T> {
+    handles::with_locked("handle", handle, |h: &atomgpu_sturmian| &h.inner, body)
+}
+
+/// Runs `$body` with `$b` bound to the handle's basis and `$t` to its element type.
+macro_rules! on_basis {
+    ($any:expr, |$b:ident: $t:ident| $body:expr) => {
+        match $any {
+            AnyBasis::Real($b) => {
+                #[allow(dead_code)]
+                type $t = f64;
+                $body
+            }
+            AnyBasis::Complex($b) => {
+                #[allow(dead_code)]
+                type $t = Complex64;
+                $body
+            }
+        }
+    };
+}
+
+fn electron(value: i32) -> Result<Electron> {
+    match value {
+        ATOMGPU_ELECTRON_A => Ok(Electron::A),
+        ATOMGPU_ELECTRON_B => Ok(Electron::B),
+        _ => Err(Error::invalid(
+            "electron",
+            format!("must be ATOMGPU_ELECTRON_A (0) or ATOMGPU_ELECTRON_B (1), got {value}"),
+        )),
+    }
+}
+
+fn order(value: i32) -> Result<Order> {
+    match value {
+        ATOMGPU_ORDER_A_FASTEST => Ok(Order::AFastest),
+        ATOMGPU_ORDER_B_FASTEST => Ok(Order::BFastest),
+        _ => Err(Error::invalid(
+            "order",
+            format!("must be ATOMGPU_ORDER_A_FASTEST (0) or ATOMGPU_ORDER_B_FASTEST (1), got {value}"),
+        )),
+    }
+}
+
+/// An angular momentum argument in [0, `max`].
+fn angular_momentum(name: &'static str, value: i32, max: u32) -> Result<u32> {
+    u32::try_from(value)
+        .ok()
+        .filter(|&l| l <= max)
+        .ok_or_else(|| Error::invalid(name, format!("must be in [0, {max}], got {value}")))
+}
+
+/// A caller array of `len` elements of T (doubles, or (re, im) pairs).
+///
+/// # Safety
+/// `ptr` must be NULL or point to `len` elements of T.
+unsafe fn scalars<'a, T: Scalar>(name: &'static str, ptr: *const f64, len: usize) -> Result<&'a [T]> {
+    let doubles =
+        len.checked_mul(crate::sturmian::scalar::width::<T>()).ok_or_else(|| Error::invalid(name, "is too large"))?;
+    let d = input(name, ptr, doubles)?;
+    // SAFETY: T is f64 or Complex64 (repr(C) {f64, f64}), alignment 8, `len` elements in `doubles`.
+    Ok(std::slice::from_raw_parts(d.as_ptr() as *const T, len))
+}
+
+/// A caller output matrix of `rows x cols` elements of T with leading dimension `ld`.
+///
+/// # Safety
+/// `ptr` must be NULL or point to the documented number of elements.
+unsafe fn matrix_out<'a, T: Scalar>(
+    name: &'static str,
+    ptr: *mut f64,
+    rows: usize,
+    cols: usize,
+    ld: usize,
+    cols_name: &'static str,
+) -> Result<&'a mut [T]> {
+    let len = matrix_len(rows, cols, ld, cols_name)?;
+    let p = output(name, ptr)?;
+    // SAFETY: as in `scalars`; the caller guarantees `len` writable elements.
+    Ok(std::slice::from_raw_parts_mut(p as *mut T, len))
+}
+
+/// Runs `f` into a scratch copy of a host output and copies it back only on success, so that a
+/// failed call leaves the caller's matrix untouched.
+fn into_host<T: Scalar>(out: &mut [T], f: impl FnOnce(&mut [T]) -> Result<()>) -> Result<()> {
+    let mut scratch = crate::memory::copy_of("a scratch copy of the output", out)?;
+    f(&mut scratch)?;
+    out.copy_from_slice(&scratch);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grid and handle.
+
+/// The Gauss-Legendre grid of a basis (paper §3.1-3.2): Nq abscissas of [0, rmax] and their
+/// weights, and all `nq + 1 + nq ns` points on which channel values are given, radially
+/// ascending (Gauss point j, 0-based, at index j (ns + 1); Ns equally spaced points inside each
+/// interval [r_j, r_(j+1)] of {r_1 … r_Nq, rmax}; rmax last).
+///
+/// - `rmax` (> 0, bohr), `nq` in [1, 1024], `ns` odd in [1, 1023];
+/// - `abscissas[nq]`, `weights[nq]` (bohr), `points[nq + 1 + nq ns]` (bohr): outputs.
+///
+/// # Safety
+/// The output pointers must be NULL or valid for the documented number of doubles.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_grid(
+    rmax: f64,
+    nq: i64,
+    ns: i64,
+    abscissas: *mut f64,
+    weights: *mut f64,
+    points: *mut f64,
+) -> i32 {
+    guard(&["rmax", "nq", "ns", "abscissas", "weights", "points"], || {
+        let nq = count("nq", nq)?;
+        let ns = count("ns", ns)?;
+        let grid = Grid::gauss_legendre(rmax, nq, ns)?;
+        let (a, w, p) = (output("abscissas", abscissas)?, output("weights", weights)?, output("points", points)?);
+        std::ptr::copy_nonoverlapping(grid.abscissas().as_ptr(), a, nq);
+        std::ptr::copy_nonoverlapping(grid.weights().as_ptr(), w, nq);
+        std::ptr::copy_nonoverlapping(grid.points().as_ptr(), p, grid.n_points());
+        Ok(())
+    })
+}
+
+/// Creates an empty basis on the current backend for the grid (`rmax`, `nq`, `ns`): the
+/// Gauss-Legendre one of `atomgpu_sturmian_grid` when `abscissas` and `weights` are both NULL,
+/// else the caller's (`abscissas[nq]` strictly increasing inside (0, rmax), `weights[nq]` > 0).
+/// `is_complex` (0 or 1) chooses real or complex values. Destroy with `atomgpu_sturmian_destroy`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for the documented number of elements.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_create(
+    rmax: f64,
+    nq: i64,
+    ns: i64,
+    abscissas: *const f64,
+    weights: *const f64,
+    is_complex: i32,
+    handle: *mut *mut atomgpu_sturmian,
+) -> i32 {
+    guard(&["rmax", "nq", "ns", "abscissas", "weights", "is_complex", "handle"], || {
+        let nq = count("nq", nq)?;
+        let ns = count("ns", ns)?;
+        let grid = if abscissas.is_null() && weights.is_null() {
+            Grid::gauss_legendre(rmax, nq, ns)?
+        } else {
+            let nq_ok =
+                if nq > crate::sturmian::grid::MAX_NQ { Err(Error::invalid("nq", "must be <= 1024")) } else { Ok(nq) }?;
+            Grid::new(rmax, ns, input("abscissas", abscissas, nq_ok)?, input("weights", weights, nq_ok)?)?
+        };
+        let out = output("handle", handle)?;
+        let inner = match is_complex {
+            0 => AnyBasis::Real(Basis::new(grid)?),
+            1 => AnyBasis::Complex(Basis::new(grid)?),
+            _ => {
+                return Err(Error::invalid("is_complex", format!("must be 0 (real) or 1 (complex), got {is_complex}")))
+            }
+        };
+        *out = handles::register(atomgpu_sturmian { inner: Mutex::new(inner) })?;
+        Ok(())
+    })
+}
+
+/// Destroys a handle and frees its host and device memory. NULL is a no-op; a handle already
+/// destroyed, or one of another family, is `ATOMGPU_ERR_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `handle` may be any value: it is looked up, never dereferenced.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_destroy(handle: *mut atomgpu_sturmian) -> i32 {
+    guard(&["handle"], || handles::remove("handle", handle))
+}
+
+/// Adds (or replaces) the channel (electron, l): N functions given by their values on the
+/// grid's points, their eigenvalues β of eq. 9, the generating potential and optionally the
+/// central potential U they were generated with.
+///
+/// - `values`: `n_points x n` elements (n_points = nq + 1 + nq ns, the grid's point order), column
+///   function n, leading dimension `ld` (>= n_points), bohr^-1/2, finite;
+/// - `beta[n]`: β_n (dimensionless), finite;
+/// - `generating[nq]`: the generating potential at the abscissas (hartree, real), finite;
+/// - `central[nq]` or NULL: U at the abscissas (hartree, real); NULL means U = -Z/r with the Z
+///   given to the assembly (the paper's choice).
+///
+/// # Safety
+/// Pointers must be NULL (where allowed) or valid for the documented number of elements.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_add_channel(
+    handle: *mut atomgpu_sturmian,
+    electron: i32,
+    l: i32,
+    n: i64,
+    values: *const f64,
+    ld: i64,
+    beta: *const f64,
+    generating: *const f64,
+    central: *const f64,
+) -> i32 {
+    guard(&["handle", "electron", "l", "n", "values", "ld", "beta", "generating", "central"], || {
+        let e = self::electron(electron)?;
+        let l = angular_momentum("l", l, MAX_L)?;
+        let n = count("n", n)?;
+        with_handle(handle, |any| {
+            on_basis!(any, |b: T| {
+                let (np, nq) = (b.grid().n_points(), b.grid().nq());
+                let ld = leading_dimension("ld", ld, np, "the grid's point count")?;
+                let values = scalars::<T>("values", values, matrix_len(np, n, ld, "n")?)?;
+                let beta = scalars::<T>("beta", beta, n)?;
+                let generating = input("generating", generating, nq)?;
+                let central = if central.is_null() { None } else { Some(input("central", central, nq)?) };
+                b.add_channel(&ChannelSpec { electron: e, l, n, values, ld, beta, generating, central })
+            })
+        })
+    })
+}
+
+/// Generates a bound-state GSF channel (Yukawa generating potential, Laguerre Galerkin solve of
+/// eq. 9; see the Rust docs of `sturmian::gsf`) on the handle's grid and adds it as the channel
+/// (electron, l) with `n` functions (β ascending). `beta[n]` (output, may be NULL) receives β.
+///
+/// # Safety
+/// `params` must be NULL or valid; `beta` NULL or valid for n doubles.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_add_gsf(
+    handle: *mut atomgpu_sturmian,
+    electron: i32,
+    l: i32,
+    n: i64,
+    params: *const atomgpu_gsf_params,
+    beta: *mut f64,
+) -> i32 {
+    guard(&["handle", "electron", "l", "n", "params", "beta"], || {
+        let e = self::electron(electron)?;
+        let l = angular_momentum("l", l, 40)?;
+        let n = count("n", n)?;
+        let p = *input("params", params, 1)?.first().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+        let n_parent = usize::try_from(p.n_parent).map_err(|_| {
+            Error::invalid("params", format!("field `n_parent` must be in [n, 400], got {}", p.n_parent))
+        })?;
+        let spec = GsfSpec {
+            l,
+            nuclear_charge: p.nuclear_charge,
+            energy: p.energy,
+            yukawa_strength: p.yukawa_strength,
+            yukawa_range: p.yukawa_range,
+            n_parent,
+            lambda: p.lambda,
+            n,
+        };
+        with_handle(handle, |any| {
+            let generated = on_basis!(any, |b: T| gsf::generate(b.grid(), &spec)).map_err(|e| match e {
+                Error::InvalidArgument { name, rule, .. } if name != "n" && name != "l" => {
+                    Error::invalid("params", format!("field `{name}` {rule}"))
+                }
+                other => other,
+            })?;
+            let np = generated.values.len() / n;
+            let channel = |values, beta| ChannelSpec {
+                electron: e,
+                l,
+                n,
+                values,
+                ld: np,
+                beta,
+                generating: &generated.generating,
+                central: None,
+            };
+            match any {
+                AnyBasis::Real(b) => b.add_channel(&channel(&generated.values[..], &generated.beta[..]))?,
+                AnyBasis::Complex(b) => {
+                    let values: Vec<Complex64> = generated.values.iter().map(|&x| Complex64::new(x, 0.0)).collect();
+                    let betas: Vec<Complex64> = generated.beta.iter().map(|&x| Complex64::new(x, 0.0)).collect();
+                    b.add_channel(&ChannelSpec {
+                        electron: e,
+                        l,
+                        n,
+                        values: &values,
+                        ld: np,
+                        beta: &betas,
+                        generating: &generated.generating,
+                        central: None,
+                    })?
+                }
+            }
+            if !beta.is_null() {
+                std::ptr::copy_nonoverlapping(generated.beta.as_ptr(), beta, n);
+            }
+            Ok(())
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integrals and blocks.
+
+/// The one-electron matrices of channel (electron, l) (eq. 19), N x N each with leading
+/// dimension `ld` (>= N): `overlap` = I[1] (eq. 13) and `generating` = I[𝒱] (eq. 14, hartree).
+///
+/// # Safety
+/// Outputs must be NULL or valid for ld (N - 1) + N elements each.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_one_electron(
+    handle: *const atomgpu_sturmian,
+    electron: i32,
+    l: i32,
+    overlap: *mut f64,
+    generating: *mut f64,
+    ld: i64,
+) -> i32 {
+    guard(&["handle", "electron", "l", "overlap", "generating", "ld"], || {
+        let e = self::electron(electron)?;
+        let l = angular_momentum("l", l, MAX_L)?;
+        with_handle(handle, |any| {
+            on_basis!(any, |b: T| {
+                let one = b.one_electron(e, l)?;
+                let n = b.size(e, l).unwrap_or(0);
+                let ld = leading_dimension("ld", ld, n, "the channel's size")?;
+                let o = matrix_out::<T>("overlap", overlap, n, n, ld, "l")?;
+                let g = matrix_out::<T>("generating", generating, n, n, ld, "l")?;
+                for j in 0..n {
+                    o[j * ld..j * ld + n].copy_from_slice(&one.overlap[j * n..(j + 1) * n]);
+                    g[j * ld..j * ld + n].copy_from_slice(&one.generating[j * n..(j + 1) * n]);
+                }
+                Ok(())
+            })
+        })
+    })
+}
+
+fn spec_of(p: &atomgpu_sturmian_params, pairs: Vec<Pair>) -> Result<HamiltonianSpec> {
+    let field = |e: Error| match e {
+        Error::InvalidArgument { name, rule, .. } => Error::invalid("params", format!("field `{name}` {rule}")),
+        other => other,
+    };
+    let l_total = angular_momentum("l_total", p.l_total, MAX_L).map_err(field)?;
+    Ok(HamiltonianSpec {
+        l_total,
+        m: p.m,
+        pairs,
+        energies: [p.energy_a, p.energy_b],
+        nuclear_charge: p.nuclear_charge,
+        interaction_charge: p.interaction_charge,
+    })
+}
+
+/// Maps an error about a field of the Hamiltonian spec to the argument `params`.
+fn params_error(e: Error) -> Error {
+    match e {
+        Error::InvalidArgument { name, index, rule }
+            if ["l_total", "m", "energies", "nuclear_charge", "interaction_charge"].contains(&name) =>
+        {
+            let at = index.map(|i| format!("[{i}]")).unwrap_or_default();
+            Error::invalid("params", format!("field `{name}{at}` {rule}"))
+        }
+        Error::InvalidArgument { name: "pairs", index, rule } => Error::InvalidArgument { name: "la", index, rule },
+        other => other,
+    }
+}
+
+/// The one-electron part of the diagonal block of pair (la, lb) (the bracket of eq. 12, with
+/// the energies and charges of `params`) into `h`, and its overlap Oa ⊗ Ob (eq. 20) into `s`,
+/// each Na Nb x Na Nb with leading dimensions `ldh`, `lds`, in `order`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for the documented number of elements.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_one_electron_block(
+    handle: *const atomgpu_sturmian,
+    params: *const atomgpu_sturmian_params,
+    la: i32,
+    lb: i32,
+    order: i32,
+    h: *mut f64,
+    ldh: i64,
+    s: *mut f64,
+    lds: i64,
+) -> i32 {
+    guard(&["handle", "params", "la", "lb", "order", "h", "ldh", "s", "lds"], || {
+        let p = *input("params", params, 1)?.first().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+        let pair = Pair { la: angular_momentum("la", la, MAX_L)?, lb: angular_momentum("lb", lb, MAX_L)? };
+        let order = self::order(order)?;
+        let spec = spec_of(&p, vec![pair])?;
+        with_handle(handle, |any| {
+            on_basis!(any, |b: T| {
+                let size = b.pair_size(pair)?;
+                let ldh = leading_dimension("ldh", ldh, size, "the block's size")?;
+                let lds = leading_dimension("lds", lds, size, "the block's size")?;
+                let h = matrix_out::<T>("h", h, size, size, ldh, "la")?;
+                let s = matrix_out::<T>("s", s, size, size, lds, "la")?;
+                into_host(h, |h| {
+                    into_host(s, |s| {
+                        b.one_electron_block(
+                            pair,
+                            &spec,
+                            order,
+                            Target::Host { data: h, ld: ldh },
+                            Target::Host { data: s, ld: lds },
+                        )
+                    })
+                })
+                .map_err(params_error)
+            })
+        })
+    })
+}
+
+/// Checks the repulsion arguments and returns (bra, ket, l, order).
+fn repulsion_args(lpa: i32, lpb: i32, la: i32, lb: i32, l: i32, order: i32) -> Result<(Pair, Pair, u32, Order)> {
+    Ok((
+        Pair { la: angular_momentum("lpa", lpa, MAX_L)?, lb: angular_momentum("lpb", lpb, MAX_L)? },
+        Pair { la: angular_momentum("la", la, MAX_L)?, lb: angular_momentum("lb", lb, MAX_L)? },
+        angular_momentum("l", l, 2 * MAX_L)?,
+        self::order(order)?,
+    ))
+}
+
+/// The radial repulsion block R^{l'a l'b la lb l} (eq. 15; eqs. 21-24 on the device) for bra
+/// channels (lpa, lpb) and ket channels (la, lb) and multipole `l`: N'a N'b x Na Nb elements
+/// (hartree) into host `out` with leading dimension `ld`, in `order`.
+///
+/// # Safety
+/// `out` must be NULL or valid for ld (Na Nb - 1) + N'a N'b elements.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_repulsion(
+    handle: *const atomgpu_sturmian,
+    lpa: i32,
+    lpb: i32,
+    la: i32,
+    lb: i32,
+    l: i32,
+    order: i32,
+    out: *mut f64,
+    ld: i64,
+) -> i32 {
+    guard(&["handle", "lpa", "lpb", "la", "lb", "l", "order", "out", "ld"], || {
+        let (bra, ket, l, order) = repulsion_args(lpa, lpb, la, lb, l, order)?;
+        with_handle(handle, |any| {
+            on_basis!(any, |b: T| {
+                let (rows, cols) =
+                    (b.pair_size(bra).map_err(|e| e.renamed("la", "lpa").renamed("lb", "lpb"))?, b.pair_size(ket)?);
+                let ld = leading_dimension("ld", ld, rows, "N'a N'b")?;
+                let out = matrix_out::<T>("out", out, rows, cols, ld, "la")?;
+                into_host(out, |o| b.repulsion(bra, ket, l, order, Target::Host { data: o, ld }))
+            })
+        })
+    })
+}
+
+/// As `atomgpu_sturmian_repulsion`, into device memory `out_dev` (a device pointer of the
+/// handle's GPU, CUDA backend only), leading dimension `ld`; `len` is its size in elements.
+///
+/// # Safety
+/// `out_dev` must be a device allocation of at least `len` elements on the handle's GPU.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_repulsion_dev(
+    handle: *const atomgpu_sturmian,
+    lpa: i32,
+    lpb: i32,
+    la: i32,
+    lb: i32,
+    l: i32,
+    order: i32,
+    out_dev: *mut f64,
+    len: i64,
+    ld: i64,
+) -> i32 {
+    guard(&["handle", "lpa", "lpb", "la", "lb", "l", "order", "out_dev", "len", "ld"], || {
+        let (bra, ket, l, order) = repulsion_args(lpa, lpb, la, lb, l, order)?;
+        let ptr = output("out_dev", out_dev)? as u64;
+        let len = count("len", len)?;
+        with_handle(handle, |any| {
+            on_basis!(any, |b: T| {
+                let rows = b.pair_size(bra).map_err(|e| e.renamed("la", "lpa").renamed("lb", "lpb"))?;
+                let ld = leading_dimension("ld", ld, rows, "N'a N'b")?;
+                if b.backend_name() != "cuda" {
+                    return Err(Error::invalid(
+                        "out_dev",
+                        "is device memory, but the handle was created on the CPU backend",
+                    ));
+                }
+                b.repulsion(bra, ket, l, order, Target::Device::<T> { ptr, len, ld })
+                    .map_err(|e| e.renamed("out", "len"))
+            })
+        })
+    })
+}
+
+/// The angular coefficient A^{LM}_{l'a l'b la lb l} of eq. 16 (dimensionless; 0 when a
+/// selection rule fails) into `value`; the Hamiltonian uses 4 pi / (2l + 1) A.
+///
+/// # Safety
+/// `value` must be NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_angular(
+    l_total: i32,
+    m: i32,
+    lpa: i32,
+    lpb: i32,
+    la: i32,
+    lb: i32,
+    l: i32,
+    value: *mut f64,
+) -> i32 {
+    guard(&["l_total", "m", "lpa", "lpb", "la", "lb", "l", "value"], || {
+        let lt = angular_momentum("l_total", l_total, MAX_L)?;
+        if m.unsigned_abs() > lt {
+            return Err(Error::invalid("m", format!("must satisfy |m| <= l_total = {lt}, got {m}")));
+        }
+        let args = [("lpa", lpa), ("lpb", lpb), ("la", la), ("lb", lb)].map(|(n, v)| angular_momentum(n, v, MAX_L));
+        let [lpa, lpb, la, lb] = [args[0].clone()?, args[1].clone()?, args[2].clone()?, args[3].clone()?];
+        let l = angular_momentum("l", l, 2 * MAX_L)?;
+        let out = output("value", value)?;
+        *out = angular::angular_coefficient(lt, m, lpa, lpb, la, lb, l);
+        Ok(())
+    })
+}
+
+/// Checks the pair arrays and returns the pairs.
+unsafe fn pairs_of(n_pairs: i64, la: *const i32, lb: *const i32) -> Result<Vec<Pair>> {
+    let n = count("n_pairs", n_pairs)?;
+    if n > 4096 {
+        return Err(Error::invalid("n_pairs", format!("must be <= 4096, got {n}")));
+    }
+    let (a, b) = (input("la", la, n)?, input("lb", lb, n)?);
+    (0..n)
+        .map(|i| {
+            let check = |name, v: i32| {
+                u32::try_from(v)
+                    .ok()
+                    .filter(|&l| l <= MAX_L)
+                    .ok_or_else(|| Error::invalid_at(name, i, format!("must be in [0, {MAX_L}], got {v}")))
+            };
+            Ok(Pair { la: check("la", a[i])?, lb: check("lb", b[i])? })
+        })
+        .collect()
+}
+
+/// The size n = Σ_p Na(la_p) Nb(lb_p) of the Hamiltonian of the pairs (`la[n_pairs]`,
+/// `lb[n_pairs]`) into `size`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for the documented number of elements.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian_size(
+    handle: *const atomgpu_sturmian,
+    n_pairs: i64,
+    la: *const i32,
+    lb: *const i32,
+    size: *mut i64,
+) -> i32 {
+    guard(&["handle", "n_pairs", "la", "lb", "size"], || {
+        let pairs = pairs_of(n_pairs, la, lb)?;
+        let out = output("size", size)?;
+        with_handle(handle, |any| {
+            let mut total = 0usize;
+            for (i, &p) in pairs.iter().enumerate() {
+                let s = on_basis!(any, |b: T| b.pair_size(p)).map_err(|e| match e {
+                    Error::InvalidArgument { name, rule, .. } => Error::invalid_at(name, i, rule),
+                    other => other,
+                })?;
+                total = total
+                    .checked_add(s)
+                    .filter(|&t| t <= MAX_ELEMENTS)
+                    .ok_or_else(|| Error::invalid("n_pairs", "give a Hamiltonian too large"))?;
+            }
+            *out = total as i64;
+            Ok(())
+        })
+    })
+}
+
+/// Assembles the Hamiltonian H and overlap S of eq. 12 for `params` (L, M, energies, charges)
+/// and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into host `h` and `s`, each n x n
+/// (`atomgpu_sturmian_hamiltonian_size`) with leading dimensions `ldh`, `lds`, pair blocks in
+/// the given order, each block in `order`: the generalised eigenproblem H c = E S c.
+///
+/// # Safety
+/// Pointers must be NULL or valid for the documented number of elements.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian(
+    handle: *const atomgpu_sturmian,
+    params: *const atomgpu_sturmian_params,
+    n_pairs: i64,
+    la: *const i32,
+    lb: *const i32,
+    order: i32,
+    h: *mut f64,
+    ldh: i64,
+    s: *mut f64,
+    lds: i64,
+) -> i32 {
+    guard(&["handle", "params", "n_pairs", "la", "lb", "order", "h", "ldh", "s", "lds"], || {
+        let p = *input("params", params, 1)?.first().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+        let pairs = pairs_of(n_pairs, la, lb)?;
+        let order = self::order(order)?;
+        let spec = spec_of(&p, pairs)?;
+        with_handle(handle, |any| {
+            on_basis!(any, |b: T| {
+                let mut n = 0usize;
+                for &pair in &spec.pairs {
+                    n = n
+                        .checked_add(b.pair_size(pair)?)
+                        .filter(|&t| t <= MAX_ELEMENTS)
+                        .ok_or_else(|| Error::invalid("n_pairs", "give a Hamiltonian too large"))?;
+                }
+                let ldh = leading_dimension("ldh", ldh, n, "the Hamiltonian's size")?;
+                let lds = leading_dimension("lds", lds, n, "the Hamiltonian's size")?;
+                let h = matrix_out::<T>("h", h, n, n, ldh, "n_pairs")?;
+                let s = matrix_out::<T>("s", s, n, n, lds, "n_pairs")?;
+                into_host(h, |h| {
+                    into_host(s, |s| {
+                        b.hamiltonian(
+                            &spec,
+                            order,
+                            Target::Host { data: h, ld: ldh },
+                            Target::Host { data: s, ld: lds },
+                        )
+                    })
+                })
+                .map_err(params_error)
+            })
+        })
+    })
+}
+
+/// The `k` lowest eigenpairs of the real symmetric-definite problem H c = E S c (n x n, lower
+/// triangles read; e.g. from `atomgpu_sturmian_hamiltonian` on a real basis): `energies[k]`
+/// ascending (hartree) and `vectors` (n x k, leading dimension `ldv`, S-normalised), on the
+/// current backend (cuSOLVER Dsygvd on the GPU, faer on the CPU).
+///
+/// # Safety
+/// Pointers must be NULL or valid for the documented number of elements.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_solve(
+    n: i64,
+    h: *const f64,
+    ldh: i64,
+    s: *const f64,
+    lds: i64,
+    k: i64,
+    energies: *mut f64,
+    vectors: *mut f64,
+    ldv: i64,
+) -> i32 {
+    guard(&["n", "h", "ldh", "s", "lds", "k", "energies", "vectors", "ldv"], || {
+        let n = count("n", n)?;
+        let ldh = leading_dimension("ldh", ldh, n, "n")?;
+        let lds = leading_dimension("lds", lds, n, "n")?;
+        let h = input("h", h, matrix_len(n, n, ldh, "n")?)?;
+        let s = input("s", s, matrix_len(n, n, lds, "n")?)?;
+        let k = count("k", k)?;
+        let e = output("energies", energies)?;
+        let ldv = leading_dimension("ldv", ldv, n, "n")?;
+        let v = output("vectors", vectors)?;
+        matrix_len(n, k, ldv, "k")?;
+        let (values, vecs) = solve::lowest_eigenpairs(&backend::current()?, n, h, ldh, s, lds, k)?;
+        std::ptr::copy_nonoverlapping(values.as_ptr(), e, k);
+        for j in 0..k {
+            std::ptr::copy_nonoverlapping(vecs[j * n..].as_ptr(), v.add(j * ldv), n);
+        }
+        Ok(())
+    })
+}

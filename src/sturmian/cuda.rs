@@ -1,0 +1,658 @@
+//! CUDA path of the Sturmian integrals: the same functions as [`super::cpu`]. The channels live
+//! on the device point-major (S[p N + n], so that threads of consecutive functions read
+//! consecutive addresses); inner integrals (eq. 23) and their cumulative sums (eq. 24) and the
+//! outer weights are kernels of `kernels/sturmian.cu`; the outer Gauss sum of a block is one
+//! cuBLAS DGEMM/ZGEMM per tile (FP64, `CUBLAS_DEFAULT_MATH`), permuted into the block's order by
+//! a kernel, and landed in the caller's host memory by one 2D copy per tile (pinned memory, e.g.
+//! from `atomgpu_host_alloc`, copies at the bus's full rate). Real and complex bases share the
+//! code: device buffers hold doubles, 1 or 2 per element.
+
+use super::scalar::{as_doubles, width};
+use super::{BlockJob, Channel, Grid, Kronecker, Order, Scalar, Target};
+use crate::backend::CudaDevice;
+use crate::error::{Error, Result};
+use cudarc::cublas::sys::{cublasMath_t, cublasOperation_t, cublasStatus_t};
+use cudarc::cublas::CudaBlas;
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+const FILE: &str = "sturmian.cu";
+const SOURCE: &str = include_str!("../../kernels/sturmian.cu");
+const BLOCK: u32 = 256;
+
+/// Share of the free device memory a block's tiles may take.
+const MEMORY_SHARE: f64 = 0.7;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct InnerParams {
+    bra: u64,
+    ket: u64,
+    weights: u64,
+    out: u64,
+    n_bra: i64,
+    n_ket: i64,
+    nq: i64,
+    ns: i64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct SuffixParams {
+    h: u64,
+    ratio: u64,
+    operand: u64,
+    m: i64,
+    nq: i64,
+    col0: i64,
+    coefficient: f64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct OuterParams {
+    bra: u64,
+    ket: u64,
+    weights: u64,
+    operand: u64,
+    n_bra: i64,
+    n_ket: i64,
+    nq: i64,
+    ns: i64,
+    col0: i64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct ScatterParams {
+    c: u64,
+    out: u64,
+    npa: i64,
+    na: i64,
+    npb: i64,
+    nb: i64,
+    t0: i64,
+    c_rows: i64,
+    col0: i64,
+    ncols: i64,
+    ld: i64,
+    order: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct KroneckerParams {
+    a0: u64,
+    b0: u64,
+    a1: u64,
+    b1: u64,
+    out: u64,
+    na: i64,
+    nb: i64,
+    rows: i64,
+    col0: i64,
+    cols: i64,
+    ld: i64,
+    n_terms: i32,
+    order: i32,
+    accumulate: i32,
+}
+
+// SAFETY: plain repr(C) structs of integers and doubles, mirrored field by field in sturmian.cu.
+unsafe impl DeviceRepr for InnerParams {}
+unsafe impl DeviceRepr for SuffixParams {}
+unsafe impl DeviceRepr for OuterParams {}
+unsafe impl DeviceRepr for ScatterParams {}
+unsafe impl DeviceRepr for KroneckerParams {}
+
+fn launch_config(work: usize) -> LaunchConfig {
+    let blocks = (work as u64).div_ceil(BLOCK as u64).clamp(1, 1 << 20);
+    LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+}
+
+fn cublas_error(e: impl std::fmt::Debug) -> Error {
+    Error::Cuda(format!("cuBLAS: {e:?}"))
+}
+
+/// A cuBLAS dimension (a 32-bit int).
+fn blas_dim(value: usize, what: &str) -> Result<i32> {
+    i32::try_from(value)
+        .map_err(|_| Error::invalid("n", format!("gives {what} = {value}, more than one GPU product takes (2^31 - 1)")))
+}
+
+/// Inner-integral weights c (Nq x (Ns + 2)) and ratios (Nq) of one multipole, on the device.
+type InnerWeights = (CudaSlice<f64>, CudaSlice<f64>);
+
+/// A channel on the device.
+struct DeviceChannel {
+    n: usize,
+    /// Point-major values, n_points x n doubles (x 2 for complex).
+    values: CudaSlice<f64>,
+}
+
+/// The GPU engine of a basis.
+pub(crate) struct Engine<T> {
+    device: Arc<CudaDevice>,
+    blas: CudaBlas,
+    nq: usize,
+    ns: usize,
+    n_points: usize,
+    grid: Grid,
+    weights: CudaSlice<f64>,
+    channels: Vec<DeviceChannel>,
+    /// Inner-integral weights and ratios per multipole l (Grid::inner_weights), uploaded once.
+    inner: Mutex<HashMap<u32, Arc<InnerWeights>>>,
+    _scalar: PhantomData<T>,
+}
+
+fn device_ptr(slice: &CudaSlice<f64>, device: &CudaDevice) -> u64 {
+    let (ptr, _sync) = slice.device_ptr(device.stream());
+    ptr
+}
+
+pub(crate) fn open_cublas(device: &CudaDevice) -> Result<CudaBlas> {
+    let present = std::panic::catch_unwind(|| unsafe { cudarc::cublas::sys::is_culib_present() }).unwrap_or(false);
+    if !present {
+        return Err(Error::NoDevice("cuBLAS (libcublas.so.13 or .so.12) could not be loaded".into()));
+    }
+    let blas = CudaBlas::new(device.stream().clone()).map_err(cublas_error)?;
+    // SAFETY: a valid handle just created.
+    let status = unsafe { cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), cublasMath_t::CUBLAS_DEFAULT_MATH) };
+    if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        return Err(cublas_error(status));
+    }
+    Ok(blas)
+}
+
+impl<T: Scalar> Engine<T> {
+    pub fn new(device: Arc<CudaDevice>, grid: &Grid) -> Result<Self> {
+        let blas = open_cublas(&device)?;
+        // Compile the kernels now, so that the first call is not the one that pays for it.
+        device.function(FILE, SOURCE, "inner_d")?;
+        let weights = device.upload(grid.weights())?;
+        Ok(Engine {
+            blas,
+            nq: grid.nq(),
+            ns: grid.ns(),
+            n_points: grid.n_points(),
+            grid: grid.clone(),
+            weights,
+            channels: Vec::new(),
+            inner: Mutex::new(HashMap::new()),
+            device,
+            _scalar: PhantomData,
+        })
+    }
+
+    fn kernel(&self, name: &str) -> Result<cudarc::driver::CudaFunction> {
+        let suffix = if T::COMPLEX { "_z" } else { "_d" };
+        self.device.function(FILE, SOURCE, &format!("{name}{suffix}"))
+    }
+
+    /// Uploads channel `slot` (replacing one there) point-major.
+    pub fn upload_channel(&mut self, slot: usize, channel: &Channel<T>) -> Result<()> {
+        let (n, np, w) = (channel.n, self.n_points, width::<T>());
+        let source = as_doubles(&channel.values);
+        let mut point_major = crate::memory::filled("the channel's device copy", np * n * w, 0.0)?;
+        for i in 0..n {
+            for p in 0..np {
+                for c in 0..w {
+                    point_major[(p * n + i) * w + c] = source[(i * np + p) * w + c];
+                }
+            }
+        }
+        let values = self.device.upload(&point_major)?;
+        let dc = DeviceChannel { n, values };
+        if slot < self.channels.len() {
+            self.channels[slot] = dc;
+        } else {
+            self.channels.push(dc);
+        }
+        Ok(())
+    }
+
+    fn inner_weights(&self, l: u32) -> Result<Arc<InnerWeights>> {
+        let mut map = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(w) = map.get(&l) {
+            return Ok(w.clone());
+        }
+        let (c, ratio) = self.grid.inner_weights(l);
+        let entry = Arc::new((self.device.upload(&c)?, self.device.upload(&ratio)?));
+        map.insert(l, entry.clone());
+        Ok(entry)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    /// Fills columns [g_col0, g_col0 + Nq) of `operand` (M x 2 Nq, ld M) with Σ_l c_l g^l and
+    /// columns [q_col0, q_col0 + Nq) with the outer weights, for the channel pair (bra, ket).
+    fn operand(
+        &self,
+        operand: &mut CudaSlice<f64>,
+        scratch: &mut CudaSlice<f64>,
+        bra: usize,
+        ket: usize,
+        couplings: &[(u32, f64)],
+        g_col0: usize,
+        q_col0: usize,
+    ) -> Result<()> {
+        let (b, k) = (&self.channels[bra], &self.channels[ket]);
+        let m = b.n * k.n;
+        let stream = self.device.stream();
+        let operand_ptr = device_ptr(operand, &self.device);
+        let scratch_ptr = device_ptr(scratch, &self.device);
+        for &(l, coefficient) in couplings {
+            let weights = self.inner_weights(l)?;
+            let params = InnerParams {
+                bra: device_ptr(&b.values, &self.device),
+                ket: device_ptr(&k.values, &self.device),
+                weights: device_ptr(&weights.0, &self.device),
+                out: scratch_ptr,
+                n_bra: b.n as i64,
+                n_ket: k.n as i64,
+                nq: self.nq as i64,
+                ns: self.ns as i64,
+            };
+            let f = self.kernel("inner")?;
+            // SAFETY: the pointers are live device buffers of the sizes the kernel reads (channel
+            // values n_points x n, weights Nq (Ns+2), scratch M x Nq); params mirrors InnerParams.
+            unsafe { stream.launch_builder(&f).arg(&params).launch(launch_config(m * self.nq)) }?;
+            let params = SuffixParams {
+                h: scratch_ptr,
+                ratio: device_ptr(&weights.1, &self.device),
+                operand: operand_ptr,
+                m: m as i64,
+                nq: self.nq as i64,
+                col0: g_col0 as i64,
+                coefficient,
+            };
+            let f = self.kernel("suffix")?;
+            // SAFETY: scratch M x Nq, ratio Nq, operand M x 2 Nq (columns g_col0 .. g_col0 + Nq).
+            unsafe { stream.launch_builder(&f).arg(&params).launch(launch_config(m)) }?;
+        }
+        let params = OuterParams {
+            bra: device_ptr(&b.values, &self.device),
+            ket: device_ptr(&k.values, &self.device),
+            weights: device_ptr(&self.weights, &self.device),
+            operand: operand_ptr,
+            n_bra: b.n as i64,
+            n_ket: k.n as i64,
+            nq: self.nq as i64,
+            ns: self.ns as i64,
+            col0: q_col0 as i64,
+        };
+        let f = self.kernel("outer")?;
+        // SAFETY: channel values, Gauss weights (Nq) and operand (M x 2 Nq) as documented.
+        unsafe { stream.launch_builder(&f).arg(&params).launch(launch_config(m * self.nq)) }?;
+        Ok(())
+    }
+
+    /// C (rows x cols, ld rows) = A (rows x k, ld lda) B^T (B: cols x k, ld ldb), all device
+    /// pointers to T.
+    #[allow(clippy::too_many_arguments)]
+    fn gemm_nt(
+        &self,
+        rows: usize,
+        cols: usize,
+        k: usize,
+        a: u64,
+        lda: usize,
+        b: u64,
+        ldb: usize,
+        c: u64,
+    ) -> Result<()> {
+        let (m, n, kk) = (
+            blas_dim(rows, "a product's rows")?,
+            blas_dim(cols, "a product's columns")?,
+            blas_dim(k, "a product's inner size")?,
+        );
+        let (lda, ldb) = (blas_dim(lda, "a leading dimension")?, blas_dim(ldb, "a leading dimension")?);
+        let handle = *self.blas.handle();
+        let (nt, tr) = (cublasOperation_t::CUBLAS_OP_N, cublasOperation_t::CUBLAS_OP_T);
+        // SAFETY: the pointers address device buffers of at least lda*k, ldb*k and rows*cols
+        // elements of T (checked by the callers), on the stream the handle is bound to.
+        let status = unsafe {
+            if T::COMPLEX {
+                use cudarc::cublas::sys::cuDoubleComplex as Z;
+                let (one, zero) = (Z { x: 1.0, y: 0.0 }, Z { x: 0.0, y: 0.0 });
+                cudarc::cublas::sys::cublasZgemm_v2(
+                    handle,
+                    nt,
+                    tr,
+                    m,
+                    n,
+                    kk,
+                    &one,
+                    a as *const Z,
+                    lda,
+                    b as *const Z,
+                    ldb,
+                    &zero,
+                    c as *mut Z,
+                    m,
+                )
+            } else {
+                cudarc::cublas::sys::cublasDgemm_v2(
+                    handle,
+                    nt,
+                    tr,
+                    m,
+                    n,
+                    kk,
+                    &1.0,
+                    a as *const f64,
+                    lda,
+                    b as *const f64,
+                    ldb,
+                    &0.0,
+                    c as *mut f64,
+                    m,
+                )
+            }
+        };
+        if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+            return Err(cublas_error(status));
+        }
+        Ok(())
+    }
+
+    /// The repulsion block of `job` (plus `extra`, the one-electron Kronecker terms of a diagonal
+    /// block) into `out`, tile by tile over the slower ket index.
+    pub fn block(&self, job: &BlockJob, order: Order, extra: Option<&Kronecker<T>>, out: Target<'_, T>) -> Result<()> {
+        let w = width::<T>();
+        let (m, n, k) = (job.m(), job.n(), 2 * self.nq);
+        let [npa, na, npb, nb] = job.n;
+        let mut a = self.device.zeros::<f64>(m * k * w)?;
+        let mut b = self.device.zeros::<f64>(n * k * w)?;
+        {
+            let mut scratch = self.device.uninit::<f64>(m.max(n) * self.nq * w)?;
+            self.operand(&mut a, &mut scratch, job.bra_a, job.ket_a, &job.couplings, 0, self.nq)?;
+            self.operand(&mut b, &mut scratch, job.bra_b, job.ket_b, &job.couplings, self.nq, 0)?;
+        }
+        let extra = extra.map(|e| self.upload_terms(e)).transpose()?;
+        let slow = job.slow_count(order);
+        let unit = job.m() * job.n() / slow;
+        let host = matches!(out, Target::Host { .. });
+        let (free, _) = self.device.memory()?;
+        let bytes_per_slow = (unit * w * 8 * if host { 2 } else { 1 }) as f64;
+        let per_tile = ((free as f64 * MEMORY_SHARE / bytes_per_slow) as usize).clamp(1, slow);
+        let c = self.device.uninit::<f64>(unit * per_tile * w)?;
+        let staging = if host { Some(self.device.uninit::<f64>(unit * per_tile * w)?) } else { None };
+        let (a_ptr, b_ptr, c_ptr) =
+            (device_ptr(&a, &self.device), device_ptr(&b, &self.device), device_ptr(&c, &self.device));
+        let size = (8 * w) as u64;
+        let fast = match order {
+            Order::AFastest => na,
+            Order::BFastest => nb,
+        };
+        let rows_out = job.rows();
+        for t0 in (0..slow).step_by(per_tile) {
+            let t1 = (t0 + per_tile).min(slow);
+            // The tile of C: all rows x columns (n'b, nb in t0..t1), or rows (n'a, na in t0..t1) x all.
+            let rows = match order {
+                Order::AFastest => {
+                    self.gemm_nt(m, npb * (t1 - t0), k, a_ptr, m, b_ptr + (npb * t0) as u64 * size, n, c_ptr)?;
+                    m
+                }
+                Order::BFastest => {
+                    self.gemm_nt(npa * (t1 - t0), n, k, a_ptr + (npa * t0) as u64 * size, m, b_ptr, n, c_ptr)?;
+                    npa * (t1 - t0)
+                }
+            };
+            let (col0, ncols) = (t0 * fast, (t1 - t0) * fast);
+            let (dest, ld) = match (&out, &staging) {
+                (Target::Device { ptr, ld, .. }, _) => (*ptr + (col0 * ld) as u64 * size, *ld),
+                (Target::Host { .. }, Some(s)) => (device_ptr(s, &self.device), rows_out),
+                _ => unreachable!("a host target has a staging buffer"),
+            };
+            let params = ScatterParams {
+                c: c_ptr,
+                out: dest,
+                npa: npa as i64,
+                na: na as i64,
+                npb: npb as i64,
+                nb: nb as i64,
+                t0: t0 as i64,
+                c_rows: rows as i64,
+                col0: col0 as i64,
+                ncols: ncols as i64,
+                ld: ld as i64,
+                order: order_code(order),
+            };
+            let f = self.kernel("scatter")?;
+            // SAFETY: c holds the rows x cols tile; dest holds ncols columns of rows_out with ld
+            // (the caller's buffer was checked by check_target, the staging buffer is unit per_tile).
+            unsafe { self.device.stream().launch_builder(&f).arg(&params).launch(launch_config(rows_out * ncols)) }?;
+            if let Some(terms) = &extra {
+                self.launch_kronecker(terms, order, dest, ld, col0, ncols, true)?;
+            }
+            if let (Target::Host { data, ld: host_ld }, Some(_)) = (&out, &staging) {
+                self.land(dest, rows_out, ncols, data, *host_ld, col0)?;
+            }
+        }
+        self.device.synchronize()
+    }
+
+    /// Copies `ncols` columns of `rows` elements (device, contiguous) into host columns
+    /// col0.. of `data` (leading dimension `ld`), and waits.
+    fn land(&self, src: u64, rows: usize, ncols: usize, data: &&mut [T], ld: usize, col0: usize) -> Result<()> {
+        use cudarc::driver::sys;
+        let size = 8 * width::<T>();
+        let dst = as_doubles(&data[col0 * ld..]).as_ptr() as *mut std::ffi::c_void;
+        let copy = sys::CUDA_MEMCPY2D_st {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            srcHost: std::ptr::null(),
+            srcDevice: src,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: rows * size,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+            dstHost: dst,
+            dstDevice: 0,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: ld * size,
+            WidthInBytes: rows * size,
+            Height: ncols,
+        };
+        // SAFETY: src holds ncols columns of rows elements; the host range col0*ld .. +
+        // ld*(ncols-1)+rows lies inside `data` (checked by check_target). The copy is waited for
+        // before `data` is released.
+        let result = unsafe { sys::cuMemcpy2DAsync_v2(&copy, self.device.stream().cu_stream()) };
+        if result != sys::CUresult::CUDA_SUCCESS {
+            return Err(Error::Cuda(format!("cuMemcpy2DAsync: {result:?}")));
+        }
+        self.device.synchronize()
+    }
+
+    fn upload_terms(&self, k: &Kronecker<T>) -> Result<DeviceKronecker> {
+        let terms = k
+            .terms
+            .iter()
+            .map(|(a, b)| Ok((self.device.upload(as_doubles(a))?, self.device.upload(as_doubles(b))?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(DeviceKronecker { na: k.na, nb: k.nb, rows: k.rows(), terms })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch_kronecker(
+        &self,
+        k: &DeviceKronecker,
+        order: Order,
+        dest: u64,
+        ld: usize,
+        col0: usize,
+        cols: usize,
+        accumulate: bool,
+    ) -> Result<()> {
+        let ptr = |t: usize, second: bool| {
+            k.terms.get(t).map_or(0, |(a, b)| device_ptr(if second { b } else { a }, &self.device))
+        };
+        let params = KroneckerParams {
+            a0: ptr(0, false),
+            b0: ptr(0, true),
+            a1: ptr(1, false),
+            b1: ptr(1, true),
+            out: dest,
+            na: k.na as i64,
+            nb: k.nb as i64,
+            rows: k.rows as i64,
+            col0: col0 as i64,
+            cols: cols as i64,
+            ld: ld as i64,
+            n_terms: k.terms.len() as i32,
+            order: order_code(order),
+            accumulate: accumulate as i32,
+        };
+        let f = self.kernel("kronecker")?;
+        // SAFETY: the term matrices are na x na and nb x nb; dest holds `cols` columns of
+        // k.rows elements with ld.
+        unsafe { self.device.stream().launch_builder(&f).arg(&params).launch(launch_config(k.rows * cols)) }?;
+        Ok(())
+    }
+
+    /// Writes Σ_t A_t ⊗ B_t (zeros without terms) into `out`.
+    pub fn kronecker(&self, k: &Kronecker<T>, order: Order, out: Target<'_, T>) -> Result<()> {
+        let terms = self.upload_terms(k)?;
+        let (rows, cols) = (k.rows(), k.cols());
+        match out {
+            Target::Device { ptr, ld, .. } => self.launch_kronecker(&terms, order, ptr, ld, 0, cols, false)?,
+            Target::Host { data, ld } => {
+                let staging = self.device.uninit::<f64>(rows * cols * width::<T>())?;
+                let s = device_ptr(&staging, &self.device);
+                self.launch_kronecker(&terms, order, s, rows, 0, cols, false)?;
+                self.land(s, rows, cols, &data, ld, 0)?;
+            }
+        }
+        self.device.synchronize()
+    }
+}
+
+struct DeviceKronecker {
+    na: usize,
+    nb: usize,
+    rows: usize,
+    terms: Vec<(CudaSlice<f64>, CudaSlice<f64>)>,
+}
+
+fn order_code(order: Order) -> i32 {
+    match order {
+        Order::AFastest => 0,
+        Order::BFastest => 1,
+    }
+}
+
+/// The `k` lowest eigenpairs of H c = E S c (lower triangles) by cuSOLVER `Dsygvd`.
+pub(super) fn generalized_eigen(
+    device: &Arc<CudaDevice>,
+    n: usize,
+    h: &[f64],
+    ldh: usize,
+    s: &[f64],
+    lds: usize,
+    k: usize,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    use cudarc::cusolver::sys as cs;
+    let packed = |m: &[f64], ld: usize| -> Result<Vec<f64>> {
+        let mut out = crate::memory::with_capacity(
+            "a copy of the matrix",
+            crate::memory::elements::<f64>("a copy of the matrix", n, n)?,
+        )?;
+        for j in 0..n {
+            out.extend_from_slice(&m[j * ld..j * ld + n]);
+        }
+        Ok(out)
+    };
+    let nn = i32::try_from(n).map_err(|_| Error::invalid("n", "is larger than cuSOLVER takes (2^31 - 1)"))?;
+    let mut a = device.upload(&packed(h, ldh)?)?;
+    let mut b = device.upload(&packed(s, lds)?)?;
+    let mut w = device.zeros::<f64>(n)?;
+    let mut info = device.zeros::<i32>(1)?;
+    let present = std::panic::catch_unwind(|| unsafe { cs::is_culib_present() }).unwrap_or(false);
+    if !present {
+        return Err(Error::NoDevice("cuSOLVER (libcusolver.so) could not be loaded".into()));
+    }
+    let check = |status: cs::cusolverStatus_t, what: &str| -> Result<()> {
+        if status == cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
+            Ok(())
+        } else {
+            Err(Error::Cuda(format!("cuSOLVER {what}: {status:?}")))
+        }
+    };
+    let stream = device.stream();
+    let mut handle: cs::cusolverDnHandle_t = std::ptr::null_mut();
+    // SAFETY: standard cuSOLVER handle lifecycle on this device's stream; the buffers are n x n,
+    // n and 1 elements as Dsygvd requires; the handle is destroyed on every path below.
+    unsafe {
+        check(cs::cusolverDnCreate(&mut handle), "create")?;
+        let result = (|| -> Result<()> {
+            check(cs::cusolverDnSetStream(handle, stream.cu_stream() as _), "set stream")?;
+            let (itype, jobz, uplo) = (
+                cs::cusolverEigType_t::CUSOLVER_EIG_TYPE_1,
+                cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR,
+                cs::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+            );
+            let (ap, _g1) = a.device_ptr_mut(stream);
+            let (bp, _g2) = b.device_ptr_mut(stream);
+            let (wp, _g3) = w.device_ptr_mut(stream);
+            let (ip, _g4) = info.device_ptr_mut(stream);
+            let mut lwork = 0i32;
+            check(
+                cs::cusolverDnDsygvd_bufferSize(
+                    handle,
+                    itype,
+                    jobz,
+                    uplo,
+                    nn,
+                    ap as *const f64,
+                    nn,
+                    bp as *const f64,
+                    nn,
+                    wp as *const f64,
+                    &mut lwork,
+                ),
+                "Dsygvd_bufferSize",
+            )?;
+            let mut work = device.zeros::<f64>(lwork.max(1) as usize)?;
+            let (workp, _g5) = work.device_ptr_mut(stream);
+            check(
+                cs::cusolverDnDsygvd(
+                    handle,
+                    itype,
+                    jobz,
+                    uplo,
+                    nn,
+                    ap as *mut f64,
+                    nn,
+                    bp as *mut f64,
+                    nn,
+                    wp as *mut f64,
+                    workp as *mut f64,
+                    lwork,
+                    ip as *mut i32,
+                ),
+                "Dsygvd",
+            )?;
+            Ok(())
+        })();
+        cs::cusolverDnDestroy(handle);
+        result?;
+    }
+    let mut status = [0i32];
+    device.download_into(&info, &mut status)?;
+    if status[0] > n as i32 {
+        return Err(Error::invalid("s", "is not positive definite (cuSOLVER's Cholesky failed)"));
+    } else if status[0] != 0 {
+        return Err(Error::NotConverged(format!("cuSOLVER Dsygvd: info = {}", status[0])));
+    }
+    let mut energies = vec![0.0; n];
+    device.download_into(&w, &mut energies)?;
+    energies.truncate(k);
+    let mut vectors = vec![0.0; n * n];
+    device.download_into(&a, &mut vectors)?;
+    vectors.truncate(n * k);
+    Ok((energies, vectors))
+}

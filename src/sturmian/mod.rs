@@ -1,0 +1,614 @@
+//! Generalized Sturmian three-body Hamiltonian (paper: sturmian-hamiltonian-gpu.txt, Mitnik et
+//! al., Comput. Phys. Commun. 2014): one-electron overlaps and potential integrals (eqs. 13-14,
+//! 19), their Kronecker products (eq. 20), two-dimensional repulsion integrals (eqs. 15, 21-24),
+//! angular coefficients (eqs. 16-18) and whole Hamiltonian blocks (eq. 12) for the generalised
+//! eigenproblem H c = E S c.
+//!
+//! **Basis** ([`Basis`]): one radial set S_nl per (electron, l) ("channel"), N functions given by
+//! their values on the [`Grid`] (Nq Gauss-Legendre abscissas of [0, Rmax], Rmax, and Ns Simpson
+//! points per interval, in the order of [`grid`]), their eigenvalues β_nl of eq. 9,
+//!
+//! ```text
+//! [-1/2 d²/dr² + l(l+1)/(2r²) + U(r) - E_i] S_nl = -β_nl 𝒱(r) S_nl,          eq. 8-9 (hartree, bohr)
+//! ```
+//!
+//! the generating potential 𝒱 at the abscissas, and optionally the central potential U the
+//! functions were generated with (absent: U = -Z/r, the paper's choice, with the Z given to the
+//! assembly). Values are in bohr^-1/2 (S/r is the radial function), potentials in hartree.
+//! Real (`f64`) or complex (`Complex64`, scattering GSFs with complex β); every integral is
+//! bilinear (no conjugation). The basis is uploaded once (to the device on the CUDA backend) and
+//! every later call reuses it.
+//!
+//! **Hamiltonian block** h^{l'a l'b la lb} for a bra pair (l'a, l'b) and ket pair (la, lb), rows
+//! (n'a, n'b) and columns (na, nb), eq. 12 for the eigenproblem (E moved to the right-hand side):
+//!
+//! ```text
+//! h = δ_{l'a la} δ_{l'b lb} [ (-β_na 𝒱a + Wa + (Ea+Eb) Oa) ⊗ Ob + Oa ⊗ (-β_nb 𝒱b + Wb) ]
+//!     + q12 Σ_l 4π/(2l+1) A^{LM}_{l'a l'b la lb l} R^{l'a l'b la lb l},
+//! s = δ_{l'a la} δ_{l'b lb} Oa ⊗ Ob,
+//! ```
+//!
+//! with O = I[1], 𝒱 = I[𝒱], W = I[-Z/r - U] (zero when U = -Z/r) the one-electron matrices of
+//! eq. 19, β_n multiplying column n, E_a, E_b the channel energies (hartree), Z the nuclear
+//! charge and q12 the product of the two particles' charges (+1 for two electrons), in hartree.
+//!
+//! **Index order** ([`Order`]): `AFastest` numbers the rows (n'a, n'b) as n'a + N'a n'b and the
+//! columns (na, nb) as na + Na nb (electron a's index runs fastest); `BFastest` as n'b + N'b n'a
+//! and nb + Nb na. All matrices are column-major with a leading dimension.
+//!
+//! **Repulsion** (eqs. 21-24): R = I_b[g_a] + I_a[g_b], with the inner integrals
+//! g(r_j) = r_j^l ∫_{r_j}^{Rmax} u^{-l-1} S' S du by Simpson's rule between adjacent points of
+//! T = {r_1 … r_Nq, Rmax} (cumulative from Rmax, [`Grid::inner_weights`]) and the outer Gauss sum
+//! as one matrix product per block: with M = N'a Na and N = N'b Nb,
+//!
+//! ```text
+//! C (M x N) = [Ĝa | Qa] [Qb | Ĝb]^T,    Ĝ[(n',n), j] = Σ_l c_l g^l_{n'n}(r_j),  Q[(n',n), j] = w_j S_n'(r_j) S_n(r_j),
+//! ```
+//!
+//! (c_l = q12 4π/(2l+1) A_l: the sum over l is taken before the product, since the Gauss sum is
+//! linear, so a whole block costs one GEMM of inner dimension 2 Nq whatever the number of l),
+//! then C[(n'a,na),(n'b,nb)] is permuted into the block's (n'a n'b) x (na nb) order.
+
+pub mod angular;
+mod cpu;
+mod cuda;
+pub mod grid;
+pub mod gsf;
+pub mod scalar;
+pub mod solve;
+
+pub use grid::Grid;
+pub use scalar::Scalar;
+
+use crate::backend::{self, Backend};
+use crate::error::{Error, Result};
+use crate::memory;
+use std::sync::Arc;
+
+/// Largest angular momentum l of a channel (and L of a Hamiltonian).
+pub const MAX_L: u32 = 200;
+
+/// Which electron a channel describes (a: r1, b: r2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Electron {
+    A,
+    B,
+}
+
+/// Index order of the two-electron basis (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Row (n'a, n'b) = n'a + N'a n'b.
+    AFastest,
+    /// Row (n'a, n'b) = n'b + N'b n'a.
+    BFastest,
+}
+
+/// One (la, lb) pair of one-electron angular momenta.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pair {
+    pub la: u32,
+    pub lb: u32,
+}
+
+/// A channel as the caller gives it.
+#[derive(Clone, Copy, Debug)]
+pub struct ChannelSpec<'a, T> {
+    pub electron: Electron,
+    /// Angular momentum l, in [0, MAX_L].
+    pub l: u32,
+    /// Number of functions N (>= 1).
+    pub n: usize,
+    /// Values S_n(p) at the grid's points, column-major `n_points x n` with leading dimension `ld`
+    /// (bohr^-1/2), finite.
+    pub values: &'a [T],
+    pub ld: usize,
+    /// β_n of eq. 9 (dimensionless), finite.
+    pub beta: &'a [T],
+    /// 𝒱(r_j) at the Nq abscissas (hartree), finite.
+    pub generating: &'a [f64],
+    /// U(r_j) at the Nq abscissas (hartree), finite; `None`: U = -Z/r.
+    pub central: Option<&'a [f64]>,
+}
+
+/// The one-electron matrices of a channel (eq. 19), N x N column-major: element (n', n) =
+/// Σ_j w_j S_n'(r_j) f(r_j) S_n(r_j).
+#[derive(Clone, Debug)]
+pub struct OneElectron<T> {
+    /// f = 1 (O of eq. 13, dimensionless).
+    pub overlap: Vec<T>,
+    /// f = 𝒱 (eq. 14, hartree).
+    pub generating: Vec<T>,
+    /// f = 1/r (bohr^-1).
+    pub inverse_r: Vec<T>,
+    /// f = U when the channel has a central potential (hartree).
+    pub central: Option<Vec<T>>,
+}
+
+/// A channel as stored.
+pub(crate) struct Channel<T> {
+    pub electron: Electron,
+    pub l: u32,
+    pub n: usize,
+    /// `n_points x n`, packed column-major.
+    pub values: Vec<T>,
+    pub beta: Vec<T>,
+    pub one: OneElectron<T>,
+}
+
+/// What a Hamiltonian is assembled for.
+#[derive(Clone, Debug)]
+pub struct HamiltonianSpec {
+    /// Total angular momentum L and its projection M (|M| <= L).
+    pub l_total: u32,
+    pub m: i32,
+    /// The (la, lb) pairs, distinct, each able to couple to L (|la - lb| <= L <= la + lb).
+    pub pairs: Vec<Pair>,
+    /// Channel energies E_a, E_b of eq. 8 (hartree).
+    pub energies: [f64; 2],
+    /// Nuclear charge Z (the W term of the module docs; only used for channels with a central
+    /// potential U).
+    pub nuclear_charge: f64,
+    /// Product of the two particles' charges q12 (+1 for two electrons).
+    pub interaction_charge: f64,
+}
+
+/// Where a matrix goes: a host slice or device memory (CUDA backend only), column-major with a
+/// leading dimension.
+pub enum Target<'a, T> {
+    Host {
+        data: &'a mut [T],
+        ld: usize,
+    },
+    /// `ptr`: a `CUdeviceptr` to `len` elements of T on the basis's device.
+    Device {
+        ptr: u64,
+        len: usize,
+        ld: usize,
+    },
+}
+
+enum Engine<T: Scalar> {
+    Cpu,
+    Cuda(Box<cuda::Engine<T>>),
+}
+
+/// A basis handle: grid, channels, and their device copies.
+pub struct Basis<T: Scalar> {
+    grid: Arc<Grid>,
+    channels: Vec<Channel<T>>,
+    engine: Engine<T>,
+}
+
+impl<T: Scalar> Basis<T> {
+    /// An empty basis on the current backend ([`backend::current`]).
+    pub fn new(grid: Grid) -> Result<Self> {
+        Self::new_on(backend::current()?, grid)
+    }
+
+    /// An empty basis on `backend`.
+    pub fn new_on(backend: Backend, grid: Grid) -> Result<Self> {
+        let engine = match backend {
+            Backend::Cpu => Engine::Cpu,
+            Backend::Cuda(device) => Engine::Cuda(Box::new(cuda::Engine::new(device, &grid)?)),
+        };
+        Ok(Basis { grid: Arc::new(grid), channels: Vec::new(), engine })
+    }
+
+    /// `"cpu"` or `"cuda"`.
+    pub fn backend_name(&self) -> &'static str {
+        match self.engine {
+            Engine::Cpu => "cpu",
+            Engine::Cuda(_) => "cuda",
+        }
+    }
+
+    /// The grid.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// Adds (or replaces) the channel (electron, l): checks it, computes its one-electron
+    /// matrices (eq. 19) and uploads it.
+    pub fn add_channel(&mut self, spec: &ChannelSpec<'_, T>) -> Result<()> {
+        let n_points = self.grid.n_points();
+        let nq = self.grid.nq();
+        if spec.l > MAX_L {
+            return Err(Error::invalid("l", format!("must be in [0, {MAX_L}], got {}", spec.l)));
+        }
+        if spec.n == 0 {
+            return Err(Error::invalid("n", "must be >= 1"));
+        }
+        if spec.ld < n_points {
+            return Err(Error::invalid(
+                "ld",
+                format!("must be >= the grid's point count Nq + 1 + Nq Ns = {n_points}, got {}", spec.ld),
+            ));
+        }
+        let span = spec
+            .ld
+            .checked_mul(spec.n - 1)
+            .and_then(|x| x.checked_add(n_points))
+            .ok_or_else(|| Error::invalid("n", "is too large"))?;
+        if spec.values.len() < span {
+            return Err(Error::invalid("values", format!("holds {} elements, {span} needed", spec.values.len())));
+        }
+        if spec.beta.len() < spec.n {
+            return Err(Error::invalid("beta", format!("must hold n = {} values", spec.n)));
+        }
+        if spec.generating.len() < nq {
+            return Err(Error::invalid("generating", format!("must hold Nq = {nq} values")));
+        }
+        let mut values = memory::with_capacity(
+            "the channel's values",
+            memory::elements::<T>("the channel's values", n_points, spec.n)?,
+        )?;
+        for col in 0..spec.n {
+            for (p, &v) in spec.values[col * spec.ld..col * spec.ld + n_points].iter().enumerate() {
+                if !v.finite() {
+                    return Err(Error::invalid_at("values", col * spec.ld + p, format!("must be finite, got {v:?}")));
+                }
+                values.push(v);
+            }
+        }
+        let beta = checked("beta", &spec.beta[..spec.n])?;
+        let generating = checked("generating", &spec.generating[..nq])?;
+        let central = spec
+            .central
+            .map(|u| {
+                if u.len() < nq {
+                    Err(Error::invalid("central", format!("must hold Nq = {nq} values")))
+                } else {
+                    checked("central", &u[..nq])
+                }
+            })
+            .transpose()?;
+        let one = cpu::one_electron(&self.grid, &values, spec.n, &generating, central.as_deref())?;
+        let channel = Channel { electron: spec.electron, l: spec.l, n: spec.n, values, beta, one };
+        let slot = self.channels.iter().position(|c| c.electron == spec.electron && c.l == spec.l);
+        if let Engine::Cuda(engine) = &mut self.engine {
+            engine.upload_channel(slot.unwrap_or(self.channels.len()), &channel)?;
+        }
+        match slot {
+            Some(i) => self.channels[i] = channel,
+            None => self.channels.push(channel),
+        }
+        Ok(())
+    }
+
+    /// Number of functions of channel (electron, l), if it exists.
+    pub fn size(&self, electron: Electron, l: u32) -> Option<usize> {
+        self.find(electron, l).ok().map(|i| self.channels[i].n)
+    }
+
+    fn find(&self, electron: Electron, l: u32) -> Result<usize> {
+        let name = match electron {
+            Electron::A => "la",
+            Electron::B => "lb",
+        };
+        self.channels.iter().position(|c| c.electron == electron && c.l == l).ok_or_else(|| {
+            Error::invalid(name, format!("names no channel of electron {electron:?} (l = {l} was not added)"))
+        })
+    }
+
+    /// The one-electron matrices of channel (electron, l) (eq. 19).
+    pub fn one_electron(&self, electron: Electron, l: u32) -> Result<OneElectron<T>> {
+        Ok(self.channels[self.find(electron, l)?].one.clone())
+    }
+
+    /// Rows (and columns) of the block of `pair`: N_a(la) N_b(lb).
+    pub fn pair_size(&self, pair: Pair) -> Result<usize> {
+        let (a, b) = self.pair_channels(pair)?;
+        memory::elements::<T>("a pair's block", self.channels[a].n, self.channels[b].n)
+    }
+
+    fn pair_channels(&self, pair: Pair) -> Result<(usize, usize)> {
+        Ok((self.find(Electron::A, pair.la)?, self.find(Electron::B, pair.lb)?))
+    }
+
+    /// The one-electron part of the diagonal block of `pair` and its overlap (module docs):
+    /// `h` gets the bracket of eq. 12, `s` = Oa ⊗ Ob, each `size x size` with its leading dimension.
+    pub fn one_electron_block(
+        &self,
+        pair: Pair,
+        spec: &HamiltonianSpec,
+        order: Order,
+        h: Target<'_, T>,
+        s: Target<'_, T>,
+    ) -> Result<()> {
+        let size = self.pair_size(pair)?;
+        check_target("h", &h, size, size)?;
+        check_target("s", &s, size, size)?;
+        let terms = self.diagonal_terms(pair, spec)?;
+        self.write_kronecker(&terms.h, order, h)?;
+        self.write_kronecker(&terms.s, order, s)
+    }
+
+    /// The radial repulsion block R^{l'a l'b la lb l} (eq. 15) for bra pair `bra`, ket pair `ket`
+    /// and multipole `l` (bohr^-1), `N'a N'b x Na Nb` into `out`.
+    pub fn repulsion(&self, bra: Pair, ket: Pair, l: u32, order: Order, out: Target<'_, T>) -> Result<()> {
+        if l > 2 * MAX_L {
+            return Err(Error::invalid("l", format!("must be in [0, {}], got {l}", 2 * MAX_L)));
+        }
+        let job = self.block_job(bra, ket, vec![(l, 1.0)])?;
+        check_target("out", &out, job.rows(), job.cols())?;
+        self.run_block(&job, order, None, out)
+    }
+
+    /// Assembles the Hamiltonian H and overlap S of `spec` (module docs), both `n x n` with
+    /// n = Σ_p N_a(la_p) N_b(lb_p), pair blocks in the order of `spec.pairs`.
+    pub fn hamiltonian(
+        &self,
+        spec: &HamiltonianSpec,
+        order: Order,
+        mut h: Target<'_, T>,
+        mut s: Target<'_, T>,
+    ) -> Result<()> {
+        check_spec(spec)?;
+        let mut offsets = vec![0usize];
+        for &pair in &spec.pairs {
+            let size = self.pair_size(pair)?;
+            let next = offsets
+                .last()
+                .unwrap()
+                .checked_add(size)
+                .ok_or_else(|| Error::invalid("pairs", "give a Hamiltonian too large"))?;
+            offsets.push(next);
+        }
+        let n = *offsets.last().unwrap();
+        check_target("h", &h, n, n)?;
+        check_target("s", &s, n, n)?;
+        let mut tracker = crate::progress::Tracker::start(c"atomgpu_sturmian_hamiltonian");
+        let total = (spec.pairs.len() * spec.pairs.len()) as f64;
+        for (p, &ket) in spec.pairs.iter().enumerate() {
+            for (pp, &bra) in spec.pairs.iter().enumerate() {
+                let couplings = angular::multipoles(bra.la, bra.lb, ket.la, ket.lb)
+                    .map(|l| {
+                        (
+                            l,
+                            spec.interaction_charge
+                                * angular::legendre_coupling(spec.l_total, spec.m, bra.la, bra.lb, ket.la, ket.lb, l),
+                        )
+                    })
+                    .filter(|&(_, c)| c != 0.0)
+                    .collect::<Vec<_>>();
+                let job = self.block_job(bra, ket, couplings)?;
+                let (r0, c0) = (offsets[pp], offsets[p]);
+                if bra == ket {
+                    let terms = self.diagonal_terms(ket, spec)?;
+                    self.run_block(&job, order, Some(&terms.h), sub_target(&mut h, r0, c0))?;
+                    self.write_kronecker(&terms.s, order, sub_target(&mut s, r0, c0))?;
+                } else {
+                    self.run_block(&job, order, None, sub_target(&mut h, r0, c0))?;
+                    self.write_kronecker(&Kronecker::zero(job.rows(), job.cols()), order, sub_target(&mut s, r0, c0))?;
+                }
+                tracker.update((p * spec.pairs.len() + pp + 1) as f64, total)?;
+            }
+        }
+        tracker.finish(total)
+    }
+
+    /// The work of one block: channel indices and the couplings c_l.
+    fn block_job(&self, bra: Pair, ket: Pair, couplings: Vec<(u32, f64)>) -> Result<BlockJob> {
+        let (bra_a, bra_b) = self.pair_channels(bra)?;
+        let (ket_a, ket_b) = self.pair_channels(ket)?;
+        let c = &self.channels;
+        let job =
+            BlockJob { bra_a, bra_b, ket_a, ket_b, n: [c[bra_a].n, c[ket_a].n, c[bra_b].n, c[ket_b].n], couplings };
+        memory::elements::<T>("a Hamiltonian block", job.rows(), job.cols())?;
+        Ok(job)
+    }
+
+    /// The repulsion block of `job`, plus the one-electron terms `extra` of a diagonal block.
+    fn run_block(
+        &self,
+        job: &BlockJob,
+        order: Order,
+        extra: Option<&Kronecker<T>>,
+        mut out: Target<'_, T>,
+    ) -> Result<()> {
+        match &self.engine {
+            Engine::Cpu => {
+                cpu::block(&self.grid, &self.channels, job, order, sub_target(&mut out, 0, 0))?;
+                match extra {
+                    Some(k) => cpu::kronecker(k, order, out, true),
+                    None => Ok(()),
+                }
+            }
+            Engine::Cuda(engine) => engine.block(job, order, extra, out),
+        }
+    }
+
+    fn write_kronecker(&self, k: &Kronecker<T>, order: Order, out: Target<'_, T>) -> Result<()> {
+        match &self.engine {
+            Engine::Cpu => cpu::kronecker(k, order, out, false),
+            Engine::Cuda(engine) => engine.kronecker(k, order, out),
+        }
+    }
+
+    /// The two Kronecker terms of a diagonal block and its overlap (module docs).
+    fn diagonal_terms(&self, pair: Pair, spec: &HamiltonianSpec) -> Result<DiagonalTerms<T>> {
+        check_spec_scalars(spec)?;
+        let (a, b) = self.pair_channels(pair)?;
+        let (ca, cb) = (&self.channels[a], &self.channels[b]);
+        let z = spec.nuclear_charge;
+        // -β_n 𝒱 (column n scaled) + W, W = -Z I[1/r] - I[U] when U is given.
+        let potential = |c: &Channel<T>| -> Vec<T> {
+            let mut m: Vec<T> = (0..c.n * c.n).map(|i| -(c.beta[i / c.n] * c.one.generating[i])).collect();
+            if let Some(u) = &c.one.central {
+                for i in 0..m.len() {
+                    m[i] += c.one.inverse_r[i] * (-z) - u[i];
+                }
+            }
+            m
+        };
+        let mut xa = potential(ca);
+        let e = spec.energies[0] + spec.energies[1];
+        for (x, &o) in xa.iter_mut().zip(&ca.one.overlap) {
+            *x += o * e;
+        }
+        let yb = potential(cb);
+        Ok(DiagonalTerms {
+            h: Kronecker {
+                na: ca.n,
+                nb: cb.n,
+                terms: vec![(xa, cb.one.overlap.clone()), (ca.one.overlap.clone(), yb)],
+            },
+            s: Kronecker { na: ca.n, nb: cb.n, terms: vec![(ca.one.overlap.clone(), cb.one.overlap.clone())] },
+        })
+    }
+}
+
+/// Σ_t A_t ⊗ B_t for square A_t (na x na) and B_t (nb x nb), written in a block's order
+/// (element ((n'a,n'b),(na,nb)) = Σ_t A_t[n'a,na] B_t[n'b,nb]); no terms: zeros.
+pub(crate) struct Kronecker<T> {
+    pub na: usize,
+    pub nb: usize,
+    pub terms: Vec<(Vec<T>, Vec<T>)>,
+}
+
+impl<T> Kronecker<T> {
+    /// A zero `rows x cols` block (the overlap's off-diagonal blocks): with no terms, `na` and
+    /// `nb` are the row and column counts.
+    fn zero(rows: usize, cols: usize) -> Self {
+        Kronecker { na: rows, nb: cols, terms: Vec::new() }
+    }
+
+    pub fn rows(&self) -> usize {
+        if self.terms.is_empty() {
+            self.na
+        } else {
+            self.na * self.nb
+        }
+    }
+
+    pub fn cols(&self) -> usize {
+        if self.terms.is_empty() {
+            self.nb
+        } else {
+            self.na * self.nb
+        }
+    }
+}
+
+pub(crate) struct DiagonalTerms<T> {
+    pub h: Kronecker<T>,
+    pub s: Kronecker<T>,
+}
+
+/// One repulsion block: bra channels (bra_a, bra_b), ket channels (ket_a, ket_b), sizes
+/// n = [N'a, Na, N'b, Nb], and the couplings (l, c_l).
+pub(crate) struct BlockJob {
+    pub bra_a: usize,
+    pub bra_b: usize,
+    pub ket_a: usize,
+    pub ket_b: usize,
+    pub n: [usize; 4],
+    pub couplings: Vec<(u32, f64)>,
+}
+
+impl BlockJob {
+    /// N'a N'b.
+    pub fn rows(&self) -> usize {
+        self.n[0] * self.n[2]
+    }
+    /// Na Nb.
+    pub fn cols(&self) -> usize {
+        self.n[1] * self.n[3]
+    }
+    /// M = N'a Na (rows of C).
+    pub fn m(&self) -> usize {
+        self.n[0] * self.n[1]
+    }
+    /// N = N'b Nb (columns of C).
+    pub fn n(&self) -> usize {
+        self.n[2] * self.n[3]
+    }
+    /// The ket index tiled over (the slower one of the column order) and its count:
+    /// nb for `AFastest`, na for `BFastest`.
+    pub fn slow_count(&self, order: Order) -> usize {
+        match order {
+            Order::AFastest => self.n[3],
+            Order::BFastest => self.n[1],
+        }
+    }
+}
+
+/// Row of element (ia, ib) of a two-electron index with sizes (na, nb) in `order`.
+pub(crate) fn pair_index(order: Order, ia: usize, ib: usize, na: usize, nb: usize) -> usize {
+    match order {
+        Order::AFastest => ia + na * ib,
+        Order::BFastest => ib + nb * ia,
+    }
+}
+
+fn checked<V: Scalar>(name: &'static str, values: &[V]) -> Result<Vec<V>> {
+    if let Some(i) = values.iter().position(|v| !v.finite()) {
+        return Err(Error::invalid_at(name, i, format!("must be finite, got {:?}", values[i])));
+    }
+    memory::copy_of(name, values)
+}
+
+fn check_spec_scalars(spec: &HamiltonianSpec) -> Result<()> {
+    for (i, &e) in spec.energies.iter().enumerate() {
+        crate::error::require_finite("energies", Some(i), e)?;
+    }
+    crate::error::require_finite("nuclear_charge", None, spec.nuclear_charge)?;
+    crate::error::require_finite("interaction_charge", None, spec.interaction_charge)
+}
+
+fn check_spec(spec: &HamiltonianSpec) -> Result<()> {
+    check_spec_scalars(spec)?;
+    if spec.l_total > MAX_L {
+        return Err(Error::invalid("l_total", format!("must be in [0, {MAX_L}], got {}", spec.l_total)));
+    }
+    if spec.m.unsigned_abs() > spec.l_total {
+        return Err(Error::invalid("m", format!("must satisfy |m| <= L = {}, got {}", spec.l_total, spec.m)));
+    }
+    if spec.pairs.is_empty() {
+        return Err(Error::invalid("pairs", "must hold at least one (la, lb) pair"));
+    }
+    for (i, p) in spec.pairs.iter().enumerate() {
+        if p.la.abs_diff(p.lb) > spec.l_total || p.la + p.lb < spec.l_total {
+            return Err(Error::invalid_at(
+                "pairs",
+                i,
+                format!(
+                    "(la, lb) = ({}, {}) cannot couple to L = {} (|la - lb| <= L <= la + lb)",
+                    p.la, p.lb, spec.l_total
+                ),
+            ));
+        }
+        if spec.pairs[..i].contains(p) {
+            return Err(Error::invalid_at("pairs", i, format!("(la, lb) = ({}, {}) appears twice", p.la, p.lb)));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `target` holds a `rows x cols` matrix.
+fn check_target<T>(name: &'static str, target: &Target<'_, T>, rows: usize, cols: usize) -> Result<()> {
+    let (len, ld) = match target {
+        Target::Host { data, ld } => (data.len(), *ld),
+        Target::Device { len, ld, .. } => (*len, *ld),
+    };
+    let need = ld.checked_mul(cols.saturating_sub(1)).and_then(|x| x.checked_add(rows));
+    if ld < rows || need.map_or(true, |n| n > len) {
+        return Err(Error::invalid(
+            name,
+            format!("must hold a {rows} x {cols} matrix with its leading dimension (>= {rows}), got {len} elements with ld {ld}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The part of `target` from row `r0` and column `c0` on.
+fn sub_target<'b, T>(target: &'b mut Target<'_, T>, r0: usize, c0: usize) -> Target<'b, T> {
+    match target {
+        Target::Host { data, ld } => Target::Host { data: &mut data[r0 + *ld * c0..], ld: *ld },
+        Target::Device { ptr, len, ld } => {
+            let skip = r0 + *ld * c0;
+            Target::Device { ptr: *ptr + (skip * std::mem::size_of::<T>()) as u64, len: *len - skip, ld: *ld }
+        }
+    }
+}
