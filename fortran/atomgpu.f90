@@ -7,12 +7,14 @@
 !     atomgpu_core.f90          status codes, version, backend, errors, progress and time limits
 !     atomgpu_rates.f90         the rates family: Fermi-Dirac rate coefficients, the CR driver
 !     atomgpu_linestrength.f90  the line-strength family: TROVE-style line lists
+!     atomgpu_sturmian.f90      the Sturmian family: Generalized Sturmian three-body Hamiltonians
 ! (compilers look for an INCLUDEd file in the directory of the file that includes it first).
 ! The conventions every wrapper follows are in atomgpu_core.f90; units, ranges and index bases
 ! of each family at the top of its file; include/atomgpu.h documents the C functions called.
 include 'atomgpu_core.f90'
 include 'atomgpu_rates.f90'
 include 'atomgpu_linestrength.f90'
+include 'atomgpu_sturmian.f90'
 
 module atomgpu
     use atomgpu_core, only: ATOMGPU_OK, ATOMGPU_ERR_INVALID_ARGUMENT, ATOMGPU_ERR_NO_DEVICE, &
@@ -23,6 +25,7 @@ module atomgpu
         atomgpu_set_progress, atomgpu_set_time_limit, atomgpu_task_name, atomgpu_progress_callback
     use atomgpu_rates
     use atomgpu_linestrength
+    use atomgpu_sturmian
     implicit none
     public
 end module atomgpu

@@ -10,9 +10,10 @@
 #   C and C++, the C test programs (tests/c), the reliability suite (every bad-input case of the
 #   C ABI in a forked child, so a crash is counted, not fatal; threads on shared handles), the C
 #   test programs again under valgrind memcheck (no error, no definite leak), the C examples
-#   (compiled), the Fortran test programs (tests/fortran), the Fortran examples (compiled; the
-#   line-list one run), the exported-symbol check, and `make install` into a staging folder
-#   with a C program built through pkg-config (and CMake's find_package when cmake is there).
+#   (compiled; the helium one run), the Fortran test programs (tests/fortran), the Fortran
+#   examples (compiled; the line-list and helium ones run), the exported-symbol check, and `make
+#   install` into a staging folder with a C program built through pkg-config (and CMake's
+#   find_package when cmake is there).
 #
 # Every stage runs even when an earlier one failed; the last line is `N passed, M failed`, and
 # the exit status is non-zero when any stage failed. Safe to run again (idempotent).
@@ -222,6 +223,17 @@ stage_valgrind() {
     [ "$bad" -eq 0 ]
 }
 
+# check_helium_table FILE: the table of the sturmian_helium examples has its three rows and the
+# N = 14 row of the Rust example (examples/rust/sturmian_helium.rs) to 1e-7 hartree.
+check_helium_table() {
+    [ -s "$1" ] || { echo "FAIL: $1 not written"; return 1; }
+    awk '!/^#/ && NF == 5 { rows++ }
+         $1 == 14 { d0 = $2 + 2.87902325; d1 = $3 + 2.90050857; d2 = $4 + 2.90275502
+                    ok = (d0 * d0 < 1e-14 && d1 * d1 < 1e-14 && d2 * d2 < 1e-14) }
+         END { exit !(rows == 3 && ok) }' "$1" || { echo "FAIL: $1 differs from the expected table:"; cat "$1"; return 1; }
+    echo "ok: $1 holds the expected helium table"
+}
+
 stage_c_examples() {
     local out="$BUILD/examples-c" src bad=0 n=0
     mkdir -p "$out"
@@ -236,6 +248,11 @@ stage_c_examples() {
         fi
     done
     [ "$n" -gt 0 ] || echo "no C examples (examples/c/*.c) to compile"
+    # The helium example is quick (a few seconds): run it too, into a scratch folder.
+    if [ -x "$out/sturmian_helium" ]; then
+        "$out/sturmian_helium" "$out/sturmian_helium.dat" || { echo "FAIL: sturmian_helium (C) exited non-zero"; bad=$((bad + 1)); }
+        check_helium_table "$out/sturmian_helium.dat" || bad=$((bad + 1))
+    fi
     [ "$bad" -eq 0 ]
 }
 
@@ -287,6 +304,10 @@ stage_fortran_examples() {
     if [ -x "$out/linelist_synthetic" ]; then
         "$out/linelist_synthetic" "$out/linelist" || { echo "FAIL: linelist_synthetic exited non-zero"; bad=$((bad + 1)); }
         [ -s "$out/linelist/linelist.trans" ] || { echo "FAIL: no linelist.trans written"; bad=$((bad + 1)); }
+    fi
+    if [ -x "$out/sturmian_helium" ]; then
+        "$out/sturmian_helium" "$out/sturmian_helium.dat" || { echo "FAIL: sturmian_helium (Fortran) exited non-zero"; bad=$((bad + 1)); }
+        check_helium_table "$out/sturmian_helium.dat" || bad=$((bad + 1))
     fi
     [ "$bad" -eq 0 ]
 }
@@ -365,7 +386,7 @@ stage_install() {
     local f
     for f in lib/libatomgpu.so lib/libatomgpu.a include/atomgpu.h share/atomgpu/fortran/atomgpu.f90 \
         share/atomgpu/fortran/atomgpu_core.f90 share/atomgpu/fortran/atomgpu_rates.f90 \
-        share/atomgpu/fortran/atomgpu_linestrength.f90 \
+        share/atomgpu/fortran/atomgpu_linestrength.f90 share/atomgpu/fortran/atomgpu_sturmian.f90 \
         lib/pkgconfig/atomgpu.pc lib/cmake/atomgpu/atomgpu-config.cmake \
         lib/cmake/atomgpu/atomgpu-config-version.cmake; do
         [ -f "$root/$f" ] || { echo "error: make install did not install $prefix/$f"; return 1; }
@@ -453,9 +474,9 @@ run_stage "include/atomgpu.h alone as C and C++" stage_header_alone
 run_stage "C test programs (tests/c)" stage_c_tests
 run_stage "reliability suite (tests/c/test_reliability.c: forked bad-input cases, threads)" stage_reliability
 run_stage "C test programs under valgrind memcheck" stage_valgrind
-run_stage "C examples compile (examples/c)" stage_c_examples
+run_stage "C examples compile, helium example runs (examples/c)" stage_c_examples
 run_stage "Fortran test programs (tests/fortran)" stage_fortran_tests
-run_stage "Fortran examples compile, line-list example runs (examples/fortran)" stage_fortran_examples
+run_stage "Fortran examples compile, line-list and helium examples run (examples/fortran)" stage_fortran_examples
 run_stage "exported symbols (header and Fortran bind names)" stage_symbols
 run_stage "make install, pkg-config and CMake package" stage_install
 

@@ -176,11 +176,19 @@ unsafe fn matrix_out<'a, T: Scalar>(
     Ok(std::slice::from_raw_parts_mut(p as *mut T, len))
 }
 
-/// Runs `f` into a scratch copy of a host output and copies it back only on success, so that a
-/// failed call leaves the caller's matrix untouched.
-fn into_host<T: Scalar>(out: &mut [T], f: impl FnOnce(&mut [T]) -> Result<()>) -> Result<()> {
+/// Runs `f` into a scratch copy of the host output `name` and copies it back only on success and
+/// when every element is finite (else `ATOMGPU_ERR_NOT_FINITE`), so that a failed call leaves the
+/// caller's matrix untouched.
+fn into_host<T: Scalar>(name: &'static str, out: &mut [T], f: impl FnOnce(&mut [T]) -> Result<()>) -> Result<()> {
     let mut scratch = crate::memory::copy_of("a scratch copy of the output", out)?;
     f(&mut scratch)?;
+    if let Some(i) = scratch.iter().position(|v| !v.finite()) {
+        return Err(Error::NotFinite {
+            name,
+            index: Some(i),
+            detail: "the basis values or potentials are too large for double precision".into(),
+        });
+    }
     out.copy_from_slice(&scratch);
     Ok(())
 }
@@ -410,7 +418,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_one_electron(
         let l = angular_momentum("l", l, MAX_L)?;
         with_handle(handle, |any| {
             on_basis!(any, |b: T| {
-                let one = b.one_electron(e, l)?;
+                let one = b.one_electron(e, l).map_err(|e| e.renamed("la", "l").renamed("lb", "l"))?;
                 let n = b.size(e, l).unwrap_or(0);
                 let ld = leading_dimension("ld", ld, n, "the channel's size")?;
                 let o = matrix_out::<T>("overlap", overlap, n, n, ld, "l")?;
@@ -485,8 +493,8 @@ pub unsafe extern "C" fn atomgpu_sturmian_one_electron_block(
                 let lds = leading_dimension("lds", lds, size, "the block's size")?;
                 let h = matrix_out::<T>("h", h, size, size, ldh, "la")?;
                 let s = matrix_out::<T>("s", s, size, size, lds, "la")?;
-                into_host(h, |h| {
-                    into_host(s, |s| {
+                into_host("h", h, |h| {
+                    into_host("s", s, |s| {
                         b.one_electron_block(
                             pair,
                             &spec,
@@ -538,7 +546,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_repulsion(
                     (b.pair_size(bra).map_err(|e| e.renamed("la", "lpa").renamed("lb", "lpb"))?, b.pair_size(ket)?);
                 let ld = leading_dimension("ld", ld, rows, "N'a N'b")?;
                 let out = matrix_out::<T>("out", out, rows, cols, ld, "la")?;
-                into_host(out, |o| b.repulsion(bra, ket, l, order, Target::Host { data: o, ld }))
+                into_host("out", out, |o| b.repulsion(bra, ket, l, order, Target::Host { data: o, ld }))
             })
         })
     })
@@ -705,8 +713,8 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian(
                 let lds = leading_dimension("lds", lds, n, "the Hamiltonian's size")?;
                 let h = matrix_out::<T>("h", h, n, n, ldh, "n_pairs")?;
                 let s = matrix_out::<T>("s", s, n, n, lds, "n_pairs")?;
-                into_host(h, |h| {
-                    into_host(s, |s| {
+                into_host("h", h, |h| {
+                    into_host("s", s, |s| {
                         b.hamiltonian(
                             &spec,
                             order,

@@ -264,6 +264,16 @@ impl<T: Scalar> Basis<T> {
             })
             .transpose()?;
         let one = cpu::one_electron(&self.grid, &values, spec.n, &generating, central.as_deref())?;
+        let matrices = [&one.overlap, &one.generating, &one.inverse_r].into_iter().chain(one.central.as_ref());
+        for m in matrices {
+            if let Some(i) = m.iter().position(|v| !v.finite()) {
+                return Err(Error::NotFinite {
+                    name: "values",
+                    index: Some(i),
+                    detail: "a one-electron integral of the channel overflows: values or potentials too large".into(),
+                });
+            }
+        }
         let channel = Channel { electron: spec.electron, l: spec.l, n: spec.n, values, beta, one };
         let slot = self.channels.iter().position(|c| c.electron == spec.electron && c.l == spec.l);
         if let Engine::Cuda(engine) = &mut self.engine {

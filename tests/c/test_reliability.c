@@ -17,8 +17,8 @@
  *    never NaN/Inf with status 0;
  *  - runaway runs: n_steps = 2^62 is refused, a time limit and a progress callback stop long runs
  *    (ATOMGPU_ERR_CANCELLED, outputs untouched);
- *  - threads: 8 threads on one shared CR model and on one shared line-strength handle give
- *    bit-identical results.
+ *  - threads: 8 threads on one shared CR model, on one shared line-strength handle and on one
+ *    shared Sturmian handle give bit-identical results.
  * A child that returns ATOMGPU_ERR_INTERNAL (a caught panic) fails its case.
  *
  * Build and run (from the repository root, after `cargo build --release`; scripts/test-all.sh
@@ -201,6 +201,46 @@ static atomgpu_linestrength *make_ls(void) {
     return h;
 }
 
+
+/* Sturmian: a real basis on the grid (rmax 20, nq 8, ns 1: 17 points) with GSF channels of two
+ * functions, l = 0, for both electrons (pair (0, 0): blocks of 4 x 4). */
+#define ST_NQ 8
+#define ST_NP (ST_NQ + 1 + ST_NQ)
+static double st_abscissas[ST_NQ], st_weights[ST_NQ], st_points[ST_NP];
+static double st_values[2 * ST_NP], st_generating[ST_NQ], st_central[ST_NQ];
+static const double st_beta[2] = {1.0, 2.0};
+static const int32_t st_la[1] = {0}, st_lb[1] = {0};
+/* A symmetric H and a positive definite S, 4 x 4. */
+static const double st_h[16] = {1.0, 0.1, 0.0, 0.0, 0.1, 2.0, 0.1, 0.0, 0.0, 0.1, 3.0, 0.1, 0.0, 0.0, 0.1, 4.0};
+static const double st_s[16] = {1.0, 0.2, 0.0, 0.0, 0.2, 1.0, 0.2, 0.0, 0.0, 0.2, 1.0, 0.2, 0.0, 0.0, 0.2, 1.0};
+
+static atomgpu_gsf_params st_gsf(void) {
+    atomgpu_gsf_params p = {2.0, -2.2, 2.0, 1.0, 12, 2.0};
+    return p;
+}
+
+static atomgpu_sturmian_params st_params(void) {
+    atomgpu_sturmian_params p = {0, 0, -2.2, -2.2, 2.0, 1.0};
+    return p;
+}
+
+static atomgpu_sturmian *make_st(void) {
+    atomgpu_sturmian *h = NULL;
+    atomgpu_gsf_params g = st_gsf();
+    int ok = atomgpu_sturmian_grid(20.0, ST_NQ, 1, st_abscissas, st_weights, st_points) == ATOMGPU_OK;
+    for (int i = 0; i < ST_NP; i++) st_values[i] = 2.0 * st_points[i] * exp(-st_points[i]);
+    for (int i = 0; i < ST_NP; i++) st_values[ST_NP + i] = st_points[i] * exp(-0.5 * st_points[i]);
+    for (int j = 0; j < ST_NQ; j++) st_generating[j] = -1.0 / st_abscissas[j], st_central[j] = -2.0 / st_abscissas[j];
+    ok = ok && atomgpu_sturmian_create(20.0, ST_NQ, 1, NULL, NULL, 0, &h) == ATOMGPU_OK &&
+         atomgpu_sturmian_add_gsf(h, ATOMGPU_ELECTRON_A, 0, 2, &g, NULL) == ATOMGPU_OK &&
+         atomgpu_sturmian_add_gsf(h, ATOMGPU_ELECTRON_B, 0, 2, &g, NULL) == ATOMGPU_OK;
+    if (!ok) {
+        printf("    fixture: Sturmian handle: %s\n", message());
+        exit(1);
+    }
+    return h;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* One call per function, with argument `brk` broken (0: all valid). Each fills its outputs with
  * sentinels first and returns the status; `untouched` and `finite` say what became of them. */
@@ -290,6 +330,7 @@ static int32_t call_cr_create(void) {
 
 static atomgpu_cr *fixture_cr;
 static atomgpu_linestrength *fixture_ls;
+static atomgpu_sturmian *fixture_st;
 static double fixture_y[NL + 1]; /* a valid state of fixture_cr */
 
 static int32_t call_cr_n_levels(void) {
@@ -445,6 +486,129 @@ static int32_t call_ls_loaded_batch(void) {
     int64_t n = ISENTINEL;
     int32_t s = atomgpu_linestrength_loaded_batch(P(fixture_ls, 1), P(&block, 2), P(&n, 3));
     untouched = block == ISENTINEL && n == ISENTINEL, finite = 1;
+    return s;
+}
+
+static int32_t call_st_grid(void) {
+    double a[ST_NQ], w[ST_NQ], p[ST_NP];
+    fill(a, ST_NQ, SENTINEL), fill(w, ST_NQ, SENTINEL), fill(p, ST_NP, SENTINEL);
+    int32_t s = atomgpu_sturmian_grid(X(20.0, 1), N(ST_NQ, 2), N(1, 3), P(a, 4), P(w, 5), P(p, 6));
+    untouched = all_equal(a, ST_NQ, SENTINEL) && all_equal(w, ST_NQ, SENTINEL) && all_equal(p, ST_NP, SENTINEL);
+    finite = all_finite(a, ST_NQ) && all_finite(w, ST_NQ) && all_finite(p, ST_NP);
+    return s;
+}
+
+static int32_t call_st_create(void) {
+    atomgpu_sturmian *h = (atomgpu_sturmian *)&untouched; /* a sentinel value, never a handle */
+    atomgpu_sturmian *before = h;
+    int32_t s = atomgpu_sturmian_create(X(20.0, 1), N(ST_NQ, 2), N(1, 3), A(st_abscissas, ST_NQ, 4),
+                                        A(st_weights, ST_NQ, 5), BRK(K_NEG, 6) ? -1 : 0, BRK(K_NULL, 7) ? NULL : &h);
+    untouched = h == before, finite = 1;
+    if (s == ATOMGPU_OK) atomgpu_sturmian_destroy(h);
+    return s;
+}
+
+static int32_t call_st_add_channel(void) {
+    int32_t s = atomgpu_sturmian_add_channel(P(fixture_st, 1), BRK(K_NEG, 2) ? -1 : ATOMGPU_ELECTRON_B,
+                                             BRK(K_NEG, 3) ? -1 : 1, N(2, 4), A(st_values, 2 * ST_NP, 5), N(ST_NP, 6),
+                                             A(st_beta, 2, 7), A(st_generating, ST_NQ, 8), A(st_central, ST_NQ, 9));
+    untouched = 1, finite = 1;
+    return s;
+}
+
+static int32_t call_st_add_gsf(void) {
+    atomgpu_gsf_params g = st_gsf();
+    if (BRK(K_NAN, 5)) g.lambda = NAN;
+    if (BRK(K_INF, 5)) g.energy = INFINITY;
+    double beta[2];
+    fill(beta, 2, SENTINEL);
+    int32_t s = atomgpu_sturmian_add_gsf(P(fixture_st, 1), BRK(K_NEG, 2) ? -1 : ATOMGPU_ELECTRON_A,
+                                         BRK(K_NEG, 3) ? -1 : 1, N(2, 4), BRK(K_NULL, 5) ? NULL : &g, beta);
+    untouched = all_equal(beta, 2, SENTINEL), finite = all_finite(beta, 2);
+    return s;
+}
+
+static int32_t call_st_one_electron(void) {
+    double o[4], g[4];
+    fill(o, 4, SENTINEL), fill(g, 4, SENTINEL);
+    int32_t s = atomgpu_sturmian_one_electron(P(fixture_st, 1), BRK(K_NEG, 2) ? -1 : ATOMGPU_ELECTRON_B,
+                                              BRK(K_NEG, 3) ? -1 : 0, P(o, 4), P(g, 5), N(2, 6));
+    untouched = all_equal(o, 4, SENTINEL) && all_equal(g, 4, SENTINEL), finite = all_finite(o, 4) && all_finite(g, 4);
+    return s;
+}
+
+static int32_t call_st_one_electron_block(void) {
+    atomgpu_sturmian_params p = st_params();
+    if (BRK(K_NAN, 2)) p.energy_a = NAN;
+    if (BRK(K_INF, 2)) p.nuclear_charge = INFINITY;
+    double h[16], s_out[16];
+    fill(h, 16, SENTINEL), fill(s_out, 16, SENTINEL);
+    int32_t s = atomgpu_sturmian_one_electron_block(P(fixture_st, 1), BRK(K_NULL, 2) ? NULL : &p, BRK(K_NEG, 3) ? -1 : 0,
+                                                    BRK(K_NEG, 4) ? -1 : 0, BRK(K_NEG, 5) ? -1 : ATOMGPU_ORDER_B_FASTEST,
+                                                    P(h, 6), N(4, 7), P(s_out, 8), N(4, 9));
+    untouched = all_equal(h, 16, SENTINEL) && all_equal(s_out, 16, SENTINEL);
+    finite = all_finite(h, 16) && all_finite(s_out, 16);
+    return s;
+}
+
+static int32_t call_st_repulsion(void) {
+    double out[16];
+    fill(out, 16, SENTINEL);
+    int32_t s = atomgpu_sturmian_repulsion(P(fixture_st, 1), BRK(K_NEG, 2) ? -1 : 0, BRK(K_NEG, 3) ? -1 : 0,
+                                           BRK(K_NEG, 4) ? -1 : 0, BRK(K_NEG, 5) ? -1 : 0, BRK(K_NEG, 6) ? -1 : 0,
+                                           BRK(K_NEG, 7) ? -1 : ATOMGPU_ORDER_A_FASTEST, P(out, 8), N(4, 9));
+    untouched = all_equal(out, 16, SENTINEL), finite = all_finite(out, 16);
+    return s;
+}
+
+/* Never called with all arguments valid (a host pointer is no device memory): every case breaks
+ * an argument that is checked before the backend is. */
+static int32_t call_st_repulsion_dev(void) {
+    double out[16];
+    fill(out, 16, SENTINEL);
+    int32_t s = atomgpu_sturmian_repulsion_dev(P(fixture_st, 1), BRK(K_NEG, 2) ? -1 : 0, BRK(K_NEG, 3) ? -1 : 0,
+                                               BRK(K_NEG, 4) ? -1 : 0, BRK(K_NEG, 5) ? -1 : 0, BRK(K_NEG, 6) ? -1 : 0,
+                                               BRK(K_NEG, 7) ? -1 : 0, P(out, 8), N(16, 9), N(4, 10));
+    untouched = all_equal(out, 16, SENTINEL), finite = 1;
+    return s;
+}
+
+static int32_t call_st_angular(void) {
+    double value = SENTINEL;
+    int32_t s = atomgpu_sturmian_angular(BRK(K_NEG, 1) ? -1 : 1, BRK(K_NEG, 2) ? -2 : 0, BRK(K_NEG, 3) ? -1 : 1,
+                                         BRK(K_NEG, 4) ? -1 : 0, BRK(K_NEG, 5) ? -1 : 0, BRK(K_NEG, 6) ? -1 : 1,
+                                         BRK(K_NEG, 7) ? -1 : 1, P(&value, 8));
+    untouched = value == SENTINEL, finite = isfinite(value);
+    return s;
+}
+
+static int32_t call_st_hamiltonian_size(void) {
+    int64_t size = ISENTINEL;
+    int32_t s = atomgpu_sturmian_hamiltonian_size(P(fixture_st, 1), N(1, 2), P(st_la, 3), P(st_lb, 4), P(&size, 5));
+    untouched = size == ISENTINEL, finite = 1;
+    return s;
+}
+
+static int32_t call_st_hamiltonian(void) {
+    atomgpu_sturmian_params p = st_params();
+    if (BRK(K_NAN, 2)) p.energy_b = NAN;
+    if (BRK(K_INF, 2)) p.interaction_charge = INFINITY;
+    double h[16], s_out[16];
+    fill(h, 16, SENTINEL), fill(s_out, 16, SENTINEL);
+    int32_t s = atomgpu_sturmian_hamiltonian(P(fixture_st, 1), BRK(K_NULL, 2) ? NULL : &p, N(1, 3), P(st_la, 4),
+                                             P(st_lb, 5), BRK(K_NEG, 6) ? -1 : ATOMGPU_ORDER_A_FASTEST, P(h, 7), N(4, 8),
+                                             P(s_out, 9), N(4, 10));
+    untouched = all_equal(h, 16, SENTINEL) && all_equal(s_out, 16, SENTINEL);
+    finite = all_finite(h, 16) && all_finite(s_out, 16);
+    return s;
+}
+
+static int32_t call_st_solve(void) {
+    double e[2], v[8];
+    fill(e, 2, SENTINEL), fill(v, 8, SENTINEL);
+    int32_t s = atomgpu_sturmian_solve(N(4, 1), A(st_h, 16, 2), N(4, 3), A(st_s, 16, 4), N(4, 5), N(2, 6), P(e, 7),
+                                       P(v, 8), N(4, 9));
+    untouched = all_equal(e, 2, SENTINEL) && all_equal(v, 8, SENTINEL), finite = all_finite(e, 2) && all_finite(v, 8);
     return s;
 }
 
@@ -662,6 +826,99 @@ static const struct argument arguments[] = {
     {call_ls_loaded_batch, "linestrength_loaded_batch", 1, "handle", "n"},
     {call_ls_loaded_batch, "linestrength_loaded_batch", 2, "block", "n"},
     {call_ls_loaded_batch, "linestrength_loaded_batch", 3, "n_lower", "n"},
+    {call_st_grid, "sturmian_grid", 1, "rmax", "ai"},
+    {call_st_grid, "sturmian_grid", 2, "nq", "zmh"},
+    {call_st_grid, "sturmian_grid", 3, "ns", "zmh"},
+    {call_st_grid, "sturmian_grid", 4, "abscissas", "n"},
+    {call_st_grid, "sturmian_grid", 5, "weights", "n"},
+    {call_st_grid, "sturmian_grid", 6, "points", "n"},
+    {call_st_create, "sturmian_create", 1, "rmax", "ai"},
+    {call_st_create, "sturmian_create", 2, "nq", "zmh"},
+    {call_st_create, "sturmian_create", 3, "ns", "zmh"},
+    {call_st_create, "sturmian_create", 4, "abscissas", "nai"},
+    {call_st_create, "sturmian_create", 5, "weights", "nai"},
+    {call_st_create, "sturmian_create", 6, "is_complex", "m"},
+    {call_st_create, "sturmian_create", 7, "handle", "n"},
+    {call_st_add_channel, "sturmian_add_channel", 1, "handle", "n"},
+    {call_st_add_channel, "sturmian_add_channel", 2, "electron", "m"},
+    {call_st_add_channel, "sturmian_add_channel", 3, "l", "m"},
+    {call_st_add_channel, "sturmian_add_channel", 4, "n", "zmh"},
+    {call_st_add_channel, "sturmian_add_channel", 5, "values", "nai"},
+    {call_st_add_channel, "sturmian_add_channel", 6, "ld", "zmh"},
+    {call_st_add_channel, "sturmian_add_channel", 7, "beta", "nai"},
+    {call_st_add_channel, "sturmian_add_channel", 8, "generating", "nai"},
+    {call_st_add_channel, "sturmian_add_channel", 9, "central", "ai"},
+    {call_st_add_gsf, "sturmian_add_gsf", 1, "handle", "n"},
+    {call_st_add_gsf, "sturmian_add_gsf", 2, "electron", "m"},
+    {call_st_add_gsf, "sturmian_add_gsf", 3, "l", "m"},
+    {call_st_add_gsf, "sturmian_add_gsf", 4, "n", "zmh"},
+    {call_st_add_gsf, "sturmian_add_gsf", 5, "params", "nai"},
+    {call_st_one_electron, "sturmian_one_electron", 1, "handle", "n"},
+    {call_st_one_electron, "sturmian_one_electron", 2, "electron", "m"},
+    {call_st_one_electron, "sturmian_one_electron", 3, "l", "m"},
+    {call_st_one_electron, "sturmian_one_electron", 4, "overlap", "n"},
+    {call_st_one_electron, "sturmian_one_electron", 5, "generating", "n"},
+    {call_st_one_electron, "sturmian_one_electron", 6, "ld", "zmh"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 1, "handle", "n"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 2, "params", "nai"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 3, "la", "m"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 4, "lb", "m"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 5, "order", "m"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 6, "h", "n"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 7, "ldh", "zmh"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 8, "s", "n"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 9, "lds", "zmh"},
+    {call_st_repulsion, "sturmian_repulsion", 1, "handle", "n"},
+    {call_st_repulsion, "sturmian_repulsion", 2, "lpa", "m"},
+    {call_st_repulsion, "sturmian_repulsion", 3, "lpb", "m"},
+    {call_st_repulsion, "sturmian_repulsion", 4, "la", "m"},
+    {call_st_repulsion, "sturmian_repulsion", 5, "lb", "m"},
+    {call_st_repulsion, "sturmian_repulsion", 6, "l", "m"},
+    {call_st_repulsion, "sturmian_repulsion", 7, "order", "m"},
+    {call_st_repulsion, "sturmian_repulsion", 8, "out", "n"},
+    {call_st_repulsion, "sturmian_repulsion", 9, "ld", "zmh"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 1, "handle", "n"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 2, "lpa", "m"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 3, "lpb", "m"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 4, "la", "m"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 5, "lb", "m"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 6, "l", "m"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 7, "order", "m"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 8, "out_dev", "n"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 9, "len", "zmh"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 10, "ld", "zm"},
+    {call_st_angular, "sturmian_angular", 1, "l_total", "m"},
+    {call_st_angular, "sturmian_angular", 2, "m", "m"},
+    {call_st_angular, "sturmian_angular", 3, "lpa", "m"},
+    {call_st_angular, "sturmian_angular", 4, "lpb", "m"},
+    {call_st_angular, "sturmian_angular", 5, "la", "m"},
+    {call_st_angular, "sturmian_angular", 6, "lb", "m"},
+    {call_st_angular, "sturmian_angular", 7, "l", "m"},
+    {call_st_angular, "sturmian_angular", 8, "value", "n"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 1, "handle", "n"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 2, "n_pairs", "zmh"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 3, "la", "n"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 4, "lb", "n"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 5, "size", "n"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 1, "handle", "n"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 2, "params", "nai"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 3, "n_pairs", "zmh"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 4, "la", "n"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 5, "lb", "n"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 6, "order", "m"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 7, "h", "n"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 8, "ldh", "zmh"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 9, "s", "n"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 10, "lds", "zmh"},
+    {call_st_solve, "sturmian_solve", 1, "n", "zmh"},
+    {call_st_solve, "sturmian_solve", 2, "h", "nai"},
+    {call_st_solve, "sturmian_solve", 3, "ldh", "zmh"},
+    {call_st_solve, "sturmian_solve", 4, "s", "nai"},
+    {call_st_solve, "sturmian_solve", 5, "lds", "zmh"},
+    {call_st_solve, "sturmian_solve", 6, "k", "zmh"},
+    {call_st_solve, "sturmian_solve", 7, "energies", "n"},
+    {call_st_solve, "sturmian_solve", 8, "vectors", "n"},
+    {call_st_solve, "sturmian_solve", 9, "ldv", "zmh"},
     {call_version, "version", 1, "major", "n"},
     {call_version, "version", 2, "minor", "n"},
     {call_version, "version", 3, "patch", "n"},
@@ -707,6 +964,18 @@ static const struct {
     {call_ls_state_id, "linestrength_state_id"},
     {call_ls_block_size, "linestrength_block_size"},
     {call_ls_loaded_batch, "linestrength_loaded_batch"},
+    {call_st_grid, "sturmian_grid"},
+    {call_st_create, "sturmian_create"},
+    {call_st_add_channel, "sturmian_add_channel"},
+    {call_st_add_gsf, "sturmian_add_gsf"},
+    {call_st_one_electron, "sturmian_one_electron"},
+    {call_st_one_electron_block, "sturmian_one_electron_block"},
+    {call_st_repulsion, "sturmian_repulsion"},
+    /* sturmian_repulsion_dev: no valid call without device memory (special cases below). */
+    {call_st_angular, "sturmian_angular"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size"},
+    {call_st_hamiltonian, "sturmian_hamiltonian"},
+    {call_st_solve, "sturmian_solve"},
     {call_version, "version"},
     {call_device_info, "device_info"},
     {call_set_backend, "set_backend"},
@@ -730,6 +999,7 @@ static void make_fixtures(void) {
     fixture_cr = make_cr();
     cr_state(fixture_cr, fixture_y);
     fixture_ls = make_ls();
+    fixture_st = make_st();
 }
 
 /* A broken argument: refused for itself, outputs untouched. */
@@ -761,18 +1031,21 @@ static int run_handle_case(int index, int variant) {
     brk = 0;
     const char *fragment = NULL;
     if (variant == 0) { /* destroyed */
-        if (atomgpu_cr_destroy(fixture_cr) != ATOMGPU_OK || atomgpu_linestrength_destroy(fixture_ls) != ATOMGPU_OK)
+        if (atomgpu_cr_destroy(fixture_cr) != ATOMGPU_OK || atomgpu_linestrength_destroy(fixture_ls) != ATOMGPU_OK ||
+            atomgpu_sturmian_destroy(fixture_st) != ATOMGPU_OK)
             return fail("destroy failed: %s", message());
         fragment = "destroyed";
     } else if (variant == 1) { /* the other family */
         atomgpu_cr *cr = fixture_cr;
         fixture_cr = (atomgpu_cr *)fixture_ls;
-        fixture_ls = (atomgpu_linestrength *)cr;
+        fixture_ls = (atomgpu_linestrength *)fixture_st;
+        fixture_st = (atomgpu_sturmian *)cr;
         fragment = "is a ";
     } else { /* made up */
         static int64_t local;
         fixture_cr = (atomgpu_cr *)&local;
         fixture_ls = (atomgpu_linestrength *)(uintptr_t)0xA7FFFFFFFFFFFFF0ull;
+        fixture_st = (atomgpu_sturmian *)(uintptr_t)0x1234;
         fragment = "not a live";
     }
     int32_t s = a->call();
@@ -1284,6 +1557,128 @@ static int case_threads_linestrength(void) {
     return 0;
 }
 
+/* Sturmian handles. */
+static int case_st_double_destroy(void) {
+    atomgpu_sturmian *h = make_st();
+    if (status_is(atomgpu_sturmian_destroy(h), ATOMGPU_OK, NULL)) return 1;
+    if (refused(atomgpu_sturmian_destroy(h), 1, "handle")) return 1;
+    return status_is(atomgpu_sturmian_destroy(NULL), ATOMGPU_OK, NULL);
+}
+
+static int case_st_destroy_other_family(void) {
+    atomgpu_sturmian *h = make_st();
+    atomgpu_linestrength *ls = make_ls();
+    atomgpu_cr *model = make_cr();
+    if (refused(atomgpu_sturmian_destroy((atomgpu_sturmian *)ls), 1, "handle")) return 1;
+    if (refused(atomgpu_sturmian_destroy((atomgpu_sturmian *)model), 1, "handle")) return 1;
+    if (refused(atomgpu_linestrength_destroy((atomgpu_linestrength *)h), 1, "handle")) return 1;
+    if (refused(atomgpu_cr_destroy((atomgpu_cr *)h), 1, "model")) return 1;
+    int64_t size = 0;
+    if (status_is(atomgpu_sturmian_hamiltonian_size(h, 1, st_la, st_lb, &size), ATOMGPU_OK, NULL) || size != 4)
+        return fail("the Sturmian handle was harmed");
+    int32_t block;
+    int64_t lower;
+    return status_is(atomgpu_linestrength_loaded_batch(ls, &block, &lower), ATOMGPU_OK, NULL);
+}
+
+static int case_st_made_up_destroy(void) {
+    static int64_t local;
+    if (refused(atomgpu_sturmian_destroy((atomgpu_sturmian *)(uintptr_t)0x1234), 1, "handle")) return 1;
+    return refused(atomgpu_sturmian_destroy((atomgpu_sturmian *)&local), 1, "handle");
+}
+
+/* repulsion_dev with a host pointer: on the CPU backend refused at out_dev (no device memory
+ * there); on CUDA the pointer would be taken as device memory, so the case only runs on the CPU. */
+static int case_st_repulsion_dev_cpu(void) {
+    atomgpu_sturmian *h = make_st();
+    int32_t backend = -1, major, minor;
+    int64_t total, free_bytes;
+    char name[64];
+    if (status_is(atomgpu_device_info(&backend, name, sizeof name, &total, &free_bytes, &major, &minor), ATOMGPU_OK,
+                  NULL))
+        return 1;
+    if (backend != ATOMGPU_BACKEND_CPU) return 0;
+    double out[16];
+    fill(out, 16, SENTINEL);
+    if (refused(atomgpu_sturmian_repulsion_dev(h, 0, 0, 0, 0, 0, 0, out, 16, 4), 8, "out_dev")) return 1;
+    if (strstr(message(), "CPU backend") == NULL) return fail("message lacks \"CPU backend\": %s", message());
+    return all_equal(out, 16, SENTINEL) ? 0 : fail("an output was written");
+}
+
+/* A channel of another basis's grid size, and channels the calls name but nobody added. */
+static int case_st_missing_channels(void) {
+    atomgpu_sturmian *h = make_st();
+    double out[16], beta[2] = {1.0, 2.0};
+    fill(out, 16, SENTINEL);
+    if (refused(atomgpu_sturmian_repulsion(h, 3, 0, 0, 0, 0, 0, out, 4), 2, "lpa")) return 1;
+    if (refused(atomgpu_sturmian_repulsion(h, 0, 3, 0, 0, 0, 0, out, 4), 3, "lpb")) return 1;
+    if (refused(atomgpu_sturmian_repulsion(h, 0, 0, 3, 0, 0, 0, out, 4), 4, "la")) return 1;
+    if (refused(atomgpu_sturmian_repulsion(h, 0, 0, 0, 3, 0, 0, out, 4), 5, "lb")) return 1;
+    const int32_t three[1] = {3};
+    int64_t size = ISENTINEL;
+    if (refused(atomgpu_sturmian_hamiltonian_size(h, 1, three, st_lb, &size), 3, "la")) return 1;
+    if (refused(atomgpu_sturmian_hamiltonian_size(h, 1, st_la, three, &size), 4, "lb")) return 1;
+    /* values of a 17-point grid declared with ld 16 < n_points. */
+    if (refused(atomgpu_sturmian_add_channel(h, 0, 2, 2, st_values, ST_NP - 1, beta, st_generating, NULL), 6, "ld"))
+        return 1;
+    return all_equal(out, 16, SENTINEL) && size == ISENTINEL ? 0 : fail("an output was written");
+}
+
+/* one_electron of a channel never added: refused at `l` (position 3), outputs untouched. */
+static int case_st_one_electron_missing(void) {
+    atomgpu_sturmian *h = make_st();
+    double o[4], g[4];
+    fill(o, 4, SENTINEL), fill(g, 4, SENTINEL);
+    if (refused(atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_A, 3, o, g, 2), 3, "l")) return 1;
+    if (refused(atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_B, 3, o, g, 2), 3, "l")) return 1;
+    return all_equal(o, 4, SENTINEL) && all_equal(g, 4, SENTINEL) ? 0 : fail("an output was written");
+}
+
+/* Absurd but finite inputs: no NaN/Inf with status 0. */
+static int case_st_values_1e300(void) {
+    atomgpu_sturmian *h = make_st();
+    double values[2 * ST_NP], out[16], o[4], g[4];
+    for (int i = 0; i < 2 * ST_NP; i++) values[i] = 1e300;
+    fill(out, 16, SENTINEL), fill(o, 4, SENTINEL), fill(g, 4, SENTINEL);
+    int32_t s = atomgpu_sturmian_add_channel(h, ATOMGPU_ELECTRON_A, 0, 2, values, ST_NP, st_beta, st_generating, NULL);
+    if (s != ATOMGPU_OK) return finite_or_refused(s, out, 16);
+    if (finite_or_refused(atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_A, 0, o, g, 2), o, 4)) return 1;
+    return finite_or_refused(atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, 0, out, 4), out, 16);
+}
+
+/* Threads on one shared Sturmian handle: bit-identical Hamiltonians. */
+struct st_work {
+    atomgpu_sturmian *h;
+    double ham[16], s[16];
+    int32_t status;
+};
+
+static void *st_thread(void *arg) {
+    struct st_work *w = arg;
+    atomgpu_sturmian_params p = st_params();
+    w->status = ATOMGPU_OK;
+    for (int r = 0; r < 20 && w->status == ATOMGPU_OK; r++)
+        w->status = atomgpu_sturmian_hamiltonian(w->h, &p, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, w->ham, 4, w->s, 4);
+    return NULL;
+}
+
+static int case_threads_sturmian(void) {
+    atomgpu_sturmian *h = make_st();
+    static struct st_work work[THREADS];
+    pthread_t threads[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        work[i].h = h;
+        pthread_create(&threads[i], NULL, st_thread, &work[i]);
+    }
+    for (int i = 0; i < THREADS; i++) pthread_join(threads[i], NULL);
+    for (int i = 0; i < THREADS; i++) {
+        if (work[i].status != ATOMGPU_OK) return fail("thread %d: status %d", i, (int)work[i].status);
+        if (memcmp(work[i].ham, work[0].ham, sizeof work[0].ham) != 0 || memcmp(work[i].s, work[0].s, sizeof work[0].s) != 0)
+            return fail("thread %d: different numbers", i);
+    }
+    return all_finite(work[0].ham, 16) ? 0 : fail("non-finite Hamiltonian");
+}
+
 static const struct {
     const char *name;
     int (*run)(void);
@@ -1331,6 +1726,14 @@ static const struct {
     {"status_string, last_error_*, version_string, abi_version with odd arguments", case_infallible},
     {"8 threads on one CR model", case_threads_cr},
     {"8 threads on one line-strength handle", case_threads_linestrength},
+    {"sturmian: double destroy", case_st_double_destroy},
+    {"sturmian: destroy with the other families", case_st_destroy_other_family},
+    {"sturmian: destroy made-up handles", case_st_made_up_destroy},
+    {"sturmian_repulsion_dev: a host pointer on the CPU backend", case_st_repulsion_dev_cpu},
+    {"sturmian: channels never added, ld below the grid's points", case_st_missing_channels},
+    {"sturmian_one_electron: a channel never added", case_st_one_electron_missing},
+    {"sturmian: values of 1e300", case_st_values_1e300},
+    {"8 threads on one Sturmian handle", case_threads_sturmian},
 };
 #define N_SPECIAL (sizeof special / sizeof special[0])
 
@@ -1393,7 +1796,8 @@ int main(void) {
         /* The handle argument of a call on a handle, made bad in three ways. */
         int takes_handle = arguments[i].position == 1 && arguments[i].kinds[0] == 'n' &&
                            (strcmp(arguments[i].name, "model") == 0 || strcmp(arguments[i].name, "handle") == 0) &&
-                           arguments[i].call != call_cr_create && arguments[i].call != call_ls_create;
+                           arguments[i].call != call_cr_create && arguments[i].call != call_ls_create &&
+                           arguments[i].call != call_st_create;
         for (int v = 0; takes_handle && v < 3; v++) {
             snprintf(name, sizeof name, "%s: `%s` %s", arguments[i].function, arguments[i].name, handle_variants[v]);
             run_case(name, handle_case, (int)i, v);
