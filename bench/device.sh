@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, after `bench/pack.sh` here:
-#   bash bench/device.sh [rates|linestrength|all|tests]     (default all)
+#   bash bench/device.sh [rates|linestrength|sturmian|all|tests]     (default all)
 # the family's GPU tests (CUDA vs CPU agreement, the C ABI's hardening), the C and Fortran test
 # programs (the reliability suite among them) on the CUDA backend, the family's benchmark, and
 # (rates) an Nsight Compute pass over one launch of each rates kernel; `tests`: every test and
@@ -17,6 +17,7 @@ fail=0
 case $family in
     rates) tests="rates_gpu cr_gpu ffi_rates ffi_hardening" ;;
     linestrength) tests="linestrength_gpu linestrength ffi_linestrength ffi_hardening" ;;
+    sturmian) tests="sturmian_gpu sturmian ffi_sturmian ffi_hardening" ;;
     *) tests="rates_gpu cr_gpu ffi_rates linestrength_gpu linestrength ffi_linestrength ffi_hardening" ;;
 esac
 for name in $tests; do
@@ -28,10 +29,14 @@ done
 grep -E "worst|skipped" "$out/tests.log" | head -20
 for p in "$here"/extra/progs/*; do
     [ -x "$p" ] || continue
-    case "$family:$(basename "$p")" in all:* | tests:* | *:*reliability* | linestrength:*linestrength* | rates:*rates* | rates:*cr* | rates:*bad_input*) ;; *) continue ;; esac
+    case "$family:$(basename "$p")" in all:* | tests:* | *:*reliability* | linestrength:*linestrength* | sturmian:*sturmian* | rates:*rates* | rates:*cr* | rates:*bad_input*) ;; *) continue ;; esac
     if ATOMGPU_BACKEND=cuda "$p" >> "$out/progs.log" 2>&1; then echo "PASS $(basename "$p") (cuda)"; else echo "FAIL $(basename "$p") (cuda)"; fail=1; fi
 done
 [ "$family" = tests ] && { echo "device run done: fail=$fail"; exit $fail; }
+if [ "$family" = sturmian ]; then
+    "$here"/extra/bench/sturmian_bench "$out" 2> "$out/sturmian_bench.err"
+    echo "device run done: fail=$fail"; exit $fail
+fi
 if [ "$family" != rates ]; then
     "$here"/extra/bench/linestrength_bench "$out" 2> "$out/linestrength_bench.err"
 fi

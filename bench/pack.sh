@@ -2,13 +2,13 @@
 # Prepares a device run (see bench/device.sh): builds the release test binaries and the
 # benchmark, compiles the C and Fortran test programs against the library, and packs them into
 # .device/ with ../shared/tools/device-pack. Then: device tool, carry [".device"],
-# command "bash bench/device.sh FAMILY" (rates, linestrength or all).
+# command "bash bench/device.sh FAMILY" (rates, linestrength, sturmian or all).
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
-cargo build --release --example rates_bench --example linestrength_bench
+cargo build --release --example rates_bench --example linestrength_bench --example sturmian_bench
 stage=target/device-extra
 rm -rf "$stage" && mkdir -p "$stage/bench" "$stage/progs" "$stage/mod"
-cp target/release/examples/rates_bench target/release/examples/linestrength_bench "$stage/bench/"
+cp target/release/examples/{rates_bench,linestrength_bench,sturmian_bench} "$stage/bench/"
 for c in tests/c/*.c; do
     cc -std=c99 -O2 -Iinclude "$c" -o "$stage/progs/$(basename "$c" .c)" -Ltarget/release -latomgpu -lm -pthread \
         || echo "warning: $c does not compile; not packed" >&2

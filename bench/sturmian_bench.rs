@@ -238,7 +238,7 @@ impl Report {
             r#"{{"routine":"{}","sizes":"{}","backend":"{backend}","device":"{device}""#,
             case.routine, case.sizes
         );
-        let fraction = rate(case.flops).zip(case.ceiling).map(|(f, c)| f / c);
+        let fraction = rate(case.flops).zip(case.ceiling.filter(|_| backend == "cuda")).map(|(f, c)| f / c);
         let values = [seconds, rate(case.integrals), rate(case.flops).map(|f| f / 1e9), fraction, diff];
         for (key, value) in KEYS.iter().zip(values) {
             line += &format!(",\"{key}\":{}", json(value));
