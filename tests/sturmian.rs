@@ -1287,14 +1287,12 @@ fn bad_input_is_refused_naming_the_argument() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Known src bugs (ignored until fixed; run with `--ignored`)
+// Regressions of bugs these tests found
 // ---------------------------------------------------------------------------------------------
 
-/// A `Target::Device` on the CPU backend should be refused under the argument's own name before
-/// anything is written. Now `hamiltonian` and `one_electron_block` write `h` first and then fail
-/// on the device `s` in `cpu::kronecker`, under the name `out` (not an argument of theirs).
+/// A `Target::Device` on the CPU backend is refused under the argument's own name before
+/// anything is written (it used to be found only when reached, as `out`, after `h` was written).
 #[test]
-#[ignore = "src bug: CPU backend refuses a device target only when it reaches it, as `out`"]
 fn device_target_on_the_cpu_is_refused_before_anything_is_written() {
     let grid = Grid::gauss_legendre(10.0, 8, 3).unwrap();
     let np = grid.n_points();
@@ -1325,12 +1323,9 @@ fn device_target_on_the_cpu_is_refused_before_anything_is_written() {
     assert!(h.iter().all(|&x| x == 3.5), "h written although the call failed");
 }
 
-/// A leading dimension whose span overflows usize should be refused naming it; now
-/// `lowest_eigenpairs` computes `ld * (n - 1) + n` unchecked (solve.rs): a debug build panics
-/// with an arithmetic overflow, a release build wraps, passes the check and panics in faer
-/// ("address computation of the last matrix element overflowed").
+/// A leading dimension whose span overflows usize is refused naming it (`lowest_eigenpairs`
+/// used to compute `ld * (n - 1) + n` unchecked and panic).
 #[test]
-#[ignore = "src bug: lowest_eigenpairs overflows on a huge leading dimension"]
 fn eigenpairs_refuse_a_leading_dimension_that_overflows() {
     let h = [1.0, 0.0, 0.0, 2.0];
     let s = [1.0, 0.0, 0.0, 1.0];

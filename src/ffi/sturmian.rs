@@ -612,8 +612,10 @@ pub unsafe extern "C" fn atomgpu_sturmian_angular(
         if m.unsigned_abs() > lt {
             return Err(Error::invalid("m", format!("must satisfy |m| <= l_total = {lt}, got {m}")));
         }
-        let args = [("lpa", lpa), ("lpb", lpb), ("la", la), ("lb", lb)].map(|(n, v)| angular_momentum(n, v, MAX_L));
-        let [lpa, lpb, la, lb] = [args[0].clone()?, args[1].clone()?, args[2].clone()?, args[3].clone()?];
+        let lpa = angular_momentum("lpa", lpa, MAX_L)?;
+        let lpb = angular_momentum("lpb", lpb, MAX_L)?;
+        let la = angular_momentum("la", la, MAX_L)?;
+        let lb = angular_momentum("lb", lb, MAX_L)?;
         let l = angular_momentum("l", l, 2 * MAX_L)?;
         let out = output("value", value)?;
         *out = angular::angular_coefficient(lt, m, lpa, lpb, la, lb, l);

@@ -7,7 +7,7 @@
 //! from `atomgpu_host_alloc`, copies at the bus's full rate). Real and complex bases share the
 //! code: device buffers hold doubles, 1 or 2 per element.
 
-use super::scalar::{as_doubles, width};
+use super::scalar::{as_doubles, as_doubles_mut, width};
 use super::{BlockJob, Channel, Grid, Kronecker, Order, Scalar, Target};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
@@ -359,7 +359,13 @@ impl<T: Scalar> Engine<T> {
 
     /// The repulsion block of `job` (plus `extra`, the one-electron Kronecker terms of a diagonal
     /// block) into `out`, tile by tile over the slower ket index.
-    pub fn block(&self, job: &BlockJob, order: Order, extra: Option<&Kronecker<T>>, out: Target<'_, T>) -> Result<()> {
+    pub fn block(
+        &self,
+        job: &BlockJob,
+        order: Order,
+        extra: Option<&Kronecker<T>>,
+        mut out: Target<'_, T>,
+    ) -> Result<()> {
         let w = width::<T>();
         let (m, n, k) = (job.m(), job.n(), 2 * self.nq);
         let [npa, na, npb, nb] = job.n;
@@ -427,7 +433,7 @@ impl<T: Scalar> Engine<T> {
             if let Some(terms) = &extra {
                 self.launch_kronecker(terms, order, dest, ld, col0, ncols, true)?;
             }
-            if let (Target::Host { data, ld: host_ld }, Some(_)) = (&out, &staging) {
+            if let (Target::Host { data, ld: host_ld }, Some(_)) = (&mut out, &staging) {
                 self.land(dest, rows_out, ncols, data, *host_ld, col0)?;
             }
         }
@@ -436,10 +442,10 @@ impl<T: Scalar> Engine<T> {
 
     /// Copies `ncols` columns of `rows` elements (device, contiguous) into host columns
     /// col0.. of `data` (leading dimension `ld`), and waits.
-    fn land(&self, src: u64, rows: usize, ncols: usize, data: &&mut [T], ld: usize, col0: usize) -> Result<()> {
+    fn land(&self, src: u64, rows: usize, ncols: usize, data: &mut [T], ld: usize, col0: usize) -> Result<()> {
         use cudarc::driver::sys;
         let size = 8 * width::<T>();
-        let dst = as_doubles(&data[col0 * ld..]).as_ptr() as *mut std::ffi::c_void;
+        let dst = as_doubles_mut(&mut data[col0 * ld..]).as_mut_ptr() as *mut std::ffi::c_void;
         let copy = sys::CUDA_MEMCPY2D_st {
             srcXInBytes: 0,
             srcY: 0,
@@ -524,7 +530,7 @@ impl<T: Scalar> Engine<T> {
                 let staging = self.device.uninit::<f64>(rows * cols * width::<T>())?;
                 let s = device_ptr(&staging, &self.device);
                 self.launch_kronecker(&terms, order, s, rows, 0, cols, false)?;
-                self.land(s, rows, cols, &data, ld, 0)?;
+                self.land(s, rows, cols, data, ld, 0)?;
             }
         }
         self.device.synchronize()
@@ -567,8 +573,11 @@ pub(super) fn generalized_eigen(
         Ok(out)
     };
     let nn = i32::try_from(n).map_err(|_| Error::invalid("n", "is larger than cuSOLVER takes (2^31 - 1)"))?;
-    let mut a = device.upload(&packed(h, ldh)?)?;
-    let mut b = device.upload(&packed(s, lds)?)?;
+    // A matrix with ld = n goes up as it is; otherwise its columns are packed first.
+    let upload =
+        |m: &[f64], ld: usize| if ld == n { device.upload(&m[..n * n]) } else { device.upload(&packed(m, ld)?) };
+    let mut a = upload(h, ldh)?;
+    let mut b = upload(s, lds)?;
     let mut w = device.zeros::<f64>(n)?;
     let mut info = device.zeros::<i32>(1)?;
     let present = std::panic::catch_unwind(|| unsafe { cs::is_culib_present() }).unwrap_or(false);
@@ -648,11 +657,12 @@ pub(super) fn generalized_eigen(
     } else if status[0] != 0 {
         return Err(Error::NotConverged(format!("cuSOLVER Dsygvd: info = {}", status[0])));
     }
-    let mut energies = vec![0.0; n];
-    device.download_into(&w, &mut energies)?;
-    energies.truncate(k);
-    let mut vectors = vec![0.0; n * n];
-    device.download_into(&a, &mut vectors)?;
-    vectors.truncate(n * k);
+    // Only the k wanted eigenpairs travel back (the first k columns of the eigenvector matrix).
+    let mut energies = crate::memory::filled("the eigenvalues", k, 0.0)?;
+    let mut vectors =
+        crate::memory::filled("the eigenvectors", crate::memory::elements::<f64>("the eigenvectors", n, k)?, 0.0)?;
+    stream.memcpy_dtoh(&w.slice(0..k), &mut energies)?;
+    stream.memcpy_dtoh(&a.slice(0..n * k), &mut vectors)?;
+    device.synchronize()?;
     Ok((energies, vectors))
 }

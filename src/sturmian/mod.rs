@@ -327,8 +327,8 @@ impl<T: Scalar> Basis<T> {
         s: Target<'_, T>,
     ) -> Result<()> {
         let size = self.pair_size(pair)?;
-        check_target("h", &h, size, size)?;
-        check_target("s", &s, size, size)?;
+        self.check_target("h", &h, size, size)?;
+        self.check_target("s", &s, size, size)?;
         let terms = self.diagonal_terms(pair, spec)?;
         self.write_kronecker(&terms.h, order, h)?;
         self.write_kronecker(&terms.s, order, s)
@@ -341,7 +341,7 @@ impl<T: Scalar> Basis<T> {
             return Err(Error::invalid("l", format!("must be in [0, {}], got {l}", 2 * MAX_L)));
         }
         let job = self.block_job(bra, ket, vec![(l, 1.0)])?;
-        check_target("out", &out, job.rows(), job.cols())?;
+        self.check_target("out", &out, job.rows(), job.cols())?;
         self.run_block(&job, order, None, out)
     }
 
@@ -366,8 +366,8 @@ impl<T: Scalar> Basis<T> {
             offsets.push(next);
         }
         let n = *offsets.last().unwrap();
-        check_target("h", &h, n, n)?;
-        check_target("s", &s, n, n)?;
+        self.check_target("h", &h, n, n)?;
+        self.check_target("s", &s, n, n)?;
         let mut tracker = crate::progress::Tracker::start(c"atomgpu_sturmian_hamiltonian");
         let total = (spec.pairs.len() * spec.pairs.len()) as f64;
         for (p, &ket) in spec.pairs.iter().enumerate() {
@@ -396,6 +396,26 @@ impl<T: Scalar> Basis<T> {
             }
         }
         tracker.finish(total)
+    }
+
+    /// Checks that `target` holds a `rows x cols` matrix, and is host memory unless the basis
+    /// lives on a GPU (checked before any work, so that a refused call writes nothing).
+    fn check_target(&self, name: &'static str, target: &Target<'_, T>, rows: usize, cols: usize) -> Result<()> {
+        let (len, ld) = match target {
+            Target::Host { data, ld } => (data.len(), *ld),
+            Target::Device { .. } if matches!(self.engine, Engine::Cpu) => {
+                return Err(Error::invalid(name, "is device memory, which the CPU backend cannot write"));
+            }
+            Target::Device { len, ld, .. } => (*len, *ld),
+        };
+        let need = ld.checked_mul(cols.saturating_sub(1)).and_then(|x| x.checked_add(rows));
+        if ld < rows || need.map_or(true, |n| n > len) {
+            return Err(Error::invalid(
+                name,
+                format!("must hold a {rows} x {cols} matrix with its leading dimension (>= {rows}), got {len} elements with ld {ld}"),
+            ));
+        }
+        Ok(())
     }
 
     /// The work of one block: channel indices and the couplings c_l.
@@ -592,22 +612,6 @@ fn check_spec(spec: &HamiltonianSpec) -> Result<()> {
         if spec.pairs[..i].contains(p) {
             return Err(Error::invalid_at("pairs", i, format!("(la, lb) = ({}, {}) appears twice", p.la, p.lb)));
         }
-    }
-    Ok(())
-}
-
-/// Checks that `target` holds a `rows x cols` matrix.
-fn check_target<T>(name: &'static str, target: &Target<'_, T>, rows: usize, cols: usize) -> Result<()> {
-    let (len, ld) = match target {
-        Target::Host { data, ld } => (data.len(), *ld),
-        Target::Device { len, ld, .. } => (*len, *ld),
-    };
-    let need = ld.checked_mul(cols.saturating_sub(1)).and_then(|x| x.checked_add(rows));
-    if ld < rows || need.map_or(true, |n| n > len) {
-        return Err(Error::invalid(
-            name,
-            format!("must hold a {rows} x {cols} matrix with its leading dimension (>= {rows}), got {len} elements with ld {ld}"),
-        ));
     }
     Ok(())
 }

@@ -24,7 +24,8 @@ pub fn lowest_eigenpairs(
         return Err(Error::invalid("k", format!("must be in [1, n = {n}], got {k}")));
     }
     for (name, m, ld) in [("h", h, ldh), ("s", s, lds)] {
-        if ld < n || m.len() < ld * (n - 1) + n {
+        let span = ld.checked_mul(n - 1).and_then(|x| x.checked_add(n));
+        if ld < n || span.map_or(true, |span| m.len() < span) {
             return Err(Error::invalid(name, format!("must hold an {n} x {n} matrix with leading dimension >= {n}")));
         }
         for j in 0..n {
