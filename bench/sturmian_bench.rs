@@ -18,8 +18,9 @@
 //! 3. Helium ¹S (§3.3): L = 0, pairs (l, l) l = 0..4, real GSFs (`gsf::generate`, Yukawa 2 e^{-r/5}/r,
 //!    λ = 5/bohr, M = N + 10) of N = 64 per electron, Nq = 256: the whole `hamiltonian` (25 blocks,
 //!    55 repulsion terms, H and S 20480^2) into device and into pinned host memory, then
-//!    `lowest_eigenpairs` on cuSOLVER (energy in the note); also at N = 32, and on the CPU at 16 and
-//!    32 (agreement at 32). FLOPs: 25 GEMMs of 2 N^4 (2Nq). The example's range 1, λ = 2 do not hold
+//!    `lowest_eigenpairs` on cuSOLVER (energy in the note); the same in the exchange-symmetric
+//!    (singlet) basis, 10400^2 (assembly into pinned host memory and eigen-solve); also at N = 32,
+//!    and on the CPU at 16 and 32 (agreement at 32). FLOPs: 25 GEMMs of 2 N^4 (2Nq). The example's range 1, λ = 2 do not hold
 //!    N = 64 on this grid (the parent basis reaches 4M/(2λ) = 74 bohr > Rmax: E = -8.6e3 hartree).
 //! 4. (e,3e) Hamiltonian (§2.1): complex synthetic basis, l = 0..4 on both electrons, N = 84; L = 0..4
 //!    with 5 pairs each; H and S (35280^2 complex, 19.9 GB each) per L into reused pinned host buffers
@@ -37,7 +38,7 @@ use atomgpu::sturmian::angular::{legendre_coupling, multipoles};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::scalar::{as_doubles_mut, width};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
-use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Grid, HamiltonianSpec, Order, Pair, Scalar, Target};
+use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target};
 use cudarc::cublas::sys::{self as blas, cuDoubleComplex as Z, cublasDgemm_v2 as dgemm, cublasZgemm_v2 as zgemm};
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaSlice, DevicePtr, PinnedHostSlice};
@@ -319,7 +320,15 @@ fn ceilings(report: &mut Report, device: Arc<CudaDevice>, quick: bool) -> Outcom
 
 /// A two-electron Hamiltonian (Z = 2, q12 = 1) of total angular momentum L, M = 0.
 fn spec(l_total: u32, pairs: Vec<Pair>, energies: [f64; 2]) -> HamiltonianSpec {
-    HamiltonianSpec { l_total, m: 0, pairs, energies, nuclear_charge: 2.0, interaction_charge: 1.0 }
+    HamiltonianSpec {
+        l_total,
+        m: 0,
+        pairs,
+        energies,
+        nuclear_charge: 2.0,
+        interaction_charge: 1.0,
+        exchange: Exchange::None,
+    }
 }
 
 /// The repulsion block (0,0)-(0,0), multipole 0.
@@ -451,6 +460,17 @@ fn helium(b: &mut Bench, nq: usize, cpu_sizes: &[usize], gpu_sizes: &[usize]) {
             let note =
                 format!("cuSOLVER Dsygvd with its copies; ground state {e:.8} hartree (l <= 4 limit ~ -2.90352)");
             b.report.emit(&case(n, "lowest_eigenpairs"), "cuda", t.map(|t| (t, None)), &note);
+            // The same problem in the exchange-symmetric (singlet) basis: N(N+1)/2 per pair.
+            let singlet = HamiltonianSpec { exchange: Exchange::Symmetric, ..spec.clone() };
+            let m = basis.hamiltonian_size(&singlet).expect("singlet size");
+            let sizes = format!("helium singlet L=0 (l,l) l=0..4, N={n}, n={m}, Nq={nq} Ns={NS}");
+            let t = time(true, 3, || basis.hamiltonian(&singlet, AF, host(&mut *h, m), host(&mut *s, m)));
+            let c = Case::new("hamiltonian", sizes.clone());
+            b.report.emit(&c, "cuda", t.map(|t| (t, None)), "exchange-symmetric basis, target pinned host (H and S)");
+            let mut es = f64::NAN;
+            let t = time(false, 1, || lowest_eigenpairs(&backend, m, h, m, s, m, 1).map(|(v, _)| es = v[0]));
+            let note = format!("cuSOLVER Dsygvd, singlet basis; ground state {es:.8} hartree (direct basis: {e:.8})");
+            b.report.emit(&Case::new("lowest_eigenpairs", sizes), "cuda", t.map(|t| (t, None)), &note);
         }
     }
 }

@@ -22,7 +22,8 @@ module atomgpu
         ATOMGPU_ERR_INTERNAL, ATOMGPU_ERR_NOT_FINITE, ATOMGPU_ERR_CANCELLED, ATOMGPU_BACKEND_AUTO, ATOMGPU_BACKEND_CPU, &
         ATOMGPU_BACKEND_CUDA, ATOMGPU_ABI_VERSION, atomgpu_version, atomgpu_version_string, atomgpu_set_backend, &
         atomgpu_device_info, atomgpu_last_error_message, atomgpu_last_error_arg, atomgpu_status_string, &
-        atomgpu_set_progress, atomgpu_set_time_limit, atomgpu_task_name, atomgpu_progress_callback
+        atomgpu_set_progress, atomgpu_set_time_limit, atomgpu_task_name, atomgpu_progress_callback, &
+        atomgpu_host_alloc, atomgpu_host_free
     use atomgpu_rates
     use atomgpu_linestrength
     use atomgpu_sturmian

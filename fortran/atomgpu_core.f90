@@ -42,11 +42,12 @@ module atomgpu_core
     integer, parameter, public :: ATOMGPU_BACKEND_CUDA = 2
 
     ! The C ABI version this module was written for (checked against the library on first use).
-    integer, parameter, public :: ATOMGPU_ABI_VERSION = 2
+    integer, parameter, public :: ATOMGPU_ABI_VERSION = 3
 
     public :: atomgpu_version, atomgpu_version_string, atomgpu_set_backend, atomgpu_device_info
     public :: atomgpu_last_error_message, atomgpu_last_error_arg, atomgpu_status_string
     public :: atomgpu_set_progress, atomgpu_set_time_limit, atomgpu_task_name, atomgpu_progress_callback
+    public :: atomgpu_host_alloc, atomgpu_host_free
     ! For the family modules (not re-exported by module atomgpu).
     public :: enter, reject, finish, itoa, size_message
 
@@ -142,6 +143,19 @@ module atomgpu_core
         function c_atomgpu_set_time_limit(seconds) bind(C, name="atomgpu_set_time_limit") result(status)
             import :: c_double, c_int32_t
             real(c_double), value :: seconds
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_host_alloc(bytes, ptr) bind(C, name="atomgpu_host_alloc") result(status)
+            import :: c_int64_t, c_int32_t, c_ptr
+            integer(c_int64_t), value :: bytes
+            type(c_ptr), intent(inout) :: ptr
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_host_free(ptr) bind(C, name="atomgpu_host_free") result(status)
+            import :: c_int32_t, c_ptr
+            type(c_ptr), value :: ptr
             integer(c_int32_t) :: status
         end function
     end interface
@@ -381,6 +395,30 @@ contains
         integer, intent(out), optional :: stat
         call enter()
         call finish(c_atomgpu_set_time_limit(seconds), stat, "atomgpu_set_time_limit")
+    end subroutine
+
+    ! Allocates `bytes` (>= 1) of host memory into ptr: page-locked (pinned) on the CUDA backend,
+    ! so that large results (e.g. atomgpu_sturmian_hamiltonian) land at the bus's full rate;
+    ! ordinary 64-byte aligned memory on the CPU. Contents undefined. Map it onto an array with
+    ! c_f_pointer(ptr, h, [n, n]); release it with atomgpu_host_free, never deallocate.
+    subroutine atomgpu_host_alloc(bytes, ptr, stat)
+        integer(c_int64_t), intent(in) :: bytes
+        type(c_ptr), intent(inout) :: ptr
+        integer, intent(out), optional :: stat
+        call enter()
+        call finish(c_atomgpu_host_alloc(bytes, ptr), stat, "atomgpu_host_alloc")
+    end subroutine
+
+    ! Releases a buffer of atomgpu_host_alloc and sets ptr to c_null_ptr (a null ptr: nothing
+    ! happens; a pointer not from atomgpu_host_alloc, or released already: refused).
+    subroutine atomgpu_host_free(ptr, stat)
+        type(c_ptr), intent(inout) :: ptr
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = c_atomgpu_host_free(ptr)
+        if (status == int(ATOMGPU_OK, c_int32_t)) ptr = c_null_ptr
+        call finish(status, stat, "atomgpu_host_free")
     end subroutine
 
     ! The name of the running call, from the `task` argument of a progress callback.

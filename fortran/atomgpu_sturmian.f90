@@ -30,6 +30,10 @@ module atomgpu_sturmian
     ! Two-electron index orders (ATOMGPU_ORDER_A_FASTEST/B_FASTEST).
     integer, parameter, public :: ATOMGPU_ORDER_A_FASTEST = 0   ! (n'a, n'b) -> n'a + N'a n'b
     integer, parameter, public :: ATOMGPU_ORDER_B_FASTEST = 1   ! (n'a, n'b) -> n'b + N'b n'a
+    ! Exchange symmetry of the two-electron basis (ATOMGPU_EXCHANGE_*; params%exchange).
+    integer(c_int32_t), parameter, public :: ATOMGPU_EXCHANGE_NONE = 0            ! product functions
+    integer(c_int32_t), parameter, public :: ATOMGPU_EXCHANGE_SYMMETRIC = 1       ! (1 + P12)/sqrt(2): singlet
+    integer(c_int32_t), parameter, public :: ATOMGPU_EXCHANGE_ANTISYMMETRIC = 2   ! (1 - P12)/sqrt(2): triplet
 
     ! Largest angular momentum of a channel (the library's MAX_L).
     integer, parameter :: max_l = 200
@@ -55,14 +59,18 @@ module atomgpu_sturmian
         integer(c_int64_t) :: sizes(0:max_l, 0:1) = 0
     end type
 
-    ! What a Hamiltonian is assembled for (eq. 12; C struct atomgpu_sturmian_params). No field
-    ! has a default: set every one.
+    ! What a Hamiltonian is assembled for (eq. 12; C struct atomgpu_sturmian_params). Set every
+    ! field but `exchange`, which defaults to ATOMGPU_EXCHANGE_NONE. A symmetrised basis needs the
+    ! same channel for both electrons at every l of the pairs and pairs given as la <= lb; for a
+    ! pair (l, l) it keeps the functions with na <= nb (na < nb where the na = nb combination
+    ! vanishes), in the block's order.
     type, bind(C), public :: atomgpu_sturmian_params_t
         integer(c_int32_t) :: l_total             ! total angular momentum L, in [0, 200]
         integer(c_int32_t) :: m                   ! its projection M, |M| <= L
         real(c_double) :: energy_a, energy_b      ! channel energies E_a, E_b of eq. 8 [hartree]
         real(c_double) :: nuclear_charge          ! Z (for channels given a central potential U)
         real(c_double) :: interaction_charge      ! product of the two particles' charges (+1: two electrons)
+        integer(c_int32_t) :: exchange = ATOMGPU_EXCHANGE_NONE   ! ATOMGPU_EXCHANGE_*
     end type
 
     ! A generated bound-state GSF channel (C struct atomgpu_gsf_params, see
@@ -199,10 +207,11 @@ module atomgpu_sturmian
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_hamiltonian_size(handle, n_pairs, la, lb, size) &
+        function c_atomgpu_sturmian_hamiltonian_size(handle, params, n_pairs, la, lb, size) &
                 bind(C, name="atomgpu_sturmian_hamiltonian_size") result(status)
-            import :: c_int32_t, c_int64_t, c_ptr
+            import :: c_int32_t, c_int64_t, c_ptr, atomgpu_sturmian_params_t
             type(c_ptr), value :: handle
+            type(atomgpu_sturmian_params_t), intent(in) :: params
             integer(c_int64_t), value :: n_pairs
             integer(c_int32_t), intent(in) :: la(*), lb(*)
             integer(c_int64_t), intent(inout) :: size
@@ -728,10 +737,12 @@ contains
             "atomgpu_sturmian_angular")
     end subroutine
 
-    ! The size n = sum_p Na(la(p)) Nb(lb(p)) of the Hamiltonian of the pairs (la(p), lb(p)),
-    ! p = 1..size(la), into `size`.
-    subroutine atomgpu_sturmian_hamiltonian_size(b, la, lb, size, stat)
+    ! The size n of the Hamiltonian of params and the pairs (la(p), lb(p)), p = 1..size(la), into
+    ! `size`: sum_p Na(la(p)) Nb(lb(p)), or with an exchange symmetry the symmetrised count (Na Nb
+    ! for la < lb, N(N+1)/2 or N(N-1)/2 for la = lb).
+    subroutine atomgpu_sturmian_hamiltonian_size(b, params, la, lb, size, stat)
         type(atomgpu_sturmian_basis), intent(in) :: b
+        type(atomgpu_sturmian_params_t), intent(in) :: params
         integer, intent(in), contiguous :: la(:), lb(:)
         integer(c_int64_t), intent(inout) :: size
         integer, intent(out), optional :: stat
@@ -740,11 +751,11 @@ contains
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_basis(b, status)
-        call reject(sizeof_int(lb) == sizeof_int(la), 4, size_message("lb", sizeof_int(lb), "elements", &
+        call reject(sizeof_int(lb) == sizeof_int(la), 5, size_message("lb", sizeof_int(lb), "elements", &
             sizeof_int(la), "size(la) = n_pairs"), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             call pairs32(la, lb, la32, lb32)
-            status = c_atomgpu_sturmian_hamiltonian_size(b%ptr, sizeof_int(la), la32, lb32, size)
+            status = c_atomgpu_sturmian_hamiltonian_size(b%ptr, params, sizeof_int(la), la32, lb32, size)
         end if
         call finish(status, stat, "atomgpu_sturmian_hamiltonian_size")
     end subroutine
@@ -766,39 +777,38 @@ contains
         lb32(1:size(la)) = int(lb, c_int32_t)
     end subroutine
 
-    ! Checks shared by the hamiltonian variants: n from this variable's channel sizes.
-    subroutine check_hamiltonian(b, complex_arrays, la, lb, cols_h, cols_s, status)
+    ! Checks shared by the hamiltonian variants: the pairs name channels of this variable, and h
+    ! and s have the n columns the library gives for params and the pairs (when it refuses them,
+    ! the assembly call reports why).
+    subroutine check_hamiltonian(b, params, complex_arrays, la, lb, cols_h, cols_s, status)
         type(atomgpu_sturmian_basis), intent(in) :: b
+        type(atomgpu_sturmian_params_t), intent(in) :: params
         logical, intent(in) :: complex_arrays
         integer, intent(in) :: la(:), lb(:)
         integer(c_int64_t), intent(in) :: cols_h, cols_s
         integer(c_int32_t), intent(inout) :: status
         integer(c_int64_t) :: n, np
         integer :: p
-        logical :: known
+        integer(c_int32_t), allocatable :: la32(:), lb32(:)
         call check_basis(b, status)
         call check_kind(b, complex_arrays, 7, "h", status)
         call reject(size(lb) == size(la), 5, size_message("lb", size(lb, kind=c_int64_t), "elements", &
             size(la, kind=c_int64_t), "size(la) = n_pairs"), status)
         if (status /= int(ATOMGPU_OK, c_int32_t)) return
-        n = 0
-        known = .true.
         do p = 1, size(la)
-            if (.not. (valid_channel(ATOMGPU_ELECTRON_A, la(p)) .and. valid_channel(ATOMGPU_ELECTRON_B, lb(p)))) then
-                known = .false.    ! the library reports the element
-                cycle
-            end if
-            np = pair_size(b, la(p), lb(p), 4, "la", 5, "lb", status)
-            n = n + np
+            if (.not. (valid_channel(ATOMGPU_ELECTRON_A, la(p)) .and. valid_channel(ATOMGPU_ELECTRON_B, lb(p)))) return
+            np = pair_size(b, la(p), lb(p), 4, "la", 5, "lb", status)   ! reports a channel not added
         end do
-        if (known) then
-            call check_columns("h", cols_h, n, "n, the Hamiltonian's size", 7, status)
-            call check_columns("s", cols_s, n, "n, the Hamiltonian's size", 9, status)
-        end if
+        if (status /= int(ATOMGPU_OK, c_int32_t)) return
+        call pairs32(la, lb, la32, lb32)
+        if (c_atomgpu_sturmian_hamiltonian_size(b%ptr, params, size(la, kind=c_int64_t), la32, lb32, n) /= &
+            int(ATOMGPU_OK, c_int32_t)) return
+        call check_columns("h", cols_h, n, "n, the Hamiltonian's size", 7, status)
+        call check_columns("s", cols_s, n, "n, the Hamiltonian's size", 9, status)
     end subroutine
 
-    ! Assembles the Hamiltonian H and overlap S of eq. 12 for params (L, M, energies, charges) and
-    ! the pairs (la(p), lb(p)) into h and s, each n x n (atomgpu_sturmian_hamiltonian_size;
+    ! Assembles the Hamiltonian H and overlap S of eq. 12 for params (L, M, energies, charges,
+    ! exchange symmetry) and the pairs (la(p), lb(p)) into h and s, each n x n (atomgpu_sturmian_hamiltonian_size;
     ! arrays (>= n, n)), pair blocks in the order given, each block in `order`: the generalised
     ! eigenproblem H c = E S c.
     subroutine hamiltonian_real(b, params, la, lb, order, h, s, stat)
@@ -812,7 +822,7 @@ contains
         integer(c_int32_t), allocatable :: la32(:), lb32(:)
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_hamiltonian(b, .false., la, lb, size(h, 2, kind=c_int64_t), size(s, 2, kind=c_int64_t), status)
+        call check_hamiltonian(b, params, .false., la, lb, size(h, 2, kind=c_int64_t), size(s, 2, kind=c_int64_t), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             call pairs32(la, lb, la32, lb32)
             status = c_atomgpu_sturmian_hamiltonian(b%ptr, params, size(la, kind=c_int64_t), la32, lb32, &
@@ -832,7 +842,7 @@ contains
         integer(c_int32_t), allocatable :: la32(:), lb32(:)
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_hamiltonian(b, .true., la, lb, size(h, 2, kind=c_int64_t), size(s, 2, kind=c_int64_t), status)
+        call check_hamiltonian(b, params, .true., la, lb, size(h, 2, kind=c_int64_t), size(s, 2, kind=c_int64_t), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             call pairs32(la, lb, la32, lb32)
             status = c_atomgpu_sturmian_hamiltonian(b%ptr, params, size(la, kind=c_int64_t), la32, lb32, &

@@ -94,7 +94,7 @@
 /**
  * Version of the C ABI; the Fortran module checks it on first use.
  */
-#define ATOMGPU_ABI_VERSION 2
+#define ATOMGPU_ABI_VERSION 3
 
 
 
@@ -127,6 +127,21 @@
  * Two-electron index (n'a, n'b) = n'b + N'b n'a: electron b's index runs fastest.
  */
 #define ATOMGPU_ORDER_B_FASTEST 1
+
+/**
+ * Product functions as they are (no exchange symmetry imposed).
+ */
+#define ATOMGPU_EXCHANGE_NONE 0
+
+/**
+ * Exchange-symmetrised functions (1 + P12) Φ / √2: spatially symmetric, spin singlet.
+ */
+#define ATOMGPU_EXCHANGE_SYMMETRIC 1
+
+/**
+ * Exchange-antisymmetrised functions (1 - P12) Φ / √2: spatially antisymmetric, spin triplet.
+ */
+#define ATOMGPU_EXCHANGE_ANTISYMMETRIC 2
 
 /**
  * A CR model with its settings. Immutable after creation: calls that take a `const atomgpu_cr*`
@@ -254,6 +269,13 @@ typedef struct atomgpu_sturmian_params {
      * Product of the two particles' charges (+1 for two electrons), finite.
      */
     double interaction_charge;
+    /**
+     * ATOMGPU_EXCHANGE_NONE, _SYMMETRIC or _ANTISYMMETRIC. A symmetrised basis (module docs of
+     * src/sturmian/exchange.rs) needs the same channel for both electrons at every l of the
+     * pairs and the pairs given as la <= lb; for a pair (l, l) it keeps the functions with
+     * na <= nb (na < nb when the combination of na = nb vanishes), in the block's order.
+     */
+    int32_t exchange;
 } atomgpu_sturmian_params;
 
 #ifdef __cplusplus
@@ -502,6 +524,28 @@ int32_t atomgpu_cr_rate_matrix(const struct atomgpu_cr *model,
                                double ne_cm3,
                                double *m,
                                double *m_energy);
+
+/**
+ * Allocates `bytes` (>= 1) of host memory into `*ptr`: page-locked (pinned) on the CUDA backend,
+ * so that results of `atomgpu_sturmian_hamiltonian`, `_repulsion` and the other host-landing
+ * calls copy at the bus's full rate; 64-byte aligned ordinary memory on the CPU backend. The
+ * contents are undefined. Release with `atomgpu_host_free` (not `free`). Out of memory (status
+ * 3) when the system cannot provide (or pin) that much; `*ptr` is written only on success.
+ *
+ * # Safety
+ * `ptr` must be NULL or valid for writing one pointer.
+ */
+int32_t atomgpu_host_alloc(int64_t bytes, void **ptr);
+
+/**
+ * Releases a buffer from `atomgpu_host_alloc`. NULL is a no-op; a pointer that
+ * `atomgpu_host_alloc` did not return, or that was already released, is refused (status 1,
+ * argument `ptr`) and nothing is freed.
+ *
+ * # Safety
+ * No other thread may use the buffer during or after the call.
+ */
+int32_t atomgpu_host_free(void *ptr);
 
 /**
  * Creates a line-strength handle on the current backend (`atomgpu_set_backend`,
@@ -1161,21 +1205,23 @@ int32_t atomgpu_sturmian_angular(int32_t l_total,
                                  double *value);
 
 /**
- * The size n = Σ_p Na(la_p) Nb(lb_p) of the Hamiltonian of the pairs (`la[n_pairs]`,
- * `lb[n_pairs]`) into `size`.
+ * The size n of the Hamiltonian of `params` and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into
+ * `size`: Σ_p Na(la_p) Nb(lb_p), or with an exchange symmetry the symmetrised count (Na Nb
+ * for la < lb, N(N+1)/2 or N(N-1)/2 for la = lb).
  *
  * # Safety
  * Pointers must be NULL or valid for the documented number of elements.
  */
 int32_t atomgpu_sturmian_hamiltonian_size(const struct atomgpu_sturmian *handle,
+                                          const struct atomgpu_sturmian_params *params,
                                           int64_t n_pairs,
                                           const int32_t *la,
                                           const int32_t *lb,
                                           int64_t *size);
 
 /**
- * Assembles the Hamiltonian H and overlap S of eq. 12 for `params` (L, M, energies, charges)
- * and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into host `h` and `s`, each n x n
+ * Assembles the Hamiltonian H and overlap S of eq. 12 for `params` (L, M, energies, charges,
+ * exchange symmetry) and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into host `h` and `s`, each n x n
  * (`atomgpu_sturmian_hamiltonian_size`) with leading dimensions `ldh`, `lds`, pair blocks in
  * the given order, each block in `order`: the generalised eigenproblem H c = E S c.
  *

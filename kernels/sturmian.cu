@@ -147,6 +147,30 @@ template <typename T> __device__ void kronecker(const KroneckerParams p) {
     }
 }
 
+// Exchange-symmetrised block (src/sturmian/exchange.rs): out[r + ld_out c] = row_factor[r]
+// (col_factor[c] d1[i_r + ld j_c] + col_partner_factor[c] d2[i_r + ld jp_c]), d2 == 0: zero.
+struct GatherParams {
+    u64 d1, d2, out;                                           // T*
+    u64 row_index, row_factor, col_index, col_partner;         // i64*, double*, i64*, i64*
+    u64 col_factor, col_partner_factor;                        // double*
+    i64 rows, cols, ld_direct, ld_out;
+};
+
+template <typename T> __device__ void gather(const GatherParams p) {
+    const T *d1 = (const T *)p.d1, *d2 = (const T *)p.d2;
+    T *out = (T *)p.out;
+    const i64 *ri = (const i64 *)p.row_index, *ci = (const i64 *)p.col_index, *cp = (const i64 *)p.col_partner;
+    const double *rf = (const double *)p.row_factor, *cf = (const double *)p.col_factor;
+    const double *cpf = (const double *)p.col_partner_factor;
+    const i64 total = p.rows * p.cols;
+    for (i64 idx = blockIdx.x * (i64)blockDim.x + threadIdx.x; idx < total; idx += (i64)gridDim.x * blockDim.x) {
+        const i64 r = idx % p.rows, c = idx / p.rows, i = ri[r];
+        T v = d1[i + p.ld_direct * ci[c]] * cf[c];
+        if (d2) v = v + d2[i + p.ld_direct * cp[c]] * cpf[c];
+        out[r + p.ld_out * c] = v * rf[r];
+    }
+}
+
 extern "C" __global__ void inner_d(const InnerParams p) { inner<double>(p); }
 extern "C" __global__ void inner_z(const InnerParams p) { inner<zd>(p); }
 extern "C" __global__ void suffix_d(const SuffixParams p) { suffix<double>(p); }
@@ -157,3 +181,5 @@ extern "C" __global__ void scatter_d(const ScatterParams p) { scatter<double>(p)
 extern "C" __global__ void scatter_z(const ScatterParams p) { scatter<zd>(p); }
 extern "C" __global__ void kronecker_d(const KroneckerParams p) { kronecker<double>(p); }
 extern "C" __global__ void kronecker_z(const KroneckerParams p) { kronecker<zd>(p); }
+extern "C" __global__ void gather_d(const GatherParams p) { gather<double>(p); }
+extern "C" __global__ void gather_z(const GatherParams p) { gather<zd>(p); }

@@ -8,6 +8,7 @@
 //!   multipole the triangle rules allow and one they do not), and `hamiltonian` (host);
 //! * the same into device memory (`Target::Device`), downloaded;
 //! * a channel replaced after the first upload;
+//! * exchange-symmetrised Hamiltonians (singlet and triplet, L = 1, 2) into host and device memory;
 //! * `lowest_eigenpairs` on the CPU (faer) and on the GPU (cuSOLVER) for a helium-like GSF basis.
 //!
 //! Tolerance: relative 1e-12 of the largest |element| of the CPU result (the two sides sum the
@@ -27,7 +28,7 @@ mod rng;
 use atomgpu::backend::{self, Backend, CudaDevice};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
-use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Grid, HamiltonianSpec, Order, Pair, Scalar, Target};
+use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target};
 use cudarc::driver::DevicePtrMut;
 use num_complex::Complex64;
 use rng::Rng;
@@ -75,6 +76,7 @@ impl Draw for Complex64 {
 }
 
 /// A channel's inputs, kept so that the same channel goes to both backends.
+#[derive(Clone)]
 struct ChannelData<T> {
     electron: Electron,
     l: u32,
@@ -152,6 +154,7 @@ fn hamiltonian_spec(l_total: u32, m: i32, pairs: &[(u32, u32)]) -> HamiltonianSp
         energies: [-0.8, -0.35],
         nuclear_charge: 2.0,
         interaction_charge: 1.0,
+        exchange: Exchange::None,
     }
 }
 
@@ -355,6 +358,60 @@ fn device_targets_equal_cpu() {
     let real = device_targets::<f64>(&d, 41);
     let complex = device_targets::<Complex64>(&d, 42);
     println!("device targets: max relative difference {real:.2e} (real), {complex:.2e} (complex)");
+}
+
+/// Exchange-symmetrised Hamiltonians (`Exchange::Symmetric` and `Antisymmetric`): identical
+/// random channels for both electrons (N = 7, 5, 6 for l = 0, 1, 2, one with a central
+/// potential), L = 1 and 2, both orders, into host memory (ld > n) and device memory: GPU
+/// against CPU.
+fn exchange_targets<T: Draw>(device: &Arc<CudaDevice>, seed: u64) -> f64 {
+    let mut rng = Rng::new(seed);
+    let grid = Grid::gauss_legendre(15.0, 23, 3).unwrap();
+    let mut data = Vec::new();
+    for (l, n, central) in [(0, 7, false), (1, 5, true), (2, 6, false)] {
+        let a = ChannelData::<T>::random(&grid, &mut rng, Electron::A, l, n, central);
+        let b = ChannelData { electron: Electron::B, ..a.clone() };
+        data.extend([a, b]);
+    }
+    let on_gpu = build(Backend::Cuda(device.clone()), &grid, &data);
+    let on_cpu = build(Backend::Cpu, &grid, &data);
+    let mut worst = 0.0f64;
+    for (l_total, m, pairs) in [(1, 1, &[(0, 1), (1, 1), (1, 2)][..]), (2, 0, &[(0, 2), (1, 1), (1, 2), (2, 2)][..])] {
+        for exchange in [Exchange::Symmetric, Exchange::Antisymmetric] {
+            let spec = HamiltonianSpec { exchange, ..hamiltonian_spec(l_total, m, pairs) };
+            let n = on_cpu.hamiltonian_size(&spec).unwrap();
+            assert_eq!(on_gpu.hamiltonian_size(&spec).unwrap(), n);
+            let ld = n + 3;
+            for order in [Order::AFastest, Order::BFastest] {
+                let what = format!("L {l_total} {exchange:?} {order:?}");
+                let (mut h, mut s) = (vec![T::real(0.0); ld * n], vec![T::real(0.0); ld * n]);
+                on_cpu
+                    .hamiltonian(&spec, order, Target::Host { data: &mut h, ld }, Target::Host { data: &mut s, ld })
+                    .unwrap();
+                let (mut hg, mut sg) = (vec![T::real(0.0); ld * n], vec![T::real(0.0); ld * n]);
+                on_gpu
+                    .hamiltonian(&spec, order, Target::Host { data: &mut hg, ld }, Target::Host { data: &mut sg, ld })
+                    .unwrap();
+                worst = worst.max(check(&format!("exchange h host {what}"), &hg, &h));
+                worst = worst.max(check(&format!("exchange s host {what}"), &sg, &s));
+                let mut s_dev = Vec::new();
+                let h_dev = device_matrix::<T>(device, ld * n, ld, |h| {
+                    s_dev = device_matrix::<T>(device, ld * n, ld, |s| on_gpu.hamiltonian(&spec, order, h, s).unwrap());
+                });
+                worst = worst.max(check(&format!("exchange h device {what}"), &h_dev, &h));
+                worst = worst.max(check(&format!("exchange s device {what}"), &s_dev, &s));
+            }
+        }
+    }
+    worst
+}
+
+#[test]
+fn exchange_gpu_equals_cpu() {
+    let Some(d) = device() else { return };
+    let real = exchange_targets::<f64>(&d, 51);
+    let complex = exchange_targets::<Complex64>(&d, 52);
+    println!("exchange-symmetrised Hamiltonians: max relative difference {real:.2e} (real), {complex:.2e} (complex)");
 }
 
 /// Helium-like GSF basis (L = 0, pairs (0,0) and (1,1), N = 5 per channel): H and S built on both

@@ -1,13 +1,14 @@
 //! Helium ¹S ground state in a Generalized Sturmian basis (paper §3.3), end to end in Rust:
 //! a GSF basis per l (Yukawa generating potential, eq. 9), the L = 0 Hamiltonian with the
-//! (l, l) pairs l = 0 … lmax (eq. 12), and its lowest eigenvalue, as a table over the number
+//! (l, l) pairs l = 0 … lmax (eq. 12) in the exchange-symmetric (singlet) basis, N(N+1)/2
+//! functions per pair instead of N², and its lowest eigenvalue, as a table over the number
 //! of functions per electron and lmax. Energies in hartree; the exact nonrelativistic value is
 //! −2.903724377 (Pekeris; Drake). Run: `cargo run --release --example sturmian_helium`.
 
 use atomgpu::backend;
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
-use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Grid, HamiltonianSpec, Order, Pair, Target};
+use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Target};
 
 /// Radial grid and basis parameters (bohr, hartree).
 const RMAX: f64 = 40.0;
@@ -50,8 +51,9 @@ fn ground_state(n: usize, lmax: u32) -> Result<f64, atomgpu::error::Error> {
         energies: [ENERGY, ENERGY],
         nuclear_charge: 2.0,
         interaction_charge: 1.0,
+        exchange: Exchange::Symmetric,
     };
-    let size = (lmax as usize + 1) * n * n;
+    let size = basis.hamiltonian_size(&spec)?;
     let (mut h, mut s) = (vec![0.0; size * size], vec![0.0; size * size]);
     basis.hamiltonian(
         &spec,

@@ -5,6 +5,7 @@
 pub mod common;
 pub mod cr;
 pub mod handles;
+pub mod host;
 pub mod linestrength;
 pub mod rates;
 pub mod sturmian;

@@ -24,13 +24,13 @@
 //!   `atomgpu_last_error_arg()` gives the offending argument's 1-based position and
 //!   `atomgpu_last_error_message` names it; outputs and the handle are left unchanged.
 
-use super::common::{count, guard, input, leading_dimension, matrix_len, output, MAX_ELEMENTS};
+use super::common::{count, guard, input, leading_dimension, matrix_len, output};
 use super::handles::{self, Family};
 use crate::backend;
 use crate::error::{Error, Result};
 use crate::sturmian::gsf::{self, GsfSpec};
 use crate::sturmian::{
-    angular, solve, Basis, ChannelSpec, Electron, Grid, HamiltonianSpec, Order, Pair, Scalar, Target, MAX_L,
+    angular, solve, Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target, MAX_L,
 };
 use num_complex::Complex64;
 use std::sync::Mutex;
@@ -43,6 +43,12 @@ pub const ATOMGPU_ELECTRON_B: i32 = 1;
 pub const ATOMGPU_ORDER_A_FASTEST: i32 = 0;
 /// Two-electron index (n'a, n'b) = n'b + N'b n'a: electron b's index runs fastest.
 pub const ATOMGPU_ORDER_B_FASTEST: i32 = 1;
+/// Product functions as they are (no exchange symmetry imposed).
+pub const ATOMGPU_EXCHANGE_NONE: i32 = 0;
+/// Exchange-symmetrised functions (1 + P12) Φ / √2: spatially symmetric, spin singlet.
+pub const ATOMGPU_EXCHANGE_SYMMETRIC: i32 = 1;
+/// Exchange-antisymmetrised functions (1 - P12) Φ / √2: spatially antisymmetric, spin triplet.
+pub const ATOMGPU_EXCHANGE_ANTISYMMETRIC: i32 = 2;
 
 enum AnyBasis {
     Real(Basis<f64>),
@@ -75,6 +81,11 @@ pub struct atomgpu_sturmian_params {
     pub nuclear_charge: f64,
     /// Product of the two particles' charges (+1 for two electrons), finite.
     pub interaction_charge: f64,
+    /// ATOMGPU_EXCHANGE_NONE, _SYMMETRIC or _ANTISYMMETRIC. A symmetrised basis (module docs of
+    /// src/sturmian/exchange.rs) needs the same channel for both electrons at every l of the
+    /// pairs and the pairs given as la <= lb; for a pair (l, l) it keeps the functions with
+    /// na <= nb (na < nb when the combination of na = nb vanishes), in the block's order.
+    pub exchange: i32,
 }
 
 /// Parameters of a generated bound-state GSF channel (see `atomgpu_sturmian_add_gsf`).
@@ -439,6 +450,15 @@ fn spec_of(p: &atomgpu_sturmian_params, pairs: Vec<Pair>) -> Result<HamiltonianS
         other => other,
     };
     let l_total = angular_momentum("l_total", p.l_total, MAX_L).map_err(field)?;
+    let exchange = match p.exchange {
+        ATOMGPU_EXCHANGE_NONE => Exchange::None,
+        ATOMGPU_EXCHANGE_SYMMETRIC => Exchange::Symmetric,
+        ATOMGPU_EXCHANGE_ANTISYMMETRIC => Exchange::Antisymmetric,
+        other => {
+            let rule = "must be ATOMGPU_EXCHANGE_NONE (0), _SYMMETRIC (1) or _ANTISYMMETRIC (2)";
+            return Err(Error::invalid("params", format!("field `exchange` {rule}, got {other}")));
+        }
+    };
     Ok(HamiltonianSpec {
         l_total,
         m: p.m,
@@ -446,6 +466,7 @@ fn spec_of(p: &atomgpu_sturmian_params, pairs: Vec<Pair>) -> Result<HamiltonianS
         energies: [p.energy_a, p.energy_b],
         nuclear_charge: p.nuclear_charge,
         interaction_charge: p.interaction_charge,
+        exchange,
     })
 }
 
@@ -453,12 +474,13 @@ fn spec_of(p: &atomgpu_sturmian_params, pairs: Vec<Pair>) -> Result<HamiltonianS
 fn params_error(e: Error) -> Error {
     match e {
         Error::InvalidArgument { name, index, rule }
-            if ["l_total", "m", "energies", "nuclear_charge", "interaction_charge"].contains(&name) =>
+            if ["l_total", "m", "energies", "nuclear_charge", "interaction_charge", "exchange"].contains(&name) =>
         {
             let at = index.map(|i| format!("[{i}]")).unwrap_or_default();
             Error::invalid("params", format!("field `{name}{at}` {rule}"))
         }
-        Error::InvalidArgument { name: "pairs", index, rule } => Error::InvalidArgument { name: "la", index, rule },
+        Error::InvalidArgument { name: "pairs", index: Some(i), rule } => Error::invalid_at("la", i, rule),
+        Error::InvalidArgument { name: "pairs", index: None, rule } => Error::invalid("n_pairs", rule),
         other => other,
     }
 }
@@ -643,42 +665,35 @@ unsafe fn pairs_of(n_pairs: i64, la: *const i32, lb: *const i32) -> Result<Vec<P
         .collect()
 }
 
-/// The size n = Σ_p Na(la_p) Nb(lb_p) of the Hamiltonian of the pairs (`la[n_pairs]`,
-/// `lb[n_pairs]`) into `size`.
+/// The size n of the Hamiltonian of `params` and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into
+/// `size`: Σ_p Na(la_p) Nb(lb_p), or with an exchange symmetry the symmetrised count (Na Nb
+/// for la < lb, N(N+1)/2 or N(N-1)/2 for la = lb).
 ///
 /// # Safety
 /// Pointers must be NULL or valid for the documented number of elements.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian_size(
     handle: *const atomgpu_sturmian,
+    params: *const atomgpu_sturmian_params,
     n_pairs: i64,
     la: *const i32,
     lb: *const i32,
     size: *mut i64,
 ) -> i32 {
-    guard(&["handle", "n_pairs", "la", "lb", "size"], || {
-        let pairs = pairs_of(n_pairs, la, lb)?;
+    guard(&["handle", "params", "n_pairs", "la", "lb", "size"], || {
+        let p = *input("params", params, 1)?.first().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+        let spec = spec_of(&p, pairs_of(n_pairs, la, lb)?)?;
         let out = output("size", size)?;
         with_handle(handle, |any| {
-            let mut total = 0usize;
-            for (i, &p) in pairs.iter().enumerate() {
-                let s = on_basis!(any, |b: T| b.pair_size(p)).map_err(|e| match e {
-                    Error::InvalidArgument { name, rule, .. } => Error::invalid_at(name, i, rule),
-                    other => other,
-                })?;
-                total = total
-                    .checked_add(s)
-                    .filter(|&t| t <= MAX_ELEMENTS)
-                    .ok_or_else(|| Error::invalid("n_pairs", "give a Hamiltonian too large"))?;
-            }
-            *out = total as i64;
+            let n = on_basis!(any, |b: T| b.hamiltonian_size(&spec)).map_err(params_error)?;
+            *out = n as i64;
             Ok(())
         })
     })
 }
 
-/// Assembles the Hamiltonian H and overlap S of eq. 12 for `params` (L, M, energies, charges)
-/// and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into host `h` and `s`, each n x n
+/// Assembles the Hamiltonian H and overlap S of eq. 12 for `params` (L, M, energies, charges,
+/// exchange symmetry) and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into host `h` and `s`, each n x n
 /// (`atomgpu_sturmian_hamiltonian_size`) with leading dimensions `ldh`, `lds`, pair blocks in
 /// the given order, each block in `order`: the generalised eigenproblem H c = E S c.
 ///
@@ -704,13 +719,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian(
         let spec = spec_of(&p, pairs)?;
         with_handle(handle, |any| {
             on_basis!(any, |b: T| {
-                let mut n = 0usize;
-                for &pair in &spec.pairs {
-                    n = n
-                        .checked_add(b.pair_size(pair)?)
-                        .filter(|&t| t <= MAX_ELEMENTS)
-                        .ok_or_else(|| Error::invalid("n_pairs", "give a Hamiltonian too large"))?;
-                }
+                let n = b.hamiltonian_size(&spec).map_err(params_error)?;
                 let ldh = leading_dimension("ldh", ldh, n, "the Hamiltonian's size")?;
                 let lds = leading_dimension("lds", lds, n, "the Hamiltonian's size")?;
                 let h = matrix_out::<T>("h", h, n, n, ldh, "n_pairs")?;

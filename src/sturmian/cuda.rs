@@ -7,6 +7,7 @@
 //! from `atomgpu_host_alloc`, copies at the bus's full rate). Real and complex bases share the
 //! code: device buffers hold doubles, 1 or 2 per element.
 
+use super::exchange::IndexMap;
 use super::scalar::{as_doubles, as_doubles_mut, width};
 use super::{BlockJob, Channel, Grid, Kronecker, Order, Scalar, Target};
 use crate::backend::CudaDevice;
@@ -83,6 +84,24 @@ struct ScatterParams {
 
 #[repr(C)]
 #[derive(Clone, Copy)]
+struct GatherParams {
+    d1: u64,
+    d2: u64,
+    out: u64,
+    row_index: u64,
+    row_factor: u64,
+    col_index: u64,
+    col_partner: u64,
+    col_factor: u64,
+    col_partner_factor: u64,
+    rows: i64,
+    cols: i64,
+    ld_direct: i64,
+    ld_out: i64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
 struct KroneckerParams {
     a0: u64,
     b0: u64,
@@ -106,6 +125,7 @@ unsafe impl DeviceRepr for SuffixParams {}
 unsafe impl DeviceRepr for OuterParams {}
 unsafe impl DeviceRepr for ScatterParams {}
 unsafe impl DeviceRepr for KroneckerParams {}
+unsafe impl DeviceRepr for GatherParams {}
 
 fn launch_config(work: usize) -> LaunchConfig {
     let blocks = (work as u64).div_ceil(BLOCK as u64).clamp(1, 1 << 20);
@@ -520,6 +540,71 @@ impl<T: Scalar> Engine<T> {
         Ok(())
     }
 
+    /// A device buffer of `len` elements of T and its address.
+    pub fn buffer(&self, len: usize) -> Result<(CudaSlice<f64>, u64)> {
+        let buffer = self.device.uninit::<f64>(len * width::<T>())?;
+        let ptr = device_ptr(&buffer, &self.device);
+        Ok((buffer, ptr))
+    }
+
+    fn upload_map(&self, map: &IndexMap) -> Result<DeviceIndexMap> {
+        let ints = |v: &[usize]| v.iter().map(|&i| i as i64).collect::<Vec<_>>();
+        Ok(DeviceIndexMap {
+            index: self.device.upload(&ints(&map.index))?,
+            partner: self.device.upload(&ints(&map.partner))?,
+            factor: self.device.upload(&map.factor)?,
+            partner_factor: self.device.upload(&map.partner_factor)?,
+        })
+    }
+
+    /// A symmetrised block ([`super::exchange`]) from the direct blocks at `d1` and `d2` (`None`:
+    /// zero), both with leading dimension `ld`, into `out`.
+    pub fn gather(
+        &self,
+        d1: u64,
+        d2: Option<u64>,
+        ld: usize,
+        rows: &IndexMap,
+        cols: &IndexMap,
+        mut out: Target<'_, T>,
+    ) -> Result<()> {
+        let (r, c) = (self.upload_map(rows)?, self.upload_map(cols)?);
+        let (n_rows, n_cols) = (rows.len(), cols.len());
+        let staging = match out {
+            Target::Host { .. } => Some(self.buffer(n_rows * n_cols)?),
+            Target::Device { .. } => None,
+        };
+        let (dest, ld_out) = match (&out, &staging) {
+            (Target::Device { ptr, ld, .. }, _) => (*ptr, *ld),
+            (Target::Host { .. }, Some((_, ptr))) => (*ptr, n_rows),
+            _ => unreachable!("a host target has a staging buffer"),
+        };
+        let ptr = |s: &CudaSlice<i64>| s.device_ptr(self.device.stream()).0;
+        let params = GatherParams {
+            d1,
+            d2: d2.unwrap_or(0),
+            out: dest,
+            row_index: ptr(&r.index),
+            row_factor: device_ptr(&r.factor, &self.device),
+            col_index: ptr(&c.index),
+            col_partner: ptr(&c.partner),
+            col_factor: device_ptr(&c.factor, &self.device),
+            col_partner_factor: device_ptr(&c.partner_factor, &self.device),
+            rows: n_rows as i64,
+            cols: n_cols as i64,
+            ld_direct: ld as i64,
+            ld_out: ld_out as i64,
+        };
+        let f = self.kernel("gather")?;
+        // SAFETY: d1 and d2 hold direct blocks whose indices the maps address (ld = their rows);
+        // dest holds n_cols columns of n_rows with ld_out (checked by check_target, or staging).
+        unsafe { self.device.stream().launch_builder(&f).arg(&params).launch(launch_config(n_rows * n_cols)) }?;
+        if let (Target::Host { data, ld }, Some((_, s))) = (&mut out, &staging) {
+            self.land(*s, n_rows, n_cols, data, *ld, 0)?;
+        }
+        self.device.synchronize()
+    }
+
     /// Writes Σ_t A_t ⊗ B_t (zeros without terms) into `out`.
     pub fn kronecker(&self, k: &Kronecker<T>, order: Order, out: Target<'_, T>) -> Result<()> {
         let terms = self.upload_terms(k)?;
@@ -535,6 +620,14 @@ impl<T: Scalar> Engine<T> {
         }
         self.device.synchronize()
     }
+}
+
+/// An exchange index map on the device (indices as 64-bit integers).
+struct DeviceIndexMap {
+    index: CudaSlice<i64>,
+    partner: CudaSlice<i64>,
+    factor: CudaSlice<f64>,
+    partner_factor: CudaSlice<f64>,
 }
 
 struct DeviceKronecker {

@@ -17,8 +17,9 @@
 //! functions are then exact combinations of the φ_k, evaluated at the grid points with no
 //! interpolation, so that eq. 9's relation (which replaces the kinetic energy in eq. 12) holds to
 //! the accuracy of the matrix elements, and a Hamiltonian built from them is a Rayleigh-Ritz
-//! matrix in their span (variational) up to the grid's quadrature error. Choose Rmax beyond
-//! the basis's extent (~(4M + 2l)/(2λ)) so that the functions are negligible there.
+//! matrix in their span (variational) up to the grid's quadrature error. Rmax must lie beyond the
+//! functions' extent: a function larger than 1e-4 of its maximum at Rmax is refused (argument
+//! `energy`, which sets the decay e^{-√(-2E) r} as far as the parents' e^{-λr} can follow).
 
 use super::Grid;
 use crate::error::{Error, Result};
@@ -170,6 +171,37 @@ pub fn generate(grid: &Grid, spec: &GsfSpec) -> Result<Gsf> {
             values[p + points.len() * j] = (0..m).map(|k| y[(k, j)] * phi[k]).sum();
         }
     }
+    check_decayed(grid, &values, n, energy)?;
     let generating = grid.abscissas().iter().map(|&r| -v0 * (-r / a).exp() / r).collect();
     Ok(Gsf { values, beta, generating })
+}
+
+/// Largest |S_n(Rmax)| / max_r |S_n(r)| accepted: the functions must have decayed at the grid's
+/// end, since every integral of the family stops there (the tail beyond Rmax then weighs
+/// ~1e-8 of a norm; Galerkin tails of ~4e-5 beyond the parents' extent are tolerated).
+const MAX_VALUE_AT_RMAX: f64 = 1e-4;
+
+/// Refuses functions (`n_points x n`) that have not decayed at Rmax, naming the energy (which
+/// sets their decay e^{-√(-2E) r}, as far as the parent functions' e^{-λr} can follow) and the
+/// remedies.
+fn check_decayed(grid: &Grid, values: &[f64], n: usize, energy: f64) -> Result<()> {
+    let np = grid.n_points();
+    for j in 0..n {
+        let column = &values[j * np..(j + 1) * np];
+        let peak = column.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let end = column[np - 1].abs();
+        if end > MAX_VALUE_AT_RMAX * peak {
+            return Err(Error::invalid(
+                "energy",
+                format!(
+                    "{energy} hartree gives function {j} that has not decayed at the grid's Rmax = {} bohr \
+                     (|S(Rmax)| = {:.1e} of its maximum, above {MAX_VALUE_AT_RMAX:.0e}): lower the energy \
+                     (or raise lambda, which bounds the decay), or use a grid with a larger Rmax",
+                    grid.rmax(),
+                    end / peak
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

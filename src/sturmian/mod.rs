@@ -52,6 +52,7 @@
 pub mod angular;
 mod cpu;
 mod cuda;
+mod exchange;
 pub mod grid;
 pub mod gsf;
 pub mod scalar;
@@ -136,6 +137,29 @@ pub(crate) struct Channel<T> {
     pub one: OneElectron<T>,
 }
 
+/// Exchange symmetry of the two-electron basis ([`exchange`] module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exchange {
+    /// Product functions Φ_{(la,lb),(na,nb)} as they are (distinguishable particles, or
+    /// identical ones whose symmetry the caller imposes).
+    None,
+    /// (1 + P12) Φ / √2: spatially symmetric, the spin singlet of two electrons.
+    Symmetric,
+    /// (1 - P12) Φ / √2: spatially antisymmetric, the spin triplet of two electrons.
+    Antisymmetric,
+}
+
+impl Exchange {
+    /// The sign s of (1 + s P12), if symmetrised.
+    fn sign(self) -> Option<f64> {
+        match self {
+            Exchange::None => None,
+            Exchange::Symmetric => Some(1.0),
+            Exchange::Antisymmetric => Some(-1.0),
+        }
+    }
+}
+
 /// What a Hamiltonian is assembled for.
 #[derive(Clone, Debug)]
 pub struct HamiltonianSpec {
@@ -151,6 +175,9 @@ pub struct HamiltonianSpec {
     pub nuclear_charge: f64,
     /// Product of the two particles' charges q12 (+1 for two electrons).
     pub interaction_charge: f64,
+    /// Exchange symmetry of the basis. Symmetrised bases need the same channel (functions,
+    /// β, potentials) for both electrons at every l of the pairs, and pairs given as la <= lb.
+    pub exchange: Exchange,
 }
 
 /// Where a matrix goes: a host slice or device memory (CUDA backend only), column-major with a
@@ -345,8 +372,15 @@ impl<T: Scalar> Basis<T> {
         self.run_block(&job, order, None, out)
     }
 
-    /// Assembles the Hamiltonian H and overlap S of `spec` (module docs), both `n x n` with
-    /// n = Σ_p N_a(la_p) N_b(lb_p), pair blocks in the order of `spec.pairs`.
+    /// Size n of the Hamiltonian of `spec`: Σ_p N_a(la_p) N_b(lb_p), or the symmetrised
+    /// counts of [`exchange`] with an exchange symmetry.
+    pub fn hamiltonian_size(&self, spec: &HamiltonianSpec) -> Result<usize> {
+        Ok(*self.layout(spec)?.offsets.last().unwrap())
+    }
+
+    /// Assembles the Hamiltonian H and overlap S of `spec` (module docs; with an exchange
+    /// symmetry, in the symmetrised basis of [`exchange`]), both `n x n` with n =
+    /// [`Basis::hamiltonian_size`], pair blocks in the order of `spec.pairs`.
     pub fn hamiltonian(
         &self,
         spec: &HamiltonianSpec,
@@ -354,10 +388,61 @@ impl<T: Scalar> Basis<T> {
         mut h: Target<'_, T>,
         mut s: Target<'_, T>,
     ) -> Result<()> {
+        let layout = self.layout(spec)?;
+        let n = *layout.offsets.last().unwrap();
+        self.check_target("h", &h, n, n)?;
+        self.check_target("s", &s, n, n)?;
+        let maps = match spec.exchange.sign() {
+            Some(sign) => Some(
+                spec.pairs
+                    .iter()
+                    .map(|p| {
+                        let (a, b) = self.pair_channels(*p)?;
+                        let (na, nb) = (self.channels[a].n, self.channels[b].n);
+                        Ok(exchange::IndexMap::new(p.la, p.lb, na, nb, spec.l_total, sign, order))
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+            None => None,
+        };
+        let mut tracker = crate::progress::Tracker::start(c"atomgpu_sturmian_hamiltonian");
+        let total = (spec.pairs.len() * spec.pairs.len()) as f64;
+        for (p, &ket) in spec.pairs.iter().enumerate() {
+            for (pp, &bra) in spec.pairs.iter().enumerate() {
+                let (r0, c0) = (layout.offsets[pp], layout.offsets[p]);
+                let (h_out, s_out) = (sub_target(&mut h, r0, c0), sub_target(&mut s, r0, c0));
+                match &maps {
+                    None => {
+                        self.direct_h(bra, ket, spec, order, h_out)?;
+                        self.direct_s(bra, ket, spec, order, s_out)?;
+                    }
+                    Some(maps) => self.symmetrised_block(bra, ket, spec, order, [&maps[pp], &maps[p]], h_out, s_out)?,
+                }
+                tracker.update((p * spec.pairs.len() + pp + 1) as f64, total)?;
+            }
+        }
+        tracker.finish(total)
+    }
+
+    /// Checks `spec` against the basis (its channels first, then the spec's own rules) and places
+    /// its pair blocks.
+    fn layout(&self, spec: &HamiltonianSpec) -> Result<Layout> {
+        let sizes = spec.pairs.iter().map(|&p| self.pair_size(p)).collect::<Result<Vec<_>>>()?;
         check_spec(spec)?;
+        let sign = spec.exchange.sign();
+        if sign.is_some() {
+            self.check_identical_electrons(spec)?;
+        }
         let mut offsets = vec![0usize];
-        for &pair in &spec.pairs {
-            let size = self.pair_size(pair)?;
+        for (&pair, &direct) in spec.pairs.iter().zip(&sizes) {
+            let size = match sign {
+                Some(sign) => {
+                    let (a, b) = self.pair_channels(pair)?;
+                    let (na, nb) = (self.channels[a].n, self.channels[b].n);
+                    exchange::pair_count(pair.la, pair.lb, na, nb, spec.l_total, sign)
+                }
+                None => direct,
+            };
             let next = offsets
                 .last()
                 .unwrap()
@@ -366,36 +451,153 @@ impl<T: Scalar> Basis<T> {
             offsets.push(next);
         }
         let n = *offsets.last().unwrap();
-        self.check_target("h", &h, n, n)?;
-        self.check_target("s", &s, n, n)?;
-        let mut tracker = crate::progress::Tracker::start(c"atomgpu_sturmian_hamiltonian");
-        let total = (spec.pairs.len() * spec.pairs.len()) as f64;
-        for (p, &ket) in spec.pairs.iter().enumerate() {
-            for (pp, &bra) in spec.pairs.iter().enumerate() {
-                let couplings = angular::multipoles(bra.la, bra.lb, ket.la, ket.lb)
-                    .map(|l| {
-                        (
-                            l,
-                            spec.interaction_charge
-                                * angular::legendre_coupling(spec.l_total, spec.m, bra.la, bra.lb, ket.la, ket.lb, l),
-                        )
-                    })
-                    .filter(|&(_, c)| c != 0.0)
-                    .collect::<Vec<_>>();
-                let job = self.block_job(bra, ket, couplings)?;
-                let (r0, c0) = (offsets[pp], offsets[p]);
-                if bra == ket {
-                    let terms = self.diagonal_terms(ket, spec)?;
-                    self.run_block(&job, order, Some(&terms.h), sub_target(&mut h, r0, c0))?;
-                    self.write_kronecker(&terms.s, order, sub_target(&mut s, r0, c0))?;
-                } else {
-                    self.run_block(&job, order, None, sub_target(&mut h, r0, c0))?;
-                    self.write_kronecker(&Kronecker::zero(job.rows(), job.cols()), order, sub_target(&mut s, r0, c0))?;
+        if n == 0 {
+            return Err(Error::invalid(
+                "pairs",
+                "give no functions of this exchange symmetry (each is a pair (l, l) whose functions all vanish)",
+            ));
+        }
+        memory::elements::<T>("the Hamiltonian", n, n)
+            .map_err(|_| Error::invalid("pairs", format!("give a Hamiltonian too large ({n} x {n})")))?;
+        Ok(Layout { offsets })
+    }
+
+    /// An exchange-symmetrised basis needs, at every l of the pairs, the same channel for both
+    /// electrons (values, β and one-electron matrices equal), and pairs given as la <= lb.
+    fn check_identical_electrons(&self, spec: &HamiltonianSpec) -> Result<()> {
+        for (i, p) in spec.pairs.iter().enumerate() {
+            if p.la > p.lb {
+                return Err(Error::invalid_at(
+                    "pairs",
+                    i,
+                    format!(
+                        "(la, lb) = ({}, {}): with an exchange symmetry give each pair once, as la <= lb",
+                        p.la, p.lb
+                    ),
+                ));
+            }
+            for l in [p.la, p.lb] {
+                let (a, b) = (&self.channels[self.find(Electron::A, l)?], &self.channels[self.find(Electron::B, l)?]);
+                let same = a.n == b.n
+                    && a.values == b.values
+                    && a.beta == b.beta
+                    && a.one.generating == b.one.generating
+                    && a.one.central == b.one.central;
+                if !same {
+                    return Err(Error::invalid(
+                        "exchange",
+                        format!(
+                            "needs the same functions for both electrons, but channels (a, l = {l}) and (b, l = {l}) differ"
+                        ),
+                    ));
                 }
-                tracker.update((p * spec.pairs.len() + pp + 1) as f64, total)?;
             }
         }
-        tracker.finish(total)
+        Ok(())
+    }
+
+    /// The direct Hamiltonian block (bra, ket) of eq. 12 into `out`.
+    fn direct_h(&self, bra: Pair, ket: Pair, spec: &HamiltonianSpec, order: Order, out: Target<'_, T>) -> Result<()> {
+        let couplings = angular::multipoles(bra.la, bra.lb, ket.la, ket.lb)
+            .map(|l| {
+                let a = angular::legendre_coupling(spec.l_total, spec.m, bra.la, bra.lb, ket.la, ket.lb, l);
+                (l, spec.interaction_charge * a)
+            })
+            .filter(|&(_, c)| c != 0.0)
+            .collect::<Vec<_>>();
+        let job = self.block_job(bra, ket, couplings)?;
+        let extra = if bra == ket { Some(self.diagonal_terms(ket, spec)?.h) } else { None };
+        self.run_block(&job, order, extra.as_ref(), out)
+    }
+
+    /// The direct overlap block (bra, ket) into `out`: Oa ⊗ Ob on the diagonal, else zeros.
+    fn direct_s(&self, bra: Pair, ket: Pair, spec: &HamiltonianSpec, order: Order, out: Target<'_, T>) -> Result<()> {
+        if bra == ket {
+            self.write_kronecker(&self.diagonal_terms(ket, spec)?.s, order, out)
+        } else {
+            self.write_kronecker(&Kronecker::zero(self.pair_size(bra)?, self.pair_size(ket)?), order, out)
+        }
+    }
+
+    /// The symmetrised H and S blocks (bra, ket) ([`exchange`]), gathered from the direct blocks
+    /// of (bra, ket) and (bra, swapped ket); `maps` = [rows, columns].
+    #[allow(clippy::too_many_arguments)]
+    fn symmetrised_block(
+        &self,
+        bra: Pair,
+        ket: Pair,
+        spec: &HamiltonianSpec,
+        order: Order,
+        maps: [&exchange::IndexMap; 2],
+        h: Target<'_, T>,
+        s: Target<'_, T>,
+    ) -> Result<()> {
+        let [rows, cols] = maps;
+        if rows.len() == 0 || cols.len() == 0 {
+            return Ok(());
+        }
+        let (dr, dc) = (self.pair_size(bra)?, self.pair_size(ket)?);
+        let swapped = Pair { la: ket.lb, lb: ket.la };
+        let mut d1 = self.work(dr, dc)?;
+        self.direct_h(bra, ket, spec, order, d1.target(dr))?;
+        let d2 = if swapped == ket {
+            None
+        } else {
+            let mut d2 = self.work(dr, dc)?;
+            self.direct_h(bra, swapped, spec, order, d2.target(dr))?;
+            Some(d2)
+        };
+        self.gather(&d1, Some(d2.as_ref().unwrap_or(&d1)), dr, rows, cols, h)?;
+        if bra != ket {
+            // S_d(bra, ket) = 0, and S_d(bra, swapped ket) = 0 too: bra = (lb, la) with la < lb
+            // is not a pair of a symmetrised basis.
+            return self.write_kronecker(&Kronecker::zero(rows.len(), cols.len()), order, s);
+        }
+        self.direct_s(bra, ket, spec, order, d1.target(dr))?;
+        let partner = if swapped == ket { Some(&d1) } else { None };
+        self.gather(&d1, partner, dr, rows, cols, s)
+    }
+
+    /// A `rows x cols` work matrix on the basis's backend.
+    fn work(&self, rows: usize, cols: usize) -> Result<Work<T>> {
+        let len = memory::elements::<T>("an exchange work block", rows, cols)?;
+        match &self.engine {
+            Engine::Cpu => Ok(Work::Host(memory::filled("an exchange work block", len, T::default())?)),
+            Engine::Cuda(engine) => {
+                let (buffer, ptr) = engine.buffer(len)?;
+                Ok(Work::Device { _buffer: buffer, ptr, len })
+            }
+        }
+    }
+
+    /// Symmetrised block `out` from the direct blocks `d1` and `d2` (leading dimension `ld`).
+    fn gather(
+        &self,
+        d1: &Work<T>,
+        d2: Option<&Work<T>>,
+        ld: usize,
+        rows: &exchange::IndexMap,
+        cols: &exchange::IndexMap,
+        out: Target<'_, T>,
+    ) -> Result<()> {
+        match (&self.engine, d1, out) {
+            (Engine::Cpu, Work::Host(d1), Target::Host { data, ld: ld_out }) => {
+                let d2 = d2.map(|w| match w {
+                    Work::Host(v) => v.as_slice(),
+                    Work::Device { .. } => unreachable!("work blocks live on the basis's backend"),
+                });
+                exchange::gather_host(d1, d2, ld, rows, cols, data, ld_out);
+                Ok(())
+            }
+            (Engine::Cuda(engine), Work::Device { ptr, .. }, out) => {
+                let d2 = d2.map(|w| match w {
+                    Work::Device { ptr, .. } => *ptr,
+                    Work::Host(_) => unreachable!("work blocks live on the basis's backend"),
+                });
+                engine.gather(*ptr, d2, ld, rows, cols, out)
+            }
+            _ => Err(Error::Internal("an exchange work block on the wrong backend".into())),
+        }
     }
 
     /// Checks that `target` holds a `rows x cols` matrix, and is host memory unless the basis
@@ -517,6 +719,28 @@ impl<T> Kronecker<T> {
             self.nb
         } else {
             self.na * self.nb
+        }
+    }
+}
+
+/// Row/column offsets of the pair blocks of a Hamiltonian (the last is its size).
+struct Layout {
+    offsets: Vec<usize>,
+}
+
+/// A work matrix of a symmetrised block: host memory, or a device buffer of `len` elements
+/// of T at `ptr`.
+enum Work<T> {
+    Host(Vec<T>),
+    Device { _buffer: cudarc::driver::CudaSlice<f64>, ptr: u64, len: usize },
+}
+
+impl<T: Scalar> Work<T> {
+    /// The whole matrix as a target with leading dimension `rows`.
+    fn target(&mut self, rows: usize) -> Target<'_, T> {
+        match self {
+            Work::Host(v) => Target::Host { data: v, ld: rows },
+            Work::Device { ptr, len, .. } => Target::Device { ptr: *ptr, len: *len, ld: rows },
         }
     }
 }

@@ -220,7 +220,7 @@ static atomgpu_gsf_params st_gsf(void) {
 }
 
 static atomgpu_sturmian_params st_params(void) {
-    atomgpu_sturmian_params p = {0, 0, -2.2, -2.2, 2.0, 1.0};
+    atomgpu_sturmian_params p = {0, 0, -2.2, -2.2, 2.0, 1.0, ATOMGPU_EXCHANGE_NONE};
     return p;
 }
 
@@ -582,17 +582,26 @@ static int32_t call_st_angular(void) {
     return s;
 }
 
+/* params broken in place: NaN energy, infinite charge, or an exchange code out of range. */
+static atomgpu_sturmian_params st_params_broken(void) {
+    atomgpu_sturmian_params p = st_params();
+    if (BRK(K_NAN, 2)) p.energy_b = NAN;
+    if (BRK(K_INF, 2)) p.interaction_charge = INFINITY;
+    if (BRK(K_NEG, 2)) p.exchange = -1;
+    return p;
+}
+
 static int32_t call_st_hamiltonian_size(void) {
     int64_t size = ISENTINEL;
-    int32_t s = atomgpu_sturmian_hamiltonian_size(P(fixture_st, 1), N(1, 2), P(st_la, 3), P(st_lb, 4), P(&size, 5));
+    atomgpu_sturmian_params p = st_params_broken();
+    int32_t s = atomgpu_sturmian_hamiltonian_size(P(fixture_st, 1), BRK(K_NULL, 2) ? NULL : &p, N(1, 3), P(st_la, 4),
+                                                  P(st_lb, 5), P(&size, 6));
     untouched = size == ISENTINEL, finite = 1;
     return s;
 }
 
 static int32_t call_st_hamiltonian(void) {
-    atomgpu_sturmian_params p = st_params();
-    if (BRK(K_NAN, 2)) p.energy_b = NAN;
-    if (BRK(K_INF, 2)) p.interaction_charge = INFINITY;
+    atomgpu_sturmian_params p = st_params_broken();
     double h[16], s_out[16];
     fill(h, 16, SENTINEL), fill(s_out, 16, SENTINEL);
     int32_t s = atomgpu_sturmian_hamiltonian(P(fixture_st, 1), BRK(K_NULL, 2) ? NULL : &p, N(1, 3), P(st_la, 4),
@@ -639,6 +648,15 @@ static int32_t call_set_backend(void) {
 static int32_t call_set_time_limit(void) {
     int32_t s = atomgpu_set_time_limit(BRK(K_NEG, 1) ? -1.0 : X(0.0, 1));
     untouched = 1, finite = 1;
+    return s;
+}
+
+static int32_t call_host_alloc(void) {
+    static char marker;
+    void *p = &marker;
+    int32_t s = atomgpu_host_alloc(N(64, 1), BRK(K_NULL, 2) ? NULL : &p);
+    untouched = p == &marker, finite = 1;
+    if (s == ATOMGPU_OK && atomgpu_host_free(p) != ATOMGPU_OK) return ATOMGPU_ERR_INTERNAL;
     return s;
 }
 
@@ -896,12 +914,13 @@ static const struct argument arguments[] = {
     {call_st_angular, "sturmian_angular", 7, "l", "m"},
     {call_st_angular, "sturmian_angular", 8, "value", "n"},
     {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 1, "handle", "n"},
-    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 2, "n_pairs", "zmh"},
-    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 3, "la", "n"},
-    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 4, "lb", "n"},
-    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 5, "size", "n"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 2, "params", "nmai"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 3, "n_pairs", "zmh"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 4, "la", "n"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 5, "lb", "n"},
+    {call_st_hamiltonian_size, "sturmian_hamiltonian_size", 6, "size", "n"},
     {call_st_hamiltonian, "sturmian_hamiltonian", 1, "handle", "n"},
-    {call_st_hamiltonian, "sturmian_hamiltonian", 2, "params", "nai"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 2, "params", "nmai"},
     {call_st_hamiltonian, "sturmian_hamiltonian", 3, "n_pairs", "zmh"},
     {call_st_hamiltonian, "sturmian_hamiltonian", 4, "la", "n"},
     {call_st_hamiltonian, "sturmian_hamiltonian", 5, "lb", "n"},
@@ -932,6 +951,8 @@ static const struct argument arguments[] = {
     {call_set_backend, "set_backend", 1, "backend", "m"},
     {call_set_time_limit, "set_time_limit", 1, "seconds", "mai"},
     {call_set_progress, "set_progress", 3, "interval_s", "mai"},
+    {call_host_alloc, "host_alloc", 1, "bytes", "zmh"},
+    {call_host_alloc, "host_alloc", 2, "ptr", "n"},
 };
 #define N_ARGUMENTS (sizeof arguments / sizeof arguments[0])
 
@@ -981,6 +1002,7 @@ static const struct {
     {call_set_backend, "set_backend"},
     {call_set_time_limit, "set_time_limit"},
     {call_set_progress, "set_progress"},
+    {call_host_alloc, "host_alloc"},
 };
 #define N_VALID (sizeof valid_calls / sizeof valid_calls[0])
 
@@ -1574,11 +1596,28 @@ static int case_st_destroy_other_family(void) {
     if (refused(atomgpu_linestrength_destroy((atomgpu_linestrength *)h), 1, "handle")) return 1;
     if (refused(atomgpu_cr_destroy((atomgpu_cr *)h), 1, "model")) return 1;
     int64_t size = 0;
-    if (status_is(atomgpu_sturmian_hamiltonian_size(h, 1, st_la, st_lb, &size), ATOMGPU_OK, NULL) || size != 4)
+    atomgpu_sturmian_params params = st_params();
+    if (status_is(atomgpu_sturmian_hamiltonian_size(h, &params, 1, st_la, st_lb, &size), ATOMGPU_OK, NULL) || size != 4)
         return fail("the Sturmian handle was harmed");
     int32_t block;
     int64_t lower;
     return status_is(atomgpu_linestrength_loaded_batch(ls, &block, &lower), ATOMGPU_OK, NULL);
+}
+
+/* Host buffers: usable over their whole length, NULL freed as a no-op, a pointer freed twice, one
+ * inside a buffer and one from malloc refused at `ptr`. */
+static int case_host_buffers(void) {
+    void *p = NULL;
+    if (status_is(atomgpu_host_alloc(1 << 20, &p), ATOMGPU_OK, NULL)) return 1;
+    memset(p, 0x5a, 1 << 20);
+    if (refused(atomgpu_host_free((char *)p + 8), 1, "ptr")) return 1;
+    if (status_is(atomgpu_host_free(p), ATOMGPU_OK, NULL)) return 1;
+    if (refused(atomgpu_host_free(p), 1, "ptr")) return 1;
+    void *heap = malloc(16);
+    int r = refused(atomgpu_host_free(heap), 1, "ptr");
+    free(heap);
+    if (r) return 1;
+    return status_is(atomgpu_host_free(NULL), ATOMGPU_OK, NULL);
 }
 
 static int case_st_made_up_destroy(void) {
@@ -1616,8 +1655,9 @@ static int case_st_missing_channels(void) {
     if (refused(atomgpu_sturmian_repulsion(h, 0, 0, 0, 3, 0, 0, out, 4), 5, "lb")) return 1;
     const int32_t three[1] = {3};
     int64_t size = ISENTINEL;
-    if (refused(atomgpu_sturmian_hamiltonian_size(h, 1, three, st_lb, &size), 3, "la")) return 1;
-    if (refused(atomgpu_sturmian_hamiltonian_size(h, 1, st_la, three, &size), 4, "lb")) return 1;
+    atomgpu_sturmian_params params = st_params();
+    if (refused(atomgpu_sturmian_hamiltonian_size(h, &params, 1, three, st_lb, &size), 4, "la")) return 1;
+    if (refused(atomgpu_sturmian_hamiltonian_size(h, &params, 1, st_la, three, &size), 5, "lb")) return 1;
     /* values of a 17-point grid declared with ld 16 < n_points. */
     if (refused(atomgpu_sturmian_add_channel(h, 0, 2, 2, st_values, ST_NP - 1, beta, st_generating, NULL), 6, "ld"))
         return 1;
@@ -1734,6 +1774,7 @@ static const struct {
     {"sturmian_one_electron: a channel never added", case_st_one_electron_missing},
     {"sturmian: values of 1e300", case_st_values_1e300},
     {"8 threads on one Sturmian handle", case_threads_sturmian},
+    {"host buffers: double free, foreign and interior pointers", case_host_buffers},
 };
 #define N_SPECIAL (sizeof special / sizeof special[0])
 

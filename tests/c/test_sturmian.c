@@ -225,7 +225,7 @@ static void test_angular(void) {
 static void test_helium_s_limit(void) {
     enum { N = 8, K = 3 };
     const atomgpu_gsf_params gsf = {2.0, -2.2, 2.0, 1.0, N + 10, 2.0};
-    const atomgpu_sturmian_params params = {0, 0, -2.2, -2.2, 2.0, 1.0};
+    const atomgpu_sturmian_params params = {0, 0, -2.2, -2.2, 2.0, 1.0, ATOMGPU_EXCHANGE_NONE};
     const int32_t la[1] = {0}, lb[1] = {0};
     atomgpu_sturmian *h = NULL;
     double beta[N];
@@ -238,7 +238,7 @@ static void test_helium_s_limit(void) {
     int ascending = 1;
     for (int i = 1; i < N; i++) ascending &= beta[i] > beta[i - 1];
     check("add_gsf: beta finite and ascending", ascending && isfinite(beta[0]) && isfinite(beta[N - 1]));
-    if (!check_ok("hamiltonian_size", atomgpu_sturmian_hamiltonian_size(h, 1, la, lb, &n))) goto done;
+    if (!check_ok("hamiltonian_size", atomgpu_sturmian_hamiltonian_size(h, &params, 1, la, lb, &n))) goto done;
     check("hamiltonian_size = N^2", n == N * N);
     if (n != N * N) goto done;
     ham = malloc(n * n * sizeof *ham), s = malloc(n * n * sizeof *s), h1 = malloc(n * n * sizeof *h1);
@@ -270,6 +270,25 @@ static void test_helium_s_limit(void) {
         for (int64_t i = 0; i < n; i++)
             for (int64_t j = 0; j < n; j++) norm += vectors[i] * s[i + n * j] * vectors[j];
         check_abs("solve: c^T S c = 1", norm, 1.0, 1e-10);
+        /* The exchange-symmetrised (singlet) basis: N(N+1)/2 functions; the ground state is a
+         * singlet, so its lowest energy is the direct one (P12 commutes with H). */
+        atomgpu_sturmian_params singlet = params;
+        singlet.exchange = ATOMGPU_EXCHANGE_SYMMETRIC;
+        int64_t ns = -1;
+        double e_singlet = SENTINEL;
+        if (check_ok("hamiltonian_size (singlet)", atomgpu_sturmian_hamiltonian_size(h, &singlet, 1, la, lb, &ns)))
+            check("hamiltonian_size (singlet) = N(N+1)/2", ns == N * (N + 1) / 2);
+        if (ns == N * (N + 1) / 2 &&
+            check_ok("hamiltonian (singlet)", atomgpu_sturmian_hamiltonian(h, &singlet, 1, la, lb, ATOMGPU_ORDER_A_FASTEST,
+                                                                          h1, ns, s1, ns)) &&
+            check_ok("solve (singlet)", atomgpu_sturmian_solve(ns, h1, ns, s1, ns, 1, &e_singlet, r0, ns)))
+            check_abs("singlet E0 = direct E0", e_singlet, energies[0], 1e-10);
+        atomgpu_sturmian_params bad_exchange = params;
+        bad_exchange.exchange = 3;
+        int64_t untouched_size = -7;
+        expect_bad("hamiltonian_size: exchange = 3",
+                   atomgpu_sturmian_hamiltonian_size(h, &bad_exchange, 1, la, lb, &untouched_size), 2, "params",
+                   untouched_size == -7);
     }
     /* Bad input to solve, outputs untouched. */
     fill(energies, K, SENTINEL);
@@ -307,11 +326,14 @@ static void test_helium_s_limit(void) {
                    "ldh", all_equal(h1, n * n, SENTINEL));
         expect_bad("hamiltonian: NULL s", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, 0, h1, n, NULL, n), 9, "s",
                    all_equal(h1, n * n, SENTINEL));
-        expect_bad("hamiltonian_size: n_pairs = -1", atomgpu_sturmian_hamiltonian_size(h, -1, la, lb, &size), 2,
-                   "n_pairs", size == -7);
-        expect_bad("hamiltonian_size: NULL lb", atomgpu_sturmian_hamiltonian_size(h, 1, la, NULL, &size), 4, "lb",
-                   size == -7);
-        expect_bad("hamiltonian_size: NULL size", atomgpu_sturmian_hamiltonian_size(h, 1, la, lb, NULL), 5, "size", 1);
+        expect_bad("hamiltonian_size: n_pairs = -1", atomgpu_sturmian_hamiltonian_size(h, &params, -1, la, lb, &size),
+                   3, "n_pairs", size == -7);
+        expect_bad("hamiltonian_size: NULL lb", atomgpu_sturmian_hamiltonian_size(h, &params, 1, la, NULL, &size), 5,
+                   "lb", size == -7);
+        expect_bad("hamiltonian_size: NULL size", atomgpu_sturmian_hamiltonian_size(h, &params, 1, la, lb, NULL), 6,
+                   "size", 1);
+        expect_bad("hamiltonian_size: NULL params", atomgpu_sturmian_hamiltonian_size(h, NULL, 1, la, lb, &size), 2,
+                   "params", size == -7);
         expect_bad("one_electron_block: lds < Na Nb",
                    atomgpu_sturmian_one_electron_block(h, &params, 0, 0, 0, h1, n, s1, n - 1), 9, "lds",
                    all_equal(h1, n * n, SENTINEL));
@@ -334,7 +356,7 @@ static void test_helium_s_limit(void) {
         expect_bad("add_gsf: l = 41", atomgpu_sturmian_add_gsf(h, 0, 41, N, &gsf, beta), 3, "l",
                    all_equal(beta, N, SENTINEL));
         /* The failed add_gsf calls left the channels in place. */
-        check_ok("hamiltonian_size after failed calls", atomgpu_sturmian_hamiltonian_size(h, 1, la, lb, &size));
+        check_ok("hamiltonian_size after failed calls", atomgpu_sturmian_hamiltonian_size(h, &params, 1, la, lb, &size));
         check("hamiltonian_size unchanged", size == N * N);
     }
 done:

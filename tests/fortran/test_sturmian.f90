@@ -22,7 +22,8 @@
 !       -Wl,-rpath,$PWD/target/release
 ! Exit status 0 when every check passes (error stop 1 otherwise).
 program test_sturmian
-    use, intrinsic :: iso_c_binding, only: c_double, c_double_complex, c_int64_t, c_null_ptr
+    use, intrinsic :: iso_c_binding, only: c_double, c_double_complex, c_int64_t, c_null_ptr, c_ptr, c_f_pointer, &
+        c_associated
     use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
     use atomgpu
     use atomgpu_test_checks
@@ -188,12 +189,50 @@ contains
     end subroutine
 
     ! (d)
+    ! The singlet Hamiltonian assembled into buffers of atomgpu_host_alloc (pinned on the GPU),
+    ! mapped with c_f_pointer, equals `reference` (the same call into allocatable arrays); the
+    ! buffers are released, and a second release is refused.
+    subroutine pinned_singlet(b, params, reference)
+        type(atomgpu_sturmian_basis), intent(in) :: b
+        type(atomgpu_sturmian_params_t), intent(in) :: params
+        real(dp), intent(in) :: reference(:, :)
+        type(c_ptr) :: ph, ps, stale
+        real(dp), pointer :: h(:, :), s(:, :)
+        integer(c_int64_t) :: n, bytes
+        integer :: stat
+        n = size(reference, 1, kind=c_int64_t)
+        bytes = 8 * n * n
+        ph = c_null_ptr
+        ps = c_null_ptr
+        call atomgpu_host_alloc(bytes, ph, stat=stat)
+        if (.not. succeeded("host_alloc h", stat)) return
+        call atomgpu_host_alloc(bytes, ps, stat=stat)
+        if (succeeded("host_alloc s", stat)) then
+            call c_f_pointer(ph, h, [n, n])
+            call c_f_pointer(ps, s, [n, n])
+            call atomgpu_sturmian_hamiltonian(b, params, [0], [0], ATOMGPU_ORDER_A_FASTEST, h, s, stat=stat)
+            if (succeeded("hamiltonian into host_alloc buffers", stat)) &
+                call check_abs("hamiltonian into host_alloc buffers = into allocatables", &
+                    maxval(abs(h - reference)) / maxval(abs(reference)), 0.0_dp, 1e-14_dp)
+            call atomgpu_host_free(ps, stat=stat)
+            if (succeeded("host_free s", stat)) call check("host_free nulls the pointer", .not. c_associated(ps))
+        end if
+        stale = ph
+        call atomgpu_host_free(ph, stat=stat)
+        if (succeeded("host_free h", stat)) then
+            call atomgpu_host_free(stale, stat=stat)
+            call expect_bad("host_free twice", stat, 1, "ptr", .true.)
+        end if
+    end subroutine
+
     subroutine test_helium()
         integer, parameter :: n = 8
         type(atomgpu_sturmian_basis) :: b
         type(atomgpu_gsf_params_t) :: gsf
-        type(atomgpu_sturmian_params_t) :: params
+        type(atomgpu_sturmian_params_t) :: params, singlet
         real(dp), allocatable :: h(:, :), s(:, :), h1(:, :), s1(:, :), r0(:, :), vectors(:, :), s_short(:, :)
+        real(dp), allocatable :: h_singlet(:, :), s_singlet(:, :)
+        real(dp) :: e_singlet(1)
         real(dp) :: beta(n), energies(3)
         integer(i8) :: size_h
         integer :: stat
@@ -201,6 +240,8 @@ contains
             yukawa_range=1.0_dp, n_parent=n + 10, lambda=2.0_dp)
         params = atomgpu_sturmian_params_t(l_total=0, m=0, energy_a=-2.2_dp, energy_b=-2.2_dp, &
             nuclear_charge=2.0_dp, interaction_charge=1.0_dp)
+        singlet = params
+        singlet%exchange = ATOMGPU_EXCHANGE_SYMMETRIC
         call atomgpu_sturmian_create(b, rmax, nq, ns, stat=stat)
         if (.not. succeeded("create (helium)", stat)) return
         beta = sentinel
@@ -210,9 +251,12 @@ contains
         call atomgpu_sturmian_add_gsf(b, ATOMGPU_ELECTRON_B, 0, n, gsf, stat=stat)
         if (.not. succeeded("add_gsf electron b (no beta)", stat)) return
         size_h = -1
-        call atomgpu_sturmian_hamiltonian_size(b, [0], [0], size_h, stat=stat)
+        call atomgpu_sturmian_hamiltonian_size(b, params, [0], [0], size_h, stat=stat)
         if (.not. succeeded("hamiltonian_size", stat)) return
         call check("hamiltonian_size = N^2", size_h == n * n)
+        call atomgpu_sturmian_hamiltonian_size(b, singlet, [0], [0], size_h, stat=stat)
+        if (succeeded("hamiltonian_size (singlet)", stat)) &
+            call check("hamiltonian_size (singlet) = N(N+1)/2", size_h == n * (n + 1) / 2)
         allocate (h(n * n, n * n), s(n * n, n * n), h1(n * n, n * n), s1(n * n, n * n), r0(n * n, n * n), &
             vectors(n * n, 3))
         call atomgpu_sturmian_hamiltonian(b, params, [0], [0], ATOMGPU_ORDER_A_FASTEST, h, s, stat=stat)
@@ -235,6 +279,19 @@ contains
             call check("solve: energies ascending", energies(1) <= energies(2) .and. energies(2) <= energies(3))
             call check_abs("solve: c^T S c = 1", dot_product(vectors(:, 1), matmul(s, vectors(:, 1))), 1.0_dp, &
                 1e-10_dp)
+            ! The ground state is a singlet: the exchange-symmetric basis (N(N+1)/2 functions)
+            ! gives the same lowest energy, since P12 commutes with H.
+            allocate (h_singlet(n * (n + 1) / 2, n * (n + 1) / 2), s_singlet(n * (n + 1) / 2, n * (n + 1) / 2))
+            call atomgpu_sturmian_hamiltonian(b, singlet, [0], [0], ATOMGPU_ORDER_A_FASTEST, h_singlet, s_singlet, &
+                stat=stat)
+            if (succeeded("hamiltonian (singlet)", stat)) then
+                call atomgpu_sturmian_solve(h_singlet, s_singlet, e_singlet, stat=stat)
+                if (succeeded("solve (singlet)", stat)) call check_abs("singlet E0 = direct E0", e_singlet(1), &
+                    energies(1), 1e-10_dp)
+            end if
+            call atomgpu_sturmian_hamiltonian(b, singlet, [0], [0], ATOMGPU_ORDER_A_FASTEST, h, s, stat=stat)
+            call expect_bad("hamiltonian (singlet): h of N^2 columns", stat, 7, "h", .true.)
+            call pinned_singlet(b, singlet, h_singlet)
         end if
         energies = sentinel
         call atomgpu_sturmian_solve(h, s, energies, stat=stat)   ! vectors absent
