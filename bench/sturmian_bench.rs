@@ -2,7 +2,7 @@
 //! repulsion blocks, whole Hamiltonians and the generalised eigen-solve, CPU and CUDA.
 //!
 //!   cargo build --release --example sturmian_bench
-//!   target/release/examples/sturmian_bench OUT_DIR [--quick] [--no-e3e]
+//!   target/release/examples/sturmian_bench OUT_DIR [--quick] [--no-e3e] [--helium-only]
 //!
 //! 1. Ceilings measured in the same run: cuBLAS ZGEMM and DGEMM (FP64, CUBLAS_DEFAULT_MATH as the
 //!    library uses) on 8192^3 NN and on 16384 x 16384 x 512 NT (exactly the GEMM of a repulsion block
@@ -22,6 +22,9 @@
 //!    (singlet) basis, 10400^2 (assembly into pinned host memory and eigen-solve); also at N = 32,
 //!    and on the CPU at 16 and 32 (agreement at 32). FLOPs: 25 GEMMs of 2 N^4 (2Nq). The example's range 1, λ = 2 do not hold
 //!    N = 64 on this grid (the parent basis reaches 4M/(2λ) = 74 bohr > Rmax: E = -8.6e3 hartree).
+//!    3b. The same N = 64 Hamiltonian through the C entry point (`atomgpu_sturmian_hamiltonian`,
+//!    what Fortran and C callers use) into `atomgpu_host_alloc` (pinned) buffers and into pageable
+//!    ones. `--helium-only`: the ceilings and case 3 alone.
 //! 4. (e,3e) Hamiltonian (§2.1): complex synthetic basis, l = 0..4 on both electrons, N = 84; L = 0..4
 //!    with 5 pairs each; H and S (35280^2 complex, 19.9 GB each) per L into reused pinned host buffers
 //!    (S in device memory when the host is short). FLOPs: 25 GEMMs of 8 N^4 (2Nq) per L. `--no-e3e`.
@@ -473,6 +476,102 @@ fn helium(b: &mut Bench, nq: usize, cpu_sizes: &[usize], gpu_sizes: &[usize]) {
             b.report.emit(&Case::new("lowest_eigenpairs", sizes), "cuda", t.map(|t| (t, None)), &note);
         }
     }
+    if let Some(&n) = gpu_sizes.last() {
+        c_abi_landing(b, nq, n);
+    }
+}
+
+/// Case 3b: the helium Hamiltonian (N = `n`) through the C entry point a Fortran or C caller
+/// uses, `atomgpu_sturmian_hamiltonian`, into buffers of `atomgpu_host_alloc` (pinned) and into
+/// ordinary pageable memory (a Vec, touched before timing).
+fn c_abi_landing(b: &mut Bench, nq: usize, n: usize) {
+    use atomgpu::ffi::host::{atomgpu_host_alloc, atomgpu_host_free};
+    use atomgpu::ffi::sturmian::*;
+    let size = 5 * n * n;
+    let sizes = format!("helium L=0 (l,l) l=0..4, N={n}, n={size}, Nq={nq} Ns={NS}, through the C ABI");
+    let params = atomgpu_sturmian_params {
+        l_total: 0,
+        m: 0,
+        energy_a: HE.0,
+        energy_b: HE.0,
+        nuclear_charge: 2.0,
+        interaction_charge: 1.0,
+        exchange: ATOMGPU_EXCHANGE_NONE,
+    };
+    let gsf = |n: usize| atomgpu_gsf_params {
+        nuclear_charge: 2.0,
+        energy: HE.0,
+        yukawa_strength: 2.0,
+        yukawa_range: HE.1,
+        n_parent: n as i64 + 10,
+        lambda: HE.2,
+    };
+    let pairs: Vec<i32> = (0..=4).collect();
+    let status = |s: i32, what: &str| if s == 0 { Ok(()) } else { Err(format!("{what}: status {s}")) };
+    let run = |h: *mut f64, s: *mut f64, handle: *mut atomgpu_sturmian| {
+        // SAFETY: h and s hold size^2 doubles; the pair arrays 5 entries.
+        status(
+            unsafe {
+                atomgpu_sturmian_hamiltonian(
+                    handle,
+                    &params,
+                    5,
+                    pairs.as_ptr(),
+                    pairs.as_ptr(),
+                    ATOMGPU_ORDER_A_FASTEST,
+                    h,
+                    size as i64,
+                    s,
+                    size as i64,
+                )
+            },
+            "atomgpu_sturmian_hamiltonian",
+        )
+    };
+    let mut handle = std::ptr::null_mut();
+    let made = (|| -> Outcome<()> {
+        // SAFETY: valid arguments; the handle is destroyed below.
+        unsafe {
+            let null = std::ptr::null();
+            status(atomgpu_sturmian_create(RMAX, nq as i64, NS as i64, null, null, 0, &mut handle), "create")?;
+            for l in 0..=4 {
+                for e in [ATOMGPU_ELECTRON_A, ATOMGPU_ELECTRON_B] {
+                    status(atomgpu_sturmian_add_gsf(handle, e, l, n as i64, &gsf(n), std::ptr::null_mut()), "add_gsf")?;
+                }
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = made {
+        return b.report.emit(&Case::new("hamiltonian", sizes), "cuda", Err(e), "C ABI");
+    }
+    let bytes = (size * size * 8) as i64;
+    let (mut hp, mut sp) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: output pointers to two pointers.
+    let pinned = unsafe {
+        status(atomgpu_host_alloc(bytes, &mut hp), "host_alloc h")
+            .and(status(atomgpu_host_alloc(bytes, &mut sp), "host_alloc s"))
+    };
+    let t = pinned.and_then(|()| time(true, 3, || run(hp as *mut f64, sp as *mut f64, handle)));
+    let note = "C ABI into atomgpu_host_alloc (pinned) buffers, H and S";
+    b.report.emit(&Case::new("hamiltonian", sizes.clone()), "cuda", t.map(|t| (t, None)), note);
+    // SAFETY: buffers from atomgpu_host_alloc (NULL when not made).
+    unsafe {
+        atomgpu_host_free(hp);
+        atomgpu_host_free(sp);
+    }
+    let t = touched::<f64>(size * size).and_then(|mut h| {
+        let mut s = touched::<f64>(size * size)?;
+        time(true, 3, || run(h.as_mut_ptr(), s.as_mut_ptr(), handle))
+    });
+    b.report.emit(
+        &Case::new("hamiltonian", sizes),
+        "cuda",
+        t.map(|t| (t, None)),
+        "C ABI into pageable (Vec) buffers, H and S",
+    );
+    // SAFETY: made above.
+    unsafe { atomgpu_sturmian_destroy(handle) };
 }
 
 /// Case 4: the (e,3e) Hamiltonian, L = 0..4, assembled per L into reused host buffers.
@@ -521,7 +620,9 @@ fn e3e(b: &mut Bench, nq: usize, n: usize) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let out_dir = args.get(1).filter(|a| !a.starts_with("--")).cloned().unwrap_or_else(|| "out".into());
-    let (quick, no_e3e) = (args.iter().any(|a| a == "--quick"), args.iter().any(|a| a == "--no-e3e"));
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    let (quick, helium_only) = (flag("--quick"), flag("--helium-only"));
+    let no_e3e = flag("--no-e3e") || helium_only;
     std::fs::create_dir_all(&out_dir).expect("creating OUT_DIR");
     let jsonl = std::fs::File::create(format!("{out_dir}/sturmian_bench.jsonl")).expect("creating the JSON lines");
     let mut b = Bench { gpu: None, pool: None, report: Report { jsonl, gpu_name: String::new() } };
@@ -538,10 +639,12 @@ fn main() {
     let (nqs, sizes, real_sizes): (&[usize], &[usize], &[usize]) =
         if quick { (&[32], &[8, 16], &[16]) } else { (&[128, 256], &[16, 32, 64, 128, 256], &[64, 128]) };
     let nq = nqs[nqs.len() - 1];
-    for &nq in nqs {
-        repulsion(&mut b, nq, sizes, COMPLEX);
+    if !helium_only {
+        for &nq in nqs {
+            repulsion(&mut b, nq, sizes, COMPLEX);
+        }
+        repulsion(&mut b, nq, real_sizes, REAL);
     }
-    repulsion(&mut b, nq, real_sizes, REAL);
     // Quick: Nq = 64 for helium, as 32 Gauss points cannot integrate the GSFs over 40 bohr.
     let (cpu_sizes, gpu_sizes): (&[usize], &[usize]) = if quick { (&[4, 8], &[8]) } else { (&[16, 32], &[32, 64]) };
     helium(&mut b, if quick { 64 } else { nq }, cpu_sizes, gpu_sizes);

@@ -57,7 +57,8 @@
 /**
  * A result is not finite (it overflowed double precision): the inputs, although finite, lie
  * outside the range where that result is representable. The message names the output and
- * element; nothing was written.
+ * element; nothing was written (except Sturmian host outputs over 64 MiB, computed in place and
+ * then set to NaN: see `atomgpu_sturmian_hamiltonian`).
  */
 #define ATOMGPU_ERR_NOT_FINITE 7
 
@@ -1224,6 +1225,13 @@ int32_t atomgpu_sturmian_hamiltonian_size(const struct atomgpu_sturmian *handle,
  * exchange symmetry) and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into host `h` and `s`, each n x n
  * (`atomgpu_sturmian_hamiltonian_size`) with leading dimensions `ldh`, `lds`, pair blocks in
  * the given order, each block in `order`: the generalised eigenproblem H c = E S c.
+ *
+ * Refused arguments leave `h` and `s` untouched. Outputs of up to 64 MiB are computed into a
+ * scratch copy and stay untouched on any failure; larger ones are written in place (no second
+ * copy; pinned buffers from `atomgpu_host_alloc` receive the result at the bus's full rate) and,
+ * if the call fails after it began (a device error, cancellation, an overflow), hold NaN over
+ * the whole n x n matrix, so that no partial result looks valid. Padding rows (ld > n) are never
+ * written. The same holds for `atomgpu_sturmian_repulsion` and `_one_electron_block`.
  *
  * # Safety
  * Pointers must be NULL or valid for the documented number of elements.

@@ -26,7 +26,8 @@ pub const ATOMGPU_ERR_NOT_CONVERGED: i32 = 5;
 pub const ATOMGPU_ERR_INTERNAL: i32 = 6;
 /// A result is not finite (it overflowed double precision): the inputs, although finite, lie
 /// outside the range where that result is representable. The message names the output and
-/// element; nothing was written.
+/// element; nothing was written (except Sturmian host outputs over 64 MiB, computed in place and
+/// then set to NaN: see `atomgpu_sturmian_hamiltonian`).
 pub const ATOMGPU_ERR_NOT_FINITE: i32 = 7;
 /// The call was stopped before it finished, by the progress callback or the time limit of the
 /// calling thread (`atomgpu_set_progress`, `atomgpu_set_time_limit`); nothing was written.

@@ -187,21 +187,64 @@ unsafe fn matrix_out<'a, T: Scalar>(
     Ok(std::slice::from_raw_parts_mut(p as *mut T, len))
 }
 
-/// Runs `f` into a scratch copy of the host output `name` and copies it back only on success and
-/// when every element is finite (else `ATOMGPU_ERR_NOT_FINITE`), so that a failed call leaves the
-/// caller's matrix untouched.
-fn into_host<T: Scalar>(name: &'static str, out: &mut [T], f: impl FnOnce(&mut [T]) -> Result<()>) -> Result<()> {
-    let mut scratch = crate::memory::copy_of("a scratch copy of the output", out)?;
-    f(&mut scratch)?;
-    if let Some(i) = scratch.iter().position(|v| !v.finite()) {
-        return Err(Error::NotFinite {
+/// Outputs up to this many bytes are computed into a scratch copy; larger ones in place.
+const SCRATCH_BYTES: usize = 64 << 20;
+
+/// A caller's host output: the `rows x cols` matrix with leading dimension `ld` at the start of
+/// `data`, argument `name`.
+struct HostOutput<'a, T> {
+    name: &'static str,
+    data: &'a mut [T],
+    rows: usize,
+    cols: usize,
+    ld: usize,
+}
+
+impl<T: Scalar> HostOutput<'_, T> {
+    /// The first non-finite element of the matrix (padding rows between `rows` and `ld` are the
+    /// caller's and are neither read nor written).
+    /// Columns are scanned in parallel (a 20480^2 Hamiltonian is 3.4 GB).
+    fn first_non_finite(data: &[T], rows: usize, cols: usize, ld: usize) -> Option<usize> {
+        use rayon::prelude::*;
+        (0..cols)
+            .into_par_iter()
+            .find_map_first(|j| data[j * ld..j * ld + rows].iter().position(|v| !v.finite()).map(|i| i + j * ld))
+    }
+
+    /// Runs `f` on the output and checks that every element of the matrix is finite (else
+    /// `ATOMGPU_ERR_NOT_FINITE`). A refused argument is found before anything is written, so the
+    /// output is then untouched. Other failures (device errors, cancellation, overflow): outputs of
+    /// up to 64 MiB are computed into a scratch copy and stay untouched; larger ones are computed
+    /// in place, so that no second copy doubles the memory or slows the landing from the device,
+    /// and are set to NaN over the whole matrix, so that no partial result looks valid.
+    fn fill(self, f: impl FnOnce(&mut [T]) -> Result<()>) -> Result<()> {
+        let HostOutput { name, data, rows, cols, ld } = self;
+        let not_finite = |i| Error::NotFinite {
             name,
             index: Some(i),
             detail: "the basis values or potentials are too large for double precision".into(),
-        });
+        };
+        if std::mem::size_of_val(data) <= SCRATCH_BYTES {
+            let mut scratch = crate::memory::copy_of("a scratch copy of the output", data)?;
+            f(&mut scratch)?;
+            if let Some(i) = Self::first_non_finite(&scratch, rows, cols, ld) {
+                return Err(not_finite(i));
+            }
+            data.copy_from_slice(&scratch);
+            return Ok(());
+        }
+        let result =
+            f(data).and_then(|()| Self::first_non_finite(data, rows, cols, ld).map_or(Ok(()), |i| Err(not_finite(i))));
+        if let Err(e) = &result {
+            if !matches!(e, Error::InvalidArgument { .. }) {
+                let nan = T::real(f64::NAN);
+                for j in 0..cols {
+                    data[j * ld..j * ld + rows].fill(nan);
+                }
+            }
+        }
+        result
     }
-    out.copy_from_slice(&scratch);
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -515,15 +558,12 @@ pub unsafe extern "C" fn atomgpu_sturmian_one_electron_block(
                 let lds = leading_dimension("lds", lds, size, "the block's size")?;
                 let h = matrix_out::<T>("h", h, size, size, ldh, "la")?;
                 let s = matrix_out::<T>("s", s, size, size, lds, "la")?;
-                into_host("h", h, |h| {
-                    into_host("s", s, |s| {
-                        b.one_electron_block(
-                            pair,
-                            &spec,
-                            order,
-                            Target::Host { data: h, ld: ldh },
-                            Target::Host { data: s, ld: lds },
-                        )
+                let h = HostOutput { name: "h", data: h, rows: size, cols: size, ld: ldh };
+                let s = HostOutput { name: "s", data: s, rows: size, cols: size, ld: lds };
+                h.fill(|h| {
+                    s.fill(|s| {
+                        let (h, s) = (Target::Host { data: h, ld: ldh }, Target::Host { data: s, ld: lds });
+                        b.one_electron_block(pair, &spec, order, h, s)
                     })
                 })
                 .map_err(params_error)
@@ -568,7 +608,8 @@ pub unsafe extern "C" fn atomgpu_sturmian_repulsion(
                     (b.pair_size(bra).map_err(|e| e.renamed("la", "lpa").renamed("lb", "lpb"))?, b.pair_size(ket)?);
                 let ld = leading_dimension("ld", ld, rows, "N'a N'b")?;
                 let out = matrix_out::<T>("out", out, rows, cols, ld, "la")?;
-                into_host("out", out, |o| b.repulsion(bra, ket, l, order, Target::Host { data: o, ld }))
+                HostOutput { name: "out", data: out, rows, cols, ld }
+                    .fill(|o| b.repulsion(bra, ket, l, order, Target::Host { data: o, ld }))
             })
         })
     })
@@ -697,6 +738,13 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian_size(
 /// (`atomgpu_sturmian_hamiltonian_size`) with leading dimensions `ldh`, `lds`, pair blocks in
 /// the given order, each block in `order`: the generalised eigenproblem H c = E S c.
 ///
+/// Refused arguments leave `h` and `s` untouched. Outputs of up to 64 MiB are computed into a
+/// scratch copy and stay untouched on any failure; larger ones are written in place (no second
+/// copy; pinned buffers from `atomgpu_host_alloc` receive the result at the bus's full rate) and,
+/// if the call fails after it began (a device error, cancellation, an overflow), hold NaN over
+/// the whole n x n matrix, so that no partial result looks valid. Padding rows (ld > n) are never
+/// written. The same holds for `atomgpu_sturmian_repulsion` and `_one_electron_block`.
+///
 /// # Safety
 /// Pointers must be NULL or valid for the documented number of elements.
 #[no_mangle]
@@ -724,14 +772,12 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian(
                 let lds = leading_dimension("lds", lds, n, "the Hamiltonian's size")?;
                 let h = matrix_out::<T>("h", h, n, n, ldh, "n_pairs")?;
                 let s = matrix_out::<T>("s", s, n, n, lds, "n_pairs")?;
-                into_host("h", h, |h| {
-                    into_host("s", s, |s| {
-                        b.hamiltonian(
-                            &spec,
-                            order,
-                            Target::Host { data: h, ld: ldh },
-                            Target::Host { data: s, ld: lds },
-                        )
+                let h = HostOutput { name: "h", data: h, rows: n, cols: n, ld: ldh };
+                let s = HostOutput { name: "s", data: s, rows: n, cols: n, ld: lds };
+                h.fill(|h| {
+                    s.fill(|s| {
+                        let (h, s) = (Target::Host { data: h, ld: ldh }, Target::Host { data: s, ld: lds });
+                        b.hamiltonian(&spec, order, h, s)
                     })
                 })
                 .map_err(params_error)
