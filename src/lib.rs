@@ -19,5 +19,6 @@ pub mod memory;
 pub mod progress;
 /// cbindgen:ignore
 pub mod rates;
+pub mod scf;
 /// cbindgen:ignore
 pub mod sturmian;

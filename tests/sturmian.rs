@@ -1043,22 +1043,7 @@ const HELIUM_S_LIMIT: f64 = -2.879028767;
 /// with the symmetric H (lower triangle, as the solver reads it), c^T S c = 1.
 fn helium_s_limit(n: usize) -> f64 {
     let energy = -2.2;
-    let grid = Grid::gauss_legendre(40.0, 160, 9).unwrap();
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
-    let spec = GsfSpec {
-        l: 0,
-        nuclear_charge: 2.0,
-        energy,
-        yukawa_strength: 2.0,
-        yukawa_range: 1.0,
-        n_parent: n + 10,
-        lambda: 2.0,
-        n,
-    };
-    let gsf = generate(&grid, &spec).unwrap();
-    for electron in [Electron::A, Electron::B] {
-        basis.add_channel(&channel(electron, 0, n, &gsf.values, grid.n_points(), &gsf.beta, &gsf.generating)).unwrap();
-    }
+    let basis = helium_gsf_basis(&Grid::gauss_legendre(40.0, 160, 9).unwrap(), &[n], 10);
     let spec = HamiltonianSpec {
         l_total: 0,
         m: 0,
@@ -1124,10 +1109,10 @@ fn helium_s_limit_is_an_upper_bound_decreasing_with_n() {
 const HELIUM_1S: f64 = -2.903724377;
 const HELIUM_2_TRIPLET_S: f64 = -2.175229378;
 
-/// A helium-like basis: the same GSFs (Yukawa generating potential, E = -2.2 hartree) for both
-/// electrons, N_l functions for l = 0, 1, 2.
-fn helium_exchange_basis(sizes: [usize; 3]) -> Basis<f64> {
-    let grid = Grid::gauss_legendre(40.0, 120, 9).unwrap();
+/// A helium-like basis on `grid`: the same GSFs (Z = 2, Yukawa 2 e^{-r}/r, E = -2.2 hartree,
+/// λ = 2, N + `extra_parents` Laguerre parents) for both electrons, `sizes[l]` functions for
+/// l = 0, 1, ….
+fn helium_gsf_basis(grid: &Grid, sizes: &[usize], extra_parents: usize) -> Basis<f64> {
     let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     for (l, &n) in sizes.iter().enumerate() {
         let spec = GsfSpec {
@@ -1136,11 +1121,11 @@ fn helium_exchange_basis(sizes: [usize; 3]) -> Basis<f64> {
             energy: -2.2,
             yukawa_strength: 2.0,
             yukawa_range: 1.0,
-            n_parent: n + 12,
+            n_parent: n + extra_parents,
             lambda: 2.0,
             n,
         };
-        let gsf = generate(&grid, &spec).unwrap();
+        let gsf = generate(grid, &spec).unwrap();
         for electron in [Electron::A, Electron::B] {
             let c = channel(electron, l as u32, n, &gsf.values, grid.n_points(), &gsf.beta, &gsf.generating);
             basis.add_channel(&c).unwrap();
@@ -1174,7 +1159,7 @@ fn spectrum(basis: &Basis<f64>, spec: &HamiltonianSpec, order: Order) -> Vec<f64
 /// as e^{-2.1 r} and cannot bind a 2s electron, so the triplet is a bound only, -1.37 hartree).
 #[test]
 fn exchange_spectra_partition_the_direct_spectrum() {
-    let basis = helium_exchange_basis([6, 4, 3]);
+    let basis = helium_gsf_basis(&Grid::gauss_legendre(40.0, 120, 9).unwrap(), &[6, 4, 3], 12);
     // (L, M, pairs la <= lb, the same closed under exchange)
     type Case<'a> = (u32, i32, &'a [(u32, u32)], &'a [(u32, u32)]);
     let cases: [Case; 3] = [

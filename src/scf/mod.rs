@@ -1,0 +1,12 @@
+//! Atomic SCF in spherical Gaussian basis sets (paper: dfratom-cudaprophet-scf.txt, DFRATOM and
+//! its CUDA port): basis sets ([`basis`]: well-tempered pools or read-in exponents per symmetry)
+//! and one-electron integrals ([`one_electron`]: overlap, kinetic energy, point and Gaussian
+//! nuclear attraction, in closed form).
+//!
+//! Built so far (issue 10, first part): the CPU reference of the basis sets and the
+//! non-relativistic one-electron integrals. Not yet: the Dirac one-electron blocks with
+//! restricted kinetic balance, the two-electron integrals (triangular thread map, GPU), the Fock
+//! build and SCF, the basis optimisation, the C ABI and Fortran module.
+
+pub mod basis;
+pub mod one_electron;
