@@ -15,6 +15,7 @@
 //! V_ab = -Z <a|1/r|b> (point nucleus) or -Z <a|erf(√ξ r)/r|b> (Gaussian nucleus,
 //! [`gaussian_nucleus_exponent`]).
 
+use super::basis::{ln_norm, odd_double_factorial};
 use crate::error::{Error, Result};
 
 /// Speed of light in atomic units used by DFRATOM (its default `c`).
@@ -41,19 +42,6 @@ pub fn gaussian_nucleus_exponent(mass_number: f64) -> Result<f64> {
     }
     let r_rms = (0.836 * mass_number.cbrt() + 0.570) / BOHR_FM;
     Ok(1.5 / (r_rms * r_rms))
-}
-
-/// (2n-1)!! for n >= 0 ((-1)!! = 1).
-fn odd_double_factorial(n: u32) -> f64 {
-    (1..=n).map(|k| (2 * k - 1) as f64).product()
-}
-
-/// ln N of R(r) = N r^l e^{-a r²} (module docs).
-fn ln_norm(l: u32, a: f64) -> f64 {
-    let lf = l as f64;
-    0.5 * ((lf + 2.0) * std::f64::consts::LN_2 + (lf + 1.5) * (2.0 * a).ln()
-        - odd_double_factorial(l + 1).ln()
-        - 0.5 * std::f64::consts::PI.ln())
 }
 
 /// The one-electron matrices of a symmetry, n x n column-major (n = number of exponents).
