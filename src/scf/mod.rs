@@ -11,5 +11,6 @@
 //! Fortran module.
 
 pub mod basis;
+pub mod index_map;
 pub mod one_electron;
 pub mod slater;
