@@ -310,7 +310,8 @@ fn slater_integrals_match_high_precision_quadrature_and_their_symmetries() {
     assert_eq!(argument(slater(0, g((0, 1.0)), g((0, 1.0)), g((21, 1.0)), g((0, 1.0)))), ("c", None));
 }
 
-/// The sets of the paper's Algorithm 1 (0-based), in its loop order.
+/// The sets of the paper's Algorithm 1 (0-based), in its loop order (index loops, as the paper writes them).
+#[allow(clippy::needless_range_loop)]
 fn algorithm_1(nbs: &[usize]) -> Vec<IntegralSet> {
     let mut sets = Vec::new();
     for l in 0..nbs.len() {
