@@ -19,6 +19,7 @@ pub mod memory;
 pub mod progress;
 /// cbindgen:ignore
 pub mod rates;
+/// cbindgen:ignore
 pub mod scf;
 /// cbindgen:ignore
 pub mod sturmian;
