@@ -5,10 +5,10 @@
 # command "bash bench/device.sh FAMILY" (rates, linestrength, sturmian or all).
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
-cargo build --release --example rates_bench --example linestrength_bench --example sturmian_bench
+cargo build --release --example rates_bench --example linestrength_bench --example sturmian_bench --example scf_bench
 stage=target/device-extra
 rm -rf "$stage" && mkdir -p "$stage/bench" "$stage/progs" "$stage/mod"
-cp target/release/examples/{rates_bench,linestrength_bench,sturmian_bench} "$stage/bench/"
+cp target/release/examples/{rates_bench,linestrength_bench,sturmian_bench,scf_bench} "$stage/bench/"
 for c in tests/c/*.c; do
     cc -std=c99 -O2 -Iinclude "$c" -o "$stage/progs/$(basename "$c" .c)" -Ltarget/release -latomgpu -lm -pthread \
         || echo "warning: $c does not compile; not packed" >&2

@@ -402,7 +402,7 @@ fn closed_shell_hartree_fock_matches_pyscf() {
             threshold: 1e-9,
             max_iterations: 200,
         };
-        let r = hartree_fock(&spec).unwrap();
+        let r = hartree_fock(&Backend::Cpu, &spec).unwrap();
         let virial = -(r.nuclear + r.two_electron) / r.kinetic;
         println!(
             "{name}: E = {:.10} (PySCF {pyscf:.10}, difference {:.1e}; HF limit {limit}), -V/T = {virial:.6}, {} iterations, occupied ε {:?}",
@@ -430,18 +430,18 @@ fn hartree_fock_refusals() {
         threshold: 1e-9,
         max_iterations: 2,
     };
-    match hartree_fock(&spec) {
+    match hartree_fock(&Backend::Cpu, &spec) {
         Err(Error::NotConverged(message)) => assert!(message.contains("last energy -14."), "{message}"),
         other => panic!("expected NotConverged, got {other:?}"),
     }
-    assert_eq!(argument(hartree_fock(&HfSpec { closed: vec![9], ..spec.clone() })), ("closed", Some(0)));
-    assert_eq!(argument(hartree_fock(&HfSpec { closed: vec![0], ..spec.clone() })), ("closed", None));
-    assert_eq!(argument(hartree_fock(&HfSpec { closed: vec![1, 1], ..spec.clone() })), ("closed", None));
-    assert_eq!(argument(hartree_fock(&HfSpec { damping: 1.0, ..spec.clone() })), ("damping", None));
-    assert_eq!(argument(hartree_fock(&HfSpec { threshold: 0.0, ..spec.clone() })), ("threshold", None));
+    assert_eq!(argument(hartree_fock(&Backend::Cpu, &HfSpec { closed: vec![9], ..spec.clone() })), ("closed", Some(0)));
+    assert_eq!(argument(hartree_fock(&Backend::Cpu, &HfSpec { closed: vec![0], ..spec.clone() })), ("closed", None));
+    assert_eq!(argument(hartree_fock(&Backend::Cpu, &HfSpec { closed: vec![1, 1], ..spec.clone() })), ("closed", None));
+    assert_eq!(argument(hartree_fock(&Backend::Cpu, &HfSpec { damping: 1.0, ..spec.clone() })), ("damping", None));
+    assert_eq!(argument(hartree_fock(&Backend::Cpu, &HfSpec { threshold: 0.0, ..spec.clone() })), ("threshold", None));
     let repeated = vec![Symmetry { l: 0, exponents: vec![1.0, 1.0] }];
     assert_eq!(
-        argument(hartree_fock(&HfSpec { symmetries: repeated, closed: vec![1], ..spec })),
+        argument(hartree_fock(&Backend::Cpu, &HfSpec { symmetries: repeated, closed: vec![1], ..spec })),
         ("symmetries", Some(0))
     );
 }

@@ -135,6 +135,25 @@ impl CudaDevice {
             .map_err(|e| Error::Cuda(format!("kernel `{function}` not found in {file}: {e:?}")))
     }
 
+    /// A cuBLAS handle on this device's stream, FP64 in `CUBLAS_DEFAULT_MATH` (no reduced-precision
+    /// tensor-core modes); [`Error::NoDevice`] when libcublas cannot be loaded.
+    pub fn blas(&self) -> Result<cudarc::cublas::CudaBlas> {
+        use cudarc::cublas::sys::{cublasMath_t, cublasSetMathMode, cublasStatus_t, is_culib_present};
+        // SAFETY: probing for the library has no preconditions; a panic of the loader is caught.
+        let present = std::panic::catch_unwind(|| unsafe { is_culib_present() }).unwrap_or(false);
+        if !present {
+            return Err(Error::NoDevice("cuBLAS (libcublas.so.13 or .so.12) could not be loaded".into()));
+        }
+        let blas =
+            cudarc::cublas::CudaBlas::new(self.stream().clone()).map_err(|e| Error::Cuda(format!("cuBLAS: {e:?}")))?;
+        // SAFETY: a valid handle just created.
+        let status = unsafe { cublasSetMathMode(*blas.handle(), cublasMath_t::CUBLAS_DEFAULT_MATH) };
+        if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+            return Err(Error::Cuda(format!("cuBLAS: {status:?}")));
+        }
+        Ok(blas)
+    }
+
     /// Copies `data` to a new device buffer.
     pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>> {
         self.stream.clone_htod(data).map_err(|e| device_error::<T>(e, data.len()))

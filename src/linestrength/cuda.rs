@@ -13,7 +13,7 @@ use super::{Block, Csr, LowerVectors, Options, TableKey};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
 use crate::memory;
-use cudarc::cublas::sys::{cublasMath_t, cublasOperation_t, cublasStatus_t};
+use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use std::collections::HashMap;
@@ -120,19 +120,6 @@ fn cublas_error(e: impl std::fmt::Debug) -> Error {
     Error::Cuda(format!("cuBLAS: {e:?}"))
 }
 
-fn open_cublas(device: &CudaDevice) -> Result<CudaBlas> {
-    let present = std::panic::catch_unwind(|| unsafe { cudarc::cublas::sys::is_culib_present() }).unwrap_or(false);
-    if !present {
-        return Err(Error::NoDevice("cuBLAS (libcublas.so.13 or .so.12) could not be loaded".into()));
-    }
-    let blas = CudaBlas::new(device.stream().clone()).map_err(cublas_error)?;
-    let status = unsafe { cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), cublasMath_t::CUBLAS_DEFAULT_MATH) };
-    if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-        return Err(cublas_error(status));
-    }
-    Ok(blas)
-}
-
 /// Makes `buffer` hold at least `len` elements (reallocating, uninitialised, when it is smaller).
 fn reserve(device: &CudaDevice, buffer: &mut Option<CudaSlice<f64>>, len: usize) -> Result<()> {
     if buffer.as_ref().map_or(true, |b| b.len() < len) {
@@ -144,7 +131,7 @@ fn reserve(device: &CudaDevice, buffer: &mut Option<CudaSlice<f64>>, len: usize)
 
 impl Engine {
     pub fn new(device: Arc<CudaDevice>, n_vib: usize, dipole: Vec<f64>, options: Options) -> Result<Self> {
-        let blas = open_cublas(&device)?;
+        let blas = device.blas()?;
         let bytes = (dipole.len() * 8) as u64;
         let allowed = if options.max_device_bytes > 0 {
             options.max_device_bytes

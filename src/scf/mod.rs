@@ -14,6 +14,7 @@
 //! Fortran module.
 
 pub mod basis;
+mod cuda;
 pub mod hf;
 pub mod index_map;
 pub mod one_electron;

@@ -25,8 +25,10 @@
 //! the packed upper-triangle layout that BLAS `dspmv` reads, so the Fock build is one packed
 //! symmetric matrix-vector product.
 
+use super::cuda::DeviceSupermatrix;
 use super::index_map::TriangularMap;
 use super::slater::{slater, Gaussian};
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::math::wigner::three_j;
 use rayon::prelude::*;
@@ -56,9 +58,8 @@ fn element(symmetries: &[Symmetry], map: &TriangularMap, i: u64) -> Result<f64> 
     Ok(value)
 }
 
-/// The packed supermatrix of `symmetries` (module docs), index i of the map holding G_{yx}; rayon
-/// over the sets.
-pub fn supermatrix(symmetries: &[Symmetry]) -> Result<(TriangularMap, Vec<f64>)> {
+/// Checks the symmetries of a supermatrix.
+fn check(symmetries: &[Symmetry]) -> Result<()> {
     if symmetries.is_empty() {
         return Err(Error::invalid("symmetries", "must hold at least one symmetry"));
     }
@@ -71,8 +72,18 @@ pub fn supermatrix(symmetries: &[Symmetry]) -> Result<(TriangularMap, Vec<f64>)>
             return Err(Error::invalid_at("symmetries", i, format!("l must be in [0, 20], got {}", s.l)));
         }
     }
-    let nbs: Vec<usize> = symmetries.iter().map(|s| s.exponents.len()).collect();
-    let map = TriangularMap::new(&nbs);
+    Ok(())
+}
+
+fn map_of(symmetries: &[Symmetry]) -> TriangularMap {
+    TriangularMap::new(&symmetries.iter().map(|s| s.exponents.len()).collect::<Vec<_>>())
+}
+
+/// The packed supermatrix of `symmetries` (module docs) on the CPU, index i of the map holding
+/// G_{yx}; rayon over the sets.
+pub fn supermatrix(symmetries: &[Symmetry]) -> Result<(TriangularMap, Vec<f64>)> {
+    check(symmetries)?;
+    let map = map_of(symmetries);
     let n = usize::try_from(map.n_sets()).map_err(|_| Error::invalid("symmetries", "give too many integral sets"))?;
     let mut packed = crate::memory::filled("the two-electron supermatrix", n, 0.0)?;
     packed.par_iter_mut().enumerate().try_for_each(|(i, g)| element(symmetries, &map, i as u64).map(|v| *g = v))?;
@@ -94,5 +105,59 @@ pub fn contract(map: &TriangularMap, packed: &[f64], folded: &[f64], out: &mut [
             }
         }
         out[y] += sum;
+    }
+}
+
+/// The supermatrix on a backend: host memory (CPU reference) or device memory (one set per GPU
+/// thread, contracted by cuBLAS `dspmv`).
+pub struct Supermatrix {
+    map: TriangularMap,
+    storage: Storage,
+}
+
+enum Storage {
+    Host(Vec<f64>),
+    Device(Box<DeviceSupermatrix>),
+}
+
+impl Supermatrix {
+    /// Computes the supermatrix of `symmetries` on `backend`.
+    pub fn new(backend: &Backend, symmetries: &[Symmetry]) -> Result<Self> {
+        match backend {
+            Backend::Cpu => {
+                let (map, packed) = supermatrix(symmetries)?;
+                Ok(Supermatrix { map, storage: Storage::Host(packed) })
+            }
+            Backend::Cuda(device) => {
+                check(symmetries)?;
+                let map = map_of(symmetries);
+                let dev = DeviceSupermatrix::new(device.clone(), symmetries, &map)?;
+                Ok(Supermatrix { map, storage: Storage::Device(Box::new(dev)) })
+            }
+        }
+    }
+
+    /// The triangular map of the sets.
+    pub fn map(&self) -> &TriangularMap {
+        &self.map
+    }
+
+    /// The packed supermatrix in host memory (a download on the GPU).
+    pub fn packed(&self) -> Result<Vec<f64>> {
+        match &self.storage {
+            Storage::Host(p) => crate::memory::copy_of("the supermatrix", p),
+            Storage::Device(d) => d.download(),
+        }
+    }
+
+    /// out = G folded (length T, the map's pair count).
+    pub fn contract(&self, folded: &[f64], out: &mut [f64]) -> Result<()> {
+        match &self.storage {
+            Storage::Host(p) => {
+                contract(&self.map, p, folded, out);
+                Ok(())
+            }
+            Storage::Device(d) => d.contract(folded, out),
+        }
     }
 }

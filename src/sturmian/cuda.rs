@@ -12,7 +12,7 @@ use super::scalar::{as_doubles, as_doubles_mut, width};
 use super::{BlockJob, Channel, Grid, Kronecker, Order, Scalar, Target};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
-use cudarc::cublas::sys::{cublasMath_t, cublasOperation_t, cublasStatus_t};
+use cudarc::cublas::sys::{cublasOperation_t, cublasStatus_t};
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::collections::HashMap;
@@ -172,23 +172,9 @@ fn device_ptr(slice: &CudaSlice<f64>, device: &CudaDevice) -> u64 {
     ptr
 }
 
-pub(crate) fn open_cublas(device: &CudaDevice) -> Result<CudaBlas> {
-    let present = std::panic::catch_unwind(|| unsafe { cudarc::cublas::sys::is_culib_present() }).unwrap_or(false);
-    if !present {
-        return Err(Error::NoDevice("cuBLAS (libcublas.so.13 or .so.12) could not be loaded".into()));
-    }
-    let blas = CudaBlas::new(device.stream().clone()).map_err(cublas_error)?;
-    // SAFETY: a valid handle just created.
-    let status = unsafe { cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), cublasMath_t::CUBLAS_DEFAULT_MATH) };
-    if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-        return Err(cublas_error(status));
-    }
-    Ok(blas)
-}
-
 impl<T: Scalar> Engine<T> {
     pub fn new(device: Arc<CudaDevice>, grid: &Grid) -> Result<Self> {
-        let blas = open_cublas(&device)?;
+        let blas = device.blas()?;
         // Compile the kernels now, so that the first call is not the one that pays for it.
         device.function(FILE, SOURCE, "inner_d")?;
         let weights = device.upload(grid.weights())?;

@@ -1,0 +1,133 @@
+// SCF family kernels (paper: dfratom-cudaprophet-scf.txt §2.3). Compiled by NVRTC alone: no CUDA
+// headers. One thread computes one integral set (L, P, Q, M, R, S) of the triangular map
+// (src/scf/index_map.rs) in a grid-stride loop with 64-bit indices: the closed-shell supermatrix
+// element of src/scf/supermatrix.rs from the Slater integrals of src/scf/slater.rs (the same
+// closed form: incomplete beta function by its continued fraction).
+
+typedef unsigned long long u64;
+
+__device__ inline u64 triangle(u64 j) { return j * (j + 1) / 2; }
+
+// The largest y with n'(y) <= t.
+__device__ inline u64 triangle_root(u64 t) {
+    u64 y = (u64)((sqrt(8.0 * (double)t + 1.0) - 1.0) / 2.0);
+    while (triangle(y) > t) --y;
+    while (triangle(y + 1) <= t) ++y;
+    return y;
+}
+
+// Gamma(x2 / 2) for positive integer or half-integer x2 / 2.
+__device__ double gamma_half(unsigned x2) {
+    double g = 1.0;
+    if (x2 % 2 == 0) {
+        for (unsigned i = 1; i < x2 / 2; ++i) g *= (double)i;
+        return g;
+    }
+    for (unsigned i = 1; i <= (x2 - 1) / 2; ++i) g *= (2.0 * i - 1.0) / 2.0;
+    return g * 1.7724538509055160273;  // sqrt(pi)
+}
+
+// Continued fraction of the incomplete beta function (modified Lentz), x < (a+1)/(a+b+2).
+__device__ double beta_cf(double a, double b, double x) {
+    const double tiny = 1e-300;
+    const double qab = a + b, qap = a + 1.0, qam = a - 1.0;
+    double c = 1.0, d = 1.0 - qab * x / qap;
+    if (fabs(d) < tiny) d = tiny;
+    d = 1.0 / d;
+    double h = d;
+    for (int m = 1; m <= 400; ++m) {
+        const double m2 = 2.0 * m;
+        double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1.0 + aa * d;
+        if (fabs(d) < tiny) d = tiny;
+        c = 1.0 + aa / c;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1.0 / d;
+        h *= d * c;
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1.0 + aa * d;
+        if (fabs(d) < tiny) d = tiny;
+        c = 1.0 + aa / c;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1.0 / d;
+        const double delta = d * c;
+        h *= delta;
+        if (fabs(delta - 1.0) < 1e-16) break;
+    }
+    return h;
+}
+
+// B_x(a2/2, b2/2) given x and y = 1 - x.
+__device__ double incomplete_beta(unsigned a2, unsigned b2, double x, double y) {
+    const double a = a2 / 2.0, b = b2 / 2.0;
+    const double complete = gamma_half(a2) * gamma_half(b2) / gamma_half(a2 + b2);
+    if (x <= 0.0) return 0.0;
+    if (y <= 0.0) return complete;
+    const double front = exp(a * log(x) + b * log(y));
+    if (x < (a + 1.0) / (a + b + 2.0)) return front / a * beta_cf(a, b, x);
+    return complete - front / b * beta_cf(b, a, y);
+}
+
+// F(alpha, beta; p, q) of src/scf/slater.rs.
+__device__ double split_integral(unsigned alpha, unsigned beta, double p, double q) {
+    const double x = q / (p + q), y = p / (p + q);
+    const double powers = exp(-(alpha + 1.0) / 2.0 * log(p) - (beta + 1.0) / 2.0 * log(q));
+    return gamma_half(alpha + beta + 2) / 4.0 * powers * incomplete_beta(beta + 1, alpha + 1, x, y);
+}
+
+// ln N of R = N r^l e^{-a r^2}.
+__device__ double ln_norm(unsigned l, double a) {
+    double df = 1.0;
+    for (unsigned k = 1; k <= l + 1; ++k) df *= 2.0 * k - 1.0;
+    return 0.5 * ((l + 2.0) * 0.69314718055994530942 + (l + 1.5) * log(2.0 * a) - log(df) -
+                  0.5 * 1.1447298858494001741);  // ln 2, ln pi
+}
+
+// R^k(ab, cd): a, b on electron 1, c, d on electron 2.
+__device__ double slater(unsigned k, unsigned la, double a, unsigned lb, double b, unsigned lc, double c,
+                         unsigned ld, double d) {
+    const unsigned m = la + lb + 2, n = lc + ld + 2;
+    const double norms = exp(ln_norm(la, a) + ln_norm(lb, b) + ln_norm(lc, c) + ln_norm(ld, d));
+    return norms * (split_integral(m - k - 1, n + k, a + b, c + d) + split_integral(n - k - 1, m + k, c + d, a + b));
+}
+
+// Symmetry of pair index y: the last s with offsets[s] <= y (binary search, Algorithm 4).
+__device__ int symmetry_of(u64 y, const u64 *offsets, int nsym) {
+    int low = 0, high = nsym - 1;
+    while (low < high) {
+        const int mid = (low + high + 1) / 2;
+        if (offsets[mid] <= y) low = mid; else high = mid - 1;
+    }
+    return low;
+}
+
+// packed[i] = R^0(pq, rs) - 1/4 sum_k w_k(L, M) [R^k(pr, qs) + R^k(ps, qr)] for every set i < n_sets.
+// ls[nsym]: l of each symmetry; first[nsym]: offset of its exponents in `exponents`; offsets[nsym+1]:
+// pair offsets of the map; weights[(L nsym + M) kmax + k]: (L k M; 0 0 0)^2 (zero when not allowed).
+struct SupermatrixParams {
+    u64 exponents, ls, first, offsets, weights, packed;  // double*, uint*, u64*, u64*, double*, double*
+    u64 n_sets;
+    int nsym, kmax;
+};
+
+extern "C" __global__ void supermatrix(const SupermatrixParams prm) {
+    const double *exps = (const double *)prm.exponents, *w = (const double *)prm.weights;
+    const unsigned *ls = (const unsigned *)prm.ls;
+    const u64 *first = (const u64 *)prm.first, *offsets = (const u64 *)prm.offsets;
+    double *packed = (double *)prm.packed;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < prm.n_sets; i += (u64)gridDim.x * blockDim.x) {
+        const u64 y = triangle_root(i), x = i - triangle(y);
+        const int L = symmetry_of(y, offsets, prm.nsym), M = symmetry_of(x, offsets, prm.nsym);
+        const u64 ty = y - offsets[L], tx = x - offsets[M];
+        const u64 P = triangle_root(ty), Q = ty - triangle(P), R = triangle_root(tx), S = tx - triangle(R);
+        const unsigned lL = ls[L], lM = ls[M];
+        const double p = exps[first[L] + P], q = exps[first[L] + Q], r = exps[first[M] + R], s = exps[first[M] + S];
+        double value = slater(0, lL, p, lL, q, lM, r, lM, s);
+        const double *wk = w + ((u64)L * prm.nsym + M) * prm.kmax;
+        for (int k = 0; k < prm.kmax; ++k) {
+            if (wk[k] == 0.0) continue;
+            value -= 0.25 * wk[k] * (slater(k, lL, p, lM, r, lL, q, lM, s) + slater(k, lL, p, lM, s, lL, q, lM, r));
+        }
+        packed[i] = value;
+    }
+}
