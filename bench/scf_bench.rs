@@ -62,7 +62,7 @@ fn emit(routine: &str, backend: &str, seconds: f64, extra: &str) {
 fn run(backend: &Backend, name: &str, spec: &HfSpec, reference: Option<&[f64]>) -> Vec<f64> {
     let mut g = None;
     let t = time(|| g = Some(Supermatrix::new(backend, &spec.symmetries).expect("supermatrix")));
-    let g = g.unwrap();
+    let mut g = g.unwrap();
     let n_sets = g.map().n_sets() as f64;
     let packed = g.packed().expect("packed");
     let agreement = reference.map_or(String::new(), |r| {

@@ -27,30 +27,24 @@ __device__ double gamma_half(unsigned x2) {
     return g * 1.7724538509055160273;  // sqrt(pi)
 }
 
+__device__ inline double lentz_guard(double v) { return fabs(v) < 1e-300 ? 1e-300 : v; }
+
+// One Lentz step with coefficient aa: updates c and d, returns the factor of the fraction.
+__device__ inline double lentz_step(double aa, double &c, double &d) {
+    d = 1.0 / lentz_guard(1.0 + aa * d);
+    c = lentz_guard(1.0 + aa / c);
+    return d * c;
+}
+
 // Continued fraction of the incomplete beta function (modified Lentz), x < (a+1)/(a+b+2).
 __device__ double beta_cf(double a, double b, double x) {
-    const double tiny = 1e-300;
     const double qab = a + b, qap = a + 1.0, qam = a - 1.0;
-    double c = 1.0, d = 1.0 - qab * x / qap;
-    if (fabs(d) < tiny) d = tiny;
-    d = 1.0 / d;
+    double c = 1.0, d = 1.0 / lentz_guard(1.0 - qab * x / qap);
     double h = d;
     for (int m = 1; m <= 400; ++m) {
         const double m2 = 2.0 * m;
-        double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if (fabs(d) < tiny) d = tiny;
-        c = 1.0 + aa / c;
-        if (fabs(c) < tiny) c = tiny;
-        d = 1.0 / d;
-        h *= d * c;
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if (fabs(d) < tiny) d = tiny;
-        c = 1.0 + aa / c;
-        if (fabs(c) < tiny) c = tiny;
-        d = 1.0 / d;
-        const double delta = d * c;
+        h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), c, d);
+        const double delta = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), c, d);
         h *= delta;
         if (fabs(delta - 1.0) < 1e-16) break;
     }

@@ -3,6 +3,9 @@
 //! statistics. Without a CUDA device the tests print `skipped: no CUDA device` (and fail when
 //! ATOMGPU_REQUIRE_GPU=1).
 
+#[path = "support/gpu.rs"]
+mod gpu;
+
 use atomgpu::backend::{self, BackendChoice};
 use atomgpu::rates::cr::{self, CrExcitation, CrIonization, CrModel, CrSettings};
 use atomgpu::rates::{Quadrature, Statistics};
@@ -10,17 +13,6 @@ use std::sync::Mutex;
 
 /// The backend choice is process-wide: tests that switch it take this lock.
 static BACKEND: Mutex<()> = Mutex::new(());
-
-fn device_present() -> bool {
-    match backend::cuda_device() {
-        Ok(_) => true,
-        Err(e) => {
-            assert!(!backend::gpu_required(), "ATOMGPU_REQUIRE_GPU=1 but {e}");
-            println!("skipped: no CUDA device");
-            false
-        }
-    }
-}
 
 /// Al3+ levels 0-4 and Al4+ level 5 of the paper's model (shared/data/aluminium-cr-*.csv rows),
 /// charges 3 and 4.
@@ -88,7 +80,7 @@ fn compare(stats: Statistics, q: Quadrature, dt: f64, steps: u64, every: u64) {
 
 #[test]
 fn device_rk4_matches_host_rk4_fermi_dirac() {
-    if device_present() {
+    if gpu::cuda_device().is_some() {
         compare(Statistics::FermiDirac, Quadrature::new(5.0, 8).unwrap(), 1e-18, 24, 5);
     }
 }
@@ -97,14 +89,14 @@ fn device_rk4_matches_host_rk4_fermi_dirac() {
 /// dt well below 1e-17 s (the paper used 1e-19 s).
 #[test]
 fn device_rk4_matches_host_rk4_maxwell_boltzmann() {
-    if device_present() {
+    if gpu::cuda_device().is_some() {
         compare(Statistics::MaxwellBoltzmann, Quadrature::new(5.0, 8).unwrap(), 1e-19, 24, 5);
     }
 }
 
 #[test]
 fn device_rk4_matches_host_rk4_with_paper_quadrature() {
-    if device_present() {
+    if gpu::cuda_device().is_some() {
         compare(Statistics::FermiDirac, Quadrature::paper_default(), 1e-18, 3, 2);
     }
 }
@@ -113,7 +105,7 @@ fn device_rk4_matches_host_rk4_with_paper_quadrature() {
 /// reports it instead of returning garbage.
 #[test]
 fn device_rk4_reports_a_blown_up_run() {
-    if !device_present() {
+    if gpu::cuda_device().is_none() {
         return;
     }
     let model = aluminium_subset();

@@ -10,22 +10,14 @@
 #[path = "support/molecule.rs"]
 mod molecule;
 
-use atomgpu::backend::{self, Backend};
+#[path = "support/gpu.rs"]
+mod gpu;
+
+use atomgpu::backend::Backend;
 use atomgpu::linestrength::{IntensityParams, LineStrength, Options};
 use molecule::*;
 
 const TOLERANCE: f64 = 1e-12;
-
-fn device() -> Option<Backend> {
-    match backend::cuda_device() {
-        Ok(d) => Some(Backend::Cuda(d)),
-        Err(e) => {
-            assert!(!backend::gpu_required(), "ATOMGPU_REQUIRE_GPU=1 but there is no usable CUDA device: {e}");
-            println!("skipped: no CUDA device ({e})");
-            None
-        }
-    }
-}
 
 /// A handle on `backend` holding `blocks` (labels, energies, state vectors), in order.
 fn handle(
@@ -45,7 +37,7 @@ fn handle(
 
 #[test]
 fn gpu_equals_cpu() {
-    let Some(gpu) = device() else { return };
+    let Some(gpu) = gpu::cuda_device().map(Backend::Cuda) else { return };
     let mut rng = Rng::new(21);
     for (n_vib, j, n_lower, thresh, streamed) in
         [(37usize, 3u32, 5usize, 0.0, false), (61, 5, 33, 0.2, false), (130, 2, 7, 0.0, true), (37, 1, 1, 0.0, true)]

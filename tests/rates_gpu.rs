@@ -6,9 +6,11 @@
 //! Without a CUDA device the GPU tests print `skipped: no CUDA device` and pass, unless
 //! `ATOMGPU_REQUIRE_GPU=1` (set on the device machine), where they fail.
 
-use atomgpu::backend::{self, CudaDevice};
+#[path = "support/gpu.rs"]
+mod gpu;
+
+use atomgpu::backend;
 use atomgpu::rates::{cpu, cuda, Excitation, Ionization, Photoionization, PlasmaState, Quadrature, Statistics};
-use std::sync::Arc;
 
 const TOLERANCE: f64 = 1e-12;
 /// Values below this are compared absolutely: underflowed rates. An integral below
@@ -21,17 +23,6 @@ const STATS: [Statistics; 2] = [Statistics::FermiDirac, Statistics::MaxwellBoltz
 /// The paper's quadrature and a tight one.
 fn quadratures() -> [Quadrature; 2] {
     [Quadrature::new(5.0, 32).unwrap(), Quadrature::new(10.0, 64).unwrap()]
-}
-
-fn device() -> Option<Arc<CudaDevice>> {
-    match backend::cuda_device() {
-        Ok(d) => Some(d),
-        Err(e) => {
-            assert!(!backend::gpu_required(), "ATOMGPU_REQUIRE_GPU=1 but there is no usable CUDA device: {e}");
-            println!("skipped: no CUDA device");
-            None
-        }
-    }
 }
 
 #[path = "support/rng.rs"]
@@ -171,7 +162,7 @@ fn rates_kernels_compile_with_nvrtc() {
 
 #[test]
 fn excitation_gpu_matches_cpu() {
-    let Some(dev) = device() else { return };
+    let Some(dev) = gpu::cuda_device() else { return };
     let mut rng = Rng::new(1);
     for q in &quadratures() {
         for stats in STATS {
@@ -189,7 +180,7 @@ fn excitation_gpu_matches_cpu() {
 
 #[test]
 fn ionization_gpu_matches_cpu() {
-    let Some(dev) = device() else { return };
+    let Some(dev) = gpu::cuda_device() else { return };
     let mut rng = Rng::new(2);
     for q in &quadratures() {
         for stats in STATS {
@@ -207,7 +198,7 @@ fn ionization_gpu_matches_cpu() {
 
 #[test]
 fn photoionization_gpu_matches_cpu() {
-    let Some(dev) = device() else { return };
+    let Some(dev) = gpu::cuda_device() else { return };
     let mut rng = Rng::new(3);
     for q in &quadratures() {
         for stats in STATS {
@@ -225,7 +216,7 @@ fn photoionization_gpu_matches_cpu() {
 
 #[test]
 fn inverse_bremsstrahlung_gpu_matches_cpu() {
-    let Some(dev) = device() else { return };
+    let Some(dev) = gpu::cuda_device() else { return };
     let mut rng = Rng::new(4);
     for q in &quadratures() {
         for stats in STATS {
@@ -244,7 +235,7 @@ fn inverse_bremsstrahlung_gpu_matches_cpu() {
 /// runs), checked against the CPU on a sample of pairs spread over the whole batch.
 #[test]
 fn large_excitation_batch_matches_cpu_on_samples() {
-    let Some(dev) = device() else { return };
+    let Some(dev) = gpu::cuda_device() else { return };
     let mut rng = Rng::new(5);
     let q = Quadrature::paper_default();
     let (nt, ns) = (100_000, 64);
@@ -270,7 +261,7 @@ fn large_excitation_batch_matches_cpu_on_samples() {
 /// The CUDA path rejects bad inputs with the CPU path's error (same argument, same element).
 #[test]
 fn invalid_inputs_give_the_cpu_errors() {
-    let Some(dev) = device() else { return };
+    let Some(dev) = gpu::cuda_device() else { return };
     let q = Quadrature::paper_default();
     let mut rng = Rng::new(6);
     let good_states = states(&mut rng, 3);

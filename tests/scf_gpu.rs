@@ -13,23 +13,14 @@
 #[path = "support/rng.rs"]
 mod rng;
 
-use atomgpu::backend::{self, Backend, CudaDevice};
+#[path = "support/gpu.rs"]
+mod gpu;
+
+use atomgpu::backend::Backend;
 use atomgpu::scf::hf::{hartree_fock, HfSpec};
 use atomgpu::scf::one_electron::Nucleus;
 use atomgpu::scf::supermatrix::{Supermatrix, Symmetry};
 use rng::Rng;
-use std::sync::Arc;
-
-fn device() -> Option<Arc<CudaDevice>> {
-    match backend::cuda_device() {
-        Ok(d) => Some(d),
-        Err(e) => {
-            assert!(!backend::gpu_required(), "ATOMGPU_REQUIRE_GPU=1 but there is no usable CUDA device: {e}");
-            println!("skipped: no CUDA device ({e})");
-            None
-        }
-    }
-}
 
 fn random_symmetries(rng: &mut Rng, shells: &[(u32, usize)]) -> Vec<Symmetry> {
     shells
@@ -40,7 +31,7 @@ fn random_symmetries(rng: &mut Rng, shells: &[(u32, usize)]) -> Vec<Symmetry> {
 
 #[test]
 fn supermatrix_gpu_equals_cpu() {
-    let Some(device) = device() else { return };
+    let Some(device) = gpu::cuda_device() else { return };
     let mut rng = Rng::new(31);
     let mut worst = 0.0f64;
     for shells in [&[(0, 5), (1, 3), (2, 7)][..], &[(0, 1), (3, 9), (1, 4), (2, 6)][..]] {
@@ -62,7 +53,7 @@ fn even(alpha: f64, beta: f64, n: i32) -> Vec<f64> {
 
 #[test]
 fn hartree_fock_gpu_equals_cpu() {
-    let Some(device) = device() else { return };
+    let Some(device) = gpu::cuda_device() else { return };
     let cases = [
         (10.0, vec![(0, even(0.1, 2.5, 12), 2), (1, even(0.05, 2.5, 8), 1)]),
         (18.0, vec![(0, even(0.03, 2.4, 15), 3), (1, even(0.03, 2.4, 11), 2)]),

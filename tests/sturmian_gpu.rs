@@ -25,7 +25,10 @@
 #[path = "support/rng.rs"]
 mod rng;
 
-use atomgpu::backend::{self, Backend, CudaDevice};
+#[path = "support/gpu.rs"]
+mod gpu;
+
+use atomgpu::backend::{Backend, CudaDevice};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
 use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target};
@@ -35,17 +38,6 @@ use rng::Rng;
 use std::sync::Arc;
 
 const TOLERANCE: f64 = 1e-12;
-
-fn device() -> Option<Arc<CudaDevice>> {
-    match backend::cuda_device() {
-        Ok(d) => Some(d),
-        Err(e) => {
-            assert!(!backend::gpu_required(), "ATOMGPU_REQUIRE_GPU=1 but there is no usable CUDA device: {e}");
-            println!("skipped: no CUDA device ({e})");
-            None
-        }
-    }
-}
 
 /// An element type of the tests: random draws (never zero) and its doubles (as device memory
 /// holds them: 1 per real, 2 per complex value).
@@ -265,14 +257,14 @@ fn host_targets<T: Draw>(gpu: &Backend, seed: u64) -> f64 {
 
 #[test]
 fn gpu_equals_cpu_real() {
-    let Some(d) = device() else { return };
+    let Some(d) = gpu::cuda_device() else { return };
     let worst = host_targets::<f64>(&Backend::Cuda(d), 31);
     println!("real bases: max relative difference {worst:.2e}");
 }
 
 #[test]
 fn gpu_equals_cpu_complex() {
-    let Some(d) = device() else { return };
+    let Some(d) = gpu::cuda_device() else { return };
     let worst = host_targets::<Complex64>(&Backend::Cuda(d), 32);
     println!("complex bases: max relative difference {worst:.2e}");
 }
@@ -354,7 +346,7 @@ fn device_targets<T: Draw>(device: &Arc<CudaDevice>, seed: u64) -> f64 {
 
 #[test]
 fn device_targets_equal_cpu() {
-    let Some(d) = device() else { return };
+    let Some(d) = gpu::cuda_device() else { return };
     let real = device_targets::<f64>(&d, 41);
     let complex = device_targets::<Complex64>(&d, 42);
     println!("device targets: max relative difference {real:.2e} (real), {complex:.2e} (complex)");
@@ -408,7 +400,7 @@ fn exchange_targets<T: Draw>(device: &Arc<CudaDevice>, seed: u64) -> f64 {
 
 #[test]
 fn exchange_gpu_equals_cpu() {
-    let Some(d) = device() else { return };
+    let Some(d) = gpu::cuda_device() else { return };
     let real = exchange_targets::<f64>(&d, 51);
     let complex = exchange_targets::<Complex64>(&d, 52);
     println!("exchange-symmetrised Hamiltonians: max relative difference {real:.2e} (real), {complex:.2e} (complex)");
@@ -420,7 +412,7 @@ fn exchange_gpu_equals_cpu() {
 /// element (module docs; E0 = -2.880784548 hartree on the CPU).
 #[test]
 fn helium_eigenpairs_gpu_equal_cpu() {
-    let Some(d) = device() else { return };
+    let Some(d) = gpu::cuda_device() else { return };
     let gpu = Backend::Cuda(d);
     let (n, energy) = (5, -2.2);
     let grid = Grid::gauss_legendre(40.0, 96, 9).unwrap();

@@ -200,7 +200,28 @@ struct HostOutput<'a, T> {
     ld: usize,
 }
 
-impl<T: Scalar> HostOutput<'_, T> {
+impl<'a, T: Scalar> HostOutput<'a, T> {
+    /// The caller's output `name` (checked by [`matrix_out`]).
+    ///
+    /// # Safety
+    /// As [`matrix_out`].
+    unsafe fn new(
+        name: &'static str,
+        ptr: *mut f64,
+        rows: usize,
+        cols: usize,
+        ld: usize,
+        cols_name: &'static str,
+    ) -> Result<Self> {
+        Ok(HostOutput { name, data: matrix_out::<T>(name, ptr, rows, cols, ld, cols_name)?, rows, cols, ld })
+    }
+
+    /// Fills H (`self`) and S together by `f` (a failure of either leaves both as [`Self::fill`] says).
+    fn fill_with(self, s: HostOutput<'_, T>, f: impl FnOnce(Target<'_, T>, Target<'_, T>) -> Result<()>) -> Result<()> {
+        let (ldh, lds) = (self.ld, s.ld);
+        self.fill(|h| s.fill(|s| f(Target::Host { data: h, ld: ldh }, Target::Host { data: s, ld: lds })))
+    }
+
     /// The first non-finite element of the matrix (padding rows between `rows` and `ld` are the
     /// caller's and are neither read nor written).
     /// Columns are scanned in parallel (a 20480^2 Hamiltonian is 3.4 GB).
@@ -393,7 +414,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_add_gsf(
         let e = self::electron(electron)?;
         let l = angular_momentum("l", l, 40)?;
         let n = count("n", n)?;
-        let p = *input("params", params, 1)?.first().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+        let p = input("params", params, 1)?[0];
         let n_parent = usize::try_from(p.n_parent).map_err(|_| {
             Error::invalid("params", format!("field `n_parent` must be in [n, 400], got {}", p.n_parent))
         })?;
@@ -547,7 +568,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_one_electron_block(
     lds: i64,
 ) -> i32 {
     guard(&["handle", "params", "la", "lb", "order", "h", "ldh", "s", "lds"], || {
-        let p = *input("params", params, 1)?.first().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+        let p = input("params", params, 1)?[0];
         let pair = Pair { la: angular_momentum("la", la, MAX_L)?, lb: angular_momentum("lb", lb, MAX_L)? };
         let order = self::order(order)?;
         let spec = spec_of(&p, vec![pair])?;
@@ -556,17 +577,9 @@ pub unsafe extern "C" fn atomgpu_sturmian_one_electron_block(
                 let size = b.pair_size(pair)?;
                 let ldh = leading_dimension("ldh", ldh, size, "the block's size")?;
                 let lds = leading_dimension("lds", lds, size, "the block's size")?;
-                let h = matrix_out::<T>("h", h, size, size, ldh, "la")?;
-                let s = matrix_out::<T>("s", s, size, size, lds, "la")?;
-                let h = HostOutput { name: "h", data: h, rows: size, cols: size, ld: ldh };
-                let s = HostOutput { name: "s", data: s, rows: size, cols: size, ld: lds };
-                h.fill(|h| {
-                    s.fill(|s| {
-                        let (h, s) = (Target::Host { data: h, ld: ldh }, Target::Host { data: s, ld: lds });
-                        b.one_electron_block(pair, &spec, order, h, s)
-                    })
-                })
-                .map_err(params_error)
+                let h = HostOutput::<T>::new("h", h, size, size, ldh, "la")?;
+                let s = HostOutput::<T>::new("s", s, size, size, lds, "la")?;
+                h.fill_with(s, |h, s| b.one_electron_block(pair, &spec, order, h, s)).map_err(params_error)
             })
         })
     })
@@ -607,8 +620,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_repulsion(
                 let (rows, cols) =
                     (b.pair_size(bra).map_err(|e| e.renamed("la", "lpa").renamed("lb", "lpb"))?, b.pair_size(ket)?);
                 let ld = leading_dimension("ld", ld, rows, "N'a N'b")?;
-                let out = matrix_out::<T>("out", out, rows, cols, ld, "la")?;
-                HostOutput { name: "out", data: out, rows, cols, ld }
+                HostOutput::<T>::new("out", out, rows, cols, ld, "la")?
                     .fill(|o| b.repulsion(bra, ket, l, order, Target::Host { data: o, ld }))
             })
         })
@@ -722,7 +734,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian_size(
     size: *mut i64,
 ) -> i32 {
     guard(&["handle", "params", "n_pairs", "la", "lb", "size"], || {
-        let p = *input("params", params, 1)?.first().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+        let p = input("params", params, 1)?[0];
         let spec = spec_of(&p, pairs_of(n_pairs, la, lb)?)?;
         let out = output("size", size)?;
         with_handle(handle, |any| {
@@ -761,7 +773,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian(
     lds: i64,
 ) -> i32 {
     guard(&["handle", "params", "n_pairs", "la", "lb", "order", "h", "ldh", "s", "lds"], || {
-        let p = *input("params", params, 1)?.first().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+        let p = input("params", params, 1)?[0];
         let pairs = pairs_of(n_pairs, la, lb)?;
         let order = self::order(order)?;
         let spec = spec_of(&p, pairs)?;
@@ -770,17 +782,9 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian(
                 let n = b.hamiltonian_size(&spec).map_err(params_error)?;
                 let ldh = leading_dimension("ldh", ldh, n, "the Hamiltonian's size")?;
                 let lds = leading_dimension("lds", lds, n, "the Hamiltonian's size")?;
-                let h = matrix_out::<T>("h", h, n, n, ldh, "n_pairs")?;
-                let s = matrix_out::<T>("s", s, n, n, lds, "n_pairs")?;
-                let h = HostOutput { name: "h", data: h, rows: n, cols: n, ld: ldh };
-                let s = HostOutput { name: "s", data: s, rows: n, cols: n, ld: lds };
-                h.fill(|h| {
-                    s.fill(|s| {
-                        let (h, s) = (Target::Host { data: h, ld: ldh }, Target::Host { data: s, ld: lds });
-                        b.hamiltonian(&spec, order, h, s)
-                    })
-                })
-                .map_err(params_error)
+                let h = HostOutput::<T>::new("h", h, n, n, ldh, "n_pairs")?;
+                let s = HostOutput::<T>::new("s", s, n, n, lds, "n_pairs")?;
+                h.fill_with(s, |h, s| b.hamiltonian(&spec, order, h, s)).map_err(params_error)
             })
         })
     })

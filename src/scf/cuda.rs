@@ -34,11 +34,14 @@ struct SupermatrixParams {
 // SAFETY: a plain repr(C) struct of integers, mirrored field by field in scf.cu.
 unsafe impl DeviceRepr for SupermatrixParams {}
 
-/// The supermatrix on the device, with the handle that contracts it.
+/// The supermatrix on the device, with the handle that contracts it and the two T-vectors of
+/// the contraction (allocated once, reused by every Fock build).
 pub struct DeviceSupermatrix {
     device: Arc<CudaDevice>,
     blas: CudaBlas,
     packed: CudaSlice<f64>,
+    folded: CudaSlice<f64>,
+    product: CudaSlice<f64>,
     n_pairs: usize,
 }
 
@@ -96,7 +99,9 @@ impl DeviceSupermatrix {
         unsafe { device.stream().launch_builder(&function).arg(&params).launch(config) }?;
         device.synchronize()?;
         let blas = device.blas()?;
-        Ok(DeviceSupermatrix { device, blas, packed, n_pairs: map.n_pairs() as usize })
+        let n_pairs = map.n_pairs() as usize;
+        let (folded, product) = (device.zeros::<f64>(n_pairs)?, device.zeros::<f64>(n_pairs)?);
+        Ok(DeviceSupermatrix { device, blas, packed, folded, product, n_pairs })
     }
 
     /// The packed supermatrix, downloaded.
@@ -107,10 +112,10 @@ impl DeviceSupermatrix {
     }
 
     /// out = G folded (length T) by cuBLAS dspmv (upper packed).
-    pub fn contract(&self, folded: &[f64], out: &mut [f64]) -> Result<()> {
+    pub fn contract(&mut self, folded: &[f64], out: &mut [f64]) -> Result<()> {
         let t = self.n_pairs;
-        let x = self.device.upload(&folded[..t])?;
-        let y = self.device.zeros::<f64>(t)?;
+        self.device.stream().memcpy_htod(&folded[..t], &mut self.folded)?;
+        let (x, y) = (&self.folded, &self.product);
         let n =
             i32::try_from(t).map_err(|_| Error::invalid("symmetries", "give too many function pairs for cuBLAS"))?;
         // SAFETY: packed holds n(n+1)/2 doubles, x and y n; the handle is bound to the stream.
@@ -121,16 +126,16 @@ impl DeviceSupermatrix {
                 n,
                 &1.0,
                 ptr(&self.packed, &self.device) as *const f64,
-                ptr(&x, &self.device) as *const f64,
+                ptr(x, &self.device) as *const f64,
                 1,
                 &0.0,
-                ptr(&y, &self.device) as *mut f64,
+                ptr(y, &self.device) as *mut f64,
                 1,
             )
         };
         if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
             return Err(Error::Cuda(format!("cublasDspmv: {status:?}")));
         }
-        self.device.download_into(&y, &mut out[..t])
+        self.device.download_into(y, &mut out[..t])
     }
 }

@@ -138,8 +138,8 @@ fn density(l: u32, n: usize, c: &[f64], closed: usize) -> Vec<f64> {
 }
 
 /// Fock matrices of densities `d` (per symmetry): h + G D'.
-fn fock(g_matrix: &Supermatrix, one: &[OneBody], d: &[Vec<f64>]) -> Result<Vec<Vec<f64>>> {
-    let map = g_matrix.map();
+fn fock(g_matrix: &mut Supermatrix, one: &[OneBody], d: &[Vec<f64>]) -> Result<Vec<Vec<f64>>> {
+    let map = g_matrix.map().clone();
     let nbs = map.nbs();
     let mut folded = vec![0.0; map.n_pairs() as usize];
     for (l, dl) in d.iter().enumerate() {
@@ -177,7 +177,7 @@ fn trace_product(a: &[f64], b: &[f64]) -> f64 {
 /// builds on the GPU when it is CUDA; the small per-symmetry eigenproblems stay on the CPU).
 pub fn hartree_fock(backend: &Backend, spec: &HfSpec) -> Result<HfResult> {
     check(spec)?;
-    let g_matrix = Supermatrix::new(backend, &spec.symmetries)?;
+    let mut g_matrix = Supermatrix::new(backend, &spec.symmetries)?;
     let one = spec
         .symmetries
         .iter()
@@ -208,7 +208,7 @@ pub fn hartree_fock(backend: &Backend, spec: &HfSpec) -> Result<HfResult> {
     let (mut d, _) = occupied(&core)?;
     let mut previous: Option<Vec<Vec<f64>>> = None;
     for iteration in 1..=spec.max_iterations {
-        let mut f = fock(&g_matrix, &one, &d)?;
+        let mut f = fock(&mut g_matrix, &one, &d)?;
         if let Some(old) = &previous {
             for (fl, ol) in f.iter_mut().zip(old) {
                 for (x, y) in fl.iter_mut().zip(ol) {
@@ -225,11 +225,11 @@ pub fn hartree_fock(backend: &Backend, spec: &HfSpec) -> Result<HfResult> {
             return Ok(HfResult {
                 orbital_energies: energies,
                 iterations: iteration,
-                ..energy_of(&g_matrix, &one, &d)?
+                ..energy_of(&mut g_matrix, &one, &d)?
             });
         }
     }
-    let last = energy_of(&g_matrix, &one, &d)?.energy;
+    let last = energy_of(&mut g_matrix, &one, &d)?.energy;
     Err(Error::NotConverged(format!(
         "the SCF did not reach max |ΔD| < {} in {} iterations; last energy {last:.10} hartree",
         spec.threshold, spec.max_iterations
@@ -237,7 +237,7 @@ pub fn hartree_fock(backend: &Backend, spec: &HfSpec) -> Result<HfResult> {
 }
 
 /// E and its parts for densities `d` (module docs), orbital energies and iterations left empty.
-fn energy_of(g_matrix: &Supermatrix, one: &[OneBody], d: &[Vec<f64>]) -> Result<HfResult> {
+fn energy_of(g_matrix: &mut Supermatrix, one: &[OneBody], d: &[Vec<f64>]) -> Result<HfResult> {
     let f = fock(g_matrix, one, d)?;
     let (mut e1, mut t, mut e2) = (0.0, 0.0, 0.0);
     for l in 0..d.len() {

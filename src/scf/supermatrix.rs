@@ -151,8 +151,8 @@ impl Supermatrix {
     }
 
     /// out = G folded (length T, the map's pair count).
-    pub fn contract(&self, folded: &[f64], out: &mut [f64]) -> Result<()> {
-        match &self.storage {
+    pub fn contract(&mut self, folded: &[f64], out: &mut [f64]) -> Result<()> {
+        match &mut self.storage {
             Storage::Host(p) => {
                 contract(&self.map, p, folded, out);
                 Ok(())

@@ -27,6 +27,21 @@
 
 use super::{pair_index, Order};
 
+/// σ = (-1)^{la+lb-L} of P12 Φ_{(la,lb)} = σ Φ_{(lb,la)}.
+fn sigma(la: u32, lb: u32, l_total: u32) -> f64 {
+    if (la + lb + l_total) % 2 == 0 {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
+/// Whether a pair (l, l) keeps its functions with na = nb: Φ^s_{nn} ∝ (1 + sσ) Φ_{nn} vanishes
+/// when sσ = -1.
+fn keeps_diagonal(l: u32, l_total: u32, s: f64) -> bool {
+    s * sigma(l, l, l_total) > 0.0
+}
+
 /// Which functions of a pair's direct block a symmetrised block keeps, and with what weights:
 /// symmetrised function i is `factor[i]` times direct function `index[i]` plus
 /// `partner_factor[i]` times function `partner[i]` of the swapped pair's direct block.
@@ -43,7 +58,7 @@ impl IndexMap {
     /// for total angular momentum `l_total` and exchange sign `s` (±1), in the order of the
     /// direct block (`order`).
     pub fn new(la: u32, lb: u32, n_la: usize, n_lb: usize, l_total: u32, s: f64, order: Order) -> Self {
-        let sigma = if (la + lb + l_total) % 2 == 0 { 1.0 } else { -1.0 };
+        let sigma = sigma(la, lb, l_total);
         let mut map = IndexMap::default();
         for k in 0..n_la * n_lb {
             let (na, nb) = match order {
@@ -51,7 +66,7 @@ impl IndexMap {
                 Order::BFastest => (k / n_lb, k % n_lb),
             };
             let factor = if la == lb {
-                if na > nb || (na == nb && s * sigma < 0.0) {
+                if na > nb || (na == nb && !keeps_diagonal(la, l_total, s)) {
                     continue;
                 }
                 if na == nb {
@@ -83,8 +98,7 @@ pub(crate) fn pair_count(la: u32, lb: u32, n_la: usize, n_lb: usize, l_total: u3
     if la != lb {
         return n_la * n_lb;
     }
-    let keeps_diagonal = s * if (2 * la + l_total) % 2 == 0 { 1.0 } else { -1.0 } > 0.0;
-    if keeps_diagonal {
+    if keeps_diagonal(la, l_total, s) {
         n_la * (n_la + 1) / 2
     } else {
         n_la * (n_la - 1) / 2
