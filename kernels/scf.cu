@@ -1,8 +1,8 @@
 // SCF family kernels (paper: dfratom-cudaprophet-scf.txt §2.3). Compiled by NVRTC alone: no CUDA
 // headers. One thread computes one integral set (L, P, Q, M, R, S) of the triangular map
 // (src/scf/index_map.rs) in a grid-stride loop with 64-bit indices: the closed-shell supermatrix
-// element of src/scf/supermatrix.rs from the Slater integrals of src/scf/slater.rs (the same
-// closed form: incomplete beta function by its continued fraction).
+// element of src/scf/supermatrix.rs (non-relativistic or Dirac-Fock) from the Slater integrals of
+// src/scf/slater.rs (the same closed form: incomplete beta function by its continued fraction).
 
 typedef unsigned long long u64;
 
@@ -69,20 +69,45 @@ __device__ double split_integral(unsigned alpha, unsigned beta, double p, double
     return gamma_half(alpha + beta + 2) / 4.0 * powers * incomplete_beta(beta + 1, alpha + 1, x, y);
 }
 
-// ln N of R = N r^l e^{-a r^2}.
-__device__ double ln_norm(unsigned l, double a) {
-    double df = 1.0;
-    for (unsigned k = 1; k <= l + 1; ++k) df *= 2.0 * k - 1.0;
-    return 0.5 * ((l + 2.0) * 0.69314718055994530942 + (l + 1.5) * log(2.0 * a) - log(df) -
-                  0.5 * 1.1447298858494001741);  // ln 2, ln pi
+// One radial function R(r) = c0 r^n0 e^{-e r^2} + c1 r^n1 e^{-e r^2} of component comp
+// (src/scf/radial.rs; c1 = 0 when unused).
+struct Radial {
+    double e, c[2];
+    unsigned n[2], comp;
+};
+
+__device__ inline Radial load_radial(const double *exps, const double *coefs, const unsigned *powers,
+                                     const unsigned *comps, u64 f) {
+    Radial r;
+    r.e = exps[f];
+    r.c[0] = coefs[2 * f];
+    r.c[1] = coefs[2 * f + 1];
+    r.n[0] = powers[2 * f];
+    r.n[1] = powers[2 * f + 1];
+    r.comp = comps[f];
+    return r;
 }
 
-// R^k(ab, cd): a, b on electron 1, c, d on electron 2.
-__device__ double slater(unsigned k, unsigned la, double a, unsigned lb, double b, unsigned lc, double c,
-                         unsigned ld, double d) {
-    const unsigned m = la + lb + 2, n = lc + ld + 2;
-    const double norms = exp(ln_norm(la, a) + ln_norm(lb, b) + ln_norm(lc, c) + ln_norm(ld, d));
-    return norms * (split_integral(m - k - 1, n + k, a + b, c + d) + split_integral(n - k - 1, m + k, c + d, a + b));
+// R^k(ab, cd): a, b on electron 1, c, d on electron 2; zero unless each pair shares a component
+// (radial_slater of src/scf/slater.rs, the same term order).
+__device__ double slater(unsigned k, const Radial &a, const Radial &b, const Radial &c, const Radial &d) {
+    if (a.comp != b.comp || c.comp != d.comp) return 0.0;
+    const double p = a.e + b.e, q = c.e + d.e;
+    double sum = 0.0;
+    for (int s = 0; s < 2; ++s)
+        for (int t = 0; t < 2; ++t) {
+            const double cab = a.c[s] * b.c[t];
+            if (a.c[s] == 0.0 || b.c[t] == 0.0) continue;
+            const unsigned m = a.n[s] + b.n[t] + 2;
+            for (int u = 0; u < 2; ++u)
+                for (int v = 0; v < 2; ++v) {
+                    if (c.c[u] == 0.0 || d.c[v] == 0.0) continue;
+                    const double ccd = c.c[u] * d.c[v];
+                    const unsigned n = c.n[u] + d.n[v] + 2;
+                    sum += cab * ccd * (split_integral(m - k - 1, n + k, p, q) + split_integral(n - k - 1, m + k, q, p));
+                }
+        }
+    return sum;
 }
 
 // Symmetry of pair index y: the last s with offsets[s] <= y (binary search, Algorithm 4).
@@ -95,18 +120,20 @@ __device__ int symmetry_of(u64 y, const u64 *offsets, int nsym) {
     return low;
 }
 
-// packed[i] = R^0(pq, rs) - 1/4 sum_k w_k(L, M) [R^k(pr, qs) + R^k(ps, qr)] for every set i < n_sets.
-// ls[nsym]: l of each symmetry; first[nsym]: offset of its exponents in `exponents`; offsets[nsym+1]:
-// pair offsets of the map; weights[(L nsym + M) kmax + k]: (L k M; 0 0 0)^2 (zero when not allowed).
+// packed[i] = R^0(pq, rs) - sum_k c_k(L, M) [R^k(pr, qs) + R^k(ps, qr)] for every set i < n_sets.
+// Functions of all symmetries in one list: exponents[f], coefs[2f..2f+2], powers[2f..2f+2],
+// comps[f]; first[nsym]: the first function of each symmetry; offsets[nsym+1]: pair offsets of the
+// map; weights[(L nsym + M) kmax + k]: c_k (zero when k is not allowed).
 struct SupermatrixParams {
-    u64 exponents, ls, first, offsets, weights, packed;  // double*, uint*, u64*, u64*, double*, double*
+    u64 exponents, coefs, powers, comps, first, offsets, weights, packed;
     u64 n_sets;
     int nsym, kmax;
 };
 
 extern "C" __global__ void supermatrix(const SupermatrixParams prm) {
-    const double *exps = (const double *)prm.exponents, *w = (const double *)prm.weights;
-    const unsigned *ls = (const unsigned *)prm.ls;
+    const double *exps = (const double *)prm.exponents, *coefs = (const double *)prm.coefs;
+    const unsigned *powers = (const unsigned *)prm.powers, *comps = (const unsigned *)prm.comps;
+    const double *w = (const double *)prm.weights;
     const u64 *first = (const u64 *)prm.first, *offsets = (const u64 *)prm.offsets;
     double *packed = (double *)prm.packed;
     for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < prm.n_sets; i += (u64)gridDim.x * blockDim.x) {
@@ -114,13 +141,15 @@ extern "C" __global__ void supermatrix(const SupermatrixParams prm) {
         const int L = symmetry_of(y, offsets, prm.nsym), M = symmetry_of(x, offsets, prm.nsym);
         const u64 ty = y - offsets[L], tx = x - offsets[M];
         const u64 P = triangle_root(ty), Q = ty - triangle(P), R = triangle_root(tx), S = tx - triangle(R);
-        const unsigned lL = ls[L], lM = ls[M];
-        const double p = exps[first[L] + P], q = exps[first[L] + Q], r = exps[first[M] + R], s = exps[first[M] + S];
-        double value = slater(0, lL, p, lL, q, lM, r, lM, s);
+        const Radial p = load_radial(exps, coefs, powers, comps, first[L] + P);
+        const Radial q = load_radial(exps, coefs, powers, comps, first[L] + Q);
+        const Radial r = load_radial(exps, coefs, powers, comps, first[M] + R);
+        const Radial s = load_radial(exps, coefs, powers, comps, first[M] + S);
+        double value = slater(0, p, q, r, s);
         const double *wk = w + ((u64)L * prm.nsym + M) * prm.kmax;
         for (int k = 0; k < prm.kmax; ++k) {
             if (wk[k] == 0.0) continue;
-            value -= 0.25 * wk[k] * (slater(k, lL, p, lM, r, lL, q, lM, s) + slater(k, lL, p, lM, s, lL, q, lM, r));
+            value -= wk[k] * (slater(k, p, r, q, s) + slater(k, p, s, q, r));
         }
         packed[i] = value;
     }

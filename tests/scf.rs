@@ -33,11 +33,11 @@
 use atomgpu::backend::Backend;
 use atomgpu::error::Error;
 use atomgpu::scf::basis::{wtbs_basis, wtbs_pool, WtbsGroup, WtbsLayout};
-use atomgpu::scf::hf::{hartree_fock, HfSpec};
 use atomgpu::scf::index_map::{triangle, IntegralSet, TriangularMap};
 use atomgpu::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus};
 use atomgpu::scf::slater::{slater, Gaussian};
-use atomgpu::scf::supermatrix::Symmetry;
+use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
+use atomgpu::scf::supermatrix::{Spinor, Symmetry};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
 
 fn argument<T: std::fmt::Debug>(result: Result<T, Error>) -> (&'static str, Option<usize>) {
@@ -390,19 +390,17 @@ fn pyscf_cases() -> Vec<(&'static str, f64, Vec<(u32, Vec<f64>, usize)>, f64, f6
     ]
 }
 
+fn nr_spec(z: f64, shells: &[(u32, Vec<f64>, usize)]) -> ScfSpec {
+    let basis =
+        Basis::NonRelativistic(shells.iter().map(|(l, e, _)| Symmetry { l: *l, exponents: e.clone() }).collect());
+    let occupations = shells.iter().map(|s| Occupation::closed(s.2)).collect();
+    ScfSpec { threshold_large: 1e-9, max_iterations: 200, ..ScfSpec::new(basis, z, Nucleus::Point, occupations) }
+}
+
 #[test]
 fn closed_shell_hartree_fock_matches_pyscf() {
     for (name, z, shells, pyscf, limit) in pyscf_cases() {
-        let spec = HfSpec {
-            symmetries: shells.iter().map(|(l, e, _)| Symmetry { l: *l, exponents: e.clone() }).collect(),
-            nuclear_charge: z,
-            nucleus: Nucleus::Point,
-            closed: shells.iter().map(|s| s.2).collect(),
-            damping: 0.3,
-            threshold: 1e-9,
-            max_iterations: 200,
-        };
-        let r = hartree_fock(&Backend::Cpu, &spec).unwrap();
+        let r = scf(&Backend::Cpu, &nr_spec(z, &shells)).unwrap();
         let virial = -(r.nuclear + r.two_electron) / r.kinetic;
         println!(
             "{name}: E = {:.10} (PySCF {pyscf:.10}, difference {:.1e}; HF limit {limit}), -V/T = {virial:.6}, {} iterations, occupied ε {:?}",
@@ -420,28 +418,43 @@ fn closed_shell_hartree_fock_matches_pyscf() {
 /// A non-converged SCF says so, with its last energy; bad occupations and parameters are refused
 /// naming the argument.
 #[test]
-fn hartree_fock_refusals() {
-    let spec = HfSpec {
-        symmetries: vec![Symmetry { l: 0, exponents: even(0.1, 2.5, 8) }],
-        nuclear_charge: 4.0,
-        nucleus: Nucleus::Point,
-        closed: vec![2],
-        damping: 0.3,
-        threshold: 1e-9,
-        max_iterations: 2,
-    };
-    match hartree_fock(&Backend::Cpu, &spec) {
+fn scf_refusals() {
+    let spec = ScfSpec { max_iterations: 2, ..nr_spec(4.0, &[(0, even(0.1, 2.5, 8), 2)]) };
+    match scf(&Backend::Cpu, &spec) {
         Err(Error::NotConverged(message)) => assert!(message.contains("last energy -14."), "{message}"),
         other => panic!("expected NotConverged, got {other:?}"),
     }
-    assert_eq!(argument(hartree_fock(&Backend::Cpu, &HfSpec { closed: vec![9], ..spec.clone() })), ("closed", Some(0)));
-    assert_eq!(argument(hartree_fock(&Backend::Cpu, &HfSpec { closed: vec![0], ..spec.clone() })), ("closed", None));
-    assert_eq!(argument(hartree_fock(&Backend::Cpu, &HfSpec { closed: vec![1, 1], ..spec.clone() })), ("closed", None));
-    assert_eq!(argument(hartree_fock(&Backend::Cpu, &HfSpec { damping: 1.0, ..spec.clone() })), ("damping", None));
-    assert_eq!(argument(hartree_fock(&Backend::Cpu, &HfSpec { threshold: 0.0, ..spec.clone() })), ("threshold", None));
-    let repeated = vec![Symmetry { l: 0, exponents: vec![1.0, 1.0] }];
+    let with = |occupations: Vec<Occupation>| ScfSpec { occupations, ..spec.clone() };
+    let open = |closed, q| Occupation { closed, open_electrons: q };
+    assert_eq!(argument(scf(&Backend::Cpu, &with(vec![Occupation::closed(9)]))), ("occupations", Some(0)));
+    assert_eq!(argument(scf(&Backend::Cpu, &with(vec![open(8, 1.0)]))), ("occupations", Some(0)));
+    assert_eq!(argument(scf(&Backend::Cpu, &with(vec![open(1, 2.0)]))), ("occupations", Some(0)));
+    assert_eq!(argument(scf(&Backend::Cpu, &with(vec![open(1, -0.5)]))), ("occupations", Some(0)));
+    assert_eq!(argument(scf(&Backend::Cpu, &with(vec![Occupation::closed(0)]))), ("occupations", None));
+    assert_eq!(argument(scf(&Backend::Cpu, &with(vec![Occupation::closed(1); 2]))), ("occupations", None));
+    assert_eq!(argument(scf(&Backend::Cpu, &ScfSpec { damping: 1.0, ..spec.clone() })), ("damping", None));
     assert_eq!(
-        argument(hartree_fock(&Backend::Cpu, &HfSpec { symmetries: repeated, closed: vec![1], ..spec })),
+        argument(scf(&Backend::Cpu, &ScfSpec { threshold_large: 0.0, ..spec.clone() })),
+        ("threshold_large", None)
+    );
+    assert_eq!(
+        argument(scf(&Backend::Cpu, &ScfSpec { nuclear_charge: -1.0, ..spec.clone() })),
+        ("nuclear_charge", None)
+    );
+    let repeated = Basis::NonRelativistic(vec![Symmetry { l: 0, exponents: vec![1.0, 1.0] }]);
+    assert_eq!(
+        argument(scf(
+            &Backend::Cpu,
+            &ScfSpec { basis: repeated, occupations: vec![Occupation::closed(1)], ..spec.clone() }
+        )),
         ("symmetries", Some(0))
     );
+    let dirac = |kappa, speed_of_light| Basis::Dirac {
+        speed_of_light,
+        spinors: vec![Spinor { kappa, exponents: even(0.1, 2.5, 8) }],
+    };
+    let run = |basis| scf(&Backend::Cpu, &ScfSpec { basis, occupations: vec![Occupation::closed(1)], ..spec.clone() });
+    assert_eq!(argument(run(dirac(0, 137.0))), ("symmetries", Some(0)));
+    assert_eq!(argument(run(dirac(-1, 0.5))), ("speed_of_light", None));
+    assert_eq!(argument(run(dirac(-1, f64::NAN))), ("speed_of_light", None));
 }

@@ -1,10 +1,12 @@
 //! The CUDA path of the SCF family (`src/scf/cuda.rs`, `kernels/scf.cu`) computes the same
-//! function as the CPU reference (`src/scf/supermatrix.rs`): the closed-shell supermatrix on the
-//! triangular map for random exponents (log-uniform 1e-2 … 1e5 bohr⁻², never equal) of symmetry
-//! lists with sizes that fill no thread block (5, 3, 7 and 1, 9, 4, 6 functions; l up to 3), and
-//! a whole Hartree-Fock run (Ne, Ar) whose Fock builds use cuBLAS dspmv on the device-resident
-//! supermatrix. Tolerance: 1e-12 of the largest |element| (the same closed forms with the device's
-//! exp/log, which differ from the host's in the last bit), energies 1e-10 hartree.
+//! function as the CPU reference (`src/scf/supermatrix.rs`): the supermatrix on the triangular map
+//! for random exponents (log-uniform 1e-2 … 1e5 bohr⁻², never equal) of non-relativistic symmetry
+//! lists (5, 3, 7 and 1, 9, 4, 6 functions; l up to 3) and Dirac ones (large and kinetically
+//! balanced small functions, κ from -4 to 3; 5, 3, 4 and 3, 2, 5, 3, 2, 1, 2 functions): sizes
+//! that fill no thread block; and whole SCF runs (Ne, Ar closed; Na, Al with an open shell;
+//! Dirac-Fock Ne and Al) whose Fock builds use cuBLAS dspmv on the device-resident supermatrix.
+//! Tolerance: 1e-12 of the largest |element| (the same closed forms with the device's exp/log,
+//! which differ from the host's in the last bit), energies 1e-9 hartree.
 //!
 //! Without a CUDA device the tests print `skipped: no CUDA device` and pass, unless
 //! `ATOMGPU_REQUIRE_GPU=1` (set on the device machine), where they fail.
@@ -17,16 +19,26 @@ mod rng;
 mod gpu;
 
 use atomgpu::backend::Backend;
-use atomgpu::scf::hf::{hartree_fock, HfSpec};
 use atomgpu::scf::one_electron::Nucleus;
-use atomgpu::scf::supermatrix::{Supermatrix, Symmetry};
+use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
+use atomgpu::scf::supermatrix::{Blocks, Spinor, Supermatrix, Symmetry};
 use rng::Rng;
 
-fn random_symmetries(rng: &mut Rng, shells: &[(u32, usize)]) -> Vec<Symmetry> {
-    shells
-        .iter()
-        .map(|&(l, n)| Symmetry { l, exponents: (0..n).map(|_| 10f64.powf(rng.uniform(-2.0, 5.0))).collect() })
-        .collect()
+fn random_exponents(rng: &mut Rng, n: usize) -> Vec<f64> {
+    (0..n).map(|_| 10f64.powf(rng.uniform(-2.0, 5.0))).collect()
+}
+
+/// Non-relativistic and Dirac blocks of random exponents (sizes not multiples of anything).
+fn random_blocks(rng: &mut Rng, shells: &[(i32, usize)], dirac: bool) -> Blocks {
+    if dirac {
+        let spinors: Vec<Spinor> =
+            shells.iter().map(|&(kappa, n)| Spinor { kappa, exponents: random_exponents(rng, n) }).collect();
+        Blocks::dirac(&spinors, 137.035_999_76).unwrap()
+    } else {
+        let symmetries: Vec<Symmetry> =
+            shells.iter().map(|&(l, n)| Symmetry { l: l as u32, exponents: random_exponents(rng, n) }).collect();
+        Blocks::non_relativistic(&symmetries).unwrap()
+    }
 }
 
 #[test]
@@ -34,10 +46,16 @@ fn supermatrix_gpu_equals_cpu() {
     let Some(device) = gpu::cuda_device() else { return };
     let mut rng = Rng::new(31);
     let mut worst = 0.0f64;
-    for shells in [&[(0, 5), (1, 3), (2, 7)][..], &[(0, 1), (3, 9), (1, 4), (2, 6)][..]] {
-        let symmetries = random_symmetries(&mut rng, shells);
-        let cpu = Supermatrix::new(&Backend::Cpu, &symmetries).unwrap().packed().unwrap();
-        let gpu = Supermatrix::new(&Backend::Cuda(device.clone()), &symmetries).unwrap().packed().unwrap();
+    let cases: [(&[(i32, usize)], bool); 4] = [
+        (&[(0, 5), (1, 3), (2, 7)], false),
+        (&[(0, 1), (3, 9), (1, 4), (2, 6)], false),
+        (&[(-1, 5), (1, 3), (-2, 4)], true),
+        (&[(-1, 3), (1, 2), (-2, 5), (2, 3), (-3, 2), (3, 1), (-4, 2)], true),
+    ];
+    for (shells, dirac) in cases {
+        let blocks = random_blocks(&mut rng, shells, dirac);
+        let cpu = Supermatrix::new(&Backend::Cpu, &blocks).unwrap().packed().unwrap();
+        let gpu = Supermatrix::new(&Backend::Cuda(device.clone()), &blocks).unwrap().packed().unwrap();
         assert_eq!(cpu.len(), gpu.len());
         let scale = cpu.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let diff = cpu.iter().zip(&gpu).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / scale;
@@ -51,26 +69,49 @@ fn even(alpha: f64, beta: f64, n: i32) -> Vec<f64> {
     (0..n).map(|k| alpha * beta.powi(k)).collect()
 }
 
+/// Ne and Ar closed shells (non-relativistic and Dirac-Fock), Na (one open s electron) and Al
+/// (one open p electron; Dirac: open p1/2 with one electron).
 #[test]
-fn hartree_fock_gpu_equals_cpu() {
+fn scf_gpu_equals_cpu() {
     let Some(device) = gpu::cuda_device() else { return };
-    let cases = [
-        (10.0, vec![(0, even(0.1, 2.5, 12), 2), (1, even(0.05, 2.5, 8), 1)]),
-        (18.0, vec![(0, even(0.03, 2.4, 15), 3), (1, even(0.03, 2.4, 11), 2)]),
+    let s = |a, n| even(a, 2.5, n);
+    let nr = |l: u32, e: Vec<f64>| Symmetry { l, exponents: e };
+    let dk = |kappa: i32, e: Vec<f64>| Spinor { kappa, exponents: e };
+    let closed = Occupation::closed;
+    let open = |closed, q| Occupation { closed, open_electrons: q };
+    let c = 137.035_999_76;
+    let cases = vec![
+        (10.0, Basis::NonRelativistic(vec![nr(0, s(0.1, 12)), nr(1, s(0.05, 8))]), vec![closed(2), closed(1)]),
+        (18.0, Basis::NonRelativistic(vec![nr(0, s(0.03, 15)), nr(1, s(0.03, 11))]), vec![closed(3), closed(2)]),
+        (11.0, Basis::NonRelativistic(vec![nr(0, s(0.01, 15)), nr(1, s(0.03, 9))]), vec![open(2, 1.0), closed(1)]),
+        (13.0, Basis::NonRelativistic(vec![nr(0, s(0.01, 15)), nr(1, s(0.02, 10))]), vec![closed(3), open(1, 1.0)]),
+        (
+            10.0,
+            Basis::Dirac {
+                speed_of_light: c,
+                spinors: vec![dk(-1, s(0.1, 12)), dk(1, s(0.05, 8)), dk(-2, s(0.05, 8))],
+            },
+            vec![closed(2), closed(1), closed(1)],
+        ),
+        (
+            13.0,
+            Basis::Dirac {
+                speed_of_light: c,
+                spinors: vec![dk(-1, s(0.01, 15)), dk(1, s(0.02, 10)), dk(-2, s(0.02, 10))],
+            },
+            vec![closed(3), open(1, 1.0), closed(1)],
+        ),
     ];
-    for (z, shells) in cases {
-        let spec = HfSpec {
-            symmetries: shells.iter().map(|(l, e, _)| Symmetry { l: *l, exponents: e.clone() }).collect(),
-            nuclear_charge: z,
-            nucleus: Nucleus::Point,
-            closed: shells.iter().map(|s| s.2).collect(),
-            damping: 0.3,
-            threshold: 1e-9,
+    for (z, basis, occupations) in cases {
+        let spec = ScfSpec {
+            threshold_large: 1e-9,
+            threshold_small: 1e-9,
             max_iterations: 200,
+            ..ScfSpec::new(basis, z, Nucleus::Point, occupations)
         };
-        let cpu = hartree_fock(&Backend::Cpu, &spec).unwrap();
-        let gpu = hartree_fock(&Backend::Cuda(device.clone()), &spec).unwrap();
+        let cpu = scf(&Backend::Cpu, &spec).unwrap();
+        let gpu = scf(&Backend::Cuda(device.clone()), &spec).unwrap();
         println!("Z = {z}: E = {:.10} (GPU), {:.10} (CPU)", gpu.energy, cpu.energy);
-        assert!((gpu.energy - cpu.energy).abs() <= 1e-10, "Z {z}: GPU {} vs CPU {}", gpu.energy, cpu.energy);
+        assert!((gpu.energy - cpu.energy).abs() <= 1e-9, "Z {z}: GPU {} vs CPU {}", gpu.energy, cpu.energy);
     }
 }

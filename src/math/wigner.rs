@@ -1,4 +1,4 @@
-//! Wigner 3j symbols for integer angular momenta.
+//! Wigner 3j symbols for integer angular momenta (and, through [`three_j_doubled`], half-integer ones).
 //!
 //! **Conventions.** Condon-Shortley phases, as in A. R. Edmonds, *Angular Momentum in Quantum
 //! Mechanics* (Princeton, 1957), §3.7. The 3j symbol is related to the Clebsch-Gordan coefficient
@@ -11,8 +11,8 @@
 //! ```
 //!
 //! and is zero unless `m1 + m2 + m3 = 0`, `|m_i| <= j_i` and `|j1 - j2| <= j3 <= j1 + j2`
-//! (triangle rule). Angular momenta are dimensionless integers (units of ħ); half-integer values
-//! are not supported. The symbols are real.
+//! (triangle rule). Angular momenta are dimensionless (units of ħ): integers for [`three_j`],
+//! integers or half-integers, passed doubled, for [`three_j_doubled`]. The symbols are real.
 //!
 //! Two functions:
 //!
@@ -61,19 +61,35 @@ use std::cmp::Ordering;
 /// Use [`three_j_rank1`] (about 10 ns) where it applies. Intended for j1 + j2 + j3 below ~10^5
 /// (the integer steps are exact up to ~2·10^6, far beyond any practical running time).
 pub fn three_j(j1: i32, j2: i32, j3: i32, m1: i32, m2: i32, m3: i32) -> f64 {
-    let (j1, j2, j3, m1, m2, m3) = (j1 as i64, j2 as i64, j3 as i64, m1 as i64, m2 as i64, m3 as i64);
-    if j1 < 0 || j2 < 0 || j3 < 0 || m1 + m2 + m3 != 0 {
+    three_j_doubled(2 * j1, 2 * j2, 2 * j3, 2 * m1, 2 * m2, 2 * m3)
+}
+
+/// The 3j symbol for integer or half-integer angular momenta, given as twice their values
+/// (`tj1` = 2 j1, …), by the same exact Racah sum as [`three_j`] (every quantity the sum uses,
+/// j1 + j2 - j3, j1 - m1, j1 + m1, …, is an integer for a valid symbol). Zero when a selection
+/// rule fails or when j_i and m_i are not both integers or both half-integers.
+pub fn three_j_doubled(tj1: i32, tj2: i32, tj3: i32, tm1: i32, tm2: i32, tm3: i32) -> f64 {
+    let (tj1, tj2, tj3, tm1, tm2, tm3) = (tj1 as i64, tj2 as i64, tj3 as i64, tm1 as i64, tm2 as i64, tm3 as i64);
+    if tj1 < 0 || tj2 < 0 || tj3 < 0 || tm1 + tm2 + tm3 != 0 {
         return 0.0;
     }
-    if m1.abs() > j1 || m2.abs() > j2 || m3.abs() > j3 || j3 < (j1 - j2).abs() || j3 > j1 + j2 {
+    if (tj1 + tm1) % 2 != 0 || (tj2 + tm2) % 2 != 0 || (tj3 + tm3) % 2 != 0 || (tj1 + tj2 + tj3) % 2 != 0 {
+        return 0.0;
+    }
+    if tm1.abs() > tj1 || tm2.abs() > tj2 || tm3.abs() > tj3 || tj3 < (tj1 - tj2).abs() || tj3 > tj1 + tj2 {
         return 0.0;
     }
     // (j1 j2 j3; 0 0 0) vanishes for odd j1 + j2 + j3 (the symbol changes sign under m -> -m).
-    if m1 == 0 && m2 == 0 && (j1 + j2 + j3) % 2 == 1 {
+    if tm1 == 0 && tm2 == 0 && ((tj1 + tj2 + tj3) / 2) % 2 == 1 {
         return 0.0;
     }
-    let (a, b, c) = (j1 + j2 - j3, j1 - j2 + j3, -j1 + j2 + j3);
-    let (r2, r3) = (j1 - m1, j2 + m2);
+    // Integer combinations: a, b, c, r2 = j1 - m1, r3 = j2 + m2, and j_i ± m_i.
+    let (a, b, c) = ((tj1 + tj2 - tj3) / 2, (tj1 - tj2 + tj3) / 2, (-tj1 + tj2 + tj3) / 2);
+    let (r2, r3) = ((tj1 - tm1) / 2, (tj2 + tm2) / 2);
+    let (j1m1p, j1m1m, j2m2p, j2m2m, j3m3p, j3m3m) =
+        ((tj1 + tm1) / 2, (tj1 - tm1) / 2, (tj2 + tm2) / 2, (tj2 - tm2) / 2, (tj3 + tm3) / 2, (tj3 - tm3) / 2);
+    let jsum1 = (tj1 + tj2 + tj3) / 2 + 1;
+    let phase = (tj1 - tj2 - tm3) / 2;
     // Range where C(a, k), C(b, r2 - k) and C(c, r3 - k) are all nonzero.
     let k_min = 0.max(r2 - b).max(r3 - c);
     let k_max = a.min(r2).min(r3);
@@ -102,10 +118,9 @@ pub fn three_j(j1: i32, j2: i32, j3: i32, m1: i32, m2: i32, m3: i32) -> f64 {
         Ordering::Less => (minus.sub(&plus), true),
     };
 
-    let prefactor =
-        Scaled::factorial_ratio(&[j1 + m1, j1 - m1, j2 + m2, j2 - m2, j3 + m3, j3 - m3], &[j1 + j2 + j3 + 1, a, b, c]);
+    let prefactor = Scaled::factorial_ratio(&[j1m1p, j1m1m, j2m2p, j2m2m, j3m3p, j3m3m], &[jsum1, a, b, c]);
     let magnitude = prefactor.sqrt().mul(sum.to_scaled()).to_f64();
-    let negative = ((j1 - j2 - m3).rem_euclid(2) == 1) != sum_negative;
+    let negative = (phase.rem_euclid(2) == 1) != sum_negative;
     if negative {
         -magnitude
     } else {

@@ -1,11 +1,12 @@
-//! CUDA path of the SCF family: the closed-shell supermatrix computed one integral set per thread
+//! CUDA path of the SCF family: the two-electron supermatrix (non-relativistic or Dirac-Fock) computed one integral set per thread
 //! on the triangular map (`kernels/scf.cu`, paper §2.3: grid-stride loop, 64-bit indices; the
 //! same closed forms as [`super::supermatrix`] and [`super::slater`]), kept on the device, and the
 //! Fock build G D' as one cuBLAS `dspmv` on it (packed upper triangle). Only the folded density
 //! (T doubles) goes up and G D' (T doubles) comes down per SCF iteration.
 
 use super::index_map::TriangularMap;
-use super::supermatrix::{exchange_weights, Symmetry};
+use super::radial::Component;
+use super::supermatrix::Blocks;
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
 use cudarc::cublas::sys::{cublasFillMode_t, cublasStatus_t};
@@ -21,7 +22,9 @@ const BLOCK: u32 = 128;
 #[derive(Clone, Copy)]
 struct SupermatrixParams {
     exponents: u64,
-    ls: u64,
+    coefs: u64,
+    powers: u64,
+    comps: u64,
     first: u64,
     offsets: u64,
     weights: u64,
@@ -50,39 +53,50 @@ fn ptr<T>(slice: &CudaSlice<T>, device: &CudaDevice) -> u64 {
 }
 
 impl DeviceSupermatrix {
-    /// Computes the packed supermatrix of `symmetries` (checked by the caller) for `map`.
-    pub fn new(device: Arc<CudaDevice>, symmetries: &[Symmetry], map: &TriangularMap) -> Result<Self> {
-        let nsym = symmetries.len();
-        let exponents: Vec<f64> = symmetries.iter().flat_map(|s| s.exponents.iter().copied()).collect();
-        let ls: Vec<u32> = symmetries.iter().map(|s| s.l).collect();
+    /// Computes the packed supermatrix of `blocks` for `map`.
+    pub fn new(device: Arc<CudaDevice>, blocks: &Blocks, map: &TriangularMap) -> Result<Self> {
+        let functions = blocks.functions();
+        let nsym = functions.len();
+        let all = || functions.iter().flatten();
+        let exponents: Vec<f64> = all().map(|f| f.exponent).collect();
+        let coefs: Vec<f64> = all().flat_map(|f| f.terms.map(|t| t.1)).collect();
+        let powers: Vec<u32> = all().flat_map(|f| f.terms.map(|t| t.0)).collect();
+        let comps: Vec<u32> = all().map(|f| (f.component == Component::Small) as u32).collect();
         let mut first = vec![0u64];
-        for s in symmetries {
-            first.push(first.last().unwrap() + s.exponents.len() as u64);
+        for f in functions {
+            first.push(first.last().unwrap() + f.len() as u64);
         }
         let offsets: Vec<u64> =
             (0..=nsym).map(|j| if j == nsym { map.n_pairs() } else { map.pair_index(j, 0, 0) }).collect();
-        let kmax = 2 * ls.iter().copied().max().unwrap_or(0) as usize + 1;
+        let kmax = (0..nsym)
+            .flat_map(|a| (0..nsym).flat_map(move |b| blocks.exchange(a, b).iter().map(|&(k, _)| k as usize + 1)))
+            .max()
+            .unwrap_or(1);
         let mut weights = vec![0.0; nsym * nsym * kmax];
-        for (a, sa) in symmetries.iter().enumerate() {
-            for (b, sb) in symmetries.iter().enumerate() {
-                for (k, w) in exchange_weights(sa.l, sb.l) {
-                    weights[(a * nsym + b) * kmax + k as usize] = w;
+        for a in 0..nsym {
+            for b in 0..nsym {
+                for &(k, c) in blocks.exchange(a, b) {
+                    weights[(a * nsym + b) * kmax + k as usize] = c;
                 }
             }
         }
         let n_sets = map.n_sets();
         let len = usize::try_from(n_sets).map_err(|_| Error::invalid("symmetries", "give too many integral sets"))?;
         let packed = device.uninit::<f64>(len)?;
-        let (e, l, f, o, w) = (
+        let (e, c, p, k, f, o, w) = (
             device.upload(&exponents)?,
-            device.upload(&ls)?,
+            device.upload(&coefs)?,
+            device.upload(&powers)?,
+            device.upload(&comps)?,
             device.upload(&first)?,
             device.upload(&offsets)?,
             device.upload(&weights)?,
         );
         let params = SupermatrixParams {
             exponents: ptr(&e, &device),
-            ls: ptr(&l, &device),
+            coefs: ptr(&c, &device),
+            powers: ptr(&p, &device),
+            comps: ptr(&k, &device),
             first: ptr(&f, &device),
             offsets: ptr(&o, &device),
             weights: ptr(&w, &device),
@@ -94,8 +108,9 @@ impl DeviceSupermatrix {
         let function = device.function(FILE, SOURCE, "supermatrix")?;
         let blocks = n_sets.div_ceil(BLOCK as u64).clamp(1, 65_535 * 16) as u32;
         let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: the buffers hold the sizes the kernel reads (exponents Σ nbs, ls/first nsym (+1),
-        // offsets nsym + 1, weights nsym² kmax) and packed n_sets; params mirrors the C struct.
+        // SAFETY: the buffers hold the sizes the kernel reads (exponents and comps F functions,
+        // coefs and powers 2F, first and offsets nsym + 1, weights nsym² kmax) and packed n_sets;
+        // params mirrors the C struct.
         unsafe { device.stream().launch_builder(&function).arg(&params).launch(config) }?;
         device.synchronize()?;
         let blas = device.blas()?;

@@ -101,7 +101,7 @@ pub fn one_electron(l: u32, exponents: &[f64], z: f64, nucleus: Nucleus) -> Resu
 }
 
 /// ∫_0^∞ r^{2l+1} e^{-p r²} erf(c r) dr (module docs).
-fn erf_moment(l: u32, p: f64, c: f64) -> f64 {
+pub(crate) fn erf_moment(l: u32, p: f64, c: f64) -> f64 {
     let q = p + c * c;
     let mut sum = 0.0;
     let mut binomial = 1.0;

@@ -20,7 +20,7 @@
 //! k <= l_a + l_b + 1 and k <= l_c + l_d + 1, which every multipole of an atomic two-electron
 //! integral satisfies (k <= l_a + l_b by the triangle rule).
 
-use super::basis::ln_norm;
+use super::radial::RadialFunction;
 use crate::error::{Error, Result};
 
 /// Γ(x) for x a positive integer or half-integer, exactly as a product (√π for half-integers).
@@ -97,6 +97,58 @@ pub struct Gaussian {
     pub exponent: f64,
 }
 
+/// One term c r^{m-2} e^{-p r²} of a radial density ρ(r), so that ρ r² = c r^m e^{-p r²}.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct DensityTerm {
+    pub coefficient: f64,
+    pub m: u32,
+    pub exponent: f64,
+}
+
+/// R^k between two densities given as terms (module docs, summed term by term): every term needs
+/// m >= k + 1.
+pub(crate) fn density_slater(k: u32, first: &[DensityTerm], second: &[DensityTerm]) -> f64 {
+    let mut sum = 0.0;
+    for a in first {
+        for b in second {
+            let (m, n, p, q) = (a.m, b.m, a.exponent, b.exponent);
+            sum += a.coefficient
+                * b.coefficient
+                * (split_integral(m - k - 1, n + k, p, q) + split_integral(n - k - 1, m + k, q, p));
+        }
+    }
+    sum
+}
+
+/// The terms of the density R_a R_b of two radial functions (at most four).
+pub(crate) fn pair_density(a: &RadialFunction, b: &RadialFunction) -> Vec<DensityTerm> {
+    let mut terms = Vec::with_capacity(4);
+    for &(na, ca) in &a.terms {
+        for &(nb, cb) in &b.terms {
+            if ca != 0.0 && cb != 0.0 {
+                terms.push(DensityTerm { coefficient: ca * cb, m: na + nb + 2, exponent: a.exponent + b.exponent });
+            }
+        }
+    }
+    terms
+}
+
+/// R^k(ab, cd) of radial functions (a, b on electron 1): zero unless a, b share a component and
+/// c, d share one (a Dirac-Fock density is P_a P_b + Q_a Q_b: large-small products carry no
+/// charge). Needs k <= n_a + n_b + 1 and k <= n_c + n_d + 1 for every term's power.
+pub(crate) fn radial_slater(
+    k: u32,
+    a: &RadialFunction,
+    b: &RadialFunction,
+    c: &RadialFunction,
+    d: &RadialFunction,
+) -> f64 {
+    if a.component != b.component || c.component != d.component {
+        return 0.0;
+    }
+    density_slater(k, &pair_density(a, b), &pair_density(c, d))
+}
+
 /// R^k(ab, cd) of the module docs (bohr⁻¹): a, b on electron 1, c, d on electron 2.
 pub fn slater(k: u32, a: Gaussian, b: Gaussian, c: Gaussian, d: Gaussian) -> Result<f64> {
     for (name, g) in [("a", a), ("b", b), ("c", c), ("d", d)] {
@@ -104,13 +156,9 @@ pub fn slater(k: u32, a: Gaussian, b: Gaussian, c: Gaussian, d: Gaussian) -> Res
             return Err(Error::invalid(name, format!("needs l in [0, 20] and a finite exponent > 0, got {g:?}")));
         }
     }
-    let (m, n) = (a.l + b.l + 2, c.l + d.l + 2);
-    if k + 1 > m || k + 1 > n {
+    if k > a.l + b.l + 1 || k > c.l + d.l + 1 {
         return Err(Error::invalid("k", format!("must be <= min(l_a + l_b, l_c + l_d) + 1, got {k}")));
     }
-    let (p, q) = (a.exponent + b.exponent, c.exponent + d.exponent);
-    let norms =
-        (ln_norm(a.l, a.exponent) + ln_norm(b.l, b.exponent) + ln_norm(c.l, c.exponent) + ln_norm(d.l, d.exponent))
-            .exp();
-    Ok(norms * (split_integral(m - k - 1, n + k, p, q) + split_integral(n - k - 1, m + k, q, p)))
+    let f = |g: Gaussian| RadialFunction::large(g.l, g.exponent);
+    Ok(radial_slater(k, &f(a), &f(b), &f(c), &f(d)))
 }

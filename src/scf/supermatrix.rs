@@ -1,5 +1,6 @@
-//! The two-electron supermatrix of non-relativistic atomic Hartree-Fock-Roothaan in spherical
-//! Gaussians, stored on the triangular map of [`super::index_map`] (one element per integral set
+//! The two-electron supermatrix of atomic Hartree-Fock-Roothaan and Dirac-Fock-Roothaan in
+//! spherical Gaussians ([`Blocks`]: the Dirac case replaces (l k l'; 0 0 0)²/2 by Γ^k and
+//! carries large and small functions per symmetry), stored on the triangular map of [`super::index_map`] (one element per integral set
 //! (L, P, Q, M, R, S), which is exactly the packed upper triangle of a symmetric T x T matrix).
 //!
 //! **Closed-shell energy and Fock matrix.** With orbitals φ_{ilm} = Σ_p c^l_{pi} R^l_p(r) Y_lm,
@@ -27,16 +28,25 @@
 
 use super::cuda::DeviceSupermatrix;
 use super::index_map::TriangularMap;
-use super::slater::{slater, Gaussian};
+use super::radial::{check_kappa, check_speed_of_light, large_l, RadialFunction};
+use super::slater::radial_slater;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::math::wigner::three_j;
+use crate::math::wigner::{three_j, three_j_doubled};
 use rayon::prelude::*;
 
-/// One symmetry of the basis: angular momentum l and its exponents (bohr⁻²).
+/// One non-relativistic symmetry of the basis: angular momentum l and its exponents (bohr⁻²).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Symmetry {
     pub l: u32,
+    pub exponents: Vec<f64>,
+}
+
+/// One Dirac symmetry: κ (s1/2: -1, p1/2: 1, p3/2: -2, d3/2: 2, d5/2: -3, …) and the exponents
+/// (bohr⁻²) of its large components; the small components follow by kinetic balance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spinor {
+    pub kappa: i32,
     pub exponents: Vec<f64>,
 }
 
@@ -45,48 +55,136 @@ pub fn exchange_weights(l: u32, lp: u32) -> Vec<(u32, f64)> {
     (l.abs_diff(lp)..=l + lp).step_by(2).map(|k| (k, three_j(l as i32, k as i32, lp as i32, 0, 0, 0).powi(2))).collect()
 }
 
-/// G_{yx} of one set (module docs).
-fn element(symmetries: &[Symmetry], map: &TriangularMap, i: u64) -> Result<f64> {
-    let set = map.set(i);
-    let (sl, sm) = (&symmetries[set.l], &symmetries[set.m]);
-    let g = |s: &Symmetry, n: usize| Gaussian { l: s.l, exponent: s.exponents[n] };
-    let (p, q, r, s) = (g(sl, set.p), g(sl, set.q), g(sm, set.r), g(sm, set.s));
-    let mut value = slater(0, p, q, r, s)?;
-    for (k, weight) in exchange_weights(sl.l, sm.l) {
-        value -= 0.25 * weight * (slater(k, p, r, q, s)? + slater(k, p, s, q, r)?);
-    }
-    Ok(value)
+/// The relativistic exchange weights Γ^k = (j k j'; ½ 0 -½)² of symmetries κ, κ', over the k
+/// with |j - j'| <= k <= j + j' and l + l' + k even (Grant, *Relativistic Quantum Theory of
+/// Atoms and Molecules*, §6.7, closed subshells), as (k, Γ^k).
+pub fn dirac_exchange_weights(kappa: i32, kappa_p: i32) -> Vec<(u32, f64)> {
+    let (tj, tjp) = (2 * kappa.abs() - 1, 2 * kappa_p.abs() - 1);
+    let (l, lp) = (large_l(kappa), large_l(kappa_p));
+    ((tj - tjp).unsigned_abs() / 2..=((tj + tjp) / 2) as u32)
+        .filter(|k| (l + lp + k) % 2 == 0)
+        .map(|k| (k, three_j_doubled(tj, 2 * k as i32, tjp, 1, 0, -1).powi(2)))
+        .collect()
 }
 
-/// Checks the symmetries of a supermatrix.
-fn check(symmetries: &[Symmetry]) -> Result<()> {
-    if symmetries.is_empty() {
-        return Err(Error::invalid("symmetries", "must hold at least one symmetry"));
-    }
-    for (i, s) in symmetries.iter().enumerate() {
-        super::basis::check_exponents("exponents", &s.exponents).map_err(|e| match e {
-            Error::InvalidArgument { rule, .. } => Error::invalid_at("symmetries", i, format!("exponents: {rule}")),
-            other => other,
-        })?;
-        if s.l > 20 {
-            return Err(Error::invalid_at("symmetries", i, format!("l must be in [0, 20], got {}", s.l)));
+/// The functions and exchange factors of a supermatrix: block b (a symmetry) holds the radial
+/// functions of its matrices in order, and G of blocks (a, b) takes
+///
+/// ```text
+/// G[(a,pq), (b,rs)] = R^0(pq, rs) - Σ_k c_k(a, b) [R^k(pr, qs) + R^k(ps, qr)]
+/// ```
+///
+/// with c_k = ¼ (l k l'; 0 0 0)² (non-relativistic) or ½ Γ^k (Dirac-Fock, functions large then
+/// small; an R^k vanishes unless each electron's two functions share a component).
+#[derive(Clone, Debug)]
+pub struct Blocks {
+    functions: Vec<Vec<RadialFunction>>,
+    /// exchange[a][b]: (k, c_k).
+    exchange: Vec<Vec<Vec<(u32, f64)>>>,
+}
+
+fn check_symmetry_exponents(i: usize, exponents: &[f64]) -> Result<()> {
+    super::basis::check_exponents("exponents", exponents).map_err(|e| match e {
+        Error::InvalidArgument { rule, .. } => Error::invalid_at("symmetries", i, format!("exponents: {rule}")),
+        other => other,
+    })
+}
+
+impl Blocks {
+    /// The blocks of non-relativistic symmetries (each l at most once is the caller's choice;
+    /// l <= 20).
+    pub fn non_relativistic(symmetries: &[Symmetry]) -> Result<Self> {
+        if symmetries.is_empty() {
+            return Err(Error::invalid("symmetries", "must hold at least one symmetry"));
         }
+        for (i, s) in symmetries.iter().enumerate() {
+            check_symmetry_exponents(i, &s.exponents)?;
+            if s.l > 20 {
+                return Err(Error::invalid_at("symmetries", i, format!("l must be in [0, 20], got {}", s.l)));
+            }
+        }
+        let functions =
+            symmetries.iter().map(|s| s.exponents.iter().map(|&e| RadialFunction::large(s.l, e)).collect()).collect();
+        let exchange = symmetries
+            .iter()
+            .map(|a| {
+                symmetries
+                    .iter()
+                    .map(|b| exchange_weights(a.l, b.l).into_iter().map(|(k, w)| (k, 0.25 * w)).collect())
+                    .collect()
+            })
+            .collect();
+        Ok(Blocks { functions, exchange })
     }
-    Ok(())
+
+    /// The blocks of Dirac symmetries for speed of light c (checked here; the two-electron
+    /// integrals do not depend on it): per symmetry its n large functions, then their n
+    /// normalised kinetically balanced small functions ([`super::radial`]).
+    pub fn dirac(spinors: &[Spinor], speed_of_light: f64) -> Result<Self> {
+        if spinors.is_empty() {
+            return Err(Error::invalid("symmetries", "must hold at least one symmetry"));
+        }
+        check_speed_of_light(speed_of_light)?;
+        for (i, s) in spinors.iter().enumerate() {
+            check_symmetry_exponents(i, &s.exponents)?;
+            check_kappa(s.kappa).map_err(|_| {
+                Error::invalid_at("symmetries", i, format!("κ must be nonzero, l(κ) in [0, 20], got {}", s.kappa))
+            })?;
+        }
+        let functions = spinors
+            .iter()
+            .map(|s| {
+                let large = s.exponents.iter().map(|&e| RadialFunction::large(large_l(s.kappa), e));
+                let small = s.exponents.iter().map(|&e| RadialFunction::small(s.kappa, e));
+                large.chain(small).collect()
+            })
+            .collect();
+        let exchange = spinors
+            .iter()
+            .map(|a| {
+                spinors
+                    .iter()
+                    .map(|b| dirac_exchange_weights(a.kappa, b.kappa).into_iter().map(|(k, w)| (k, 0.5 * w)).collect())
+                    .collect()
+            })
+            .collect();
+        Ok(Blocks { functions, exchange })
+    }
+
+    /// The functions of every block.
+    pub fn functions(&self) -> &[Vec<RadialFunction>] {
+        &self.functions
+    }
+
+    /// (k, c_k) of blocks a, b.
+    pub fn exchange(&self, a: usize, b: usize) -> &[(u32, f64)] {
+        &self.exchange[a][b]
+    }
+
+    fn map(&self) -> TriangularMap {
+        TriangularMap::new(&self.functions.iter().map(Vec::len).collect::<Vec<_>>())
+    }
 }
 
-fn map_of(symmetries: &[Symmetry]) -> TriangularMap {
-    TriangularMap::new(&symmetries.iter().map(|s| s.exponents.len()).collect::<Vec<_>>())
+/// G_{yx} of one set (module docs).
+fn element(blocks: &Blocks, map: &TriangularMap, i: u64) -> f64 {
+    let set = map.set(i);
+    let (fl, fm) = (&blocks.functions[set.l], &blocks.functions[set.m]);
+    let (p, q, r, s) = (&fl[set.p], &fl[set.q], &fm[set.r], &fm[set.s]);
+    let mut value = radial_slater(0, p, q, r, s);
+    for &(k, c) in blocks.exchange(set.l, set.m) {
+        value -= c * (radial_slater(k, p, r, q, s) + radial_slater(k, p, s, q, r));
+    }
+    value
 }
 
-/// The packed supermatrix of `symmetries` (module docs) on the CPU, index i of the map holding
+/// The packed supermatrix of `blocks` (module docs) on the CPU, index i of the map holding
 /// G_{yx}; rayon over the sets.
-pub fn supermatrix(symmetries: &[Symmetry]) -> Result<(TriangularMap, Vec<f64>)> {
-    check(symmetries)?;
-    let map = map_of(symmetries);
+pub fn supermatrix(blocks: &Blocks) -> Result<(TriangularMap, Vec<f64>)> {
+    let map = blocks.map();
     let n = usize::try_from(map.n_sets()).map_err(|_| Error::invalid("symmetries", "give too many integral sets"))?;
     let mut packed = crate::memory::filled("the two-electron supermatrix", n, 0.0)?;
-    packed.par_iter_mut().enumerate().try_for_each(|(i, g)| element(symmetries, &map, i as u64).map(|v| *g = v))?;
+    packed.par_iter_mut().enumerate().for_each(|(i, g)| *g = element(blocks, &map, i as u64));
     Ok((map, packed))
 }
 
@@ -121,17 +219,16 @@ enum Storage {
 }
 
 impl Supermatrix {
-    /// Computes the supermatrix of `symmetries` on `backend`.
-    pub fn new(backend: &Backend, symmetries: &[Symmetry]) -> Result<Self> {
+    /// Computes the supermatrix of `blocks` on `backend`.
+    pub fn new(backend: &Backend, blocks: &Blocks) -> Result<Self> {
         match backend {
             Backend::Cpu => {
-                let (map, packed) = supermatrix(symmetries)?;
+                let (map, packed) = supermatrix(blocks)?;
                 Ok(Supermatrix { map, storage: Storage::Host(packed) })
             }
             Backend::Cuda(device) => {
-                check(symmetries)?;
-                let map = map_of(symmetries);
-                let dev = DeviceSupermatrix::new(device.clone(), symmetries, &map)?;
+                let map = blocks.map();
+                let dev = DeviceSupermatrix::new(device.clone(), blocks, &map)?;
                 Ok(Supermatrix { map, storage: Storage::Device(Box::new(dev)) })
             }
         }

@@ -1,0 +1,557 @@
+//! The atomic SCF (CPU reference and GPU supermatrix): non-relativistic Hartree-Fock-Roothaan or
+//! Dirac-Fock-Roothaan, closed shells and average-of-configuration open shells (one open shell
+//! per symmetry, DFRATOM's `$econfig`), in the supermatrix formulation of [`super::supermatrix`].
+//!
+//! **Energy.** Per symmetry a with capacity N_a per orbital (2(2l+1) non-relativistic, 2j+1 = 2|κ|
+//! Dirac), closed orbitals (occupation N_a) and at most one open orbital with q_a electrons
+//! (0 < q_a < N_a), D_C = Σ_closed N c cᵀ, D_O = q c_o c_oᵀ, D = D_C + D_O:
+//!
+//! ```text
+//! E = Σ_a tr(D^a h^a) + ½ D'ᵀ G D' + Σ_open ½ f_a D_O'ᵀ G_aa D_O',     f_a = -(N_a - q_a) / (q_a (N_a - 1)),
+//! ```
+//!
+//! (hartree). The first two terms are the closed-shell formula applied to D; the last corrects
+//! the open shell's interaction with itself to the average of configuration: q(q-1)/2 pairs of
+//! average energy N/(N-1) [F^0 - ν Σ_k w_k F^k] instead of ½ q² [F^0 - ν Σ_k w_k F^k] (ν w_k the
+//! exchange factors of the supermatrix; Slater, *Quantum Theory of Atomic Structure* II, ch. 21;
+//! Grant, *Relativistic Quantum Theory of Atoms and Molecules*, §6.7). It uses the diagonal block
+//! G_aa of the same supermatrix: no other integrals.
+//!
+//! **Fock operators and iteration.** F_C = ∂E/∂D_C = h + G D and F_O = ∂E/∂D_O = F_C + f_a G_aa D_O.
+//! Each cycle builds both from the current densities, damps them (F ← (1 - d) F + d F_previous,
+//! DFRATOM's `dfctr`, default 0.3) and, in the orthonormal orbitals C of the previous cycle,
+//! diagonalises one matrix R: R = Cᵀ F_C C except the open-open and open-virtual blocks (from
+//! F_O) and the closed-open block (N F_C - q F_O)/(N - q), which vanishes exactly when the energy
+//! is stationary under closed-open rotations (δE = 2θ (N F_C - q F_O)_{ci}). Converged orbitals
+//! make R block-diagonal, and its eigenvalues are the orbital energies (F_C for closed, F_O for
+//! open orbitals). The start is the core Hamiltonian h, diagonalised in the canonically
+//! orthogonalised basis (eigenvectors of S with s < 1e-10 max(s) dropped, per component block:
+//! near-linear dependence). Dirac symmetries occupy the lowest orbitals above -c² (the negative-energy states
+//! lie below -2c²; orbital energies exclude the rest energy c²). The SCF stops when the largest
+//! change of a density element falls below `threshold_large` in the large-large blocks (DFRATOM
+//! `thdll`, default 1e-5) and below `threshold_small` in the small-large and small-small blocks
+//! (`thdsl`, default 1e-7), or refuses after `max_iterations` with the last energy in the message.
+//! The energy is evaluated from the converged densities with their undamped Fock matrices.
+
+use super::one_electron::{one_electron, Nucleus};
+use super::radial::dirac_one_electron;
+use super::supermatrix::{Blocks, Spinor, Supermatrix, Symmetry};
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use faer::{Mat, MatRef, Side};
+
+/// The basis and Hamiltonian of an SCF.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Basis {
+    /// Non-relativistic Hartree-Fock: one symmetry per l.
+    NonRelativistic(Vec<Symmetry>),
+    /// Dirac-Fock with speed of light c (au; DFRATOM's default
+    /// [`super::one_electron::DFRATOM_SPEED_OF_LIGHT`]): one symmetry per κ.
+    Dirac { speed_of_light: f64, spinors: Vec<Spinor> },
+}
+
+impl Basis {
+    fn len(&self) -> usize {
+        match self {
+            Basis::NonRelativistic(s) => s.len(),
+            Basis::Dirac { spinors, .. } => spinors.len(),
+        }
+    }
+
+    fn exponents(&self, i: usize) -> &[f64] {
+        match self {
+            Basis::NonRelativistic(s) => &s[i].exponents,
+            Basis::Dirac { spinors, .. } => &spinors[i].exponents,
+        }
+    }
+
+    /// Electrons one orbital of symmetry i holds: 2(2l+1) or 2|κ|.
+    fn capacity(&self, i: usize) -> f64 {
+        match self {
+            Basis::NonRelativistic(s) => (2 * (2 * s[i].l + 1)) as f64,
+            Basis::Dirac { spinors, .. } => (2 * spinors[i].kappa.unsigned_abs()) as f64,
+        }
+    }
+
+    /// The supermatrix blocks of this basis.
+    pub fn blocks(&self) -> Result<Blocks> {
+        match self {
+            Basis::NonRelativistic(s) => Blocks::non_relativistic(s),
+            Basis::Dirac { speed_of_light, spinors } => Blocks::dirac(spinors, *speed_of_light),
+        }
+    }
+}
+
+/// The occupation of one symmetry: `closed` fully occupied orbitals, then one open orbital with
+/// `open_electrons` electrons (0 for none; otherwise 0 < q < capacity).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Occupation {
+    pub closed: usize,
+    pub open_electrons: f64,
+}
+
+impl Occupation {
+    /// Closed orbitals only.
+    pub fn closed(closed: usize) -> Self {
+        Occupation { closed, open_electrons: 0.0 }
+    }
+}
+
+/// An SCF calculation (module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScfSpec {
+    pub basis: Basis,
+    /// Nuclear charge Z (> 0).
+    pub nuclear_charge: f64,
+    pub nucleus: Nucleus,
+    /// One per symmetry.
+    pub occupations: Vec<Occupation>,
+    /// Fock damping d in [0, 1) (DFRATOM `dfctr`, default 0.3).
+    pub damping: f64,
+    /// Convergence threshold on the large-large density blocks (`thdll`, default 1e-5).
+    pub threshold_large: f64,
+    /// Convergence threshold on the small-large and small-small blocks (`thdsl`, default 1e-7;
+    /// unused without small components).
+    pub threshold_small: f64,
+    /// Most SCF cycles (DFRATOM `maxitr`, default 50).
+    pub max_iterations: usize,
+}
+
+impl ScfSpec {
+    /// A calculation with DFRATOM's defaults: damping 0.3, thresholds 1e-5 and 1e-7, 50 cycles.
+    pub fn new(basis: Basis, nuclear_charge: f64, nucleus: Nucleus, occupations: Vec<Occupation>) -> Self {
+        ScfSpec {
+            basis,
+            nuclear_charge,
+            nucleus,
+            occupations,
+            damping: 0.3,
+            threshold_large: 1e-5,
+            threshold_small: 1e-7,
+            max_iterations: 50,
+        }
+    }
+}
+
+/// The result (hartree).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScfResult {
+    pub energy: f64,
+    /// Σ tr(D t): T (non-relativistic) or c α·p + (β - 1) c² (Dirac).
+    pub kinetic: f64,
+    /// Σ tr(D V): the nuclear attraction.
+    pub nuclear: f64,
+    /// The two-electron energy (average of configuration).
+    pub two_electron: f64,
+    /// Occupied orbital energies per symmetry, closed ones ascending, then the open one (Dirac:
+    /// without the rest energy c²).
+    pub orbital_energies: Vec<Vec<f64>>,
+    pub iterations: usize,
+}
+
+/// One symmetry's fixed data: metric, core Hamiltonian and its kinetic part (m x m), the number
+/// of large functions, the capacity N, the occupation and the lowest allowed orbital energy.
+struct Symm {
+    s: Mat<f64>,
+    h: Mat<f64>,
+    t: Mat<f64>,
+    n_large: usize,
+    capacity: f64,
+    occupation: Occupation,
+    floor: f64,
+}
+
+impl Symm {
+    fn dim(&self) -> usize {
+        self.s.nrows()
+    }
+
+    fn has_open(&self) -> bool {
+        self.occupation.open_electrons > 0.0
+    }
+
+    /// Orbitals occupied (closed, then the open one).
+    fn occupied(&self) -> usize {
+        self.occupation.closed + self.has_open() as usize
+    }
+}
+
+fn check(spec: &ScfSpec) -> Result<()> {
+    // The basis first (κ and c decide the capacities the occupations are checked against).
+    spec.basis.blocks()?;
+    let n_sym = spec.basis.len();
+    if spec.occupations.len() != n_sym {
+        return Err(Error::invalid(
+            "occupations",
+            format!("must hold one entry per symmetry ({n_sym}), got {}", spec.occupations.len()),
+        ));
+    }
+    for (i, o) in spec.occupations.iter().enumerate() {
+        let (n, capacity) = (spec.basis.exponents(i).len(), spec.basis.capacity(i));
+        let q = o.open_electrons;
+        if !(q.is_finite() && (0.0..capacity).contains(&q)) {
+            return Err(Error::invalid_at(
+                "occupations",
+                i,
+                format!("open_electrons must be in [0, {capacity}) (a full shell is a closed one), got {q}"),
+            ));
+        }
+        let orbitals = o.closed + (q > 0.0) as usize;
+        if orbitals > n {
+            return Err(Error::invalid_at(
+                "occupations",
+                i,
+                format!("{orbitals} occupied orbitals do not fit in {n} functions"),
+            ));
+        }
+    }
+    if spec.occupations.iter().all(|o| o.closed == 0 && o.open_electrons == 0.0) {
+        return Err(Error::invalid("occupations", "occupy no orbital"));
+    }
+    if !(0.0..1.0).contains(&spec.damping) {
+        return Err(Error::invalid("damping", format!("must be in [0, 1), got {}", spec.damping)));
+    }
+    for (name, value) in [("threshold_large", spec.threshold_large), ("threshold_small", spec.threshold_small)] {
+        if !(value.is_finite() && value > 0.0) {
+            return Err(Error::invalid(name, format!("must be finite and > 0, got {value}")));
+        }
+    }
+    if spec.max_iterations == 0 {
+        return Err(Error::invalid("max_iterations", "must be >= 1"));
+    }
+    if !(spec.nuclear_charge.is_finite() && spec.nuclear_charge > 0.0) {
+        return Err(Error::invalid("nuclear_charge", format!("must be finite and > 0, got {}", spec.nuclear_charge)));
+    }
+    Ok(())
+}
+
+fn mat(m: usize, v: &[f64]) -> Mat<f64> {
+    Mat::from_fn(m, m, |i, j| v[i + m * j])
+}
+
+/// The one-electron data of every symmetry.
+fn symmetries(spec: &ScfSpec) -> Result<Vec<Symm>> {
+    (0..spec.basis.len())
+        .map(|i| {
+            let (z, nucleus, occupation) = (spec.nuclear_charge, spec.nucleus, spec.occupations[i]);
+            let capacity = spec.basis.capacity(i);
+            let at = |e: Error| match e {
+                Error::InvalidArgument { rule, .. } => Error::invalid_at("symmetries", i, rule),
+                other => other,
+            };
+            match &spec.basis {
+                Basis::NonRelativistic(s) => {
+                    let o = one_electron(s[i].l, &s[i].exponents, z, nucleus).map_err(at)?;
+                    let n = s[i].exponents.len();
+                    let h: Vec<f64> = o.kinetic.iter().zip(&o.nuclear).map(|(t, v)| t + v).collect();
+                    Ok(Symm {
+                        s: mat(n, &o.overlap),
+                        h: mat(n, &h),
+                        t: mat(n, &o.kinetic),
+                        n_large: n,
+                        capacity,
+                        occupation,
+                        floor: f64::NEG_INFINITY,
+                    })
+                }
+                Basis::Dirac { speed_of_light, spinors } => {
+                    let sp = &spinors[i];
+                    let o = dirac_one_electron(sp.kappa, &sp.exponents, z, nucleus, *speed_of_light).map_err(at)?;
+                    let m = 2 * sp.exponents.len();
+                    let h: Vec<f64> = o.kinetic.iter().zip(&o.nuclear).map(|(t, v)| t + v).collect();
+                    Ok(Symm {
+                        s: mat(m, &o.overlap),
+                        h: mat(m, &h),
+                        t: mat(m, &o.kinetic),
+                        n_large: sp.exponents.len(),
+                        capacity,
+                        occupation,
+                        floor: -speed_of_light * speed_of_light,
+                    })
+                }
+            }
+        })
+        .collect()
+}
+
+/// A · B, sequential: the matrices are small, and a parallel faer product here was measured to
+/// leave later rayon work (the next SCF's supermatrix) 12x slower on 2 cores.
+fn product(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
+    let mut c = Mat::<f64>::zeros(a.nrows(), b.ncols());
+    faer::linalg::matmul::matmul(c.as_mut(), faer::Accum::Replace, a, b, 1.0, faer::Par::Seq);
+    c
+}
+
+/// Cᵀ F C, symmetrised.
+fn transform(c: &Mat<f64>, f: &Mat<f64>) -> Mat<f64> {
+    let r = product(c.transpose(), product(f.as_ref(), c.as_ref()).as_ref());
+    Mat::from_fn(r.nrows(), r.ncols(), |i, j| 0.5 * (r[(i, j)] + r[(j, i)]))
+}
+
+/// Eigenvalues (ascending) and eigenvectors of a symmetric matrix.
+fn eigen(a: &Mat<f64>, what: &str) -> Result<(Vec<f64>, Mat<f64>)> {
+    let e = a.self_adjoint_eigen(Side::Lower).map_err(|e| Error::NotConverged(format!("{what} eigensolver: {e:?}")))?;
+    let values = (0..a.nrows()).map(|i| e.S().column_vector()[i]).collect();
+    Ok((values, e.U().to_owned()))
+}
+
+/// The canonical orthogonaliser X = U s^{-1/2} (XᵀSX = 1) over the eigenvectors of S with
+/// s > 1e-10 max(s), per component block (S is block-diagonal; the small block scales as 1/c²
+/// and must not be judged against the large one).
+fn orthogonaliser(sym: &Symm, index: usize) -> Result<Mat<f64>> {
+    let mut columns: Vec<Vec<f64>> = Vec::new();
+    for range in [0..sym.n_large, sym.n_large..sym.dim()] {
+        if range.is_empty() {
+            continue;
+        }
+        let block = Mat::from_fn(range.len(), range.len(), |i, j| sym.s[(range.start + i, range.start + j)]);
+        let (s, u) = eigen(&block, "overlap")?;
+        let largest = s.iter().copied().fold(0.0f64, f64::max);
+        for k in (0..s.len()).filter(|&k| s[k] > 1e-10 * largest) {
+            let mut column = vec![0.0; sym.dim()];
+            for i in 0..range.len() {
+                column[range.start + i] = u[(i, k)] / s[k].sqrt();
+            }
+            columns.push(column);
+        }
+    }
+    let large_kept = columns.iter().filter(|c| c[..sym.n_large].iter().any(|&x| x != 0.0)).count();
+    if large_kept < sym.occupied() {
+        return Err(Error::invalid_at(
+            "symmetries",
+            index,
+            format!("the exponents are linearly dependent: {large_kept} independent functions left"),
+        ));
+    }
+    Ok(Mat::from_fn(sym.dim(), columns.len(), |i, j| columns[j][i]))
+}
+
+/// Orbitals of one symmetry: all of them (columns, S-orthonormal), their energies, and where the
+/// occupied ones start (the first orbital above the floor).
+struct Orbitals {
+    c: Mat<f64>,
+    energies: Vec<f64>,
+    first: usize,
+}
+
+impl Orbitals {
+    /// Diagonalises `r` (in the basis `c`), orders the new orbitals and finds the occupied ones.
+    fn from(c: &Mat<f64>, r: &Mat<f64>, sym: &Symm) -> Result<Orbitals> {
+        let (energies, u) = eigen(r, "Fock")?;
+        let first = energies.iter().position(|&e| e > sym.floor).unwrap_or(energies.len());
+        if energies.len() - first < sym.occupied() {
+            return Err(Error::NotConverged(format!(
+                "only {} bound orbitals above {} hartree, {} occupied asked",
+                energies.len() - first,
+                sym.floor,
+                sym.occupied()
+            )));
+        }
+        Ok(Orbitals { c: product(c.as_ref(), u.as_ref()), energies, first })
+    }
+
+    fn column(&self, i: usize) -> Vec<f64> {
+        (0..self.c.nrows()).map(|p| self.c[(p, self.first + i)]).collect()
+    }
+
+    /// D_C and D_O (module docs).
+    fn densities(&self, sym: &Symm) -> (Mat<f64>, Mat<f64>) {
+        let m = sym.dim();
+        let outer = |v: &[f64], w: f64| Mat::from_fn(m, m, |p, q| w * v[p] * v[q]);
+        let mut closed = Mat::<f64>::zeros(m, m);
+        for i in 0..sym.occupation.closed {
+            closed += outer(&self.column(i), sym.capacity);
+        }
+        let open = if sym.has_open() {
+            outer(&self.column(sym.occupation.closed), sym.occupation.open_electrons)
+        } else {
+            Mat::zeros(m, m)
+        };
+        (closed, open)
+    }
+
+    fn occupied_energies(&self, sym: &Symm) -> Vec<f64> {
+        self.energies[self.first..self.first + sym.occupied()].to_vec()
+    }
+}
+
+/// The Fock matrices of one symmetry: F_C, and F_O when it has an open shell.
+struct Fock {
+    closed: Mat<f64>,
+    open: Option<Mat<f64>>,
+}
+
+/// Folds the densities of every symmetry onto the pairs of the map: D'_x = w_x D_x.
+fn fold(g: &Supermatrix, densities: &[Option<&Mat<f64>>]) -> Vec<f64> {
+    let map = g.map();
+    let mut folded = vec![0.0; map.n_pairs() as usize];
+    for (a, d) in densities.iter().enumerate() {
+        if let Some(d) = d {
+            for p in 0..d.nrows() {
+                for q in 0..=p {
+                    folded[map.pair_index(a, p, q) as usize] = if p == q { d[(p, q)] } else { 2.0 * d[(p, q)] };
+                }
+            }
+        }
+    }
+    folded
+}
+
+/// (G D')_a unfolded into a symmetric m x m matrix.
+fn unfold(g: &Supermatrix, product: &[f64], a: usize, m: usize) -> Mat<f64> {
+    let map = g.map();
+    Mat::from_fn(m, m, |p, q| product[map.pair_index(a, p.max(q), p.min(q)) as usize])
+}
+
+/// F_C = h + G D and F_O = F_C + f_a G_aa D_O of every symmetry (module docs).
+fn fock(g: &mut Supermatrix, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f64>]) -> Result<Vec<Fock>> {
+    let n_pairs = g.map().n_pairs() as usize;
+    let mut out = vec![0.0; n_pairs];
+    let folded = fold(g, &total.iter().map(Some).collect::<Vec<_>>());
+    g.contract(&folded, &mut out)?;
+    let mut focks = Vec::with_capacity(syms.len());
+    for (a, sym) in syms.iter().enumerate() {
+        let closed = &sym.h + unfold(g, &out, a, sym.dim());
+        let open_fock = if sym.has_open() {
+            let only: Vec<Option<&Mat<f64>>> = (0..syms.len()).map(|b| (b == a).then_some(&open[a])).collect();
+            let mut self_part = vec![0.0; n_pairs];
+            g.contract(&fold(g, &only), &mut self_part)?;
+            let (n, q) = (sym.capacity, sym.occupation.open_electrons);
+            let f = -(n - q) / (q * (n - 1.0));
+            Some(&closed + unfold(g, &self_part, a, sym.dim()) * faer::Scale(f))
+        } else {
+            None
+        };
+        focks.push(Fock { closed, open: open_fock });
+    }
+    Ok(focks)
+}
+
+/// R of the module docs in the orbitals `c` of a symmetry.
+fn coupled(sym: &Symm, orbitals: &Orbitals, fock: &Fock) -> Mat<f64> {
+    let rc = transform(&orbitals.c, &fock.closed);
+    let Some(f_open) = &fock.open else { return rc };
+    let ro = transform(&orbitals.c, f_open);
+    let (n, q) = (sym.capacity, sym.occupation.open_electrons);
+    let first = orbitals.first;
+    let closed = first..first + sym.occupation.closed;
+    let o = first + sym.occupation.closed;
+    let mut r = rc.clone();
+    for i in 0..r.nrows() {
+        let value = if i == o {
+            ro[(o, o)]
+        } else if closed.contains(&i) {
+            (n * rc[(i, o)] - q * ro[(i, o)]) / (n - q)
+        } else {
+            ro[(i, o)]
+        };
+        r[(i, o)] = value;
+        r[(o, i)] = value;
+    }
+    r
+}
+
+/// Largest |ΔD| in the large-large and in the other blocks.
+fn change(syms: &[Symm], new: &[Mat<f64>], old: &[Mat<f64>]) -> (f64, f64) {
+    let (mut large, mut small) = (0.0f64, 0.0f64);
+    for (a, sym) in syms.iter().enumerate() {
+        for q in 0..sym.dim() {
+            for p in 0..sym.dim() {
+                let d = (new[a][(p, q)] - old[a][(p, q)]).abs();
+                if p < sym.n_large && q < sym.n_large {
+                    large = large.max(d);
+                } else {
+                    small = small.max(d);
+                }
+            }
+        }
+    }
+    (large, small)
+}
+
+fn trace_product(a: &Mat<f64>, b: &Mat<f64>) -> f64 {
+    (0..a.ncols()).flat_map(|j| (0..a.nrows()).map(move |i| (i, j))).map(|(i, j)| a[(i, j)] * b[(i, j)]).sum()
+}
+
+/// Runs the SCF of `spec` (module docs) on `backend`: the supermatrix and the Fock builds on the
+/// GPU when it is CUDA, the small per-symmetry eigenproblems on the CPU (faer).
+pub fn scf(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
+    check(spec)?;
+    let syms = symmetries(spec)?;
+    let mut g = Supermatrix::new(backend, &spec.basis.blocks()?)?;
+    let mut orbitals = syms
+        .iter()
+        .enumerate()
+        .map(|(a, sym)| {
+            let x = orthogonaliser(sym, a)?;
+            Orbitals::from(&x, &transform(&x, &sym.h), sym)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let densities = |orbitals: &[Orbitals]| -> (Vec<Mat<f64>>, Vec<Mat<f64>>) {
+        syms.iter()
+            .zip(orbitals)
+            .map(|(sym, o)| {
+                let (closed, open) = o.densities(sym);
+                (closed + &open, open)
+            })
+            .unzip()
+    };
+    let (mut total, mut open) = densities(&orbitals);
+    let mut previous: Option<Vec<Fock>> = None;
+    for iteration in 1..=spec.max_iterations {
+        let mut focks = fock(&mut g, &syms, &total, &open)?;
+        if let Some(old) = &previous {
+            let d = spec.damping;
+            let damp = |f: &mut Mat<f64>, o: &Mat<f64>| *f = &*f * faer::Scale(1.0 - d) + o * faer::Scale(d);
+            for (f, o) in focks.iter_mut().zip(old) {
+                damp(&mut f.closed, &o.closed);
+                if let (Some(fo), Some(oo)) = (&mut f.open, &o.open) {
+                    damp(fo, oo);
+                }
+            }
+        }
+        orbitals = syms
+            .iter()
+            .zip(&orbitals)
+            .zip(&focks)
+            .map(|((sym, o), f)| Orbitals::from(&o.c, &coupled(sym, o, f), sym))
+            .collect::<Result<Vec<_>>>()?;
+        let (new_total, new_open) = densities(&orbitals);
+        let (large, small) = change(&syms, &new_total, &total);
+        previous = Some(focks);
+        (total, open) = (new_total, new_open);
+        if large < spec.threshold_large && small < spec.threshold_small {
+            let mut result = energy(&mut g, &syms, &total, &open)?;
+            result.orbital_energies = syms.iter().zip(&orbitals).map(|(s, o)| o.occupied_energies(s)).collect();
+            result.iterations = iteration;
+            return Ok(result);
+        }
+    }
+    let last = energy(&mut g, &syms, &total, &open)?.energy;
+    Err(Error::NotConverged(format!(
+        "the SCF did not reach the density thresholds ({:e} large, {:e} small) in {} iterations; last energy {last:.10} hartree",
+        spec.threshold_large, spec.threshold_small, spec.max_iterations
+    )))
+}
+
+/// E and its parts for the densities (module docs); orbital energies and iterations left empty.
+fn energy(g: &mut Supermatrix, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f64>]) -> Result<ScfResult> {
+    let focks = fock(g, syms, total, open)?;
+    let (mut one, mut kinetic, mut two) = (0.0, 0.0, 0.0);
+    for (a, sym) in syms.iter().enumerate() {
+        one += trace_product(&total[a], &sym.h);
+        kinetic += trace_product(&total[a], &sym.t);
+        two += 0.5 * (trace_product(&total[a], &focks[a].closed) - trace_product(&total[a], &sym.h));
+        if let Some(fo) = &focks[a].open {
+            two += 0.5 * (trace_product(&open[a], fo) - trace_product(&open[a], &focks[a].closed));
+        }
+    }
+    Ok(ScfResult {
+        energy: one + two,
+        kinetic,
+        nuclear: one - kinetic,
+        two_electron: two,
+        orbital_energies: Vec::new(),
+        iterations: 0,
+    })
+}
