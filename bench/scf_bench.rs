@@ -9,17 +9,20 @@
 //! 2. the supermatrix (n'(T) = 3.0e6 integral sets): CPU (all cores, rayon) and GPU (one set per
 //!    thread), integral sets per second, GPU/CPU agreement;
 //! 3. one Fock build G D' (CPU loop / cuBLAS dspmv with its transfers);
-//! 4. the whole SCF (supermatrix, iterations to max |ΔD| < 1e-5 as DFRATOM's default, energy).
+//! 4. the whole SCF (supermatrix, iterations to max |ΔD| < 1e-5 as DFRATOM's default, energy);
+//! 5. a WTBS optimisation of Xe (non-relativistic, 12 parameters, BOBYQA; timed once).
 //!
 //!   cargo build --release --example scf_bench
-//!   target/release/examples/scf_bench [--cpu-only] [--skip-dirac-cpu]
+//!   target/release/examples/scf_bench [--cpu-only] [--skip-dirac-cpu] [--skip-cpu-optimisation]
 //!
 //! GPU times: median of 3 after a warm-up (kernel compile), synchronised; CPU: median of 3 after a
 //! warm-up (`RAYON_NUM_THREADS` sets the cores), except the Dirac-Fock case, timed once (its CPU
 //! supermatrix takes minutes on 2 cores). One JSON line per case.
 
 use atomgpu::backend::{self, Backend};
+use atomgpu::scf::basis::{WtbsGroup, WtbsLayout};
 use atomgpu::scf::one_electron::{gaussian_nucleus_exponent, Nucleus, DFRATOM_SPEED_OF_LIGHT};
+use atomgpu::scf::optimise::{optimise_wtbs, WtbsOptimisation};
 use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
 use atomgpu::scf::supermatrix::{Spinor, Supermatrix, Symmetry};
 use std::time::Instant;
@@ -123,6 +126,34 @@ fn copy_bandwidth(device: &backend::CudaDevice) -> f64 {
     2.0 * 8.0 * n as f64 / t
 }
 
+/// WTBS optimisation of Xe (non-relativistic; one group per symmetry starting from the
+/// even-tempered sets above, γ = 0, δ = 1; 12 parameters, rho 0.1 → 1e-4, at most 400 SCFs).
+fn optimisation(backend: &Backend, name: &str) {
+    let group = |alpha, beta| WtbsGroup { alpha, beta, gamma: 0.0, delta: 1.0 };
+    let settings = WtbsOptimisation {
+        groups: vec![group(0.01, 1.8), group(0.02, 1.7), group(0.05, 1.6)],
+        layout: WtbsLayout { nbs: vec![40; 3], start: vec![1; 3], groups: vec![1, 2, 3] },
+        rho_begin: 0.1,
+        rho_end: 1e-4,
+        max_evaluations: 400,
+    };
+    let t0 = Instant::now();
+    let best = optimise_wtbs(backend, &xenon(false), &settings).expect("optimisation");
+    let t = t0.elapsed().as_secs_f64();
+    emit(
+        "wtbs_optimisation",
+        &format!("{name}:xe_hf"),
+        t,
+        &format!(
+            r#","energy":{:.8},"evaluations":{},"converged":{},"seconds_per_scf":{:.3e}"#,
+            best.result.energy,
+            best.evaluations,
+            best.converged,
+            t / best.evaluations as f64
+        ),
+    );
+}
+
 fn main() {
     let cpu_only = std::env::args().any(|a| a == "--cpu-only");
     let skip_dirac_cpu = std::env::args().any(|a| a == "--skip-dirac-cpu");
@@ -130,6 +161,9 @@ fn main() {
     let (hf, df) = (xenon(false), xenon(true));
     let hf_reference = run(&Backend::Cpu, "cpu", "xe_hf", &hf, 3, None);
     let df_reference = (!skip_dirac_cpu).then(|| run(&Backend::Cpu, "cpu", "xe_df", &df, 1, None));
+    if !std::env::args().any(|a| a == "--skip-cpu-optimisation") {
+        optimisation(&Backend::Cpu, "cpu");
+    }
     if cpu_only {
         return;
     }
@@ -140,6 +174,7 @@ fn main() {
             let gpu = Backend::Cuda(device.clone());
             run(&gpu, device.name(), "xe_hf", &hf, 3, Some(&hf_reference));
             run(&gpu, device.name(), "xe_df", &df, 3, df_reference.as_deref());
+            optimisation(&gpu, device.name());
         }
         Err(e) => println!("# no CUDA device: {e}"),
     }

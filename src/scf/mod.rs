@@ -17,6 +17,7 @@ pub mod basis;
 mod cuda;
 pub mod index_map;
 pub mod one_electron;
+pub mod optimise;
 pub mod radial;
 pub mod slater;
 pub mod solver;
