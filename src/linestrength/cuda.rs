@@ -122,7 +122,7 @@ fn cublas_error(e: impl std::fmt::Debug) -> Error {
 
 /// Makes `buffer` hold at least `len` elements (reallocating, uninitialised, when it is smaller).
 fn reserve(device: &CudaDevice, buffer: &mut Option<CudaSlice<f64>>, len: usize) -> Result<()> {
-    if buffer.as_ref().map_or(true, |b| b.len() < len) {
+    if buffer.as_ref().is_none_or(|b| b.len() < len) {
         *buffer = None;
         *buffer = Some(device.uninit::<f64>(len)?);
     }

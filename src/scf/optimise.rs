@@ -75,7 +75,7 @@ pub fn minimise_in_box(
         ));
     }
     for i in 0..n {
-        if !(upper[i] - lower[i] >= 2.0 * rho_begin) {
+        if upper[i] - lower[i] < 2.0 * rho_begin || upper[i].is_nan() || lower[i].is_nan() {
             return Err(Error::invalid_at(
                 "rho_begin",
                 i,

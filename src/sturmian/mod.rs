@@ -611,7 +611,7 @@ impl<T: Scalar> Basis<T> {
             Target::Device { len, ld, .. } => (*len, *ld),
         };
         let need = ld.checked_mul(cols.saturating_sub(1)).and_then(|x| x.checked_add(rows));
-        if ld < rows || need.map_or(true, |n| n > len) {
+        if ld < rows || need.is_none_or(|n| n > len) {
             return Err(Error::invalid(
                 name,
                 format!("must hold a {rows} x {cols} matrix with its leading dimension (>= {rows}), got {len} elements with ld {ld}"),

@@ -25,7 +25,7 @@ pub fn lowest_eigenpairs(
     }
     for (name, m, ld) in [("h", h, ldh), ("s", s, lds)] {
         let span = ld.checked_mul(n - 1).and_then(|x| x.checked_add(n));
-        if ld < n || span.map_or(true, |span| m.len() < span) {
+        if ld < n || span.is_none_or(|span| m.len() < span) {
             return Err(Error::invalid(name, format!("must hold an {n} x {n} matrix with leading dimension >= {n}")));
         }
         for j in 0..n {
