@@ -120,17 +120,32 @@ pub(crate) fn density_slater(k: u32, first: &[DensityTerm], second: &[DensityTer
     sum
 }
 
-/// The terms of the density R_a R_b of two radial functions (at most four).
-pub(crate) fn pair_density(a: &RadialFunction, b: &RadialFunction) -> Vec<DensityTerm> {
-    let mut terms = Vec::with_capacity(4);
-    for &(na, ca) in &a.terms {
-        for &(nb, cb) in &b.terms {
-            if ca != 0.0 && cb != 0.0 {
-                terms.push(DensityTerm { coefficient: ca * cb, m: na + nb + 2, exponent: a.exponent + b.exponent });
+/// The terms of the density R_a R_b of two radial functions (at most four), held inline: this
+/// runs for every Slater integral of the supermatrix and must not allocate.
+pub(crate) struct PairDensity {
+    terms: [DensityTerm; 4],
+    len: usize,
+}
+
+impl PairDensity {
+    pub(crate) fn of(a: &RadialFunction, b: &RadialFunction) -> Self {
+        let empty = DensityTerm { coefficient: 0.0, m: 0, exponent: 0.0 };
+        let mut density = PairDensity { terms: [empty; 4], len: 0 };
+        for &(na, ca) in &a.terms {
+            for &(nb, cb) in &b.terms {
+                if ca != 0.0 && cb != 0.0 {
+                    density.terms[density.len] =
+                        DensityTerm { coefficient: ca * cb, m: na + nb + 2, exponent: a.exponent + b.exponent };
+                    density.len += 1;
+                }
             }
         }
+        density
     }
-    terms
+
+    pub(crate) fn terms(&self) -> &[DensityTerm] {
+        &self.terms[..self.len]
+    }
 }
 
 /// R^k(ab, cd) of radial functions (a, b on electron 1): zero unless a, b share a component and
@@ -146,7 +161,7 @@ pub(crate) fn radial_slater(
     if a.component != b.component || c.component != d.component {
         return 0.0;
     }
-    density_slater(k, &pair_density(a, b), &pair_density(c, d))
+    density_slater(k, PairDensity::of(a, b).terms(), PairDensity::of(c, d).terms())
 }
 
 /// R^k(ab, cd) of the module docs (bohr⁻¹): a, b on electron 1, c, d on electron 2.
