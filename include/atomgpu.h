@@ -110,6 +110,16 @@
 #define ATOMGPU_STATS_MAXWELL_BOLTZMANN 1
 
 /**
+ * Non-relativistic Hartree-Fock: `angular` holds l.
+ */
+#define ATOMGPU_SCF_HARTREE_FOCK 0
+
+/**
+ * Dirac-Fock (Dirac-Coulomb, no-pair): `angular` holds κ.
+ */
+#define ATOMGPU_SCF_DIRAC_FOCK 1
+
+/**
  * Electron a (coordinate r1).
  */
 #define ATOMGPU_ELECTRON_A 0
@@ -155,6 +165,11 @@ typedef struct atomgpu_cr atomgpu_cr;
  * behind a lock (every call holds it while it runs).
  */
 typedef struct atomgpu_linestrength atomgpu_linestrength;
+
+/**
+ * The two-electron supermatrix of one basis (on the device on the CUDA backend), behind a lock.
+ */
+typedef struct atomgpu_scf_integrals atomgpu_scf_integrals;
 
 /**
  * A Sturmian basis handle: grid and channels (on the device on the CUDA backend), behind a lock.
@@ -220,6 +235,48 @@ typedef struct atomgpu_intensity_params {
      */
     int64_t batch;
 } atomgpu_intensity_params;
+
+/**
+ * The Hamiltonian and the SCF settings (`atomgpu_scf_default_params` fills DFRATOM's defaults).
+ */
+typedef struct atomgpu_scf_params {
+    /**
+     * ATOMGPU_SCF_HARTREE_FOCK or ATOMGPU_SCF_DIRAC_FOCK.
+     */
+    int32_t method;
+    /**
+     * Speed of light c in atomic units (Dirac-Fock only; finite, >= 1; default 137.03599976,
+     * DFRATOM's `c`).
+     */
+    double speed_of_light;
+    /**
+     * Nuclear charge Z (finite, > 0; DFRATOM's `znuc`).
+     */
+    double nuclear_charge;
+    /**
+     * 0 for a point nucleus; else the exponent ξ (bohr⁻², finite, > 0) of a Gaussian nuclear
+     * charge ρ(r) ∝ exp(-ξ r²), V = -Z erf(√ξ r)/r (DFRATOM's `nucmdl` = 3 with `alpha`;
+     * `atomgpu_scf_gaussian_nucleus_exponent` gives Visscher and Dyall's value).
+     */
+    double nucleus_exponent;
+    /**
+     * Fock damping d in [0, 1): F <- (1 - d) F + d F_previous (`dfctr`, default 0.3).
+     */
+    double damping;
+    /**
+     * Convergence threshold on the largest change of a large-large density element (finite, > 0;
+     * `thdll`, default 1e-5).
+     */
+    double threshold_large;
+    /**
+     * The same on the small-large and small-small elements (finite, > 0; `thdsl`, default 1e-7).
+     */
+    double threshold_small;
+    /**
+     * Most SCF cycles (>= 1; `maxitr`, default 50).
+     */
+    int64_t max_iterations;
+} atomgpu_scf_params;
 
 /**
  * Parameters of a generated bound-state GSF channel (see `atomgpu_sturmian_add_gsf`).
@@ -1035,6 +1092,193 @@ int32_t atomgpu_rates_inverse_bremsstrahlung(int32_t stats,
                                              const double *tr_ev,
                                              const double *z2n_cm3,
                                              double *heating);
+
+/**
+ * Fills `params` with DFRATOM's defaults: Hartree-Fock, c = 137.03599976 au, Z = 1, point
+ * nucleus, damping 0.3, thresholds 1e-5 (large-large) and 1e-7 (small), 50 cycles.
+ *
+ * # Safety
+ * `params` must be NULL or writable.
+ */
+int32_t atomgpu_scf_default_params(struct atomgpu_scf_params *params);
+
+/**
+ * The Gaussian nuclear model's exponent ξ (bohr⁻²) for mass number A (finite, >= 1), after
+ * Visscher and Dyall, At. Data Nucl. Data Tables 67, 207 (1997): ξ = 3 / (2 r_rms²) with
+ * r_rms = (0.836 A^(1/3) + 0.570) fm.
+ *
+ * # Safety
+ * `exponent` must be NULL or writable.
+ */
+int32_t atomgpu_scf_gaussian_nucleus_exponent(double mass_number, double *exponent);
+
+/**
+ * Well-tempered exponents (bohr⁻²) of `n_symmetries` symmetries from `n_groups` groups, as
+ * DFRATOM's `$wtbs`: `wtbspara` holds (α, β, δ, γ) per group in DFRATOM's input order
+ * (α > 0, β > 1, δ > 0, γ >= 0), group g's pool of K exponents is ζ_1 = α,
+ * ζ_k = ζ_(k-1) β [1 + γ (k/K)^δ] (k = 2 ... K), and symmetry i takes `nbs[i]` (1 to 400)
+ * consecutive exponents of the pool of group `groups[i]` from position `start[i]` (both
+ * 1-based, as in the namelist); K is the largest start + nbs - 1 of the group's symmetries.
+ * `exponents` receives them symmetry after symmetry: `n_exponents` = Σ nbs values.
+ *
+ * # Safety
+ * Arrays must be NULL or hold the counts documented.
+ */
+int32_t atomgpu_scf_wtbs_exponents(int64_t n_groups,
+                                   const double *wtbspara,
+                                   int64_t n_symmetries,
+                                   const int64_t *nbs,
+                                   const int64_t *start,
+                                   const int64_t *groups,
+                                   int64_t n_exponents,
+                                   double *exponents);
+
+/**
+ * The one-electron matrices of one symmetry, m x m column-major (m = n_functions for
+ * Hartree-Fock, 2 n_functions for Dirac-Fock): `overlap` S, `kinetic` (Hartree-Fock: T; Dirac:
+ * the blocks [[0, c σ·p], [c σ·p, -2c² S^SS]]) and `nuclear` V (point or Gaussian nucleus of
+ * `params`), hartree. `angular` is l or κ (module docs).
+ *
+ * # Safety
+ * `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
+ */
+int32_t atomgpu_scf_one_electron(const struct atomgpu_scf_params *params,
+                                 int32_t angular,
+                                 int64_t n_functions,
+                                 const double *exponents,
+                                 double *overlap,
+                                 double *kinetic,
+                                 double *nuclear);
+
+/**
+ * Computes the two-electron supermatrix of a basis (module docs; `params` gives the method and
+ * c, the rest of it is not used here) on the current backend and returns it in a new handle:
+ * on the CUDA backend it stays in device memory (8 bytes per integral set: Xe with 40
+ * functions in each of 7 Dirac symmetries, 3.5e8 sets, 2.8 GB). Destroy with
+ * `atomgpu_scf_integrals_destroy`.
+ *
+ * # Safety
+ * `params` must be NULL or valid; arrays must be NULL or hold the counts documented; `handle`
+ * must be NULL or writable.
+ */
+int32_t atomgpu_scf_integrals_create(const struct atomgpu_scf_params *params,
+                                     int64_t n_symmetries,
+                                     const int32_t *angular,
+                                     const int64_t *n_functions,
+                                     const double *exponents,
+                                     struct atomgpu_scf_integrals **handle);
+
+/**
+ * Destroys an integral handle (NULL: nothing); its device memory is freed.
+ *
+ * # Safety
+ * `handle` must be NULL or a handle from `atomgpu_scf_integrals_create`.
+ */
+int32_t atomgpu_scf_integrals_destroy(struct atomgpu_scf_integrals *handle);
+
+/**
+ * The sizes of the handle's supermatrix: `n_pairs` = T, the function pairs (a, p >= q) over all
+ * symmetries, and `n_sets` = T (T + 1) / 2, the integral sets (L, P, Q, M, R, S) of the paper's
+ * triangular map.
+ *
+ * # Safety
+ * `handle` must be a live handle or NULL; outputs must be NULL or writable.
+ */
+int32_t atomgpu_scf_integrals_sizes(const struct atomgpu_scf_integrals *handle,
+                                    int64_t *n_pairs,
+                                    int64_t *n_sets);
+
+/**
+ * Copies the supermatrix (hartree) into `packed` (`n_sets` values, as `atomgpu_scf_integrals_sizes`
+ * gives): the packed upper triangle, column by column, of the symmetric T x T matrix
+ * G[(a,pq), (b,rs)] = R^0(pq, rs) - Σ_k c_k(a, b) [R^k(pr, qs) + R^k(ps, qr)] over the pairs
+ * y = (a, p >= q) ordered by symmetry, then p, then q (the layout of BLAS `dspmv`; element
+ * x <= y at x + y (y + 1) / 2).
+ *
+ * # Safety
+ * `handle` must be a live handle or NULL; `packed` must be NULL or hold `n_sets` values.
+ */
+int32_t atomgpu_scf_integrals_supermatrix(const struct atomgpu_scf_integrals *handle,
+                                          int64_t n_sets,
+                                          double *packed);
+
+/**
+ * The Fock build: G(D)^a_pq = Σ_b Σ_rs G[(a,pq), (b,rs)] D^b_rs (hartree) of every symmetry from
+ * the densities D^a = Σ_occupied n_i c_i c_iᵀ (n_i the orbital's electrons; symmetric; its
+ * symmetric part is used), one contraction against the resident supermatrix. The closed-shell
+ * Fock matrix is F^a = h^a + G(D)^a and the two-electron energy ½ Σ_a tr(D^a G(D)^a).
+ * `densities` and `g` hold the m x m matrices of the symmetries one after another:
+ * `n_values` = Σ m², m = n_functions (Hartree-Fock) or 2 n_functions (Dirac-Fock).
+ *
+ * # Safety
+ * `handle` must be a live handle or NULL; arrays must be NULL or hold `n_values` values.
+ */
+int32_t atomgpu_scf_integrals_two_electron(const struct atomgpu_scf_integrals *handle,
+                                           int64_t n_values,
+                                           const double *densities,
+                                           double *g);
+
+/**
+ * One SCF (Hartree-Fock or Dirac-Fock of `params`) on the current backend: the supermatrix and
+ * the Fock builds on the GPU on the CUDA backend, the per-symmetry eigenproblems on the CPU.
+ * Writes `energies` (4 values: total, kinetic (Dirac: c α·p + (β - 1) c²), nuclear attraction,
+ * two-electron), the occupied orbital energies (`n_orbitals` = Σ closed + number of symmetries
+ * with an open shell; per symmetry the closed ones ascending, then the open one) and the cycles
+ * taken. An SCF that does not converge in `params.max_iterations` cycles returns
+ * `ATOMGPU_ERR_NOT_CONVERGED` and still writes its last energies, orbital energies and
+ * iterations (= max_iterations), so that the caller sees how far it got.
+ *
+ * # Safety
+ * `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
+ */
+int32_t atomgpu_scf_run(const struct atomgpu_scf_params *params,
+                        int64_t n_symmetries,
+                        const int32_t *angular,
+                        const int64_t *n_functions,
+                        const double *exponents,
+                        const int64_t *closed,
+                        const double *open_electrons,
+                        double *energies,
+                        int64_t n_orbitals,
+                        double *orbital_energies,
+                        int64_t *iterations);
+
+/**
+ * Optimises the WTBS parameters (DFRATOM's `jobtype = 'bsopt'`): minimises the SCF energy of
+ * `params` and the occupations over (ln α, ln β, γ, δ) of every group by BOBYQA (a
+ * derivative-free trust-region method with bounds: α within a factor 10 of the start, β in
+ * [1.2, 4], γ in [0, max(2γ, 5)], δ in [0.5, max(2δ, 20)]) from the start `wtbspara` (α, β, δ,
+ * γ per group, DFRATOM's order) with trust radius `rho_begin` down to `rho_end` (0 < rho_end <
+ * rho_begin, finite) in at most `max_evaluations` SCFs (more than 2 × 4 n_groups + 1, BOBYQA's
+ * interpolation set; DFRATOM's `maxfun`). The layout (`nbs`, `start`, `groups`) and angular labels are as in
+ * `atomgpu_scf_wtbs_exponents` and `atomgpu_scf_run`. Writes the optimised parameters
+ * (`wtbs_optimised`, same order as `wtbspara`), their exponents (`n_exponents` = Σ nbs), the
+ * energies of their SCF (4 values as `atomgpu_scf_run`), the SCFs run and `converged` = 1 when
+ * the trust radius reached `rho_end` (0: the evaluations ran out first; the parameters are then
+ * the best found). Every SCF runs on the current backend.
+ *
+ * # Safety
+ * `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
+ */
+int32_t atomgpu_scf_optimise_wtbs(const struct atomgpu_scf_params *params,
+                                  int64_t n_symmetries,
+                                  const int32_t *angular,
+                                  const int64_t *closed,
+                                  const double *open_electrons,
+                                  int64_t n_groups,
+                                  const double *wtbspara,
+                                  const int64_t *nbs,
+                                  const int64_t *start,
+                                  const int64_t *groups,
+                                  double rho_begin,
+                                  double rho_end,
+                                  int64_t max_evaluations,
+                                  double *wtbs_optimised,
+                                  int64_t n_exponents,
+                                  double *exponents,
+                                  double *energies,
+                                  int64_t *evaluations,
+                                  int32_t *converged);
 
 /**
  * The Gauss-Legendre grid of a basis (paper §3.1-3.2): Nq abscissas of [0, rmax] and their

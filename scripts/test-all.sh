@@ -309,7 +309,62 @@ stage_fortran_examples() {
         "$out/sturmian_helium" "$out/sturmian_helium.dat" || { echo "FAIL: sturmian_helium (Fortran) exited non-zero"; bad=$((bad + 1)); }
         check_helium_table "$out/sturmian_helium.dat" || bad=$((bad + 1))
     fi
+    if [ -x "$out/scf_atom" ]; then
+        check_scf_atom "$out/scf_atom" "$out/scf" || bad=$((bad + 1))
+    fi
     [ "$bad" -eq 0 ]
+}
+
+# scf_total PROGRAM INPUT: the total energy scf_atom prints for INPUT (empty on failure).
+scf_total() {
+    "$1" "$2" | awk '/total energy/ { print $3 }'
+}
+
+# check_scf_atom PROGRAM SCRATCH: the quick sample inputs (He, Be, Kr; Ar and Xe take minutes on
+# two cores) against independent limits, and bad inputs refused with a message.
+#  He, Be: Dirac-Fock, point nucleus, c = 137.03599976: the numerical DF limits of
+#          tests/reference/df_numerical.py (-2.8618133422, -14.5758922664): the basis energy lies
+#          above, within 2e-6 hartree.
+#  Kr:     Hartree-Fock: the numerical HF limit -2752.054977 (Koga et al., Phys. Rev. A 47, 4510
+#          (1993)): above, within 1e-3.
+check_scf_atom() {
+    local program=$1 scratch=$2 e ok=0
+    mkdir -p "$scratch"
+    for spec in "he -2.8618133422 2e-6" "be -14.5758922664 2e-6" "kr -2752.054977 1e-3"; do
+        set -- $spec
+        e=$(scf_total "$program" "examples/data/scf/$1.inp")
+        if awk -v e="$e" -v ref="$2" -v tol="$3" 'BEGIN { exit !(e != "" && e - ref >= 0 && e - ref < tol) }'; then
+            echo "ok: scf_atom $1.inp: E = $e hartree (limit $2, within $3 above)"
+        else
+            echo "FAIL: scf_atom $1.inp: E = '$e', expected within $3 above $2"
+            ok=1
+        fi
+    done
+    # Bad inputs (a missing group, a negative exponent, nbs beyond 400, an occupation that does not
+    # fit, an SCF that does not converge): each must exit non-zero with the phrase given.
+    local head=" \$contrl jobtype='energy' \$end"$'\n'" \$nuc znuc=4.0 \$end"
+    local wtbs=" \$bas nsym=1 bastype='wtbs' \$end"
+    printf '%s\n' "missing" "$head" "$wtbs" > "$scratch/missing.inp"
+    printf '%s\n' "negative" "$head" " \$bas nsym=1 bastype='rdin' \$end" 2 1.0 -3.0 " \$econfig nclose=1 \$end" \
+        > "$scratch/negative.inp"
+    printf '%s\n' "nbs" "$head" "$wtbs" " \$wtbs wtbspara=0.1,2.0,1.0,0.0 nbs=500 \$end" " \$econfig nclose=2 \$end" \
+        > "$scratch/nbs.inp"
+    printf '%s\n' "occupation" "$head" "$wtbs" " \$wtbs wtbspara=0.1,2.0,1.0,0.0 nbs=4 \$end" " \$econfig nclose=5 \$end" \
+        > "$scratch/occupation.inp"
+    printf '%s\n' "converge" "$head" "$wtbs" " \$wtbs wtbspara=0.05,2.0,1.0,0.0 nbs=16 \$end" \
+        " \$econfig nclose=2 maxitr=2 \$end" > "$scratch/converge.inp"
+    local case text
+    for case in "missing:\$wtbs group is missing" "negative:exponents\`[1]" "nbs:nbs" "occupation:\`closed\`" "converge:NOT CONVERGED"; do
+        text=${case#*:}
+        if "$program" "$scratch/${case%%:*}.inp" > "$scratch/${case%%:*}.out" 2>&1; then
+            echo "FAIL: scf_atom ${case%%:*}.inp exited 0"; ok=1
+        elif ! grep -qF "$text" "$scratch/${case%%:*}.out"; then
+            echo "FAIL: scf_atom ${case%%:*}.inp: no \"$text\" in:"; cat "$scratch/${case%%:*}.out"; ok=1
+        else
+            echo "ok: scf_atom ${case%%:*}.inp refused: $(grep -F "$text" "$scratch/${case%%:*}.out" | head -1)"
+        fi
+    done
+    return "$ok"
 }
 
 # words TEXT: a newline-separated list on one line.
@@ -387,6 +442,7 @@ stage_install() {
     for f in lib/libatomgpu.so lib/libatomgpu.a include/atomgpu.h share/atomgpu/fortran/atomgpu.f90 \
         share/atomgpu/fortran/atomgpu_core.f90 share/atomgpu/fortran/atomgpu_rates.f90 \
         share/atomgpu/fortran/atomgpu_linestrength.f90 share/atomgpu/fortran/atomgpu_sturmian.f90 \
+        share/atomgpu/fortran/atomgpu_scf.f90 \
         lib/pkgconfig/atomgpu.pc lib/cmake/atomgpu/atomgpu-config.cmake \
         lib/cmake/atomgpu/atomgpu-config-version.cmake; do
         [ -f "$root/$f" ] || { echo "error: make install did not install $prefix/$f"; return 1; }

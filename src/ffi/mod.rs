@@ -8,4 +8,5 @@ pub mod handles;
 pub mod host;
 pub mod linestrength;
 pub mod rates;
+pub mod scf;
 pub mod sturmian;

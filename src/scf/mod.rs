@@ -4,14 +4,18 @@
 //! attraction, in closed form) and radial two-electron Slater integrals R^k ([`slater`], closed
 //! form through the incomplete beta function).
 //!
-//! Built so far (issue 10): basis sets, non-relativistic one-electron integrals, Slater integrals,
-//! the Dirac one-electron blocks with normalised restricted-kinetic-balance small components
+//! Built (issue 10): basis sets, non-relativistic one-electron integrals, Slater integrals, the
+//! Dirac one-electron blocks with normalised restricted-kinetic-balance small components
 //! ([`radial`]), the triangular map of integral sets (paper §2.3, [`index_map`]), the
 //! two-electron supermatrix on that map, non-relativistic or Dirac-Fock ([`supermatrix`]: CPU with
-//! rayon, GPU one set per thread), and the SCF ([`solver`]: Hartree-Fock or Dirac-Fock, closed
-//! shells and average-of-configuration open shells, the Fock build as one packed symmetric
-//! product on the device). Not yet: Fock extrapolation, tiles for supermatrices beyond memory,
-//! the basis optimisation, the C ABI and the Fortran module.
+//! rayon, GPU one set per thread), the Fock build from densities as one packed symmetric product
+//! ([`supermatrix::Supermatrix::two_electron`]), the SCF ([`solver`]: Hartree-Fock or Dirac-Fock,
+//! closed shells and average-of-configuration open shells) and the WTBS optimisation
+//! ([`optimise`]: BOBYQA). The C ABI is `src/ffi/scf.rs`, the Fortran module
+//! `fortran/atomgpu_scf.f90`, the DFRATOM-style namelist driver `examples/fortran/scf_atom.f90`.
+//! Not built: Fock extrapolation (DFRATOM's `ixtrp`), several configurations per SCF (`nconf`),
+//! tiles for supermatrices beyond device memory (a basis whose supermatrix does not fit is
+//! refused with ATOMGPU_ERR_OUT_OF_MEMORY naming the bytes).
 
 pub mod basis;
 mod cuda;

@@ -62,18 +62,7 @@ pub fn minimise_in_box(
 ) -> Result<(f64, usize, bool)> {
     let n = x.len();
     let (rho_begin, rho_end) = rho;
-    if !(rho_begin.is_finite() && rho_begin > 0.0) {
-        return Err(Error::invalid("rho_begin", format!("must be finite and > 0, got {rho_begin}")));
-    }
-    if !(rho_end.is_finite() && rho_end > 0.0 && rho_end < rho_begin) {
-        return Err(Error::invalid("rho_end", format!("must be in (0, rho_begin), got {rho_end}")));
-    }
-    if max_evaluations <= 2 * n + 1 {
-        return Err(Error::invalid(
-            "max_evaluations",
-            format!("must exceed 2n + 1 = {}, got {max_evaluations}", 2 * n + 1),
-        ));
-    }
+    check_trust_region(n, rho, max_evaluations)?;
     for i in 0..n {
         if upper[i] - lower[i] < 2.0 * rho_begin || upper[i].is_nan() || lower[i].is_nan() {
             return Err(Error::invalid_at(
@@ -120,20 +109,36 @@ fn groups_of(x: &[f64]) -> Vec<WtbsGroup> {
     x.chunks(4).map(|v| WtbsGroup { alpha: v[0].exp(), beta: v[1].exp(), gamma: v[2], delta: v[3] }).collect()
 }
 
+/// The trust-region settings of a minimisation over n variables: 0 < rho_end < rho_begin (finite)
+/// and more than 2n + 1 evaluations (BOBYQA's interpolation set).
+fn check_trust_region(n: usize, (rho_begin, rho_end): (f64, f64), max_evaluations: usize) -> Result<()> {
+    if !(rho_begin.is_finite() && rho_begin > 0.0) {
+        return Err(Error::invalid("rho_begin", format!("must be finite and > 0, got {rho_begin}")));
+    }
+    if !(rho_end.is_finite() && rho_end > 0.0 && rho_end < rho_begin) {
+        return Err(Error::invalid("rho_end", format!("must be in (0, rho_begin), got {rho_end}")));
+    }
+    if max_evaluations <= 2 * n + 1 {
+        return Err(Error::invalid(
+            "max_evaluations",
+            format!("must exceed 2n + 1 = {}, got {max_evaluations}", 2 * n + 1),
+        ));
+    }
+    Ok(())
+}
+
 /// Optimises the WTBS parameters of `settings` for the SCF `template` (its basis gives the
 /// symmetries and the Hamiltonian; its exponents are replaced) on `backend` (module docs).
 pub fn optimise_wtbs(backend: &Backend, template: &ScfSpec, settings: &WtbsOptimisation) -> Result<OptimisedBasis> {
     let start = wtbs_basis(&settings.groups, &settings.layout)?;
-    let n_sym = match &template.basis {
-        Basis::NonRelativistic(s) => s.len(),
-        Basis::Dirac { spinors, .. } => spinors.len(),
-    };
+    let n_sym = template.basis.n_symmetries();
     if start.len() != n_sym {
         return Err(Error::invalid(
             "nbs",
             format!("must hold one entry per symmetry of the SCF ({n_sym}), got {}", start.len()),
         ));
     }
+    check_trust_region(4 * settings.groups.len(), (settings.rho_begin, settings.rho_end), settings.max_evaluations)?;
     let spec_for =
         |exponents: &[Vec<f64>]| ScfSpec { basis: with_exponents(&template.basis, exponents), ..template.clone() };
     // The start must run: a failure there is the caller's to see, not a barrier value.

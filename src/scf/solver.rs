@@ -51,14 +51,16 @@ pub enum Basis {
 }
 
 impl Basis {
-    fn len(&self) -> usize {
+    /// The number of symmetries.
+    pub fn n_symmetries(&self) -> usize {
         match self {
             Basis::NonRelativistic(s) => s.len(),
             Basis::Dirac { spinors, .. } => spinors.len(),
         }
     }
 
-    fn exponents(&self, i: usize) -> &[f64] {
+    /// The exponents (bohr⁻²) of symmetry i.
+    pub fn exponents(&self, i: usize) -> &[f64] {
         match self {
             Basis::NonRelativistic(s) => &s[i].exponents,
             Basis::Dirac { spinors, .. } => &spinors[i].exponents,
@@ -66,7 +68,7 @@ impl Basis {
     }
 
     /// Electrons one orbital of symmetry i holds: 2(2l+1) or 2|κ|.
-    fn capacity(&self, i: usize) -> f64 {
+    pub fn capacity(&self, i: usize) -> f64 {
         match self {
             Basis::NonRelativistic(s) => (2 * (2 * s[i].l + 1)) as f64,
             Basis::Dirac { spinors, .. } => (2 * spinors[i].kappa.unsigned_abs()) as f64,
@@ -147,6 +149,8 @@ pub struct ScfResult {
     /// without the rest energy c²).
     pub orbital_energies: Vec<Vec<f64>>,
     pub iterations: usize,
+    /// Whether the density thresholds were met (false only from [`scf_attempt`]).
+    pub converged: bool,
 }
 
 /// One symmetry's fixed data: metric, core Hamiltonian and its kinetic part (m x m), the number
@@ -179,7 +183,7 @@ impl Symm {
 fn check(spec: &ScfSpec) -> Result<()> {
     // The basis first (κ and c decide the capacities the occupations are checked against).
     spec.basis.blocks()?;
-    let n_sym = spec.basis.len();
+    let n_sym = spec.basis.n_symmetries();
     if spec.occupations.len() != n_sym {
         return Err(Error::invalid(
             "occupations",
@@ -231,7 +235,7 @@ fn mat(m: usize, v: &[f64]) -> Mat<f64> {
 
 /// The one-electron data of every symmetry.
 fn symmetries(spec: &ScfSpec) -> Result<Vec<Symm>> {
-    (0..spec.basis.len())
+    (0..spec.basis.n_symmetries())
         .map(|i| {
             let (z, nucleus, occupation) = (spec.nuclear_charge, spec.nucleus, spec.occupations[i]);
             let capacity = spec.basis.capacity(i);
@@ -381,44 +385,18 @@ struct Fock {
     open: Option<Mat<f64>>,
 }
 
-/// Folds the densities of every symmetry onto the pairs of the map: D'_x = w_x D_x.
-fn fold(g: &Supermatrix, densities: &[Option<&Mat<f64>>]) -> Vec<f64> {
-    let map = g.map();
-    let mut folded = vec![0.0; map.n_pairs() as usize];
-    for (a, d) in densities.iter().enumerate() {
-        if let Some(d) = d {
-            for p in 0..d.nrows() {
-                for q in 0..=p {
-                    folded[map.pair_index(a, p, q) as usize] = if p == q { d[(p, q)] } else { 2.0 * d[(p, q)] };
-                }
-            }
-        }
-    }
-    folded
-}
-
-/// (G D')_a unfolded into a symmetric m x m matrix.
-fn unfold(g: &Supermatrix, product: &[f64], a: usize, m: usize) -> Mat<f64> {
-    let map = g.map();
-    Mat::from_fn(m, m, |p, q| product[map.pair_index(a, p.max(q), p.min(q)) as usize])
-}
-
 /// F_C = h + G D and F_O = F_C + f_a G_aa D_O of every symmetry (module docs).
 fn fock(g: &mut Supermatrix, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f64>]) -> Result<Vec<Fock>> {
-    let n_pairs = g.map().n_pairs() as usize;
-    let mut out = vec![0.0; n_pairs];
-    let folded = fold(g, &total.iter().map(Some).collect::<Vec<_>>());
-    g.contract(&folded, &mut out)?;
+    let coulomb_exchange = g.two_electron(&total.iter().map(|d| Some(d.as_ref())).collect::<Vec<_>>())?;
     let mut focks = Vec::with_capacity(syms.len());
-    for (a, sym) in syms.iter().enumerate() {
-        let closed = &sym.h + unfold(g, &out, a, sym.dim());
+    for (a, (sym, g_total)) in syms.iter().zip(coulomb_exchange).enumerate() {
+        let closed = &sym.h + g_total;
         let open_fock = if sym.has_open() {
-            let only: Vec<Option<&Mat<f64>>> = (0..syms.len()).map(|b| (b == a).then_some(&open[a])).collect();
-            let mut self_part = vec![0.0; n_pairs];
-            g.contract(&fold(g, &only), &mut self_part)?;
+            let only: Vec<_> = (0..syms.len()).map(|b| (b == a).then(|| open[a].as_ref())).collect();
+            let self_part = g.two_electron(&only)?.swap_remove(a);
             let (n, q) = (sym.capacity, sym.occupation.open_electrons);
             let f = -(n - q) / (q * (n - 1.0));
-            Some(&closed + unfold(g, &self_part, a, sym.dim()) * faer::Scale(f))
+            Some(&closed + self_part * faer::Scale(f))
         } else {
             None
         };
@@ -474,8 +452,23 @@ fn trace_product(a: &Mat<f64>, b: &Mat<f64>) -> f64 {
 }
 
 /// Runs the SCF of `spec` (module docs) on `backend`: the supermatrix and the Fock builds on the
-/// GPU when it is CUDA, the small per-symmetry eigenproblems on the CPU (faer).
+/// GPU when it is CUDA, the small per-symmetry eigenproblems on the CPU (faer). An SCF that does
+/// not meet the thresholds in `max_iterations` cycles is an [`Error::NotConverged`] whose message
+/// holds the last energy ([`scf_attempt`] returns that last state instead).
 pub fn scf(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
+    let result = scf_attempt(backend, spec)?;
+    if !result.converged {
+        return Err(Error::NotConverged(format!(
+            "the SCF did not reach the density thresholds ({:e} large, {:e} small) in {} iterations; last energy {:.10} hartree",
+            spec.threshold_large, spec.threshold_small, spec.max_iterations, result.energy
+        )));
+    }
+    Ok(result)
+}
+
+/// As [`scf`], but an SCF that does not converge returns its last cycle: the energy of the last
+/// densities, their orbital energies, `iterations` = `max_iterations` and `converged` false.
+pub fn scf_attempt(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
     check(spec)?;
     let syms = symmetries(spec)?;
     let mut g = Supermatrix::new(backend, &spec.basis.blocks()?)?;
@@ -520,18 +513,16 @@ pub fn scf(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
         let (large, small) = change(&syms, &new_total, &total);
         previous = Some(focks);
         (total, open) = (new_total, new_open);
-        if large < spec.threshold_large && small < spec.threshold_small {
+        let converged = large < spec.threshold_large && small < spec.threshold_small;
+        if converged || iteration == spec.max_iterations {
             let mut result = energy(&mut g, &syms, &total, &open)?;
             result.orbital_energies = syms.iter().zip(&orbitals).map(|(s, o)| o.occupied_energies(s)).collect();
             result.iterations = iteration;
+            result.converged = converged;
             return Ok(result);
         }
     }
-    let last = energy(&mut g, &syms, &total, &open)?.energy;
-    Err(Error::NotConverged(format!(
-        "the SCF did not reach the density thresholds ({:e} large, {:e} small) in {} iterations; last energy {last:.10} hartree",
-        spec.threshold_large, spec.threshold_small, spec.max_iterations
-    )))
+    unreachable!("max_iterations >= 1 is checked")
 }
 
 /// E and its parts for the densities (module docs); orbital energies and iterations left empty.
@@ -553,5 +544,6 @@ fn energy(g: &mut Supermatrix, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f6
         two_electron: two,
         orbital_energies: Vec::new(),
         iterations: 0,
+        converged: false,
     })
 }

@@ -671,6 +671,130 @@ static int32_t call_set_progress(void) {
     return s;
 }
 
+/* SCF: an integral handle of two Hartree-Fock symmetries, s (2 functions) and p (1): 4 pairs,
+ * 10 integral sets, densities of 4 + 1 values. */
+static const int32_t scf_angular[2] = {0, 1};
+static const int64_t scf_counts[2] = {2, 1}, scf_closed[2] = {1, 0}, scf_one[1] = {1};
+static const double scf_exponents[3] = {0.5, 2.0, 1.0}, scf_open[2] = {0.0, 0.0};
+static const double scf_densities[5] = {1.0, 0.2, 0.2, 0.5, 0.3};
+static const double scf_wtbspara[4] = {0.4, 2.0, 1.0, 0.5};
+static atomgpu_scf_integrals *fixture_scf;
+
+static atomgpu_scf_params scf_params(void) {
+    atomgpu_scf_params p;
+    atomgpu_scf_default_params(&p);
+    p.nuclear_charge = 2.0;
+    return p;
+}
+
+static atomgpu_scf_integrals *make_scf(void) {
+    atomgpu_scf_params p = scf_params();
+    atomgpu_scf_integrals *h = NULL;
+    if (atomgpu_scf_integrals_create(&p, 2, scf_angular, scf_counts, scf_exponents, &h) != ATOMGPU_OK) {
+        printf("    fixture: SCF integral handle: %s\n", message());
+        exit(1);
+    }
+    return h;
+}
+
+static int32_t call_scf_default_params(void) {
+    atomgpu_scf_params p;
+    p.method = ISENTINEL;
+    int32_t s = atomgpu_scf_default_params(BRK(K_NULL, 1) ? NULL : &p);
+    untouched = p.method == ISENTINEL, finite = 1;
+    return s;
+}
+
+static int32_t call_scf_nucleus(void) {
+    double xi = SENTINEL;
+    int32_t s = atomgpu_scf_gaussian_nucleus_exponent(BRK(K_NEG, 1) ? -1.0 : X(132.0, 1), P(&xi, 2));
+    untouched = xi == SENTINEL, finite = isfinite(xi);
+    return s;
+}
+
+static int32_t call_scf_wtbs(void) {
+    double out[3];
+    fill(out, 3, SENTINEL);
+    int32_t s = atomgpu_scf_wtbs_exponents(N(1, 1), A(scf_wtbspara, 4, 2), N(1, 3), P(scf_one, 4), P(scf_one, 5),
+                                           P(scf_one, 6), N(1, 7), P(out, 8));
+    untouched = all_equal(out, 3, SENTINEL), finite = all_finite(out, 1);
+    return s;
+}
+
+static int32_t call_scf_one_electron(void) {
+    atomgpu_scf_params p = scf_params();
+    double sm[4], tm[4], vm[4];
+    fill(sm, 4, SENTINEL), fill(tm, 4, SENTINEL), fill(vm, 4, SENTINEL);
+    int32_t s = atomgpu_scf_one_electron(BRK(K_NULL, 1) ? NULL : &p, BRK(K_NEG, 2) ? -1 : 0, N(2, 3),
+                                         A(scf_exponents, 2, 4), P(sm, 5), P(tm, 6), P(vm, 7));
+    untouched = all_equal(sm, 4, SENTINEL) && all_equal(tm, 4, SENTINEL) && all_equal(vm, 4, SENTINEL);
+    finite = all_finite(sm, 4) && all_finite(tm, 4) && all_finite(vm, 4);
+    return s;
+}
+
+static int32_t call_scf_create(void) {
+    atomgpu_scf_params p = scf_params();
+    atomgpu_scf_integrals *h = (atomgpu_scf_integrals *)&untouched; /* a sentinel value, never a handle */
+    atomgpu_scf_integrals *before = h;
+    int32_t s = atomgpu_scf_integrals_create(BRK(K_NULL, 1) ? NULL : &p, N(2, 2), P(scf_angular, 3), P(scf_counts, 4),
+                                             A(scf_exponents, 3, 5), BRK(K_NULL, 6) ? NULL : &h);
+    untouched = h == before, finite = 1;
+    if (s == ATOMGPU_OK) atomgpu_scf_integrals_destroy(h);
+    return s;
+}
+
+static int32_t call_scf_sizes(void) {
+    int64_t pairs = ISENTINEL, sets = ISENTINEL;
+    int32_t s = atomgpu_scf_integrals_sizes(P(fixture_scf, 1), P(&pairs, 2), P(&sets, 3));
+    untouched = pairs == ISENTINEL && sets == ISENTINEL, finite = 1;
+    return s;
+}
+
+static int32_t call_scf_supermatrix(void) {
+    double out[10];
+    fill(out, 10, SENTINEL);
+    int32_t s = atomgpu_scf_integrals_supermatrix(P(fixture_scf, 1), N(10, 2), P(out, 3));
+    untouched = all_equal(out, 10, SENTINEL), finite = all_finite(out, 10);
+    return s;
+}
+
+static int32_t call_scf_two_electron(void) {
+    double g[5];
+    fill(g, 5, SENTINEL);
+    int32_t s = atomgpu_scf_integrals_two_electron(P(fixture_scf, 1), N(5, 2), A(scf_densities, 5, 3), P(g, 4));
+    untouched = all_equal(g, 5, SENTINEL), finite = all_finite(g, 5);
+    return s;
+}
+
+static int32_t call_scf_run(void) {
+    atomgpu_scf_params p = scf_params();
+    double e[4], eps[1];
+    int64_t iterations = ISENTINEL;
+    fill(e, 4, SENTINEL), fill(eps, 1, SENTINEL);
+    int32_t s = atomgpu_scf_run(BRK(K_NULL, 1) ? NULL : &p, N(2, 2), P(scf_angular, 3), P(scf_counts, 4),
+                                A(scf_exponents, 3, 5), P(scf_closed, 6), A(scf_open, 2, 7), P(e, 8), N(1, 9), P(eps, 10),
+                                P(&iterations, 11));
+    untouched = all_equal(e, 4, SENTINEL) && all_equal(eps, 1, SENTINEL) && iterations == ISENTINEL;
+    finite = all_finite(e, 4) && all_finite(eps, 1);
+    return s;
+}
+
+static int32_t call_scf_optimise(void) {
+    atomgpu_scf_params p = scf_params();
+    double optimised[4], exponent = SENTINEL, e[4];
+    int64_t evaluations = ISENTINEL;
+    int32_t converged = ISENTINEL;
+    fill(optimised, 4, SENTINEL), fill(e, 4, SENTINEL);
+    int32_t s = atomgpu_scf_optimise_wtbs(BRK(K_NULL, 1) ? NULL : &p, N(1, 2), P(scf_angular, 3), P(scf_one, 4),
+                                          A(scf_open, 1, 5), N(1, 6), A(scf_wtbspara, 4, 7), P(scf_one, 8), P(scf_one, 9),
+                                          P(scf_one, 10), X(0.2, 11), X(1e-3, 12), N(40, 13), P(optimised, 14), N(1, 15),
+                                          P(&exponent, 16), P(e, 17), P(&evaluations, 18), P(&converged, 19));
+    untouched = all_equal(optimised, 4, SENTINEL) && exponent == SENTINEL && all_equal(e, 4, SENTINEL) &&
+                evaluations == ISENTINEL && converged == ISENTINEL;
+    finite = all_finite(optimised, 4) && isfinite(exponent) && all_finite(e, 4);
+    return s;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* The argument table: which arguments of which call are broken in which ways. */
 
@@ -938,6 +1062,70 @@ static const struct argument arguments[] = {
     {call_st_solve, "sturmian_solve", 7, "energies", "n"},
     {call_st_solve, "sturmian_solve", 8, "vectors", "n"},
     {call_st_solve, "sturmian_solve", 9, "ldv", "zmh"},
+    {call_scf_default_params, "scf_default_params", 1, "params", "n"},
+    {call_scf_nucleus, "scf_gaussian_nucleus_exponent", 1, "mass_number", "mai"},
+    {call_scf_nucleus, "scf_gaussian_nucleus_exponent", 2, "exponent", "n"},
+    {call_scf_wtbs, "scf_wtbs_exponents", 1, "n_groups", "zmh"},
+    {call_scf_wtbs, "scf_wtbs_exponents", 2, "wtbspara", "nai"},
+    {call_scf_wtbs, "scf_wtbs_exponents", 3, "n_symmetries", "zmh"},
+    {call_scf_wtbs, "scf_wtbs_exponents", 4, "nbs", "n"},
+    {call_scf_wtbs, "scf_wtbs_exponents", 5, "start", "n"},
+    {call_scf_wtbs, "scf_wtbs_exponents", 6, "groups", "n"},
+    {call_scf_wtbs, "scf_wtbs_exponents", 7, "n_exponents", "zmh"},
+    {call_scf_wtbs, "scf_wtbs_exponents", 8, "exponents", "n"},
+    {call_scf_one_electron, "scf_one_electron", 1, "params", "n"},
+    {call_scf_one_electron, "scf_one_electron", 2, "angular", "m"},
+    {call_scf_one_electron, "scf_one_electron", 3, "n_functions", "zmh"},
+    {call_scf_one_electron, "scf_one_electron", 4, "exponents", "nai"},
+    {call_scf_one_electron, "scf_one_electron", 5, "overlap", "n"},
+    {call_scf_one_electron, "scf_one_electron", 6, "kinetic", "n"},
+    {call_scf_one_electron, "scf_one_electron", 7, "nuclear", "n"},
+    {call_scf_create, "scf_integrals_create", 1, "params", "n"},
+    {call_scf_create, "scf_integrals_create", 2, "n_symmetries", "zmh"},
+    {call_scf_create, "scf_integrals_create", 3, "angular", "n"},
+    {call_scf_create, "scf_integrals_create", 4, "n_functions", "n"},
+    {call_scf_create, "scf_integrals_create", 5, "exponents", "nai"},
+    {call_scf_create, "scf_integrals_create", 6, "handle", "n"},
+    {call_scf_sizes, "scf_integrals_sizes", 1, "handle", "n"},
+    {call_scf_sizes, "scf_integrals_sizes", 2, "n_pairs", "n"},
+    {call_scf_sizes, "scf_integrals_sizes", 3, "n_sets", "n"},
+    {call_scf_supermatrix, "scf_integrals_supermatrix", 1, "handle", "n"},
+    {call_scf_supermatrix, "scf_integrals_supermatrix", 2, "n_sets", "zmh"},
+    {call_scf_supermatrix, "scf_integrals_supermatrix", 3, "packed", "n"},
+    {call_scf_two_electron, "scf_integrals_two_electron", 1, "handle", "n"},
+    {call_scf_two_electron, "scf_integrals_two_electron", 2, "n_values", "zmh"},
+    {call_scf_two_electron, "scf_integrals_two_electron", 3, "densities", "nai"},
+    {call_scf_two_electron, "scf_integrals_two_electron", 4, "g", "n"},
+    {call_scf_run, "scf_run", 1, "params", "n"},
+    {call_scf_run, "scf_run", 2, "n_symmetries", "zmh"},
+    {call_scf_run, "scf_run", 3, "angular", "n"},
+    {call_scf_run, "scf_run", 4, "n_functions", "n"},
+    {call_scf_run, "scf_run", 5, "exponents", "nai"},
+    {call_scf_run, "scf_run", 6, "closed", "n"},
+    {call_scf_run, "scf_run", 7, "open_electrons", "nai"},
+    {call_scf_run, "scf_run", 8, "energies", "n"},
+    {call_scf_run, "scf_run", 9, "n_orbitals", "zmh"},
+    {call_scf_run, "scf_run", 10, "orbital_energies", "n"},
+    {call_scf_run, "scf_run", 11, "iterations", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 1, "params", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 2, "n_symmetries", "zmh"},
+    {call_scf_optimise, "scf_optimise_wtbs", 3, "angular", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 4, "closed", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 5, "open_electrons", "nai"},
+    {call_scf_optimise, "scf_optimise_wtbs", 6, "n_groups", "zmh"},
+    {call_scf_optimise, "scf_optimise_wtbs", 7, "wtbspara", "nai"},
+    {call_scf_optimise, "scf_optimise_wtbs", 8, "nbs", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 9, "start", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 10, "groups", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 11, "rho_begin", "ai"},
+    {call_scf_optimise, "scf_optimise_wtbs", 12, "rho_end", "ai"},
+    {call_scf_optimise, "scf_optimise_wtbs", 13, "max_evaluations", "zmh"},
+    {call_scf_optimise, "scf_optimise_wtbs", 14, "wtbs_optimised", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 15, "n_exponents", "zmh"},
+    {call_scf_optimise, "scf_optimise_wtbs", 16, "exponents", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 17, "energies", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 18, "evaluations", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 19, "converged", "n"},
     {call_version, "version", 1, "major", "n"},
     {call_version, "version", 2, "minor", "n"},
     {call_version, "version", 3, "patch", "n"},
@@ -997,6 +1185,16 @@ static const struct {
     {call_st_hamiltonian_size, "sturmian_hamiltonian_size"},
     {call_st_hamiltonian, "sturmian_hamiltonian"},
     {call_st_solve, "sturmian_solve"},
+    {call_scf_default_params, "scf_default_params"},
+    {call_scf_nucleus, "scf_gaussian_nucleus_exponent"},
+    {call_scf_wtbs, "scf_wtbs_exponents"},
+    {call_scf_one_electron, "scf_one_electron"},
+    {call_scf_create, "scf_integrals_create"},
+    {call_scf_sizes, "scf_integrals_sizes"},
+    {call_scf_supermatrix, "scf_integrals_supermatrix"},
+    {call_scf_two_electron, "scf_integrals_two_electron"},
+    {call_scf_run, "scf_run"},
+    {call_scf_optimise, "scf_optimise_wtbs"},
     {call_version, "version"},
     {call_device_info, "device_info"},
     {call_set_backend, "set_backend"},
@@ -1022,6 +1220,7 @@ static void make_fixtures(void) {
     cr_state(fixture_cr, fixture_y);
     fixture_ls = make_ls();
     fixture_st = make_st();
+    fixture_scf = make_scf();
 }
 
 /* A broken argument: refused for itself, outputs untouched. */
@@ -1054,20 +1253,22 @@ static int run_handle_case(int index, int variant) {
     const char *fragment = NULL;
     if (variant == 0) { /* destroyed */
         if (atomgpu_cr_destroy(fixture_cr) != ATOMGPU_OK || atomgpu_linestrength_destroy(fixture_ls) != ATOMGPU_OK ||
-            atomgpu_sturmian_destroy(fixture_st) != ATOMGPU_OK)
+            atomgpu_sturmian_destroy(fixture_st) != ATOMGPU_OK || atomgpu_scf_integrals_destroy(fixture_scf) != ATOMGPU_OK)
             return fail("destroy failed: %s", message());
         fragment = "destroyed";
     } else if (variant == 1) { /* the other family */
         atomgpu_cr *cr = fixture_cr;
         fixture_cr = (atomgpu_cr *)fixture_ls;
         fixture_ls = (atomgpu_linestrength *)fixture_st;
-        fixture_st = (atomgpu_sturmian *)cr;
+        fixture_st = (atomgpu_sturmian *)fixture_scf;
+        fixture_scf = (atomgpu_scf_integrals *)cr;
         fragment = "is a ";
     } else { /* made up */
         static int64_t local;
         fixture_cr = (atomgpu_cr *)&local;
         fixture_ls = (atomgpu_linestrength *)(uintptr_t)0xA7FFFFFFFFFFFFF0ull;
         fixture_st = (atomgpu_sturmian *)(uintptr_t)0x1234;
+        fixture_scf = (atomgpu_scf_integrals *)(uintptr_t)0xA7FFFFFFFFFFFFE0ull;
         fragment = "not a live";
     }
     int32_t s = a->call();
@@ -1838,7 +2039,7 @@ int main(void) {
         int takes_handle = arguments[i].position == 1 && arguments[i].kinds[0] == 'n' &&
                            (strcmp(arguments[i].name, "model") == 0 || strcmp(arguments[i].name, "handle") == 0) &&
                            arguments[i].call != call_cr_create && arguments[i].call != call_ls_create &&
-                           arguments[i].call != call_st_create;
+                           arguments[i].call != call_st_create && arguments[i].call != call_scf_create;
         for (int v = 0; takes_handle && v < 3; v++) {
             snprintf(name, sizeof name, "%s: `%s` %s", arguments[i].function, arguments[i].name, handle_variants[v]);
             run_case(name, handle_case, (int)i, v);

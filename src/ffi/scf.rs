@@ -1,0 +1,766 @@
+//! C ABI of the SCF family: atomic Hartree-Fock and Dirac-Fock in spherical Gaussian basis sets
+//! (paper: dfratom-cudaprophet-scf.txt, DFRATOM and its CUDA port), around [`crate::scf`], whose
+//! module docs give the formulas. Three levels, as a DFRATOM-style code needs them:
+//!
+//! 1. integrals: well-tempered exponents (`atomgpu_scf_wtbs_exponents`), the one-electron
+//!    matrices of a symmetry (`atomgpu_scf_one_electron`) and the two-electron supermatrix of a
+//!    whole basis, computed once into a handle (`atomgpu_scf_integrals_create`, on the device on
+//!    the CUDA backend) and downloadable (`atomgpu_scf_integrals_supermatrix`);
+//! 2. the Fock build: G(D) of every symmetry from the caller's densities
+//!    (`atomgpu_scf_integrals_two_electron`: F = h + G(D) against the resident supermatrix);
+//! 3. whole calculations: an SCF (`atomgpu_scf_run`) and a WTBS optimisation
+//!    (`atomgpu_scf_optimise_wtbs`).
+//!
+//! Conventions shared by every function here:
+//! - a basis is `n_symmetries` symmetries; symmetry i has angular label `angular[i]` (l >= 0 for
+//!   Hartree-Fock; κ for Dirac-Fock: s1/2 -1, p1/2 1, p3/2 -2, d3/2 2, d5/2 -3, ...) and
+//!   `n_functions[i]` exponents (1 to 400, distinct, > 0, bohr⁻²), stored one symmetry after
+//!   another in `exponents`;
+//! - a symmetry's matrices are m x m, column-major, m = n_functions (Hartree-Fock) or
+//!   2 n_functions (Dirac-Fock: the large functions, then their normalised restricted-kinetic-
+//!   balance small functions); several symmetries' matrices follow one another;
+//! - energies in hartree (Dirac: without the rest energy c²), lengths in bohr;
+//! - occupations: `closed[i]` full orbitals (2(2l+1) electrons each, or 2|κ|) and one open orbital
+//!   with `open_electrons[i]` electrons (0 for none; average of configuration, DFRATOM's
+//!   `$econfig`);
+//! - every argument is checked before any work; on failure the status is nonzero,
+//!   `atomgpu_last_error_arg()` gives the offending argument's 1-based position and
+//!   `atomgpu_last_error_message` names it; outputs are left unchanged, except where a function
+//!   documents what it writes with `ATOMGPU_ERR_NOT_CONVERGED`.
+//!
+//! Integral handles are checked on every call and locked while a call runs, so one handle may be
+//! shared between threads.
+
+use super::common::{count, guard, input, output, write_output};
+use super::handles::{self, Family};
+use crate::backend;
+use crate::error::{Error, Result};
+use crate::scf::basis::{check_exponents, wtbs_basis, wtbs_pool, WtbsGroup, WtbsLayout, MAX_FUNCTIONS};
+use crate::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus, DFRATOM_SPEED_OF_LIGHT};
+use crate::scf::optimise::{optimise_wtbs, WtbsOptimisation};
+use crate::scf::radial::{check_kappa, check_speed_of_light, dirac_one_electron};
+use crate::scf::solver::{scf_attempt, Basis, Occupation, ScfResult, ScfSpec};
+use crate::scf::supermatrix::{Spinor, Supermatrix, Symmetry};
+use faer::MatRef;
+use std::sync::Mutex;
+
+/// Non-relativistic Hartree-Fock: `angular` holds l.
+pub const ATOMGPU_SCF_HARTREE_FOCK: i32 = 0;
+/// Dirac-Fock (Dirac-Coulomb, no-pair): `angular` holds κ.
+pub const ATOMGPU_SCF_DIRAC_FOCK: i32 = 1;
+
+/// The Hamiltonian and the SCF settings (`atomgpu_scf_default_params` fills DFRATOM's defaults).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct atomgpu_scf_params {
+    /// ATOMGPU_SCF_HARTREE_FOCK or ATOMGPU_SCF_DIRAC_FOCK.
+    pub method: i32,
+    /// Speed of light c in atomic units (Dirac-Fock only; finite, >= 1; default 137.03599976,
+    /// DFRATOM's `c`).
+    pub speed_of_light: f64,
+    /// Nuclear charge Z (finite, > 0; DFRATOM's `znuc`).
+    pub nuclear_charge: f64,
+    /// 0 for a point nucleus; else the exponent ξ (bohr⁻², finite, > 0) of a Gaussian nuclear
+    /// charge ρ(r) ∝ exp(-ξ r²), V = -Z erf(√ξ r)/r (DFRATOM's `nucmdl` = 3 with `alpha`;
+    /// `atomgpu_scf_gaussian_nucleus_exponent` gives Visscher and Dyall's value).
+    pub nucleus_exponent: f64,
+    /// Fock damping d in [0, 1): F <- (1 - d) F + d F_previous (`dfctr`, default 0.3).
+    pub damping: f64,
+    /// Convergence threshold on the largest change of a large-large density element (finite, > 0;
+    /// `thdll`, default 1e-5).
+    pub threshold_large: f64,
+    /// The same on the small-large and small-small elements (finite, > 0; `thdsl`, default 1e-7).
+    pub threshold_small: f64,
+    /// Most SCF cycles (>= 1; `maxitr`, default 50).
+    pub max_iterations: i64,
+}
+
+/// The two-electron supermatrix of one basis (on the device on the CUDA backend), behind a lock.
+#[allow(non_camel_case_types)]
+pub struct atomgpu_scf_integrals {
+    inner: Mutex<Supermatrix>,
+}
+
+impl Family for atomgpu_scf_integrals {
+    const NAME: &'static str = "SCF integral handle (atomgpu_scf_integrals)";
+}
+
+/// DFRATOM's defaults: Hartree-Fock, c = 137.03599976, Z = 1, point nucleus, damping 0.3,
+/// thresholds 1e-5 and 1e-7, 50 cycles.
+fn default_params() -> atomgpu_scf_params {
+    atomgpu_scf_params {
+        method: ATOMGPU_SCF_HARTREE_FOCK,
+        speed_of_light: DFRATOM_SPEED_OF_LIGHT,
+        nuclear_charge: 1.0,
+        nucleus_exponent: 0.0,
+        damping: 0.3,
+        threshold_large: 1e-5,
+        threshold_small: 1e-7,
+        max_iterations: 50,
+    }
+}
+
+/// A checked parameter struct (every field; errors name `params` and the field).
+///
+/// # Safety
+/// `params` must be NULL or point to an `atomgpu_scf_params`.
+unsafe fn read_params(params: *const atomgpu_scf_params) -> Result<atomgpu_scf_params> {
+    let p = *input("params", params, 1)?.first().ok_or_else(|| Error::Internal("empty params".into()))?;
+    let field = |rule: String| Error::invalid("params", rule);
+    if p.method != ATOMGPU_SCF_HARTREE_FOCK && p.method != ATOMGPU_SCF_DIRAC_FOCK {
+        return Err(field(format!(
+            "method must be ATOMGPU_SCF_HARTREE_FOCK (0) or ATOMGPU_SCF_DIRAC_FOCK (1), got {}",
+            p.method
+        )));
+    }
+    if p.method == ATOMGPU_SCF_DIRAC_FOCK {
+        check_speed_of_light(p.speed_of_light)
+            .map_err(|_| field(format!("speed_of_light must be finite and >= 1 au, got {}", p.speed_of_light)))?;
+    }
+    if !(p.nuclear_charge.is_finite() && p.nuclear_charge > 0.0) {
+        return Err(field(format!("nuclear_charge must be finite and > 0, got {}", p.nuclear_charge)));
+    }
+    if !(p.nucleus_exponent.is_finite() && p.nucleus_exponent >= 0.0) {
+        return Err(field(format!(
+            "nucleus_exponent must be 0 (point nucleus) or finite and > 0 (bohr^-2), got {}",
+            p.nucleus_exponent
+        )));
+    }
+    if !(0.0..1.0).contains(&p.damping) {
+        return Err(field(format!("damping must be in [0, 1), got {}", p.damping)));
+    }
+    for (name, value) in [("threshold_large", p.threshold_large), ("threshold_small", p.threshold_small)] {
+        if !(value.is_finite() && value > 0.0) {
+            return Err(field(format!("{name} must be finite and > 0, got {value}")));
+        }
+    }
+    if p.max_iterations < 1 {
+        return Err(field(format!("max_iterations must be >= 1, got {}", p.max_iterations)));
+    }
+    Ok(p)
+}
+
+fn nucleus_of(p: &atomgpu_scf_params) -> Nucleus {
+    if p.nucleus_exponent > 0.0 {
+        Nucleus::Gaussian { exponent: p.nucleus_exponent }
+    } else {
+        Nucleus::Point
+    }
+}
+
+/// Checks one angular label of `method` (the argument `name`, element `index` when an array).
+fn check_angular(method: i32, name: &'static str, index: Option<usize>, value: i32) -> Result<()> {
+    let bad = |rule: String| match index {
+        Some(i) => Error::invalid_at(name, i, rule),
+        None => Error::invalid(name, rule),
+    };
+    if method == ATOMGPU_SCF_DIRAC_FOCK {
+        check_kappa(value).map_err(|_| bad(format!("must be a κ: nonzero, in [-21, 20], got {value}")))
+    } else if (0..=20).contains(&value) {
+        Ok(())
+    } else {
+        Err(bad(format!("must be an l in [0, 20], got {value}")))
+    }
+}
+
+/// The caller's basis (module docs), checked: labels, counts and exponents.
+///
+/// # Safety
+/// The pointers must be NULL or hold `n_symmetries` labels and counts and Σ counts exponents.
+unsafe fn read_basis(
+    p: &atomgpu_scf_params,
+    n_symmetries: i64,
+    angular: *const i32,
+    n_functions: *const i64,
+    exponents: *const f64,
+) -> Result<Basis> {
+    let n_sym = count("n_symmetries", n_symmetries)?;
+    let labels = read_angular(p, n_sym, angular)?;
+    let counts = input("n_functions", n_functions, n_sym)?;
+    let mut sizes = Vec::with_capacity(n_sym);
+    for (i, &n) in counts.iter().enumerate() {
+        match usize::try_from(n) {
+            Ok(n) if (1..=MAX_FUNCTIONS).contains(&n) => sizes.push(n),
+            _ => return Err(Error::invalid_at("n_functions", i, format!("must be in [1, {MAX_FUNCTIONS}], got {n}"))),
+        }
+    }
+    let all = input("exponents", exponents, sizes.iter().sum())?;
+    let mut offset = 0;
+    let mut lists = Vec::with_capacity(n_sym);
+    for &n in &sizes {
+        let list = &all[offset..offset + n];
+        check_exponents("exponents", list).map_err(|e| match e {
+            Error::InvalidArgument { index, rule, .. } => {
+                Error::invalid_at("exponents", offset + index.unwrap_or(0), rule)
+            }
+            other => other,
+        })?;
+        lists.push(list.to_vec());
+        offset += n;
+    }
+    Ok(basis_of(p, labels, lists))
+}
+
+/// The `n_sym` angular labels, checked for the method of `p`.
+///
+/// # Safety
+/// `angular` must be NULL or hold `n_sym` values.
+unsafe fn read_angular<'a>(p: &atomgpu_scf_params, n_sym: usize, angular: *const i32) -> Result<&'a [i32]> {
+    let labels = input("angular", angular, n_sym)?;
+    for (i, &l) in labels.iter().enumerate() {
+        check_angular(p.method, "angular", Some(i), l)?;
+    }
+    Ok(labels)
+}
+
+/// The basis of checked labels and exponent lists.
+fn basis_of(p: &atomgpu_scf_params, labels: &[i32], lists: Vec<Vec<f64>>) -> Basis {
+    if p.method == ATOMGPU_SCF_DIRAC_FOCK {
+        Basis::Dirac {
+            speed_of_light: p.speed_of_light,
+            spinors: labels.iter().zip(lists).map(|(&kappa, exponents)| Spinor { kappa, exponents }).collect(),
+        }
+    } else {
+        Basis::NonRelativistic(
+            labels.iter().zip(lists).map(|(&l, exponents)| Symmetry { l: l as u32, exponents }).collect(),
+        )
+    }
+}
+
+/// The occupations of the symmetries of `basis`, checked against their capacities and sizes.
+///
+/// # Safety
+/// The pointers must be NULL or hold one value per symmetry.
+unsafe fn read_occupations(basis: &Basis, closed: *const i64, open_electrons: *const f64) -> Result<Vec<Occupation>> {
+    let n_sym = basis.n_symmetries();
+    let closed = input("closed", closed, n_sym)?;
+    let open = input("open_electrons", open_electrons, n_sym)?;
+    let mut out = Vec::with_capacity(n_sym);
+    for i in 0..n_sym {
+        let (q, capacity, functions) = (open[i], basis.capacity(i), basis.exponents(i).len());
+        if !(q.is_finite() && (0.0..capacity).contains(&q)) {
+            return Err(Error::invalid_at(
+                "open_electrons",
+                i,
+                format!("must be in [0, {capacity}) (a full shell is a closed one), got {q}"),
+            ));
+        }
+        let fits = usize::try_from(closed[i]).ok().filter(|&c| c + (q > 0.0) as usize <= functions);
+        let Some(c) = fits else {
+            return Err(Error::invalid_at(
+                "closed",
+                i,
+                format!(
+                    "must be >= 0, and the occupied orbitals ({} closed{}) must fit in the symmetry's {} functions",
+                    closed[i],
+                    if q > 0.0 { " + 1 open" } else { "" },
+                    functions
+                ),
+            ));
+        };
+        out.push(Occupation { closed: c, open_electrons: q });
+    }
+    if out.iter().all(|o| o.closed == 0 && o.open_electrons == 0.0) {
+        return Err(Error::invalid("closed", "with open_electrons occupies no orbital"));
+    }
+    Ok(out)
+}
+
+/// The SCF calculation of the arguments.
+fn spec_of(p: &atomgpu_scf_params, basis: Basis, occupations: Vec<Occupation>) -> ScfSpec {
+    ScfSpec {
+        damping: p.damping,
+        threshold_large: p.threshold_large,
+        threshold_small: p.threshold_small,
+        max_iterations: p.max_iterations as usize,
+        ..ScfSpec::new(basis, p.nuclear_charge, nucleus_of(p), occupations)
+    }
+}
+
+/// The Rust API's names of the SCF's inputs mapped to the C parameters that carry them: a basis
+/// found linearly dependent is `exponents`, an occupation the solver refuses is `closed`.
+fn c_names(e: Error) -> Error {
+    e.renamed("symmetries", "exponents").renamed("occupations", "closed")
+}
+
+/// Writes an SCF result: energies (total, kinetic, nuclear, two-electron), the occupied orbital
+/// energies symmetry after another, the cycles.
+///
+/// # Safety
+/// The pointers were checked by `output`; `orbital_energies` holds the count checked.
+unsafe fn write_result(result: &ScfResult, energies: *mut f64, orbital_energies: *mut f64, iterations: *mut i64) {
+    write_output(energies, &[result.energy, result.kinetic, result.nuclear, result.two_electron]);
+    let flat: Vec<f64> = result.orbital_energies.iter().flatten().copied().collect();
+    write_output(orbital_energies, &flat);
+    *iterations = result.iterations as i64;
+}
+
+/// Fills `params` with DFRATOM's defaults: Hartree-Fock, c = 137.03599976 au, Z = 1, point
+/// nucleus, damping 0.3, thresholds 1e-5 (large-large) and 1e-7 (small), 50 cycles.
+///
+/// # Safety
+/// `params` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_default_params(params: *mut atomgpu_scf_params) -> i32 {
+    guard(&["params"], || {
+        *output("params", params)? = default_params();
+        Ok(())
+    })
+}
+
+/// The Gaussian nuclear model's exponent ξ (bohr⁻²) for mass number A (finite, >= 1), after
+/// Visscher and Dyall, At. Data Nucl. Data Tables 67, 207 (1997): ξ = 3 / (2 r_rms²) with
+/// r_rms = (0.836 A^(1/3) + 0.570) fm.
+///
+/// # Safety
+/// `exponent` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_gaussian_nucleus_exponent(mass_number: f64, exponent: *mut f64) -> i32 {
+    guard(&["mass_number", "exponent"], || {
+        let out = output("exponent", exponent)?;
+        *out = gaussian_nucleus_exponent(mass_number)?;
+        Ok(())
+    })
+}
+
+/// Well-tempered exponents (bohr⁻²) of `n_symmetries` symmetries from `n_groups` groups, as
+/// DFRATOM's `$wtbs`: `wtbspara` holds (α, β, δ, γ) per group in DFRATOM's input order
+/// (α > 0, β > 1, δ > 0, γ >= 0), group g's pool of K exponents is ζ_1 = α,
+/// ζ_k = ζ_(k-1) β [1 + γ (k/K)^δ] (k = 2 ... K), and symmetry i takes `nbs[i]` (1 to 400)
+/// consecutive exponents of the pool of group `groups[i]` from position `start[i]` (both
+/// 1-based, as in the namelist); K is the largest start + nbs - 1 of the group's symmetries.
+/// `exponents` receives them symmetry after symmetry: `n_exponents` = Σ nbs values.
+///
+/// # Safety
+/// Arrays must be NULL or hold the counts documented.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_wtbs_exponents(
+    n_groups: i64,
+    wtbspara: *const f64,
+    n_symmetries: i64,
+    nbs: *const i64,
+    start: *const i64,
+    groups: *const i64,
+    n_exponents: i64,
+    exponents: *mut f64,
+) -> i32 {
+    guard(&["n_groups", "wtbspara", "n_symmetries", "nbs", "start", "groups", "n_exponents", "exponents"], || {
+        let (wtbs, layout) = read_wtbs(n_groups, wtbspara, n_symmetries, nbs, start, groups)?;
+        let n = count("n_exponents", n_exponents)?;
+        let out = output("exponents", exponents)?;
+        let total: usize = layout.nbs.iter().sum();
+        if n != total {
+            return Err(Error::invalid("n_exponents", format!("must be Σ nbs = {total}, got {n}")));
+        }
+        let lists = wtbs_basis(&wtbs, &layout).map_err(wtbs_names)?;
+        write_output(out, &lists.concat());
+        Ok(())
+    })
+}
+
+/// The basis module's names of the WTBS inputs mapped to `wtbspara`.
+fn wtbs_names(e: Error) -> Error {
+    ["alpha", "beta", "gamma", "delta"].iter().fold(e, |e, from| e.renamed(from, "wtbspara"))
+}
+
+/// Checked WTBS groups (from DFRATOM's order α, β, δ, γ) and layout.
+///
+/// # Safety
+/// Arrays must be NULL or hold 4 n_groups values and n_symmetries values.
+unsafe fn read_wtbs(
+    n_groups: i64,
+    wtbspara: *const f64,
+    n_symmetries: i64,
+    nbs: *const i64,
+    start: *const i64,
+    groups: *const i64,
+) -> Result<(Vec<WtbsGroup>, WtbsLayout)> {
+    let n_g = count("n_groups", n_groups)?;
+    let para =
+        input("wtbspara", wtbspara, n_g.checked_mul(4).ok_or_else(|| Error::invalid("n_groups", "is too large"))?)?;
+    let wtbs: Vec<WtbsGroup> =
+        para.chunks(4).map(|v| WtbsGroup { alpha: v[0], beta: v[1], delta: v[2], gamma: v[3] }).collect();
+    for (g, group) in wtbs.iter().enumerate() {
+        wtbs_pool(group, 1).map_err(|e| match e {
+            Error::InvalidArgument { name, rule, .. } => {
+                let slot = ["alpha", "beta", "delta", "gamma"].iter().position(|&n| n == name).unwrap_or(0);
+                let symbol = ["α", "β", "δ", "γ"][slot];
+                Error::invalid_at("wtbspara", 4 * g + slot, format!("{symbol} of group {} {rule}", g + 1))
+            }
+            other => other,
+        })?;
+    }
+    let n_sym = count("n_symmetries", n_symmetries)?;
+    let as_counts = |name: &'static str, values: &[i64]| -> Result<Vec<usize>> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                usize::try_from(v)
+                    .ok()
+                    .filter(|&v| v >= 1)
+                    .ok_or_else(|| Error::invalid_at(name, i, format!("must be >= 1, got {v}")))
+            })
+            .collect()
+    };
+    let layout = WtbsLayout {
+        nbs: as_counts("nbs", input("nbs", nbs, n_sym)?)?,
+        start: as_counts("start", input("start", start, n_sym)?)?,
+        groups: as_counts("groups", input("groups", groups, n_sym)?)?,
+    };
+    // The layout's own rules (group numbers, pool sizes) through the generator.
+    wtbs_basis(&wtbs, &layout).map_err(wtbs_names)?;
+    Ok((wtbs, layout))
+}
+
+/// The one-electron matrices of one symmetry, m x m column-major (m = n_functions for
+/// Hartree-Fock, 2 n_functions for Dirac-Fock): `overlap` S, `kinetic` (Hartree-Fock: T; Dirac:
+/// the blocks [[0, c σ·p], [c σ·p, -2c² S^SS]]) and `nuclear` V (point or Gaussian nucleus of
+/// `params`), hartree. `angular` is l or κ (module docs).
+///
+/// # Safety
+/// `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_one_electron(
+    params: *const atomgpu_scf_params,
+    angular: i32,
+    n_functions: i64,
+    exponents: *const f64,
+    overlap: *mut f64,
+    kinetic: *mut f64,
+    nuclear: *mut f64,
+) -> i32 {
+    guard(&["params", "angular", "n_functions", "exponents", "overlap", "kinetic", "nuclear"], || {
+        let p = read_params(params)?;
+        check_angular(p.method, "angular", None, angular)?;
+        let n = count("n_functions", n_functions)?;
+        if n > MAX_FUNCTIONS {
+            return Err(Error::invalid("n_functions", format!("must be in [1, {MAX_FUNCTIONS}], got {n}")));
+        }
+        let e = input("exponents", exponents, n)?;
+        check_exponents("exponents", e)?;
+        let (s_out, t_out, v_out) =
+            (output("overlap", overlap)?, output("kinetic", kinetic)?, output("nuclear", nuclear)?);
+        let (s, t, v) = if p.method == ATOMGPU_SCF_DIRAC_FOCK {
+            let o = dirac_one_electron(angular, e, p.nuclear_charge, nucleus_of(&p), p.speed_of_light)?;
+            (o.overlap, o.kinetic, o.nuclear)
+        } else {
+            let o = one_electron(angular as u32, e, p.nuclear_charge, nucleus_of(&p))?;
+            (o.overlap, o.kinetic, o.nuclear)
+        };
+        write_output(s_out, &s);
+        write_output(t_out, &t);
+        write_output(v_out, &v);
+        Ok(())
+    })
+}
+
+/// Computes the two-electron supermatrix of a basis (module docs; `params` gives the method and
+/// c, the rest of it is not used here) on the current backend and returns it in a new handle:
+/// on the CUDA backend it stays in device memory (8 bytes per integral set: Xe with 40
+/// functions in each of 7 Dirac symmetries, 3.5e8 sets, 2.8 GB). Destroy with
+/// `atomgpu_scf_integrals_destroy`.
+///
+/// # Safety
+/// `params` must be NULL or valid; arrays must be NULL or hold the counts documented; `handle`
+/// must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_integrals_create(
+    params: *const atomgpu_scf_params,
+    n_symmetries: i64,
+    angular: *const i32,
+    n_functions: *const i64,
+    exponents: *const f64,
+    handle: *mut *mut atomgpu_scf_integrals,
+) -> i32 {
+    guard(&["params", "n_symmetries", "angular", "n_functions", "exponents", "handle"], || {
+        let p = read_params(params)?;
+        let basis = read_basis(&p, n_symmetries, angular, n_functions, exponents)?;
+        let out = output("handle", handle)?;
+        let g = Supermatrix::new(&backend::current()?, &basis.blocks().map_err(c_names)?)?;
+        *out = handles::register(atomgpu_scf_integrals { inner: Mutex::new(g) })?;
+        Ok(())
+    })
+}
+
+/// Destroys an integral handle (NULL: nothing); its device memory is freed.
+///
+/// # Safety
+/// `handle` must be NULL or a handle from `atomgpu_scf_integrals_create`.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_integrals_destroy(handle: *mut atomgpu_scf_integrals) -> i32 {
+    guard(&["handle"], || handles::remove("handle", handle))
+}
+
+fn with_integrals<T>(
+    handle: *const atomgpu_scf_integrals,
+    body: impl FnOnce(&mut Supermatrix) -> Result<T>,
+) -> Result<T> {
+    handles::with_locked("handle", handle, |h: &atomgpu_scf_integrals| &h.inner, body)
+}
+
+/// The sizes of the handle's supermatrix: `n_pairs` = T, the function pairs (a, p >= q) over all
+/// symmetries, and `n_sets` = T (T + 1) / 2, the integral sets (L, P, Q, M, R, S) of the paper's
+/// triangular map.
+///
+/// # Safety
+/// `handle` must be a live handle or NULL; outputs must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_integrals_sizes(
+    handle: *const atomgpu_scf_integrals,
+    n_pairs: *mut i64,
+    n_sets: *mut i64,
+) -> i32 {
+    guard(&["handle", "n_pairs", "n_sets"], || {
+        let (pairs_out, sets_out) = (output("n_pairs", n_pairs)?, output("n_sets", n_sets)?);
+        let (t, s) = with_integrals(handle, |g| Ok((g.map().n_pairs(), g.map().n_sets())))?;
+        *pairs_out = t as i64;
+        *sets_out = s as i64;
+        Ok(())
+    })
+}
+
+/// Copies the supermatrix (hartree) into `packed` (`n_sets` values, as `atomgpu_scf_integrals_sizes`
+/// gives): the packed upper triangle, column by column, of the symmetric T x T matrix
+/// G[(a,pq), (b,rs)] = R^0(pq, rs) - Σ_k c_k(a, b) [R^k(pr, qs) + R^k(ps, qr)] over the pairs
+/// y = (a, p >= q) ordered by symmetry, then p, then q (the layout of BLAS `dspmv`; element
+/// x <= y at x + y (y + 1) / 2).
+///
+/// # Safety
+/// `handle` must be a live handle or NULL; `packed` must be NULL or hold `n_sets` values.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_integrals_supermatrix(
+    handle: *const atomgpu_scf_integrals,
+    n_sets: i64,
+    packed: *mut f64,
+) -> i32 {
+    guard(&["handle", "n_sets", "packed"], || {
+        let n = count("n_sets", n_sets)?;
+        let out = output("packed", packed)?;
+        let values = with_integrals(handle, |g| {
+            let want = g.map().n_sets();
+            if n as u64 != want {
+                return Err(Error::invalid("n_sets", format!("must be the handle's set count {want}, got {n}")));
+            }
+            g.packed()
+        })?;
+        write_output(out, &values);
+        Ok(())
+    })
+}
+
+/// The Fock build: G(D)^a_pq = Σ_b Σ_rs G[(a,pq), (b,rs)] D^b_rs (hartree) of every symmetry from
+/// the densities D^a = Σ_occupied n_i c_i c_iᵀ (n_i the orbital's electrons; symmetric; its
+/// symmetric part is used), one contraction against the resident supermatrix. The closed-shell
+/// Fock matrix is F^a = h^a + G(D)^a and the two-electron energy ½ Σ_a tr(D^a G(D)^a).
+/// `densities` and `g` hold the m x m matrices of the symmetries one after another:
+/// `n_values` = Σ m², m = n_functions (Hartree-Fock) or 2 n_functions (Dirac-Fock).
+///
+/// # Safety
+/// `handle` must be a live handle or NULL; arrays must be NULL or hold `n_values` values.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_integrals_two_electron(
+    handle: *const atomgpu_scf_integrals,
+    n_values: i64,
+    densities: *const f64,
+    g: *mut f64,
+) -> i32 {
+    guard(&["handle", "n_values", "densities", "g"], || {
+        let n = count("n_values", n_values)?;
+        let out = output("g", g)?;
+        let values = with_integrals(handle, |sm| {
+            let orders = sm.map().nbs().to_vec();
+            let want: usize = orders.iter().map(|m| m * m).sum();
+            if n != want {
+                return Err(Error::invalid("n_values", format!("must be Σ m² = {want} over the symmetries, got {n}")));
+            }
+            let d = input("densities", densities, n)?;
+            if let Some(i) = d.iter().position(|x| !x.is_finite()) {
+                return Err(Error::invalid_at("densities", i, format!("must be finite, got {}", d[i])));
+            }
+            let mut offset = 0;
+            let mut views = Vec::with_capacity(orders.len());
+            for &m in &orders {
+                views.push(Some(MatRef::from_column_major_slice(&d[offset..offset + m * m], m, m)));
+                offset += m * m;
+            }
+            let blocks = sm.two_electron(&views)?;
+            let mut flat = Vec::with_capacity(n);
+            for b in &blocks {
+                for j in 0..b.ncols() {
+                    flat.extend((0..b.nrows()).map(|i| b[(i, j)]));
+                }
+            }
+            Ok(flat)
+        })?;
+        if let Some(i) = values.iter().position(|x| !x.is_finite()) {
+            return Err(Error::NotFinite { name: "g", index: Some(i), detail: "from finite densities".into() });
+        }
+        write_output(out, &values);
+        Ok(())
+    })
+}
+
+/// One SCF (Hartree-Fock or Dirac-Fock of `params`) on the current backend: the supermatrix and
+/// the Fock builds on the GPU on the CUDA backend, the per-symmetry eigenproblems on the CPU.
+/// Writes `energies` (4 values: total, kinetic (Dirac: c α·p + (β - 1) c²), nuclear attraction,
+/// two-electron), the occupied orbital energies (`n_orbitals` = Σ closed + number of symmetries
+/// with an open shell; per symmetry the closed ones ascending, then the open one) and the cycles
+/// taken. An SCF that does not converge in `params.max_iterations` cycles returns
+/// `ATOMGPU_ERR_NOT_CONVERGED` and still writes its last energies, orbital energies and
+/// iterations (= max_iterations), so that the caller sees how far it got.
+///
+/// # Safety
+/// `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_run(
+    params: *const atomgpu_scf_params,
+    n_symmetries: i64,
+    angular: *const i32,
+    n_functions: *const i64,
+    exponents: *const f64,
+    closed: *const i64,
+    open_electrons: *const f64,
+    energies: *mut f64,
+    n_orbitals: i64,
+    orbital_energies: *mut f64,
+    iterations: *mut i64,
+) -> i32 {
+    const ARGUMENTS: [&str; 11] = [
+        "params",
+        "n_symmetries",
+        "angular",
+        "n_functions",
+        "exponents",
+        "closed",
+        "open_electrons",
+        "energies",
+        "n_orbitals",
+        "orbital_energies",
+        "iterations",
+    ];
+    guard(&ARGUMENTS, || {
+        let p = read_params(params)?;
+        let basis = read_basis(&p, n_symmetries, angular, n_functions, exponents)?;
+        let occupations = read_occupations(&basis, closed, open_electrons)?;
+        let energies_out = output("energies", energies)?;
+        check_orbital_count(&occupations, n_orbitals)?;
+        let orbitals_out = output("orbital_energies", orbital_energies)?;
+        let iterations_out = output("iterations", iterations)?;
+        let result = scf_attempt(&backend::current()?, &spec_of(&p, basis, occupations)).map_err(c_names)?;
+        write_result(&result, energies_out, orbitals_out, iterations_out);
+        if result.converged {
+            Ok(())
+        } else {
+            Err(Error::NotConverged(format!(
+                "the SCF did not reach the density thresholds ({:e} large-large, {:e} small) in {} iterations; the outputs hold the last cycle (energy {:.10} hartree)",
+                p.threshold_large, p.threshold_small, p.max_iterations, result.energy
+            )))
+        }
+    })
+}
+
+/// `n_orbitals` must count the occupied orbitals of `occupations`.
+fn check_orbital_count(occupations: &[Occupation], n_orbitals: i64) -> Result<()> {
+    let want: usize = occupations.iter().map(|o| o.closed + (o.open_electrons > 0.0) as usize).sum();
+    if usize::try_from(n_orbitals).ok() != Some(want) {
+        return Err(Error::invalid(
+            "n_orbitals",
+            format!("must be the number of occupied orbitals (Σ closed + open shells) = {want}, got {n_orbitals}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Optimises the WTBS parameters (DFRATOM's `jobtype = 'bsopt'`): minimises the SCF energy of
+/// `params` and the occupations over (ln α, ln β, γ, δ) of every group by BOBYQA (a
+/// derivative-free trust-region method with bounds: α within a factor 10 of the start, β in
+/// [1.2, 4], γ in [0, max(2γ, 5)], δ in [0.5, max(2δ, 20)]) from the start `wtbspara` (α, β, δ,
+/// γ per group, DFRATOM's order) with trust radius `rho_begin` down to `rho_end` (0 < rho_end <
+/// rho_begin, finite) in at most `max_evaluations` SCFs (more than 2 × 4 n_groups + 1, BOBYQA's
+/// interpolation set; DFRATOM's `maxfun`). The layout (`nbs`, `start`, `groups`) and angular labels are as in
+/// `atomgpu_scf_wtbs_exponents` and `atomgpu_scf_run`. Writes the optimised parameters
+/// (`wtbs_optimised`, same order as `wtbspara`), their exponents (`n_exponents` = Σ nbs), the
+/// energies of their SCF (4 values as `atomgpu_scf_run`), the SCFs run and `converged` = 1 when
+/// the trust radius reached `rho_end` (0: the evaluations ran out first; the parameters are then
+/// the best found). Every SCF runs on the current backend.
+///
+/// # Safety
+/// `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_optimise_wtbs(
+    params: *const atomgpu_scf_params,
+    n_symmetries: i64,
+    angular: *const i32,
+    closed: *const i64,
+    open_electrons: *const f64,
+    n_groups: i64,
+    wtbspara: *const f64,
+    nbs: *const i64,
+    start: *const i64,
+    groups: *const i64,
+    rho_begin: f64,
+    rho_end: f64,
+    max_evaluations: i64,
+    wtbs_optimised: *mut f64,
+    n_exponents: i64,
+    exponents: *mut f64,
+    energies: *mut f64,
+    evaluations: *mut i64,
+    converged: *mut i32,
+) -> i32 {
+    guard(
+        &[
+            "params",
+            "n_symmetries",
+            "angular",
+            "closed",
+            "open_electrons",
+            "n_groups",
+            "wtbspara",
+            "nbs",
+            "start",
+            "groups",
+            "rho_begin",
+            "rho_end",
+            "max_evaluations",
+            "wtbs_optimised",
+            "n_exponents",
+            "exponents",
+            "energies",
+            "evaluations",
+            "converged",
+        ],
+        || {
+            let p = read_params(params)?;
+            let n_sym = count("n_symmetries", n_symmetries)?;
+            let labels = read_angular(&p, n_sym, angular)?;
+            let (wtbs, layout) = read_wtbs(n_groups, wtbspara, n_symmetries, nbs, start, groups)?;
+            let basis = basis_of(&p, labels, wtbs_basis(&wtbs, &layout).map_err(wtbs_names)?);
+            let occupations = read_occupations(&basis, closed, open_electrons)?;
+            let max_evals = count("max_evaluations", max_evaluations)?;
+            let para_out = output("wtbs_optimised", wtbs_optimised)?;
+            let n = count("n_exponents", n_exponents)?;
+            let total: usize = layout.nbs.iter().sum();
+            if n != total {
+                return Err(Error::invalid("n_exponents", format!("must be Σ nbs = {total}, got {n}")));
+            }
+            let exponents_out = output("exponents", exponents)?;
+            let energies_out = output("energies", energies)?;
+            let evaluations_out = output("evaluations", evaluations)?;
+            let converged_out = output("converged", converged)?;
+            let settings = WtbsOptimisation { groups: wtbs, layout, rho_begin, rho_end, max_evaluations: max_evals };
+            let best =
+                optimise_wtbs(&backend::current()?, &spec_of(&p, basis, occupations), &settings).map_err(c_names)?;
+            let para: Vec<f64> = best.groups.iter().flat_map(|g| [g.alpha, g.beta, g.delta, g.gamma]).collect();
+            write_output(para_out, &para);
+            write_output(exponents_out, &best.exponents.concat());
+            let r = &best.result;
+            write_output(energies_out, &[r.energy, r.kinetic, r.nuclear, r.two_electron]);
+            *evaluations_out = best.evaluations as i64;
+            *converged_out = best.converged as i32;
+            Ok(())
+        },
+    )
+}

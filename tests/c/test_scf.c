@@ -1,0 +1,166 @@
+/*
+ * test_scf.c: every C entry point of the SCF family (src/ffi/scf.rs) against numbers known
+ * independently of the library, on whatever backend is in use (the CPU, or CUDA on a GPU
+ * machine):
+ *   (a) WTBS exponents: the recursion zeta_1 = alpha, zeta_k = zeta_(k-1) beta (1 + gamma (k/K)^delta)
+ *       evaluated here, with wtbspara in DFRATOM's order (alpha, beta, delta, gamma);
+ *   (b) one normalised s Gaussian of exponent a: overlap 1, kinetic 3a/2, point-nucleus
+ *       attraction -2Z sqrt(2a/pi), Gaussian-nucleus attraction -2Z sqrt(2a xi/(pi (2a + xi)));
+ *   (c) its supermatrix R^0/2 and Fock build G(D = 2) = R^0 = 2 sqrt(a/pi) (the self-repulsion
+ *       of a Gaussian charge), through an integral handle;
+ *   (d) SCFs in one s Gaussian: hydrogen (one open s electron) -4/(3 pi) at a = 8/(9 pi), helium
+ *       -k^2/12 at a = (k/6)^2 with k = (8 sqrt 2 - 2)/sqrt(pi), and the WTBS optimisation of
+ *       that exponent finding (k/6)^2;
+ *   (e) bad input: ATOMGPU_ERR_INVALID_ARGUMENT at the argument, its name in the message,
+ *       outputs untouched; a non-converged SCF: ATOMGPU_ERR_NOT_CONVERGED, last cycle written.
+ *
+ * Build (from the repository root, after `cargo build --release`):
+ *   cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/c/test_scf.c -o test_scf \
+ *      -Ltarget/release -latomgpu -lm -Wl,-rpath,$PWD/target/release
+ * Exit status 0 when every check passes.
+ */
+#include "atomgpu.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+
+#define SENTINEL (-12345.0)
+
+static atomgpu_scf_params params(int32_t method, double z) {
+    atomgpu_scf_params p;
+    atomgpu_scf_default_params(&p);
+    p.method = method;
+    p.nuclear_charge = z;
+    p.threshold_large = 1e-10;
+    p.threshold_small = 1e-10;
+    p.max_iterations = 200;
+    return p;
+}
+
+static void expect_bad(const char *what, int32_t status, int32_t position, const char *name, int untouched) {
+    char message[512];
+    int64_t length;
+    int ok = invalid_argument_reported(what, status, position, name, NULL, message, sizeof message, &length);
+    checks++;
+    if (!untouched) {
+        printf("FAIL %s: an output was written on error\n", what);
+        ok = 0;
+    }
+    if (!ok) failures++;
+}
+
+static void test_wtbs(void) {
+    const double wtbspara[4] = {0.05, 2.1, 3.0, 0.4}; /* alpha, beta, delta, gamma */
+    const int64_t nbs[2] = {5, 2}, start[2] = {1, 4}, groups[2] = {1, 1};
+    double out[7], pool[5];
+    if (!check_ok("wtbs_exponents", atomgpu_scf_wtbs_exponents(1, wtbspara, 2, nbs, start, groups, 7, out))) return;
+    pool[0] = 0.05;
+    for (int k = 2; k <= 5; k++) pool[k - 1] = pool[k - 2] * 2.1 * (1.0 + 0.4 * pow(k / 5.0, 3.0));
+    for (int k = 0; k < 5; k++) check_rel("wtbs: symmetry 1", out[k], pool[k], 1e-15);
+    check_rel("wtbs: symmetry 2 from position 4", out[5], pool[3], 1e-15);
+    check_rel("wtbs: symmetry 2 from position 4", out[6], pool[4], 1e-15);
+}
+
+static void test_one_electron(void) {
+    const double a = 0.7, z = 3.0, xi = 2.5e4;
+    atomgpu_scf_params p = params(ATOMGPU_SCF_HARTREE_FOCK, z);
+    double s, t, v;
+    if (!check_ok("one_electron (point)", atomgpu_scf_one_electron(&p, 0, 1, &a, &s, &t, &v))) return;
+    check_rel("one Gaussian: overlap", s, 1.0, 1e-14);
+    check_rel("one Gaussian: kinetic 3a/2", t, 1.5 * a, 1e-14);
+    check_rel("one Gaussian: -2Z sqrt(2a/pi)", v, -2.0 * z * sqrt(2.0 * a / k_pi), 1e-13);
+    p.nucleus_exponent = xi;
+    if (!check_ok("one_electron (Gaussian)", atomgpu_scf_one_electron(&p, 0, 1, &a, &s, &t, &v))) return;
+    check_rel("Gaussian nucleus", v, -2.0 * z * sqrt(2.0 * a * xi / (k_pi * (2.0 * a + xi))), 1e-13);
+}
+
+static void test_integrals(void) {
+    const double a = 1.3, two = 2.0;
+    const int32_t angular[1] = {0};
+    const int64_t n_functions[1] = {1};
+    atomgpu_scf_params p = params(ATOMGPU_SCF_HARTREE_FOCK, 2.0);
+    atomgpu_scf_integrals *h = NULL;
+    int64_t pairs = -1, sets = -1;
+    double packed, g;
+    if (!check_ok("integrals_create", atomgpu_scf_integrals_create(&p, 1, angular, n_functions, &a, &h))) return;
+    if (check_ok("integrals_sizes", atomgpu_scf_integrals_sizes(h, &pairs, &sets)))
+        check("one function: 1 pair, 1 set", pairs == 1 && sets == 1);
+    if (check_ok("integrals_supermatrix", atomgpu_scf_integrals_supermatrix(h, 1, &packed)))
+        check_rel("G_11 = R^0 / 2", packed, sqrt(a / k_pi), 1e-14);
+    if (check_ok("integrals_two_electron", atomgpu_scf_integrals_two_electron(h, 1, &two, &g)))
+        check_rel("G(D = 2) = R^0", g, 2.0 * sqrt(a / k_pi), 1e-14);
+    check_ok("integrals_destroy", atomgpu_scf_integrals_destroy(h));
+    g = SENTINEL;
+    expect_bad("two_electron: a destroyed handle", atomgpu_scf_integrals_two_electron(h, 1, &two, &g), 1, "handle",
+               g == SENTINEL);
+}
+
+static void test_runs(void) {
+    const int32_t s_symmetry[1] = {0};
+    const int64_t one[1] = {1}, none[1] = {0};
+    const double open_one[1] = {1.0}, open_none[1] = {0.0};
+    double e[4], eps[1], a;
+    int64_t iterations;
+    atomgpu_scf_params p = params(ATOMGPU_SCF_HARTREE_FOCK, 1.0);
+    a = 8.0 / (9.0 * k_pi);
+    if (check_ok("run (H)", atomgpu_scf_run(&p, 1, s_symmetry, one, &a, none, open_one, e, 1, eps, &iterations)))
+        check_rel("H in one Gaussian: -4/(3 pi)", e[0], -4.0 / (3.0 * k_pi), 1e-14);
+    const double k = (8.0 * sqrt(2.0) - 2.0) / sqrt(k_pi);
+    p = params(ATOMGPU_SCF_HARTREE_FOCK, 2.0);
+    a = (k / 6.0) * (k / 6.0);
+    if (check_ok("run (He)", atomgpu_scf_run(&p, 1, s_symmetry, one, &a, one, open_none, e, 1, eps, &iterations)))
+        check_rel("He in one Gaussian: -k^2/12", e[0], -k * k / 12.0, 1e-14);
+    /* The WTBS optimisation of that exponent. */
+    const double wtbspara[4] = {0.4, 2.0, 1.0, 0.5};
+    double optimised[4], exponent;
+    int64_t evaluations;
+    int32_t converged;
+    int32_t s = atomgpu_scf_optimise_wtbs(&p, 1, s_symmetry, one, open_none, 1, wtbspara, one, one, one, 0.2, 1e-7, 200,
+                                          optimised, 1, &exponent, e, &evaluations, &converged);
+    if (check_ok("optimise_wtbs (He)", s)) {
+        check("optimise: converged", converged == 1);
+        check_rel("optimise: alpha = (k/6)^2", exponent, a, 1e-5);
+        check_rel("optimise: E = -k^2/12", e[0], -k * k / 12.0, 1e-12);
+    }
+    /* Bad input and non-convergence. */
+    const double pair[2] = {1.0, -2.0};
+    const int64_t two[1] = {2}, three[1] = {3};
+    e[0] = SENTINEL;
+    expect_bad("run: a negative exponent",
+               atomgpu_scf_run(&p, 1, s_symmetry, two, pair, one, open_none, e, 1, eps, &iterations), 5, "exponents",
+               e[0] == SENTINEL);
+    const double fine[2] = {1.0, 2.0};
+    expect_bad("run: three orbitals in two functions",
+               atomgpu_scf_run(&p, 1, s_symmetry, two, fine, three, open_none, e, 3, eps, &iterations), 6, "closed",
+               e[0] == SENTINEL);
+    expect_bad("run: n_orbitals wrong",
+               atomgpu_scf_run(&p, 1, s_symmetry, two, fine, one, open_none, e, 2, eps, &iterations), 9, "n_orbitals",
+               e[0] == SENTINEL);
+    p.damping = 1.0;
+    expect_bad("run: damping 1", atomgpu_scf_run(&p, 1, s_symmetry, two, fine, one, open_none, e, 1, eps, &iterations),
+               1, "params", e[0] == SENTINEL);
+    p = params(ATOMGPU_SCF_HARTREE_FOCK, 10.0);
+    p.max_iterations = 2;
+    const int32_t sp[2] = {0, 1};
+    const int64_t counts[2] = {10, 6}, closed[2] = {2, 1};
+    const double opens[2] = {0.0, 0.0};
+    double ne[16], eps3[3];
+    for (int i = 0; i < 10; i++) ne[i] = 0.1 * pow(2.5, i);
+    for (int i = 0; i < 6; i++) ne[10 + i] = 0.2 * pow(2.5, i);
+    iterations = -1;
+    s = atomgpu_scf_run(&p, 2, sp, counts, ne, closed, opens, e, 3, eps3, &iterations);
+    check("not converged: ATOMGPU_ERR_NOT_CONVERGED", s == ATOMGPU_ERR_NOT_CONVERGED);
+    check("not converged: the last cycle written", iterations == 2 && e[0] < -100.0 && e[0] > -140.0);
+}
+
+int main(void) {
+    test_wtbs();
+    test_one_electron();
+    test_integrals();
+    test_runs();
+    printf("test_scf: %d checks, %d failures\n", checks, failures);
+    return failures == 0 ? 0 : 1;
+}
