@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares a device run (see bench/device.sh): builds the release test binaries and the
-# benchmark, compiles the C and Fortran test programs against the library, and packs them into
+# benchmark, compiles the C and Fortran test programs and the Fortran examples against the library, and packs them into
 # .device/ with ../shared/tools/device-pack. Then: device tool, carry [".device"],
 # command "bash bench/device.sh FAMILY" (rates, linestrength, sturmian or all).
 set -euo pipefail
@@ -15,6 +15,10 @@ for c in tests/c/*.c; do
 done
 for f in tests/fortran/*.f90; do
     gfortran -O2 -J "$stage/mod" fortran/atomgpu.f90 tests/fortran/support/checks.f90 "$f" -o "$stage/progs/$(basename "$f" .f90)_f" -Ltarget/release -latomgpu \
+        || echo "warning: $f does not compile; not packed" >&2
+done
+for f in examples/fortran/*.f90; do
+    gfortran -O2 -J "$stage/mod" fortran/atomgpu.f90 "$f" -o "$stage/progs/$(basename "$f" .f90)" -Ltarget/release -latomgpu \
         || echo "warning: $f does not compile; not packed" >&2
 done
 rm -rf "$stage/mod"

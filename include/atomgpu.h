@@ -1154,7 +1154,7 @@ int32_t atomgpu_scf_one_electron(const struct atomgpu_scf_params *params,
  * Computes the two-electron supermatrix of a basis (module docs; `params` gives the method and
  * c, the rest of it is not used here) on the current backend and returns it in a new handle:
  * on the CUDA backend it stays in device memory (8 bytes per integral set: Xe with 40
- * functions in each of 7 Dirac symmetries, 3.5e8 sets, 2.8 GB). Destroy with
+ * functions in each of 7 Dirac symmetries, 2.6e8 sets, 2.1 GB). Destroy with
  * `atomgpu_scf_integrals_destroy`.
  *
  * # Safety

@@ -459,7 +459,7 @@ pub unsafe extern "C" fn atomgpu_scf_one_electron(
 /// Computes the two-electron supermatrix of a basis (module docs; `params` gives the method and
 /// c, the rest of it is not used here) on the current backend and returns it in a new handle:
 /// on the CUDA backend it stays in device memory (8 bytes per integral set: Xe with 40
-/// functions in each of 7 Dirac symmetries, 3.5e8 sets, 2.8 GB). Destroy with
+/// functions in each of 7 Dirac symmetries, 2.6e8 sets, 2.1 GB). Destroy with
 /// `atomgpu_scf_integrals_destroy`.
 ///
 /// # Safety
@@ -627,38 +627,40 @@ pub unsafe extern "C" fn atomgpu_scf_run(
     orbital_energies: *mut f64,
     iterations: *mut i64,
 ) -> i32 {
-    const ARGUMENTS: [&str; 11] = [
-        "params",
-        "n_symmetries",
-        "angular",
-        "n_functions",
-        "exponents",
-        "closed",
-        "open_electrons",
-        "energies",
-        "n_orbitals",
-        "orbital_energies",
-        "iterations",
-    ];
-    guard(&ARGUMENTS, || {
-        let p = read_params(params)?;
-        let basis = read_basis(&p, n_symmetries, angular, n_functions, exponents)?;
-        let occupations = read_occupations(&basis, closed, open_electrons)?;
-        let energies_out = output("energies", energies)?;
-        check_orbital_count(&occupations, n_orbitals)?;
-        let orbitals_out = output("orbital_energies", orbital_energies)?;
-        let iterations_out = output("iterations", iterations)?;
-        let result = scf_attempt(&backend::current()?, &spec_of(&p, basis, occupations)).map_err(c_names)?;
-        write_result(&result, energies_out, orbitals_out, iterations_out);
-        if result.converged {
-            Ok(())
-        } else {
-            Err(Error::NotConverged(format!(
+    guard(
+        &[
+            "params",
+            "n_symmetries",
+            "angular",
+            "n_functions",
+            "exponents",
+            "closed",
+            "open_electrons",
+            "energies",
+            "n_orbitals",
+            "orbital_energies",
+            "iterations",
+        ],
+        || {
+            let p = read_params(params)?;
+            let basis = read_basis(&p, n_symmetries, angular, n_functions, exponents)?;
+            let occupations = read_occupations(&basis, closed, open_electrons)?;
+            let energies_out = output("energies", energies)?;
+            check_orbital_count(&occupations, n_orbitals)?;
+            let orbitals_out = output("orbital_energies", orbital_energies)?;
+            let iterations_out = output("iterations", iterations)?;
+            let result = scf_attempt(&backend::current()?, &spec_of(&p, basis, occupations)).map_err(c_names)?;
+            write_result(&result, energies_out, orbitals_out, iterations_out);
+            if result.converged {
+                Ok(())
+            } else {
+                Err(Error::NotConverged(format!(
                 "the SCF did not reach the density thresholds ({:e} large-large, {:e} small) in {} iterations; the outputs hold the last cycle (energy {:.10} hartree)",
                 p.threshold_large, p.threshold_small, p.max_iterations, result.energy
             )))
-        }
-    })
+            }
+        },
+    )
 }
 
 /// `n_orbitals` must count the occupied orbitals of `occupations`.
