@@ -81,4 +81,19 @@ static inline int invalid_argument_reported(const char *what, int32_t status, in
     return ok;
 }
 
+/* Counts one check: `status` is ATOMGPU_ERR_INVALID_ARGUMENT at `position` naming `name`, and
+ * `untouched` (the caller's test that no output was written) holds. */
+static inline void expect_invalid(const char *what, int32_t status, int32_t position, const char *name,
+                                  int untouched) {
+    char message[1024];
+    int64_t length;
+    int ok = invalid_argument_reported(what, status, position, name, NULL, message, sizeof message, &length);
+    checks++;
+    if (!untouched) {
+        printf("FAIL %s: an output was written on error\n", what);
+        ok = 0;
+    }
+    if (!ok) failures++;
+}
+
 #endif /* ATOMGPU_TESTS_CHECK_H */

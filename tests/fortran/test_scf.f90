@@ -46,31 +46,6 @@ program test_scf
 
 contains
 
-    subroutine check_abs(what, got, want, tol)
-        character(len=*), intent(in) :: what
-        real(dp), intent(in) :: got, want, tol
-        checks = checks + 1
-        if (.not. (abs(got - want) <= tol)) then
-            failures = failures + 1
-            print '(a, a, a, es24.16, a, es24.16)', "FAIL ", what, ": got ", got, ", want ", want
-        end if
-    end subroutine
-
-    ! stat is ATOMGPU_ERR_INVALID_ARGUMENT at `position` naming `name`, and `untouched` holds.
-    subroutine expect_bad(what, stat, position, name, untouched)
-        character(len=*), intent(in) :: what, name
-        integer, intent(in) :: stat, position
-        logical, intent(in) :: untouched
-        logical :: ok
-        ok = invalid_argument_reported(what, stat, position, name)
-        checks = checks + 1
-        if (.not. untouched) then
-            print '(a, a, a)', "FAIL ", what, ": an output was written on error"
-            ok = .false.
-        end if
-        if (.not. ok) failures = failures + 1
-    end subroutine
-
     function params_for(method, z) result(p)
         integer, intent(in) :: method
         real(dp), intent(in) :: z
@@ -193,25 +168,25 @@ contains
         p = params_for(ATOMGPU_SCF_HARTREE_FOCK, 2.0_dp)
         e = sentinel
         call atomgpu_scf_run(p, [0], [2], [1.0_dp, -2.0_dp], [1], [0.0_dp], e, eps, iterations, stat)
-        call expect_bad("run: a negative exponent", stat, 5, "exponents", all(e == sentinel))
+        call expect_invalid("run: a negative exponent", stat, 5, "exponents", all(e == sentinel))
         call atomgpu_scf_run(p, [0], [2], [1.0_dp, 2.0_dp], [3], [0.0_dp], e, eps, iterations, stat)
-        call expect_bad("run: an occupation that does not fit", stat, 6, "closed", all(e == sentinel))
+        call expect_invalid("run: an occupation that does not fit", stat, 6, "closed", all(e == sentinel))
         call atomgpu_scf_run(p, [0], [2, 1], [1.0_dp, 2.0_dp], [1], [0.0_dp], e, eps, iterations, stat)
-        call expect_bad("run: n_functions of another size", stat, 4, "n_functions", all(e == sentinel))
+        call expect_invalid("run: n_functions of another size", stat, 4, "n_functions", all(e == sentinel))
         s = sentinel
         call atomgpu_scf_one_electron(p, 0, [1.0_dp], s, t, v, stat)
-        call expect_bad("one_electron: 2 x 2 for one Hartree-Fock function", stat, 5, "overlap", all(s == sentinel))
+        call expect_invalid("one_electron: 2 x 2 for one Hartree-Fock function", stat, 5, "overlap", all(s == sentinel))
         exponents = sentinel
         call atomgpu_scf_wtbs_exponents([0.1_dp, 2.0_dp, 1.0_dp], [3], [1], [1], exponents, stat)
-        call expect_bad("wtbs_exponents: 3 parameters", stat, 2, "wtbspara", all(exponents == sentinel))
+        call expect_invalid("wtbs_exponents: 3 parameters", stat, 2, "wtbspara", all(exponents == sentinel))
         call atomgpu_scf_wtbs_exponents([0.1_dp, 2.0_dp, 1.0_dp, 0.0_dp], [3], [1], [2], exponents, stat)
-        call expect_bad("wtbs_exponents: group 2 of 1", stat, 6, "groups", all(exponents == sentinel))
+        call expect_invalid("wtbs_exponents: group 2 of 1", stat, 6, "groups", all(exponents == sentinel))
         call atomgpu_scf_integrals_create(h, p, [0], [1], [1.0_dp], stat)
         if (.not. succeeded("integrals_create", stat)) return
         copy = h
         call atomgpu_scf_integrals_destroy(h, stat)
         g = sentinel
         call atomgpu_scf_integrals_two_electron(copy, [2.0_dp], g, stat)
-        call expect_bad("two_electron: a destroyed handle", stat, 1, "handle", all(g == sentinel))
+        call expect_invalid("two_electron: a destroyed handle", stat, 1, "handle", all(g == sentinel))
     end subroutine
 end program test_scf

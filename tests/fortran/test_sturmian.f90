@@ -58,31 +58,6 @@ program test_sturmian
 
 contains
 
-    subroutine check_abs(what, got, want, tol)
-        character(len=*), intent(in) :: what
-        real(dp), intent(in) :: got, want, tol
-        checks = checks + 1
-        if (.not. (abs(got - want) <= tol)) then
-            failures = failures + 1
-            print '(a, a, a, es24.16, a, es24.16)', "FAIL ", what, ": got ", got, ", want ", want
-        end if
-    end subroutine
-
-    ! stat is ATOMGPU_ERR_INVALID_ARGUMENT at `position` naming `name`, and `untouched` holds.
-    subroutine expect_bad(what, stat, position, name, untouched)
-        character(len=*), intent(in) :: what, name
-        integer, intent(in) :: stat, position
-        logical, intent(in) :: untouched
-        logical :: ok
-        ok = invalid_argument_reported(what, stat, position, name)
-        checks = checks + 1
-        if (.not. untouched) then
-            print '(a, a, a)', "FAIL ", what, ": an output was written on error"
-            ok = .false.
-        end if
-        if (.not. ok) failures = failures + 1
-    end subroutine
-
     ! (a)
     subroutine test_grid()
         integer :: stat, j
@@ -142,7 +117,7 @@ contains
         end do
         ! repulsion_dev: a NULL device pointer is refused on any backend.
         call atomgpu_sturmian_repulsion_dev(b, 0, 0, 0, 0, 0, 0, c_null_ptr, 16_i8, 4_i8, stat=stat)
-        call expect_bad("repulsion_dev: NULL out_dev", stat, 8, "out_dev", .true.)
+        call expect_invalid("repulsion_dev: NULL out_dev", stat, 8, "out_dev", .true.)
         call atomgpu_sturmian_destroy(b)
     end subroutine
 
@@ -185,7 +160,7 @@ contains
         if (succeeded("angular all s, l = 1", stat)) call check("A = 0 off the triangle rule", a == 0)
         a = sentinel
         call atomgpu_sturmian_angular(0, 1, 0, 0, 0, 0, 0, a, stat=stat)
-        call expect_bad("angular: |m| > l_total", stat, 2, "m", a == sentinel)
+        call expect_invalid("angular: |m| > l_total", stat, 2, "m", a == sentinel)
     end subroutine
 
     ! (d)
@@ -221,7 +196,7 @@ contains
         call atomgpu_host_free(ph, stat=stat)
         if (succeeded("host_free h", stat)) then
             call atomgpu_host_free(stale, stat=stat)
-            call expect_bad("host_free twice", stat, 1, "ptr", .true.)
+            call expect_invalid("host_free twice", stat, 1, "ptr", .true.)
         end if
     end subroutine
 
@@ -290,7 +265,7 @@ contains
                     energies(1), 1e-10_dp)
             end if
             call atomgpu_sturmian_hamiltonian(b, singlet, [0], [0], ATOMGPU_ORDER_A_FASTEST, h, s, stat=stat)
-            call expect_bad("hamiltonian (singlet): h of N^2 columns", stat, 7, "h", .true.)
+            call expect_invalid("hamiltonian (singlet): h of N^2 columns", stat, 7, "h", .true.)
             call pinned_singlet(b, singlet, h_singlet)
         end if
         energies = sentinel
@@ -300,30 +275,30 @@ contains
         ! Shape checks of the wrappers.
         energies = sentinel
         call atomgpu_sturmian_solve(h, s(:, :n), energies, vectors, stat=stat)
-        call expect_bad("solve: s of too few columns", stat, 4, "s", all(energies == sentinel))
+        call expect_invalid("solve: s of too few columns", stat, 4, "s", all(energies == sentinel))
         h1 = sentinel
         call atomgpu_sturmian_hamiltonian(b, params, [0], [0], ATOMGPU_ORDER_A_FASTEST, h1(:, :n), s1, stat=stat)
-        call expect_bad("hamiltonian: h of too few columns", stat, 7, "h", all(h1 == sentinel))
+        call expect_invalid("hamiltonian: h of too few columns", stat, 7, "h", all(h1 == sentinel))
         call atomgpu_sturmian_hamiltonian(b, params, [0], [0, 0], ATOMGPU_ORDER_A_FASTEST, h1, s1, stat=stat)
-        call expect_bad("hamiltonian: size(lb) /= size(la)", stat, 5, "lb", all(h1 == sentinel))
+        call expect_invalid("hamiltonian: size(lb) /= size(la)", stat, 5, "lb", all(h1 == sentinel))
         call atomgpu_sturmian_hamiltonian(b, params, [0], [1], ATOMGPU_ORDER_A_FASTEST, h1, s1, stat=stat)
-        call expect_bad("hamiltonian: no channel lb = 1", stat, 5, "lb", all(h1 == sentinel))
+        call expect_invalid("hamiltonian: no channel lb = 1", stat, 5, "lb", all(h1 == sentinel))
         call atomgpu_sturmian_hamiltonian(b, params, [0], [0], 2, h1, s1, stat=stat)
-        call expect_bad("hamiltonian: order 2", stat, 6, "order", all(h1 == sentinel))
+        call expect_invalid("hamiltonian: order 2", stat, 6, "order", all(h1 == sentinel))
         allocate (s_short(n, n * n))   ! leading dimension n < Na Nb
         call atomgpu_sturmian_one_electron_block(b, params, 0, 0, ATOMGPU_ORDER_A_FASTEST, h1, s_short, stat=stat)
-        call expect_bad("one_electron_block: lds < Na Nb", stat, 9, "lds", all(h1 == sentinel))
+        call expect_invalid("one_electron_block: lds < Na Nb", stat, 9, "lds", all(h1 == sentinel))
         call atomgpu_sturmian_repulsion(b, 0, 0, 0, 0, 0, ATOMGPU_ORDER_A_FASTEST, h1(:, :3), stat=stat)
-        call expect_bad("repulsion: out of too few columns", stat, 8, "out", all(h1 == sentinel))
+        call expect_invalid("repulsion: out of too few columns", stat, 8, "out", all(h1 == sentinel))
         params%m = 1
         call atomgpu_sturmian_hamiltonian(b, params, [0], [0], ATOMGPU_ORDER_A_FASTEST, h1, s1, stat=stat)
-        call expect_bad("hamiltonian: M = 1 > L = 0", stat, 2, "params", all(h1 == sentinel))
+        call expect_invalid("hamiltonian: M = 1 > L = 0", stat, 2, "params", all(h1 == sentinel))
         gsf%n_parent = 401
         beta = sentinel
         call atomgpu_sturmian_add_gsf(b, ATOMGPU_ELECTRON_A, 1, n, gsf, beta, stat=stat)
-        call expect_bad("add_gsf: n_parent > 400", stat, 5, "params", all(beta == sentinel))
+        call expect_invalid("add_gsf: n_parent > 400", stat, 5, "params", all(beta == sentinel))
         call atomgpu_sturmian_add_gsf(b, ATOMGPU_ELECTRON_A, 1, n, gsf, beta(:3), stat=stat)
-        call expect_bad("add_gsf: size(beta) /= n", stat, 6, "beta", all(beta == sentinel))
+        call expect_invalid("add_gsf: size(beta) /= n", stat, 6, "beta", all(beta == sentinel))
         call atomgpu_sturmian_destroy(b)
     end subroutine
 
@@ -335,67 +310,67 @@ contains
         integer :: stat
         wrong_points = sentinel
         call atomgpu_sturmian_grid(rmax, ns, abscissas, weights, wrong_points, stat=stat)
-        call expect_bad("grid: size(points) /= nq + 1 + nq ns", stat, 6, "points", all(wrong_points == sentinel))
+        call expect_invalid("grid: size(points) /= nq + 1 + nq ns", stat, 6, "points", all(wrong_points == sentinel))
         call atomgpu_sturmian_create(b, 0.0_dp, nq, ns, stat=stat)
-        call expect_bad("create: rmax = 0", stat, 1, "rmax", .true.)
+        call expect_invalid("create: rmax = 0", stat, 1, "rmax", .true.)
         call atomgpu_sturmian_create(b, rmax, nq, ns, weights=weights, stat=stat)
-        call expect_bad("create: weights without abscissas", stat, 4, "abscissas", .true.)
+        call expect_invalid("create: weights without abscissas", stat, 4, "abscissas", .true.)
         call atomgpu_sturmian_create(b, rmax, nq, 8, stat=stat)
-        call expect_bad("create: even ns", stat, 3, "ns", .true.)
+        call expect_invalid("create: even ns", stat, 3, "ns", .true.)
         ! The caller's grid (the Gauss-Legendre one given explicitly).
         call atomgpu_sturmian_create(b, rmax, nq, ns, abscissas=abscissas, weights=weights, stat=stat)
         if (.not. succeeded("create (caller's grid)", stat)) return
         call atomgpu_sturmian_create(b, rmax, nq, ns, stat=stat)
-        call expect_bad("create: the variable holds a handle", stat, 7, "handle", .true.)
+        call expect_invalid("create: the variable holds a handle", stat, 7, "handle", .true.)
         bad = hyd
         bad(18, 2) = ieee_value(1.0_dp, ieee_quiet_nan)
         call atomgpu_sturmian_add_channel(b, 2, 0, hyd, [1.0_dp, 2.0_dp], minus_one_over_r, stat=stat)
-        call expect_bad("add_channel: unknown electron 2", stat, 2, "electron", .true.)
+        call expect_invalid("add_channel: unknown electron 2", stat, 2, "electron", .true.)
         call atomgpu_sturmian_add_channel(b, 0, -1, hyd, [1.0_dp, 2.0_dp], minus_one_over_r, stat=stat)
-        call expect_bad("add_channel: l = -1", stat, 3, "l", .true.)
+        call expect_invalid("add_channel: l = -1", stat, 3, "l", .true.)
         call atomgpu_sturmian_add_channel(b, 0, 0, hyd(:, :0), [real(dp) ::], minus_one_over_r, stat=stat)
-        call expect_bad("add_channel: n = 0", stat, 4, "n", .true.)
+        call expect_invalid("add_channel: n = 0", stat, 4, "n", .true.)
         call atomgpu_sturmian_add_channel(b, 0, 0, bad, [1.0_dp, 2.0_dp], minus_one_over_r, stat=stat)
-        call expect_bad("add_channel: NaN in values", stat, 5, "values", .true.)
+        call expect_invalid("add_channel: NaN in values", stat, 5, "values", .true.)
         short = hyd(:np - 1, :)
         call atomgpu_sturmian_add_channel(b, 0, 0, short, [1.0_dp, 2.0_dp], minus_one_over_r, stat=stat)
-        call expect_bad("add_channel: size(values, 1) < n_points", stat, 6, "ld", .true.)
+        call expect_invalid("add_channel: size(values, 1) < n_points", stat, 6, "ld", .true.)
         call atomgpu_sturmian_add_channel(b, 0, 0, hyd, [1.0_dp], minus_one_over_r, stat=stat)
-        call expect_bad("add_channel: size(beta) /= n", stat, 7, "beta", .true.)
+        call expect_invalid("add_channel: size(beta) /= n", stat, 7, "beta", .true.)
         call atomgpu_sturmian_add_channel(b, 0, 0, hyd, [1.0_dp, 2.0_dp], minus_one_over_r(:5), stat=stat)
-        call expect_bad("add_channel: size(generating) /= nq", stat, 8, "generating", .true.)
+        call expect_invalid("add_channel: size(generating) /= nq", stat, 8, "generating", .true.)
         call atomgpu_sturmian_add_channel(b, 0, 0, hyd, [1.0_dp, 2.0_dp], minus_one_over_r, minus_one_over_r(:5), &
             stat=stat)
-        call expect_bad("add_channel: size(central) /= nq", stat, 9, "central", .true.)
+        call expect_invalid("add_channel: size(central) /= nq", stat, 9, "central", .true.)
         call atomgpu_sturmian_add_channel(b, 0, 0, cmplx(hyd, 0.0_dp, kind=dp), cmplx([1.0_dp, 2.0_dp], 0.0_dp, &
             kind=dp), minus_one_over_r, stat=stat)
-        call expect_bad("add_channel: complex values for a real basis", stat, 5, "values", .true.)
+        call expect_invalid("add_channel: complex values for a real basis", stat, 5, "values", .true.)
         overlap = sentinel
         potential = sentinel
         call atomgpu_sturmian_one_electron(b, 0, 0, overlap, potential, stat=stat)
-        call expect_bad("one_electron: a channel never added", stat, 3, "l", all(overlap == sentinel))
+        call expect_invalid("one_electron: a channel never added", stat, 3, "l", all(overlap == sentinel))
         call atomgpu_sturmian_add_channel(b, 0, 0, hyd, [1.0_dp, 2.0_dp], minus_one_over_r, minus_one_over_r, &
             stat=stat)
         if (.not. succeeded("add_channel (central given)", stat)) return
         one_row = sentinel
         call atomgpu_sturmian_one_electron(b, 0, 0, one_row, one_row, stat=stat)
-        call expect_bad("one_electron: leading dimension < N", stat, 6, "ld", all(one_row == sentinel))
+        call expect_invalid("one_electron: leading dimension < N", stat, 6, "ld", all(one_row == sentinel))
         call atomgpu_sturmian_one_electron(b, 0, 0, overlap, potential(:, :1), stat=stat)
-        call expect_bad("one_electron: generating of too few columns", stat, 5, "generating", all(overlap == sentinel))
+        call expect_invalid("one_electron: generating of too few columns", stat, 5, "generating", all(overlap == sentinel))
         call atomgpu_sturmian_one_electron(b, 0, 0, z, z, stat=stat)
-        call expect_bad("one_electron: complex arrays for a real basis", stat, 4, "overlap", .true.)
+        call expect_invalid("one_electron: complex arrays for a real basis", stat, 4, "overlap", .true.)
         call atomgpu_sturmian_one_electron(b, 5, 0, overlap, potential, stat=stat)
-        call expect_bad("one_electron: unknown electron", stat, 2, "electron", all(overlap == sentinel))
+        call expect_invalid("one_electron: unknown electron", stat, 2, "electron", all(overlap == sentinel))
         ! A destroyed handle (through a copy of the variable), and a variable never created.
         copy = b
         call atomgpu_sturmian_destroy(b, stat=stat)
         if (.not. succeeded("destroy", stat)) return
         call atomgpu_sturmian_one_electron(copy, 0, 0, overlap, potential, stat=stat)
-        call expect_bad("one_electron: a destroyed handle", stat, 1, "handle", all(overlap == sentinel))
+        call expect_invalid("one_electron: a destroyed handle", stat, 1, "handle", all(overlap == sentinel))
         call atomgpu_sturmian_destroy(copy, stat=stat)
-        call expect_bad("destroy through a copy: destroyed already", stat, 1, "handle", .true.)
+        call expect_invalid("destroy through a copy: destroyed already", stat, 1, "handle", .true.)
         call atomgpu_sturmian_one_electron(never, 0, 0, overlap, potential, stat=stat)
-        call expect_bad("one_electron: a basis never created", stat, 1, "handle", all(overlap == sentinel))
+        call expect_invalid("one_electron: a basis never created", stat, 1, "handle", all(overlap == sentinel))
         call atomgpu_sturmian_destroy(never, stat=stat)
         call check("destroy of a basis never created is fine", stat == ATOMGPU_OK)
     end subroutine

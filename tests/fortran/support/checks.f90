@@ -13,6 +13,7 @@ module atomgpu_test_checks
     implicit none
     private
     public :: pi, hc, mec2, checks, failures, check_rel, check, succeeded, invalid_argument_reported, elapsed_seconds
+    public :: check_abs, expect_invalid
 
     integer, parameter :: dp = c_double
     ! CODATA 2018, in eV and cm.
@@ -99,5 +100,31 @@ contains
             end if
         end if
     end function
+
+    subroutine check_abs(what, got, want, tol)
+        character(len=*), intent(in) :: what
+        real(dp), intent(in) :: got, want, tol
+        checks = checks + 1
+        if (.not. (abs(got - want) <= tol)) then
+            failures = failures + 1
+            print '(a, a, a, es24.16, a, es24.16)', "FAIL ", what, ": got ", got, ", want ", want
+        end if
+    end subroutine
+
+    ! Counts one check: stat is ATOMGPU_ERR_INVALID_ARGUMENT at `position` naming `name`, and
+    ! `untouched` (the caller's test that no output was written) holds.
+    subroutine expect_invalid(what, stat, position, name, untouched)
+        character(len=*), intent(in) :: what, name
+        integer, intent(in) :: stat, position
+        logical, intent(in) :: untouched
+        logical :: ok
+        ok = invalid_argument_reported(what, stat, position, name)
+        checks = checks + 1
+        if (.not. untouched) then
+            print '(a, a, a)', "FAIL ", what, ": an output was written on error"
+            ok = .false.
+        end if
+        if (.not. ok) failures = failures + 1
+    end subroutine
 
 end module atomgpu_test_checks
