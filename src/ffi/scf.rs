@@ -106,7 +106,7 @@ fn default_params() -> atomgpu_scf_params {
 /// # Safety
 /// `params` must be NULL or point to an `atomgpu_scf_params`.
 unsafe fn read_params(params: *const atomgpu_scf_params) -> Result<atomgpu_scf_params> {
-    let p = *input("params", params, 1)?.first().ok_or_else(|| Error::Internal("empty params".into()))?;
+    let p = input("params", params, 1)?[0];
     let field = |rule: String| Error::invalid("params", rule);
     if p.method != ATOMGPU_SCF_HARTREE_FOCK && p.method != ATOMGPU_SCF_DIRAC_FOCK {
         return Err(field(format!(
@@ -346,14 +346,9 @@ pub unsafe extern "C" fn atomgpu_scf_wtbs_exponents(
     exponents: *mut f64,
 ) -> i32 {
     guard(&["n_groups", "wtbspara", "n_symmetries", "nbs", "start", "groups", "n_exponents", "exponents"], || {
-        let (wtbs, layout) = read_wtbs(n_groups, wtbspara, n_symmetries, nbs, start, groups)?;
-        let n = count("n_exponents", n_exponents)?;
+        let (_, layout, lists) = read_wtbs(n_groups, wtbspara, n_symmetries, nbs, start, groups)?;
+        check_exponent_count(n_exponents, &layout)?;
         let out = output("exponents", exponents)?;
-        let total: usize = layout.nbs.iter().sum();
-        if n != total {
-            return Err(Error::invalid("n_exponents", format!("must be Σ nbs = {total}, got {n}")));
-        }
-        let lists = wtbs_basis(&wtbs, &layout).map_err(wtbs_names)?;
         write_output(out, &lists.concat());
         Ok(())
     })
@@ -364,7 +359,18 @@ fn wtbs_names(e: Error) -> Error {
     ["alpha", "beta", "gamma", "delta"].iter().fold(e, |e, from| e.renamed(from, "wtbspara"))
 }
 
-/// Checked WTBS groups (from DFRATOM's order α, β, δ, γ) and layout.
+/// `n_exponents` must be Σ nbs of `layout`.
+fn check_exponent_count(n_exponents: i64, layout: &WtbsLayout) -> Result<()> {
+    let n = count("n_exponents", n_exponents)?;
+    let total: usize = layout.nbs.iter().sum();
+    if n != total {
+        return Err(Error::invalid("n_exponents", format!("must be Σ nbs = {total}, got {n}")));
+    }
+    Ok(())
+}
+
+/// Checked WTBS groups (from DFRATOM's order α, β, δ, γ), layout, and the exponents of every
+/// symmetry they give.
 ///
 /// # Safety
 /// Arrays must be NULL or hold 4 n_groups values and n_symmetries values.
@@ -375,7 +381,7 @@ unsafe fn read_wtbs(
     nbs: *const i64,
     start: *const i64,
     groups: *const i64,
-) -> Result<(Vec<WtbsGroup>, WtbsLayout)> {
+) -> Result<(Vec<WtbsGroup>, WtbsLayout, Vec<Vec<f64>>)> {
     let n_g = count("n_groups", n_groups)?;
     let para =
         input("wtbspara", wtbspara, n_g.checked_mul(4).ok_or_else(|| Error::invalid("n_groups", "is too large"))?)?;
@@ -410,8 +416,8 @@ unsafe fn read_wtbs(
         groups: as_counts("groups", input("groups", groups, n_sym)?)?,
     };
     // The layout's own rules (group numbers, pool sizes) through the generator.
-    wtbs_basis(&wtbs, &layout).map_err(wtbs_names)?;
-    Ok((wtbs, layout))
+    let exponents = wtbs_basis(&wtbs, &layout).map_err(wtbs_names)?;
+    Ok((wtbs, layout, exponents))
 }
 
 /// The one-electron matrices of one symmetry, m x m column-major (m = n_functions for
@@ -738,16 +744,12 @@ pub unsafe extern "C" fn atomgpu_scf_optimise_wtbs(
             let p = read_params(params)?;
             let n_sym = count("n_symmetries", n_symmetries)?;
             let labels = read_angular(&p, n_sym, angular)?;
-            let (wtbs, layout) = read_wtbs(n_groups, wtbspara, n_symmetries, nbs, start, groups)?;
-            let basis = basis_of(&p, labels, wtbs_basis(&wtbs, &layout).map_err(wtbs_names)?);
+            let (wtbs, layout, start_exponents) = read_wtbs(n_groups, wtbspara, n_symmetries, nbs, start, groups)?;
+            let basis = basis_of(&p, labels, start_exponents);
             let occupations = read_occupations(&basis, closed, open_electrons)?;
             let max_evals = count("max_evaluations", max_evaluations)?;
             let para_out = output("wtbs_optimised", wtbs_optimised)?;
-            let n = count("n_exponents", n_exponents)?;
-            let total: usize = layout.nbs.iter().sum();
-            if n != total {
-                return Err(Error::invalid("n_exponents", format!("must be Σ nbs = {total}, got {n}")));
-            }
+            check_exponent_count(n_exponents, &layout)?;
             let exponents_out = output("exponents", exponents)?;
             let energies_out = output("energies", energies)?;
             let evaluations_out = output("evaluations", evaluations)?;

@@ -491,7 +491,9 @@ pub fn scf_attempt(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
     };
     let (mut total, mut open) = densities(&orbitals);
     let mut previous: Option<Vec<Fock>> = None;
-    for iteration in 1..=spec.max_iterations {
+    let mut iteration = 0;
+    let converged = loop {
+        iteration += 1;
         let mut focks = fock(&mut g, &syms, &total, &open)?;
         if let Some(old) = &previous {
             let d = spec.damping;
@@ -515,14 +517,14 @@ pub fn scf_attempt(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
         (total, open) = (new_total, new_open);
         let converged = large < spec.threshold_large && small < spec.threshold_small;
         if converged || iteration == spec.max_iterations {
-            let mut result = energy(&mut g, &syms, &total, &open)?;
-            result.orbital_energies = syms.iter().zip(&orbitals).map(|(s, o)| o.occupied_energies(s)).collect();
-            result.iterations = iteration;
-            result.converged = converged;
-            return Ok(result);
+            break converged;
         }
-    }
-    unreachable!("max_iterations >= 1 is checked")
+    };
+    let mut result = energy(&mut g, &syms, &total, &open)?;
+    result.orbital_energies = syms.iter().zip(&orbitals).map(|(s, o)| o.occupied_energies(s)).collect();
+    result.iterations = iteration;
+    result.converged = converged;
+    Ok(result)
 }
 
 /// E and its parts for the densities (module docs); orbital energies and iterations left empty.
