@@ -23,3 +23,5 @@ pub mod rates;
 pub mod scf;
 /// cbindgen:ignore
 pub mod sturmian;
+/// cbindgen:ignore
+pub mod tdse;

@@ -1,0 +1,285 @@
+//! CPU reference of the propagator: every stage and reduction of [`super::engine::Engine`], one
+//! ring (or z line) per rayon task, in the order the module docs of [`super::scheme`] give.
+
+use super::engine::{Engine, PotentialAt, SliceAxis, Slot, StageInput, Sum, SLOTS};
+use super::grid::{Geometry, Grid};
+use super::observables::slice_source;
+use super::scheme::Prev;
+use super::tridiagonal::solve_cyclic;
+use crate::error::Result;
+use crate::memory;
+use num_complex::Complex64 as C64;
+use rayon::prelude::*;
+use std::ops::Range;
+
+const ZERO: C64 = C64::new(0.0, 0.0);
+
+/// The CPU backend: slots, reference state and potential array in host memory.
+pub struct CpuEngine {
+    grid: Grid,
+    slots: [Vec<C64>; SLOTS],
+    reference: Vec<C64>,
+    potential: Vec<f64>,
+}
+
+impl CpuEngine {
+    /// Zeroed slots 0 and 1 for `grid` (slot 2, the start's scratch, on demand).
+    pub fn new(grid: &Grid) -> Result<Self> {
+        let len = grid.stored_len();
+        Ok(CpuEngine {
+            grid: grid.clone(),
+            slots: [memory::filled("a wavefunction", len, ZERO)?, memory::filled("a wavefunction", len, ZERO)?, Vec::new()],
+            reference: Vec::new(),
+            potential: Vec::new(),
+        })
+    }
+
+    fn owned(&self) -> Range<usize> {
+        let plane = self.grid.plane_len();
+        plane..plane * (self.grid.nx_local + 1)
+    }
+}
+
+/// (H ψ) on ring or line (k_local, l) of the stored slot `psi` into `out` (N3 values, hartree ×
+/// ψ): −½ of the Laplacian of [`super::grid`] plus U ψ; without the θ (or z) term when
+/// `with_third` is false (the H0 of eq. 7).
+pub(crate) fn hamiltonian_line(
+    grid: &Grid,
+    potential: &PotentialAt,
+    array: &[f64],
+    psi: &[C64],
+    (k_local, l): (usize, usize),
+    with_third: bool,
+    out: &mut [C64],
+) {
+    let (n2, n3, plane) = (grid.n2, grid.n3, grid.plane_len());
+    let base = (k_local + 1) * plane + l * n3;
+    let coef = grid.line_coefficients(l);
+    let inv_dx2 = 1.0 / (grid.dx * grid.dx);
+    let periodic = grid.geometry == Geometry::Cylindrical;
+    for m in 0..n3 {
+        let c = psi[base + m];
+        let mut lap = (psi[base + m + plane] + psi[base + m - plane] - 2.0 * c) * inv_dx2;
+        let up = if l + 1 < n2 { psi[base + n3 + m] } else { ZERO };
+        let down = if l > 0 { psi[base - n3 + m] } else { ZERO };
+        lap += coef.up * (up - c) + coef.down * (down - c);
+        if with_third {
+            let (next, last) = match (periodic, m) {
+                (true, _) => (psi[base + (m + 1) % n3], psi[base + (m + n3 - 1) % n3]),
+                (false, _) => (
+                    if m + 1 < n3 { psi[base + m + 1] } else { ZERO },
+                    if m > 0 { psi[base + m - 1] } else { ZERO },
+                ),
+            };
+            lap += coef.third * (next + last - 2.0 * c);
+        }
+        out[m] = -0.5 * lap + potential.at(grid, array, k_local, l, m) * c;
+    }
+}
+
+/// Scratch of one rayon task: H ψ on the line, the (β cur + γ prev) average of the θ term and the
+/// two vectors of the cyclic solve.
+#[derive(Default)]
+struct Scratch {
+    h_psi: Vec<C64>,
+    average: Vec<C64>,
+    c_prime: Vec<C64>,
+    q: Vec<C64>,
+}
+
+impl Engine for CpuEngine {
+    fn stage(&mut self, input: &StageInput, out: Slot, cur: Slot, other: Slot, planes: Range<usize>) -> Result<()> {
+        let grid = &self.grid;
+        let (n2, n3, plane) = (grid.n2, grid.n3, grid.plane_len());
+        let s = input.stage;
+        let p = input.scheme.params;
+        let mut out_slot = std::mem::take(&mut self.slots[out]);
+        let (cur_psi, other_psi) = (&self.slots[cur], &self.slots[other]);
+        let array = &self.potential;
+        let first = (planes.start + 1) * plane;
+        out_slot[first..(planes.end + 1) * plane].par_chunks_mut(n3).enumerate().for_each_init(
+            Scratch::default,
+            |scratch, (i, line)| {
+                let (k_local, l) = (planes.start + i / n2, i % n2);
+                let implicit = l < input.scheme.implicit_rings;
+                scratch.h_psi.resize(n3, ZERO);
+                hamiltonian_line(grid, &input.potential, array, cur_psi, (k_local, l), !implicit, &mut scratch.h_psi);
+                let base = first + i * n3;
+                let w_line = input.absorber.along_x(grid, grid.x_offset + k_local) + input.absorber.along_second(grid, l);
+                let prev_of = |m: usize, line: &[C64]| match s.prev {
+                    Prev::InPlace => line[m],
+                    Prev::Cur => cur_psi[base + m],
+                    Prev::Other => other_psi[base + m],
+                };
+                if implicit {
+                    // The β cur + γ prev average of the θ term needs prev before it is overwritten.
+                    scratch.average.resize(n3, ZERO);
+                    let weight = p.alpha + p.beta + p.gamma;
+                    for m in 0..n3 {
+                        scratch.average[m] = (p.beta * cur_psi[base + m] + p.gamma * prev_of(m, line)) / weight;
+                    }
+                }
+                for m in 0..n3 {
+                    let w = w_line + input.absorber.along_third(grid, m);
+                    let e = (-s.delta * w).exp();
+                    let prev = prev_of(m, line);
+                    line[m] = e * e * prev + s.c * e * scratch.h_psi[m];
+                }
+                if implicit {
+                    let e = (-s.delta * w_line).exp();
+                    // σ of the module docs of `scheme`, times α + β + γ (folded into `average`).
+                    let sigma = -s.c * e * grid.line_coefficients(l).third / 2.0;
+                    let alpha = p.alpha / (p.alpha + p.beta + p.gamma);
+                    let g = &scratch.average;
+                    for (m, value) in line.iter_mut().enumerate() {
+                        *value += sigma * (g[(m + 1) % n3] + g[(m + n3 - 1) % n3] - 2.0 * g[m]);
+                    }
+                    scratch.c_prime.resize(n3, ZERO);
+                    scratch.q.resize(n3, ZERO);
+                    let (b, a) = (1.0 + 2.0 * sigma * alpha, -sigma * alpha);
+                    solve_cyclic(b, a, line, &mut scratch.c_prime, &mut scratch.q);
+                }
+            },
+        );
+        self.slots[out] = out_slot;
+        Ok(())
+    }
+
+    fn read_boundary(&mut self, slot: Slot, lower: &mut [C64], upper: &mut [C64]) -> Result<()> {
+        let (plane, nx) = (self.grid.plane_len(), self.grid.nx_local);
+        let psi = &self.slots[slot];
+        lower.copy_from_slice(&psi[plane..2 * plane]);
+        upper.copy_from_slice(&psi[nx * plane..(nx + 1) * plane]);
+        Ok(())
+    }
+
+    fn write_ghosts(&mut self, slot: Slot, lower: &[C64], upper: &[C64]) -> Result<()> {
+        let (plane, nx) = (self.grid.plane_len(), self.grid.nx_local);
+        let psi = &mut self.slots[slot];
+        psi[..plane].copy_from_slice(lower);
+        psi[(nx + 1) * plane..].copy_from_slice(upper);
+        Ok(())
+    }
+
+    fn sum(&mut self, slot: Slot, what: Sum, input: &StageInput) -> Result<Vec<f64>> {
+        let grid = &self.grid;
+        let (n2, n3) = (grid.n2, grid.n3);
+        let psi = &self.slots[slot];
+        let owned = &psi[self.owned()];
+        let lines = owned.par_chunks(n3).enumerate();
+        let zero = || vec![0.0; 2];
+        let add = |mut a: Vec<f64>, b: Vec<f64>| {
+            a[0] += b[0];
+            a[1] += b[1];
+            a
+        };
+        let sums = match what {
+            Sum::Norm => lines
+                .map(|(i, line)| vec![grid.weight(i % n2) * line.iter().map(|z| z.norm_sqr()).sum::<f64>(), 0.0])
+                .reduce(zero, add),
+            Sum::Energy => {
+                let array = &self.potential;
+                lines
+                    .map_init(Vec::new, |h, (i, line)| {
+                        h.resize(n3, ZERO);
+                        hamiltonian_line(grid, &input.potential, array, psi, (i / n2, i % n2), true, h);
+                        let w = grid.weight(i % n2);
+                        let e: f64 = line.iter().zip(h.iter()).map(|(z, hz)| (z.conj() * hz).re).sum();
+                        vec![w * e, w * line.iter().map(|z| z.norm_sqr()).sum::<f64>()]
+                    })
+                    .reduce(zero, add)
+            }
+            Sum::Overlap => {
+                let reference = &self.reference;
+                lines
+                    .map(|(i, line)| {
+                        let phi = &reference[i * n3..(i + 1) * n3];
+                        let s: C64 = line.iter().zip(phi).map(|(z, f)| f.conj() * z).sum();
+                        let w = grid.weight(i % n2);
+                        vec![w * s.re, w * s.im]
+                    })
+                    .reduce(zero, add)
+            }
+            Sum::Sphere { centre, radius } => lines
+                .map(|(i, line)| {
+                    let (k, l) = (grid.x_offset + i / n2, i % n2);
+                    let inside: f64 = (0..n3)
+                        .filter(|&m| {
+                            let p = grid.position(k, l, m);
+                            (p[0] - centre[0]).powi(2) + (p[1] - centre[1]).powi(2) + (p[2] - centre[2]).powi(2)
+                                < radius * radius
+                        })
+                        .map(|m| line[m].norm_sqr())
+                        .sum();
+                    vec![grid.weight(l) * inside, 0.0]
+                })
+                .reduce(zero, add),
+        };
+        Ok(sums)
+    }
+
+    fn scale(&mut self, slot: Slot, factor: f64) -> Result<()> {
+        let owned = self.owned();
+        self.slots[slot][owned].par_iter_mut().for_each(|z| *z *= factor);
+        Ok(())
+    }
+
+    fn upload(&mut self, slot: Slot, values: &[C64]) -> Result<()> {
+        let owned = self.owned();
+        let psi = &mut self.slots[slot];
+        psi.fill(ZERO);
+        psi[owned].copy_from_slice(values);
+        Ok(())
+    }
+
+    fn download(&mut self, slot: Slot, values: &mut [C64]) -> Result<()> {
+        values.copy_from_slice(&self.slots[slot][self.owned()]);
+        Ok(())
+    }
+
+    fn copy(&mut self, from: Slot, to: Slot) -> Result<()> {
+        let owned = self.owned();
+        let source = std::mem::take(&mut self.slots[from]);
+        self.slots[to][owned.clone()].copy_from_slice(&source[owned]);
+        self.slots[from] = source;
+        Ok(())
+    }
+
+    fn set_reference(&mut self, values: &[C64]) -> Result<()> {
+        self.reference = memory::copy_of("the reference state", values)?;
+        Ok(())
+    }
+
+    fn set_potential(&mut self, values: &[f64]) -> Result<()> {
+        self.potential = memory::copy_of("the potential array", values)?;
+        Ok(())
+    }
+
+    fn slice(&mut self, slot: Slot, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()> {
+        let psi = &self.slots[slot];
+        let grid = &self.grid;
+        out.par_iter_mut().enumerate().for_each(|(i, v)| {
+            *v = psi[grid.plane_len() + slice_source(grid, axis, index, i)].norm_sqr();
+        });
+        Ok(())
+    }
+
+    fn ensure_slot(&mut self, slot: Slot) -> Result<()> {
+        if self.slots[slot].is_empty() {
+            self.slots[slot] = memory::filled("the start's scratch wavefunction", self.grid.stored_len(), ZERO)?;
+        }
+        Ok(())
+    }
+
+    fn free_slot(&mut self, slot: Slot) {
+        self.slots[slot] = Vec::new();
+    }
+
+    fn synchronize(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+}

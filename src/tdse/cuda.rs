@@ -1,0 +1,396 @@
+//! CUDA path of the propagator (`kernels/tdse.cu`): the slots, the reference state and the
+//! potential array live in device memory; a stage is one kernel launch (one thread block per ring,
+//! implicit rings first) queued on the device's stream without waiting; reductions write one
+//! partial sum per block, added on the host in block order (deterministic).
+
+use super::engine::{Engine, SliceAxis, Slot, StageInput, Sum, SLOTS};
+use super::grid::{Geometry, Grid};
+use super::scheme::Prev;
+use crate::backend::CudaDevice;
+use crate::error::{Error, Result};
+use crate::sturmian::scalar::{as_doubles, as_doubles_mut};
+use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+use num_complex::Complex64 as C64;
+use std::ops::Range;
+use std::sync::Arc;
+
+const FILE: &str = "tdse.cu";
+const SOURCE: &str = include_str!("../../kernels/tdse.cu");
+/// Blocks of the reductions (a power of two of threads each).
+const SUM_BLOCKS: u32 = 1024;
+const SUM_THREADS: u32 = 256;
+/// Upper bound of the blocks of a stage launch (grid-stride beyond).
+const MAX_BLOCKS: u64 = 1 << 30;
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct StageParams {
+    out: u64,
+    prev: u64,
+    cur: u64,
+    surface: u64,
+    potential: u64,
+    n2: i64,
+    n3: i64,
+    nx_global: i64,
+    x_offset: i64,
+    plane_first: i64,
+    plane_count: i64,
+    dx: f64,
+    d2: f64,
+    d3: f64,
+    x0: f64,
+    y0: f64,
+    z0: f64,
+    c_re: f64,
+    c_im: f64,
+    delta: f64,
+    alpha: f64,
+    beta: f64,
+    gamma: f64,
+    absorber_width: f64,
+    absorber_strength: f64,
+    ion: [f64; 10],
+    rx: f64,
+    ry: f64,
+    rz: f64,
+    cylindrical: i32,
+    implicit_rings: i32,
+    prev_mode: i32,
+    array_potential: i32,
+    has_ion: i32,
+    pad: i32,
+}
+
+// SAFETY: repr(C) integers and doubles, mirrored field by field in tdse.cu.
+unsafe impl DeviceRepr for StageParams {}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct SumParams {
+    stage: StageParams,
+    reference: u64,
+    partials: u64,
+    centre: [f64; 3],
+    radius2: f64,
+    what: i32,
+    pad: i32,
+}
+
+// SAFETY: as StageParams.
+unsafe impl DeviceRepr for SumParams {}
+
+/// The CUDA backend of one handle.
+pub struct CudaEngine {
+    device: Arc<CudaDevice>,
+    grid: Grid,
+    /// Interleaved (re, im) doubles, nx_local + 2 planes each; empty when not allocated.
+    slots: [Option<CudaSlice<f64>>; SLOTS],
+    reference: Option<CudaSlice<f64>>,
+    potential: Option<CudaSlice<f64>>,
+    /// V_surf of the last stage's input, uploaded when it changes.
+    surface: CudaSlice<f64>,
+    surface_host: Vec<f64>,
+    partials: CudaSlice<f64>,
+    stage_kernel: CudaFunction,
+    sums_kernel: CudaFunction,
+    scale_kernel: CudaFunction,
+    slice_kernel: CudaFunction,
+}
+
+fn ptr(slice: &CudaSlice<f64>, device: &CudaDevice) -> u64 {
+    slice.device_ptr(device.stream()).0
+}
+
+impl CudaEngine {
+    /// Zeroed slots 0 and 1 on `device` (slot 2 on demand) and the compiled kernels.
+    pub fn new(device: Arc<CudaDevice>, grid: &Grid) -> Result<Self> {
+        let len = 2 * grid.stored_len();
+        let slots = [Some(device.zeros::<f64>(len)?), Some(device.zeros::<f64>(len)?), None];
+        Ok(CudaEngine {
+            surface: device.zeros::<f64>(grid.nx)?,
+            surface_host: vec![0.0; grid.nx],
+            partials: device.zeros::<f64>(2 * SUM_BLOCKS as usize)?,
+            stage_kernel: device.function(FILE, SOURCE, "stage")?,
+            sums_kernel: device.function(FILE, SOURCE, "sums")?,
+            scale_kernel: device.function(FILE, SOURCE, "scale_owned")?,
+            slice_kernel: device.function(FILE, SOURCE, "density_slice")?,
+            grid: grid.clone(),
+            slots,
+            reference: None,
+            potential: None,
+            device,
+        })
+    }
+
+    fn slot(&self, slot: Slot) -> Result<&CudaSlice<f64>> {
+        self.slots[slot].as_ref().ok_or_else(|| Error::Internal(format!("TDSE slot {slot} used before allocation")))
+    }
+
+    fn slot_ptr(&self, slot: Slot) -> Result<u64> {
+        Ok(ptr(self.slot(slot)?, &self.device))
+    }
+
+    /// Doubles from the start of a slot to its first owned plane, and of the owned planes.
+    fn owned_doubles(&self) -> Range<usize> {
+        let plane = 2 * self.grid.plane_len();
+        plane..plane * (self.grid.nx_local + 1)
+    }
+
+    /// The kernel parameters of `input` (slots left 0), uploading V_surf if it changed.
+    fn stage_params(&mut self, input: &StageInput) -> Result<StageParams> {
+        if !input.potential.array && self.surface_host != input.potential.surface {
+            self.device.stream().memcpy_htod(input.potential.surface, &mut self.surface)?;
+            self.surface_host.copy_from_slice(input.potential.surface);
+        }
+        let g = &self.grid;
+        let p = input.scheme.params;
+        let (ion, r) = match input.potential.ion {
+            Some((ion, r)) => (
+                [
+                    ion.z,
+                    ion.z_core,
+                    ion.a1,
+                    ion.a2,
+                    ion.a3,
+                    ion.polarisability,
+                    ion.polarisation_cutoff,
+                    ion.core_amplitude,
+                    ion.core_exponent,
+                    ion.soft_core,
+                ],
+                r,
+            ),
+            None => ([0.0; 10], [0.0; 3]),
+        };
+        let array = input.potential.array;
+        if array && self.potential.is_none() {
+            return Err(Error::Internal("TDSE potential array used before it was set".into()));
+        }
+        Ok(StageParams {
+            surface: ptr(&self.surface, &self.device),
+            potential: self.potential.as_ref().map_or(0, |v| ptr(v, &self.device)),
+            n2: g.n2 as i64,
+            n3: g.n3 as i64,
+            nx_global: g.nx as i64,
+            x_offset: g.x_offset as i64,
+            plane_first: 0,
+            plane_count: g.nx_local as i64,
+            dx: g.dx,
+            d2: g.d2,
+            d3: g.d3,
+            x0: g.x0,
+            y0: g.y0,
+            z0: g.z0,
+            c_re: input.stage.c.re,
+            c_im: input.stage.c.im,
+            delta: input.stage.delta,
+            alpha: p.alpha,
+            beta: p.beta,
+            gamma: p.gamma,
+            absorber_width: input.absorber.width,
+            absorber_strength: input.absorber.strength,
+            ion,
+            rx: r[0],
+            ry: r[1],
+            rz: r[2],
+            cylindrical: (g.geometry == Geometry::Cylindrical) as i32,
+            implicit_rings: input.scheme.implicit_rings as i32,
+            prev_mode: match input.stage.prev {
+                Prev::InPlace => 0,
+                Prev::Cur => 1,
+                Prev::Other => 2,
+            },
+            array_potential: array as i32,
+            has_ion: input.potential.ion.is_some() as i32,
+            ..Default::default()
+        })
+    }
+
+    fn threads(&self) -> u32 {
+        (self.grid.n3.div_ceil(32) * 32).min(1024) as u32
+    }
+}
+
+impl Engine for CudaEngine {
+    fn stage(&mut self, input: &StageInput, out: Slot, cur: Slot, other: Slot, planes: Range<usize>) -> Result<()> {
+        let mut params = self.stage_params(input)?;
+        params.out = self.slot_ptr(out)?;
+        params.cur = self.slot_ptr(cur)?;
+        params.prev = self.slot_ptr(other)?;
+        params.plane_first = planes.start as i64;
+        params.plane_count = planes.len() as i64;
+        let lines = (planes.len() * self.grid.n2) as u64;
+        let implicit = input.scheme.implicit_rings > 0;
+        let shared = if implicit { 3 * self.grid.n3 as u32 * 16 } else { 0 };
+        let config = LaunchConfig {
+            grid_dim: (lines.clamp(1, MAX_BLOCKS) as u32, 1, 1),
+            block_dim: (self.threads(), 1, 1),
+            shared_mem_bytes: shared,
+        };
+        // SAFETY: the slots hold nx_local + 2 planes of interleaved complex doubles, the surface
+        // table nx_global doubles and the potential array (when used) the owned points; the kernel
+        // touches only planes plane_first .. plane_first + plane_count of `out` and their
+        // neighbours in `cur`; params mirrors the C struct.
+        unsafe { self.device.stream().launch_builder(&self.stage_kernel).arg(&params).launch(config) }?;
+        Ok(())
+    }
+
+    fn read_boundary(&mut self, slot: Slot, lower: &mut [C64], upper: &mut [C64]) -> Result<()> {
+        let plane = 2 * self.grid.plane_len();
+        let nx = self.grid.nx_local;
+        let psi = self.slot(slot)?;
+        let stream = self.device.stream();
+        stream.memcpy_dtoh(&psi.slice(plane..2 * plane), as_doubles_mut(lower))?;
+        stream.memcpy_dtoh(&psi.slice(nx * plane..(nx + 1) * plane), as_doubles_mut(upper))?;
+        Ok(stream.synchronize()?)
+    }
+
+    fn write_ghosts(&mut self, slot: Slot, lower: &[C64], upper: &[C64]) -> Result<()> {
+        let plane = 2 * self.grid.plane_len();
+        let nx = self.grid.nx_local;
+        let stream = self.device.stream().clone();
+        let psi = self.slots[slot].as_mut().ok_or_else(|| Error::Internal("TDSE ghost write to a free slot".into()))?;
+        stream.memcpy_htod(as_doubles(lower), &mut psi.slice_mut(0..plane))?;
+        stream.memcpy_htod(as_doubles(upper), &mut psi.slice_mut((nx + 1) * plane..(nx + 2) * plane))?;
+        Ok(())
+    }
+
+    fn sum(&mut self, slot: Slot, what: Sum, input: &StageInput) -> Result<Vec<f64>> {
+        let mut stage = self.stage_params(input)?;
+        stage.cur = self.slot_ptr(slot)?;
+        let (what_code, centre, radius2) = match what {
+            Sum::Norm => (0, [0.0; 3], 0.0),
+            Sum::Energy => (1, [0.0; 3], 0.0),
+            Sum::Overlap => (2, [0.0; 3], 0.0),
+            Sum::Sphere { centre, radius } => (3, centre, radius * radius),
+        };
+        let reference = match (what, &self.reference) {
+            (Sum::Overlap, Some(r)) => ptr(r, &self.device),
+            (Sum::Overlap, None) => return Err(Error::Internal("TDSE overlap without a reference state".into())),
+            _ => 0,
+        };
+        let params = SumParams {
+            stage,
+            reference,
+            partials: ptr(&self.partials, &self.device),
+            centre,
+            radius2,
+            what: what_code,
+            pad: 0,
+        };
+        let config = LaunchConfig { grid_dim: (SUM_BLOCKS, 1, 1), block_dim: (SUM_THREADS, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: as in `stage`; partials holds 2 SUM_BLOCKS doubles and the reference state (for
+        // overlaps) the owned points.
+        unsafe { self.device.stream().launch_builder(&self.sums_kernel).arg(&params).launch(config) }?;
+        let mut partials = vec![0.0; 2 * SUM_BLOCKS as usize];
+        self.device.download_into(&self.partials, &mut partials)?;
+        let (a, b) = partials.chunks(2).fold((0.0, 0.0), |(a, b), p| (a + p[0], b + p[1]));
+        Ok(vec![a, b])
+    }
+
+    fn scale(&mut self, slot: Slot, factor: f64) -> Result<()> {
+        let psi = self.slot_ptr(slot)?;
+        let (offset, n) = (self.grid.plane_len() as i64, self.grid.local_len() as i64);
+        let config = LaunchConfig::for_num_elems(n.min(1 << 30) as u32);
+        // SAFETY: the owned points of the slot, offset by the ghost plane.
+        unsafe {
+            self.device
+                .stream()
+                .launch_builder(&self.scale_kernel)
+                .arg(&psi)
+                .arg(&offset)
+                .arg(&n)
+                .arg(&factor)
+                .launch(config)
+        }?;
+        Ok(())
+    }
+
+    fn upload(&mut self, slot: Slot, values: &[C64]) -> Result<()> {
+        let owned = self.owned_doubles();
+        let stream = self.device.stream().clone();
+        let psi = self.slots[slot].as_mut().ok_or_else(|| Error::Internal("TDSE upload to a free slot".into()))?;
+        stream.memset_zeros(psi)?;
+        stream.memcpy_htod(as_doubles(values), &mut psi.slice_mut(owned))?;
+        Ok(stream.synchronize()?)
+    }
+
+    fn download(&mut self, slot: Slot, values: &mut [C64]) -> Result<()> {
+        let owned = self.owned_doubles();
+        let stream = self.device.stream();
+        stream.memcpy_dtoh(&self.slot(slot)?.slice(owned), as_doubles_mut(values))?;
+        Ok(stream.synchronize()?)
+    }
+
+    fn copy(&mut self, from: Slot, to: Slot) -> Result<()> {
+        let owned = self.owned_doubles();
+        let stream = self.device.stream().clone();
+        let mut target = self.slots[to].take().ok_or_else(|| Error::Internal("TDSE copy to a free slot".into()))?;
+        let result = stream.memcpy_dtod(&self.slot(from)?.slice(owned.clone()), &mut target.slice_mut(owned));
+        self.slots[to] = Some(target);
+        Ok(result?)
+    }
+
+    fn set_reference(&mut self, values: &[C64]) -> Result<()> {
+        self.reference = Some(self.device.upload(as_doubles(values))?);
+        Ok(())
+    }
+
+    fn set_potential(&mut self, values: &[f64]) -> Result<()> {
+        self.potential = Some(self.device.upload(values)?);
+        Ok(())
+    }
+
+    fn slice(&mut self, slot: Slot, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()> {
+        let g = &self.grid;
+        let result = self.device.uninit::<f64>(out.len())?;
+        let (psi, out_ptr) = (self.slot_ptr(slot)?, ptr(&result, &self.device));
+        let (n_out, n2, n3, x_offset, index) =
+            (out.len() as i64, g.n2 as i64, g.n3 as i64, g.x_offset as i64, index as i64);
+        let axis_code: i32 = match axis {
+            SliceAxis::X => 0,
+            SliceAxis::Second => 1,
+            SliceAxis::Third => 2,
+        };
+        let cylindrical = (g.geometry == Geometry::Cylindrical) as i32;
+        let config = LaunchConfig::for_num_elems(out.len().min(1 << 30) as u32);
+        // SAFETY: `result` holds n_out doubles; every source index lies in the owned planes
+        // (observables::slice_source).
+        unsafe {
+            self.device
+                .stream()
+                .launch_builder(&self.slice_kernel)
+                .arg(&psi)
+                .arg(&out_ptr)
+                .arg(&n_out)
+                .arg(&n2)
+                .arg(&n3)
+                .arg(&x_offset)
+                .arg(&axis_code)
+                .arg(&cylindrical)
+                .arg(&index)
+                .launch(config)
+        }?;
+        self.device.download_into(&result, out)
+    }
+
+    fn ensure_slot(&mut self, slot: Slot) -> Result<()> {
+        if self.slots[slot].is_none() {
+            self.slots[slot] = Some(self.device.zeros::<f64>(2 * self.grid.stored_len())?);
+        }
+        Ok(())
+    }
+
+    fn free_slot(&mut self, slot: Slot) {
+        self.slots[slot] = None;
+    }
+
+    fn synchronize(&mut self) -> Result<()> {
+        self.device.synchronize()
+    }
+
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+}

@@ -1,0 +1,541 @@
+//! 3D time-dependent Schrödinger propagation for one active electron (paper:
+//! tdse-cylindrical-gpu.txt, Gainullin, Comput. Phys. Commun. 210 (2017) 72): the explicit
+//! leap-frog of eqs. 2-3 on a cylindrical (x, ρ, θ) grid with the hybrid implicit θ-correction
+//! near the axis (eqs. 6-16), or on a Cartesian grid, with absorbing layers, a potential made on
+//! the device from an ion trajectory and a surface, imaginary-time relaxation, observables that
+//! stay on the device, and a domain split along x whose halo planes the caller's MPI moves.
+//!
+//! Atomic units throughout: lengths in bohr, energies in hartree, times in a.u. (2.419·10⁻¹⁷ s).
+//!
+//! - [`grid`]: the grids, eq. 17 storage, slabs;
+//! - [`potential`]: ion pseudopotential, jellium and Chulkov surfaces, trajectories, absorber;
+//! - [`scheme`]: the stages (leap-frog, start, imaginary time) and the stability limit;
+//! - [`tridiagonal`]: the cyclic Thomas + Sherman-Morrison solve of eqs. 11-16;
+//! - [`cpu`] and `cuda` (one thread block per ring, `kernels/tdse.cu`): the backends.
+//!
+//! A [`Propagator`] owns the wavefunction (two time levels) in device memory on the CUDA backend;
+//! `step(n)` runs n steps with no copy to the host except the norm checks of the watchdog (one
+//! reduction per `norm_check_interval` steps and one at the end).
+//!
+//! **Split domains.** A handle may own the planes `x_offset .. x_offset + nx_local` of a global
+//! grid. It is then given a [`Communicator`]: the caller's MPI (or any transport) that swaps the
+//! first and last owned planes with the neighbouring ranks' ghost planes and sums the
+//! observables. Every stage calls `exchange` once; on the GPU the interior planes are computed
+//! while it runs (the paper's overlap of halo transfer and interior update). The first call
+//! checks that neighbours agree on the grid. `step`, `relax` and the observables are then
+//! collective: every rank calls them in the same order.
+
+pub mod cpu;
+mod cuda;
+pub mod engine;
+pub mod grid;
+pub mod observables;
+pub mod potential;
+pub mod scheme;
+pub mod tridiagonal;
+
+use crate::backend::{self, Backend};
+use crate::error::{Error, Result};
+use crate::memory;
+use engine::{Engine, PotentialAt, SliceAxis, Slot, StageInput, Sum};
+use grid::Grid;
+use num_complex::Complex64 as C64;
+use potential::{Absorber, IonPotential, Surface, Trajectory};
+use scheme::{Params, Scheme, Stage};
+
+/// The ranks' transport of halo planes and sums (module docs).
+pub trait Communicator: Send {
+    /// Sends `send_lower` (the first owned plane) to the rank below and `send_upper` (the last)
+    /// to the rank above, and receives their planes into `recv_lower` and `recv_upper`. Where
+    /// there is no neighbour the receive buffer must be left as it is (zeroed by the caller),
+    /// as MPI_PROC_NULL does.
+    fn exchange(&mut self, send_lower: &[C64], send_upper: &[C64], recv_lower: &mut [C64], recv_upper: &mut [C64])
+        -> Result<()>;
+    /// Replaces `values` by their sums over all ranks (MPI_Allreduce with MPI_SUM).
+    fn sum(&mut self, values: &mut [f64]) -> Result<()>;
+}
+
+/// How many time levels the handle holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Levels {
+    /// No wavefunction yet, or a run failed.
+    None,
+    /// ψ^n only: the next step starts the two-level scheme.
+    One,
+    /// ψ^n and ψ^{n−1}.
+    Two,
+}
+
+/// Result of [`Propagator::relax`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Relaxation {
+    /// ⟨ψ|H|ψ⟩/⟨ψ|ψ⟩ at the end (hartree).
+    pub energy: f64,
+    /// Imaginary-time steps taken.
+    pub steps: u64,
+    /// Whether the energy changed by less than the tolerance over the last check interval.
+    pub converged: bool,
+}
+
+/// Steps between the energy checks (and renormalisations) of [`Propagator::relax`].
+pub const RELAX_CHECK_INTERVAL: u64 = 50;
+
+/// The halo planes in host memory.
+struct Halo {
+    send: [Vec<C64>; 2],
+    recv: [Vec<C64>; 2],
+}
+
+/// The grid, the scheme and the potential: what every stage reads besides the wavefunctions.
+struct Model {
+    grid: Grid,
+    scheme: Scheme,
+    absorber: Absorber,
+    ion: Option<IonPotential>,
+    surface: Vec<f64>,
+    trajectory: Trajectory,
+    array_potential: bool,
+}
+
+impl Model {
+    fn input(&self, stage: Stage) -> StageInput<'_> {
+        let ion = self.ion.map(|ion| (ion, self.trajectory.at(stage.time)));
+        StageInput {
+            grid: &self.grid,
+            scheme: &self.scheme,
+            absorber: self.absorber,
+            potential: PotentialAt { surface: &self.surface, array: self.array_potential, ion },
+            stage,
+        }
+    }
+}
+
+/// A wavefunction on a grid and the means to propagate it (module docs).
+pub struct Propagator {
+    model: Model,
+    engine: Box<dyn Engine>,
+    communicator: Option<Box<dyn Communicator>>,
+    halo: Option<Halo>,
+    levels: Levels,
+    /// Slots of ψ^n and ψ^{n−1} (or the free one), and the third.
+    cur: Slot,
+    prev: Slot,
+    spare: Slot,
+    time: f64,
+    steps: u64,
+    last_norm: f64,
+    has_reference: bool,
+}
+
+impl Propagator {
+    /// A propagator on the backend in force ([`backend::current`]).
+    pub fn new(grid: Grid, params: Params) -> Result<Self> {
+        let backend = backend::current()?;
+        Self::with_backend(grid, params, &backend)
+    }
+
+    /// A propagator on `backend`, with no potential (U = 0), no wavefunction yet.
+    pub fn with_backend(grid: Grid, params: Params, backend: &Backend) -> Result<Self> {
+        grid.validate()?;
+        let scheme = Scheme::new(params, &grid)?;
+        let engine: Box<dyn Engine> = match backend {
+            Backend::Cpu => Box::new(cpu::CpuEngine::new(&grid)?),
+            Backend::Cuda(device) => Box::new(cuda::CudaEngine::new(device.clone(), &grid)?),
+        };
+        let surface = memory::filled("the surface potential table", grid.nx, 0.0)?;
+        Ok(Propagator {
+            model: Model {
+                absorber: Absorber { width: params.absorber_width, strength: params.absorber_strength },
+                grid,
+                scheme,
+                ion: None,
+                surface,
+                trajectory: Trajectory::fixed([0.0; 3]),
+                array_potential: false,
+            },
+            engine,
+            communicator: None,
+            halo: None,
+            levels: Levels::None,
+            cur: 0,
+            prev: 1,
+            spare: 2,
+            time: 0.0,
+            steps: 0,
+            last_norm: 0.0,
+            has_reference: false,
+        })
+    }
+
+    /// The grid.
+    pub fn grid(&self) -> &Grid {
+        &self.model.grid
+    }
+
+    /// The scheme (with the ρ0 in use).
+    pub fn scheme(&self) -> &Scheme {
+        &self.model.scheme
+    }
+
+    /// "cpu" or "cuda".
+    pub fn backend_name(&self) -> &'static str {
+        self.engine.name()
+    }
+
+    /// Time of ψ^n (a.u.) and steps taken since the wavefunction was set.
+    pub fn time(&self) -> (f64, u64) {
+        (self.time, self.steps)
+    }
+
+    /// Makes U analytic: the ion (or none) along the trajectory and the surface.
+    pub fn set_analytic_potential(
+        &mut self,
+        ion: Option<IonPotential>,
+        surface: &Surface,
+        trajectory: Trajectory,
+    ) -> Result<()> {
+        if let Some(ion) = &ion {
+            ion.validate()?;
+        }
+        surface.validate(self.model.grid.nx)?;
+        let table = surface.tabulate(&self.model.grid)?;
+        if let Some(i) = table.iter().position(|v| !v.is_finite()) {
+            return Err(Error::invalid_at("surface", i, "gives a non-finite potential on this x plane"));
+        }
+        self.model.surface = table;
+        self.model.ion = ion;
+        self.model.trajectory = trajectory;
+        self.model.array_potential = false;
+        Ok(())
+    }
+
+    /// Makes U the caller's array on the owned points (hartree, eq. 17 order).
+    pub fn set_potential_array(&mut self, values: &[f64]) -> Result<()> {
+        check_len("potential", values.len(), self.model.grid.local_len())?;
+        if let Some(i) = values.iter().position(|v| !(v.is_finite() && v.abs() <= 1e6)) {
+            return Err(Error::invalid_at("potential", i, "must be finite and within ±1e6 hartree"));
+        }
+        self.engine.set_potential(values)?;
+        self.model.array_potential = true;
+        Ok(())
+    }
+
+    /// Connects a split handle to its neighbours (collective): checks that they agree on the
+    /// plane size and the global grid and that the slabs meet.
+    pub fn set_communicator(&mut self, mut communicator: Box<dyn Communicator>) -> Result<()> {
+        let g = &self.model.grid;
+        let header = |a: usize, b: usize| C64::new(a as f64, b as f64);
+        let mine = [header(g.plane_len(), g.nx), header(g.x_offset, g.x_offset + g.nx_local)];
+        let (mut below, mut above) = ([C64::default(); 2], [C64::default(); 2]);
+        communicator.exchange(&mine, &mine, &mut below, &mut above)?;
+        for (side, theirs, expected_edge) in [("below", below, g.x_offset), ("above", above, g.x_offset + g.nx_local)]
+        {
+            if theirs == [C64::default(); 2] {
+                let at_end = if side == "below" { g.x_offset == 0 } else { g.x_offset + g.nx_local == g.nx };
+                if !at_end {
+                    return Err(Error::invalid(
+                        "grid.x_offset",
+                        format!("no rank answered from {side}, but this slab (planes {}..{}) does not reach that end of the grid (nx = {})", g.x_offset, g.x_offset + g.nx_local, g.nx),
+                    ));
+                }
+                continue;
+            }
+            let (plane, nx) = (theirs[0].re as usize, theirs[0].im as usize);
+            let edge = if side == "below" { theirs[1].im as usize } else { theirs[1].re as usize };
+            if plane != g.plane_len() || nx != g.nx {
+                return Err(Error::invalid(
+                    "grid.n2",
+                    format!(
+                        "mismatched halo sizes: the rank {side} has planes of {plane} points on a grid of {nx} planes, this one {} on {}",
+                        g.plane_len(),
+                        g.nx
+                    ),
+                ));
+            }
+            if edge != expected_edge {
+                return Err(Error::invalid(
+                    "grid.x_offset",
+                    format!("the slab {side} ends at plane {edge} but this one at plane {expected_edge}: the slabs must meet"),
+                ));
+            }
+        }
+        let plane = self.model.grid.plane_len();
+        let buffer = || memory::filled("a halo plane", plane, C64::default());
+        self.halo = Some(Halo { send: [buffer()?, buffer()?], recv: [buffer()?, buffer()?] });
+        self.communicator = Some(communicator);
+        Ok(())
+    }
+
+    /// Sets ψ^n (owned points, eq. 17 order) at time `time` (a.u.); the next step starts the
+    /// two-level scheme from it.
+    pub fn set_wavefunction(&mut self, values: &[C64], time: f64) -> Result<()> {
+        check_len("psi", values.len(), self.model.grid.local_len())?;
+        if let Some(i) = values.iter().position(|z| !(z.re.is_finite() && z.im.is_finite())) {
+            return Err(Error::invalid_at("psi", i, "must be finite"));
+        }
+        if !(time.is_finite() && time.abs() <= 1e12) {
+            return Err(Error::invalid("time", format!("must be finite, got {time}")));
+        }
+        self.ensure_split_ready()?;
+        self.engine.upload(self.cur, values)?;
+        let norm = self.norm_of(self.cur)?;
+        if norm <= 0.0 {
+            self.levels = Levels::None;
+            return Err(Error::invalid("psi", "must not be zero everywhere (its norm is 0)"));
+        }
+        self.levels = Levels::One;
+        self.time = time;
+        self.steps = 0;
+        self.last_norm = norm;
+        Ok(())
+    }
+
+    /// ψ^n on the owned points.
+    pub fn wavefunction(&mut self, out: &mut [C64]) -> Result<()> {
+        self.require_wavefunction()?;
+        check_len("psi", out.len(), self.model.grid.local_len())?;
+        self.engine.download(self.cur, out)
+    }
+
+    /// Stores the reference state φ of [`Propagator::overlap`] (owned points).
+    pub fn set_reference(&mut self, values: &[C64]) -> Result<()> {
+        check_len("phi", values.len(), self.model.grid.local_len())?;
+        if let Some(i) = values.iter().position(|z| !(z.re.is_finite() && z.im.is_finite())) {
+            return Err(Error::invalid_at("phi", i, "must be finite"));
+        }
+        self.engine.set_reference(values)?;
+        self.has_reference = true;
+        Ok(())
+    }
+
+    /// Advances `n_steps` time steps of τ (a.u.) on the backend, stopping with an error when the
+    /// norm grows past the tolerance (checked every `norm_check_interval` steps and at the end).
+    pub fn step(&mut self, n_steps: u64) -> Result<()> {
+        self.require_wavefunction()?;
+        let tau = self.model.scheme.params.dtau;
+        if self.model.ion.is_some() && !self.model.array_potential {
+            self.model.trajectory.covers(self.time, self.time + n_steps as f64 * tau)?;
+        }
+        let interval = self.model.scheme.params.norm_check_interval;
+        for _ in 0..n_steps {
+            if self.levels == Levels::One {
+                self.engine.ensure_slot(self.prev)?;
+                self.engine.ensure_slot(self.spare)?;
+                let (psi0, half, psi1) = (self.cur, self.prev, self.spare);
+                self.run_stage(Stage::start_half(tau, self.time), half, psi0, psi0)?;
+                self.run_stage(Stage::start_midpoint(tau, self.time), psi1, half, psi0)?;
+                self.engine.free_slot(half);
+                (self.cur, self.prev, self.spare) = (psi1, psi0, half);
+                self.levels = Levels::Two;
+            } else {
+                self.run_stage(Stage::leap_frog(tau, self.time), self.prev, self.cur, self.cur)?;
+                std::mem::swap(&mut self.cur, &mut self.prev);
+            }
+            self.time += tau;
+            self.steps += 1;
+            if self.steps % interval == 0 {
+                self.watch_norm()?;
+            }
+        }
+        if self.steps % interval != 0 {
+            self.watch_norm()?;
+        }
+        Ok(())
+    }
+
+    /// Imaginary-time relaxation (τ → −iτ) of ψ^n at the current time: at most `max_steps`
+    /// forward-Euler steps with the hybrid θ-correction, renormalised and checked every
+    /// [`RELAX_CHECK_INTERVAL`] steps; converged when the energy changes by less than
+    /// `energy_tolerance` (hartree) between checks. ψ^n is replaced by the normalised result and
+    /// the next real-time step starts from it.
+    pub fn relax(&mut self, max_steps: u64, energy_tolerance: f64) -> Result<Relaxation> {
+        self.require_wavefunction()?;
+        if !(energy_tolerance.is_finite() && energy_tolerance > 0.0) {
+            return Err(Error::invalid("energy_tolerance", format!("must be positive, got {energy_tolerance}")));
+        }
+        if max_steps == 0 {
+            return Err(Error::invalid("max_steps", "must be at least 1"));
+        }
+        self.engine.ensure_slot(self.prev)?;
+        let tau = self.model.scheme.params.dtau;
+        let mut energy = self.energy()?;
+        let mut steps = 0;
+        let mut converged = false;
+        while steps < max_steps && !converged {
+            let chunk = RELAX_CHECK_INTERVAL.min(max_steps - steps);
+            for _ in 0..chunk {
+                self.run_stage(Stage::imaginary(tau, self.time), self.prev, self.cur, self.cur)?;
+                std::mem::swap(&mut self.cur, &mut self.prev);
+            }
+            steps += chunk;
+            let norm = self.norm_of(self.cur)?;
+            if !(norm.is_finite() && norm > 0.0) {
+                self.levels = Levels::None;
+                return Err(Error::NotConverged(format!(
+                    "imaginary-time relaxation diverged after {steps} steps (norm {norm:e}): τ = {tau} is beyond the forward-Euler limit of this grid and potential"
+                )));
+            }
+            self.engine.scale(self.cur, 1.0 / norm.sqrt())?;
+            let next = self.energy()?;
+            converged = (next - energy).abs() < energy_tolerance;
+            energy = next;
+        }
+        self.levels = Levels::One;
+        self.steps = 0;
+        self.last_norm = 1.0;
+        Ok(Relaxation { energy, steps, converged })
+    }
+
+    /// ⟨ψ|ψ⟩ of ψ^n (all ranks).
+    pub fn norm(&mut self) -> Result<f64> {
+        self.require_wavefunction()?;
+        self.norm_of(self.cur)
+    }
+
+    /// ⟨ψ|H|ψ⟩/⟨ψ|ψ⟩ of ψ^n at the current time (hartree, all ranks).
+    pub fn energy(&mut self) -> Result<f64> {
+        self.require_wavefunction()?;
+        self.refresh_ghosts(self.cur)?;
+        let input = self.model.input(Stage::imaginary(0.0, self.time));
+        let mut sums = self.engine.sum(self.cur, Sum::Energy, &input)?;
+        self.global_sum(&mut sums)?;
+        Ok(sums[0] / sums[1])
+    }
+
+    /// ⟨φ|ψ^n⟩ with the reference state (all ranks): the survival amplitude when φ = ψ(0).
+    pub fn overlap(&mut self) -> Result<C64> {
+        self.require_wavefunction()?;
+        if !self.has_reference {
+            return Err(Error::invalid("handle", "has no reference state: set one first (set_reference)"));
+        }
+        let input = self.model.input(Stage::imaginary(0.0, self.time));
+        let mut sums = self.engine.sum(self.cur, Sum::Overlap, &input)?;
+        self.global_sum(&mut sums)?;
+        Ok(C64::new(sums[0], sums[1]))
+    }
+
+    /// ∫|ψ^n|² over the ball of `radius` (bohr) around the ion's position R(t) at the current
+    /// time (all ranks): the electron's population on the ion.
+    pub fn population_near_ion(&mut self, radius: f64) -> Result<f64> {
+        self.require_wavefunction()?;
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(Error::invalid("radius", format!("must be positive (bohr), got {radius}")));
+        }
+        let centre = self.model.trajectory.at(self.time);
+        let input = self.model.input(Stage::imaginary(0.0, self.time));
+        let mut sums = self.engine.sum(self.cur, Sum::Sphere { centre, radius }, &input)?;
+        self.global_sum(&mut sums)?;
+        Ok(sums[0])
+    }
+
+    /// |ψ^n|² on a slice of this rank's slab ([`SliceAxis`]).
+    pub fn density_slice(&mut self, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()> {
+        self.require_wavefunction()?;
+        observables::check_slice_index(&self.model.grid, axis, index)?;
+        check_len("density", out.len(), observables::slice_len(&self.model.grid, axis))?;
+        self.engine.slice(self.cur, axis, index, out)
+    }
+
+    fn require_wavefunction(&self) -> Result<()> {
+        if self.levels == Levels::None {
+            return Err(Error::invalid(
+                "handle",
+                "holds no wavefunction: set one (set_wavefunction) before stepping or measuring; a run that failed leaves none",
+            ));
+        }
+        Ok(())
+    }
+
+    fn ensure_split_ready(&self) -> Result<()> {
+        if self.model.grid.is_split() && self.communicator.is_none() {
+            return Err(Error::invalid(
+                "handle",
+                "owns part of the grid (nx_local < nx) but has no communicator: set one (set_communicator) first",
+            ));
+        }
+        Ok(())
+    }
+
+    /// One stage on all owned planes, exchanging `cur`'s halo planes first on a split domain
+    /// (the interior planes run meanwhile).
+    fn run_stage(&mut self, stage: Stage, out: Slot, cur: Slot, other: Slot) -> Result<()> {
+        let n = self.model.grid.nx_local;
+        if self.communicator.is_none() {
+            let input = self.model.input(stage);
+            return self.engine.stage(&input, out, cur, other, 0..n);
+        }
+        let halo = self.halo.as_mut().expect("a communicator comes with its halo buffers");
+        let [lower, upper] = &mut halo.send;
+        self.engine.read_boundary(cur, lower, upper)?;
+        if n > 2 {
+            // The interior needs no ghost plane: it runs while the halos travel.
+            self.engine.stage(&self.model.input(stage), out, cur, other, 1..n - 1)?;
+        }
+        self.exchange_halos(cur)?;
+        let input = self.model.input(stage);
+        self.engine.stage(&input, out, cur, other, 0..1)?;
+        if n > 1 {
+            self.engine.stage(&input, out, cur, other, n - 1..n)?;
+        }
+        Ok(())
+    }
+
+    /// Swaps the boundary planes already in the send buffers and writes the ghosts of `slot`.
+    fn exchange_halos(&mut self, slot: Slot) -> Result<()> {
+        let (Some(comm), Some(halo)) = (self.communicator.as_mut(), self.halo.as_mut()) else {
+            return Ok(());
+        };
+        let [recv_lower, recv_upper] = &mut halo.recv;
+        recv_lower.fill(C64::default());
+        recv_upper.fill(C64::default());
+        comm.exchange(&halo.send[0], &halo.send[1], recv_lower, recv_upper)?;
+        self.engine.write_ghosts(slot, recv_lower, recv_upper)
+    }
+
+    /// Makes the ghost planes of `slot` current (split domains only).
+    fn refresh_ghosts(&mut self, slot: Slot) -> Result<()> {
+        if let Some(halo) = self.halo.as_mut() {
+            let [lower, upper] = &mut halo.send;
+            self.engine.read_boundary(slot, lower, upper)?;
+            self.exchange_halos(slot)?;
+        }
+        Ok(())
+    }
+
+    fn global_sum(&mut self, values: &mut [f64]) -> Result<()> {
+        match self.communicator.as_mut() {
+            Some(comm) => comm.sum(values),
+            None => Ok(()),
+        }
+    }
+
+    fn norm_of(&mut self, slot: Slot) -> Result<f64> {
+        let input = self.model.input(Stage::imaginary(0.0, self.time));
+        let mut sums = self.engine.sum(slot, Sum::Norm, &input)?;
+        self.global_sum(&mut sums)?;
+        Ok(sums[0])
+    }
+
+    /// The watchdog: the norm may fall (absorber, the dissipative θ-correction) but not grow.
+    fn watch_norm(&mut self) -> Result<()> {
+        let norm = self.norm_of(self.cur)?;
+        let tolerance = self.model.scheme.params.norm_growth_tolerance;
+        if !norm.is_finite() || norm > self.last_norm * (1.0 + tolerance) {
+            let last = self.last_norm;
+            self.levels = Levels::None;
+            return Err(Error::NotConverged(format!(
+                "the norm grew from {last:.6e} to {norm:.6e} (tolerance {tolerance:e}) by step {} (t = {} a.u.): the scheme is unstable here — lower params.dtau, raise params.rho0, or check the potential; the wavefunction is lost",
+                self.steps, self.time
+            )));
+        }
+        self.last_norm = norm;
+        Ok(())
+    }
+}
+
+fn check_len(name: &'static str, got: usize, expected: usize) -> Result<()> {
+    if got != expected {
+        return Err(Error::invalid(name, format!("must hold {expected} values (the owned points), got {got}")));
+    }
+    Ok(())
+}
