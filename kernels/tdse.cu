@@ -6,7 +6,8 @@
 //                                                                      on rings below rho0,
 //   h = P prev + c E [H cur]                                                 elsewhere,
 // E = exp(-delta W), P = E^2; the implicit rings solve their cyclic tridiagonal system in shared
-// memory by the Thomas algorithm with Sherman-Morrison (eqs. 11-16, src/tdse/tridiagonal.rs).
+// memory (solve_ring: the same solution as the Thomas algorithm with Sherman-Morrison of eqs. 11-16
+// in src/tdse/tridiagonal.rs, by a factorisation that needs no division in its serial passes).
 // Stored wavefunctions hold a ghost plane before and after the owned planes.
 
 typedef unsigned long long u64;
@@ -28,10 +29,11 @@ __device__ inline cplx divide(cplx a, cplx b) {
 // Mirrors src/tdse/cuda.rs StageParams field by field.
 struct StageParams {
     u64 out, prev, cur, surface, potential;
-    i64 n2, n3, nx_global, x_offset, plane_first, plane_count;
-    double dx, d2, d3, x0, y0, z0;
+    u64 absorber_x, absorber_2, absorber_3;  // W (hartree) on the global x planes, second, third index
+    u64 trig;                                // cylindrical: cos theta_m, sin theta_m (2 n3)
+    i64 n2, n3, nx_global, x_offset, plane_first, plane_count, ring_first, ring_count;
+    double dx, inv_dx2, d2, d3, x0, y0, z0;
     double c_re, c_im, delta, alpha, beta, gamma;
-    double absorber_width, absorber_strength;
     double ion[10];  // z, z_core, a1, a2, a3, polarisability, cutoff, core amplitude, core exponent, soft core
     double rx, ry, rz;
     int cylindrical, implicit_rings, prev_mode, array_potential, has_ion, pad;
@@ -39,24 +41,14 @@ struct StageParams {
 
 enum { PREV_IN_PLACE = 0, PREV_CUR = 1, PREV_OTHER = 2 };
 
-// Absorber profile (depth/L)^2 at index i of n with step h (src/tdse/potential.rs Absorber).
-__device__ inline double absorber_profile(double width, i64 i, i64 n, double h, int low) {
-    if (width <= 0.0) return 0.0;
-    const double from_high = (double)(n - 1 - i) * h, from_low = (double)i * h;
-    double w = 0.0;
-    if (from_high < width) { const double t = (width - from_high) / width; w += t * t; }
-    if (low && from_low < width) { const double t = (width - from_low) / width; w += t * t; }
-    return w;
-}
-
 // V_ion at squared distance r2 (src/tdse/potential.rs IonPotential::value).
 __device__ double ion_value(const double *p, double r2) {
     r2 += p[9] * p[9];
-    const double r = sqrt(r2);
+    const double r_inv = rsqrt(r2), r = r2 * r_inv;
     double charge = p[1];
     if (p[0] != p[1]) charge += (p[0] - p[1]) * exp(-p[2] * r);
     if (p[3] != 0.0) charge += p[3] * r * exp(-p[4] * r);
-    double v = -charge / r;
+    double v = -charge * r_inv;
     if (p[5] != 0.0) { const double s = r2 + p[6] * p[6]; v -= p[5] / (2.0 * s * s); }
     if (p[7] != 0.0) v += p[7] * exp(-p[8] * r2);
     return v;
@@ -94,10 +86,9 @@ __device__ inline double potential_at(const StageParams &p, const Line &ln, i64 
         const double x = p.x0 + (double)kg * p.dx;
         double y, z;
         if (p.cylindrical) {
-            double s, c;
-            sincos((double)m * p.d3, &s, &c);
-            y = ln.rho * c;
-            z = ln.rho * s;
+            const double *trig = (const double *)p.trig;
+            y = ln.rho * trig[2 * m];
+            z = ln.rho * trig[2 * m + 1];
         } else {
             y = p.y0 + (double)ln.l * p.d2;
             z = p.z0 + (double)m * p.d3;
@@ -114,8 +105,7 @@ __device__ inline cplx apply_h(const StageParams &p, const cplx *psi, const Line
     const i64 n2 = p.n2, n3 = p.n3, plane = n2 * n3;
     const i64 at = (ln.k + 1) * plane + ln.l * n3 + m;
     const cplx c = psi[at];
-    const double inv_dx2 = 1.0 / (p.dx * p.dx);
-    cplx lap = scale(inv_dx2, sub(add(psi[at + plane], psi[at - plane]), scale(2.0, c)));
+    cplx lap = scale(p.inv_dx2, sub(add(psi[at + plane], psi[at - plane]), scale(2.0, c)));
     const cplx zero = mk(0.0, 0.0);
     const cplx up = ln.l + 1 < n2 ? psi[at + n3] : zero;
     const cplx down = ln.l > 0 ? psi[at - n3] : zero;
@@ -135,68 +125,82 @@ __device__ inline cplx apply_h(const StageParams &p, const cplx *psi, const Line
     return add(scale(-0.5, lap), scale(potential_at(p, ln, m), c));
 }
 
-// Line i of the launch: the implicit rings of every plane first (so their serial solves start
-// early and overlap the explicit rings), then the explicit ones.
-__device__ inline void line_index(const StageParams &p, i64 i, i64 &k, i64 &l) {
-    const i64 implicit = p.implicit_rings, explicit_rings = p.n2 - p.implicit_rings;
-    const i64 n_implicit = p.plane_count * implicit;
-    if (i < n_implicit) {
-        k = p.plane_first + i / implicit;
-        l = i % implicit;
-    } else {
-        const i64 j = i - n_implicit;
-        k = p.plane_first + j / explicit_rings;
-        l = implicit + j % explicit_rings;
-    }
+__device__ inline cplx csqrt(cplx z) {
+    const double m = sqrt(z.re * z.re + z.im * z.im);
+    const double t = sqrt(0.5 * (m + fabs(z.re)));
+    if (t == 0.0) return mk(0.0, 0.0);
+    if (z.re >= 0.0) return mk(t, z.im / (2.0 * t));
+    return mk(fabs(z.im) / (2.0 * t), z.im >= 0.0 ? t : -t);
 }
 
-// Solves the cyclic system (b, a) of one ring in place in h (src/tdse/tridiagonal.rs), one thread.
-__device__ void solve_ring(cplx b, cplx a, cplx *h, cplx *cp, cplx *q, i64 n) {
-    const cplx gamma = mk(-b.re, -b.im);
-    cplx diag = sub(b, gamma);
-    cp[0] = divide(a, diag);
-    h[0] = divide(h[0], diag);
-    q[0] = divide(gamma, diag);
-    const cplx a_over_gamma = divide(a, gamma);
-    for (i64 k = 1; k < n; ++k) {
-        diag = k == n - 1 ? sub(b, mul(a, a_over_gamma)) : b;
-        const cplx den = sub(diag, mul(a, cp[k - 1]));
-        const double inv = 1.0 / (den.re * den.re + den.im * den.im);
-        const cplx rden = mk(den.re * inv, -den.im * inv);
-        cp[k] = mul(a, rden);
-        h[k] = mul(sub(h[k], mul(a, h[k - 1])), rden);
-        const cplx u = k == n - 1 ? a : mk(0.0, 0.0);
-        q[k] = mul(sub(u, mul(a, q[k - 1])), rden);
+// Solves the cyclic system a h_{k-1} + b h_k + a h_{k+1} = d_k (k mod n, |b| > 2|a|) in place in
+// h, with the whole block. The CPU reference uses the Thomas algorithm with Sherman-Morrison
+// (src/tdse/tridiagonal.rs, eqs. 11-16), whose serial chain of complex divisions is slow on one GPU
+// thread; here the constant coefficients allow the factorisation
+//   a S^-1 (S - r)(S - 1/r),   (S y)_k = y_{k+1},   r^2 + (b/a) r + 1 = 0,   |r| < 1,
+// into two first-order cyclic recurrences, each one serial pass of complex multiply-adds (no
+// division) plus a parallel closure:
+//   u_{k+1} = r u_k + d_{k+1}/a (forward),   h_k = r h_{k+1} - r u_k (backward),
+// with u_0 = U_n/(1 - r^n) and h_n = h_0 = Y_0/(1 - r^n) from the passes started at zero.
+// u and pw (r^0 .. r^n) are shared scratch of n and n + 1 values.
+__device__ void solve_ring(cplx b, cplx a, cplx *h, cplx *u, cplx *pw, i64 n) {
+    // The root of modulus > 1 without cancellation (the sign of the square root along -b/a),
+    // then r = 1/R (the roots' product is 1).
+    const cplx ba = divide(b, a);
+    cplx root = csqrt(sub(mul(ba, ba), mk(4.0, 0.0)));
+    if (root.re * ba.re + root.im * ba.im > 0.0) root = scale(-1.0, root);
+    const cplx r = divide(mk(2.0, 0.0), sub(root, ba));
+    const cplx inv_a = divide(mk(1.0, 0.0), a);
+    if (threadIdx.x == 0) {
+        // Forward pass from U_0 = 0 (stored in u), powers alongside.
+        cplx acc = mk(0.0, 0.0), power = mk(1.0, 0.0);
+        for (i64 k = 0; k < n; ++k) {
+            u[k] = acc;
+            pw[k] = power;
+            acc = add(mul(r, acc), mul(inv_a, h[k + 1 == n ? 0 : k + 1]));
+            power = mul(r, power);
+        }
+        pw[n] = power;
+        u[0] = divide(acc, sub(mk(1.0, 0.0), power));  // u_0; U_n = acc
     }
-    for (i64 k = n - 2; k >= 0; --k) {
-        h[k] = sub(h[k], mul(cp[k], h[k + 1]));
-        q[k] = sub(q[k], mul(cp[k], q[k + 1]));
+    __syncthreads();
+    const cplx u0 = u[0];
+    for (i64 k = threadIdx.x + 1; k < n; k += blockDim.x) u[k] = add(u[k], mul(pw[k], u0));
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        // Backward pass from Y_n = 0 (stored in h).
+        cplx acc = mk(0.0, 0.0);
+        for (i64 k = n - 1; k >= 0; --k) {
+            acc = sub(mul(r, acc), mul(r, u[k]));
+            h[k] = acc;
+        }
+        h[0] = divide(acc, sub(mk(1.0, 0.0), pw[n]));  // h_0; Y_0 = acc
     }
-    const cplx factor = divide(add(h[0], mul(a_over_gamma, h[n - 1])),
-                               add(mk(1.0, 0.0), add(q[0], mul(a_over_gamma, q[n - 1]))));
-    for (i64 k = 0; k < n; ++k) h[k] = sub(h[k], mul(factor, q[k]));
+    __syncthreads();
+    const cplx h0 = h[0];
+    for (i64 k = threadIdx.x + 1; k < n; k += blockDim.x) h[k] = add(h[k], mul(pw[n - k], h0));
 }
 
-extern "C" __global__ void stage(StageParams p) {
-    extern __shared__ cplx ring[];  // 3 N3 values on implicit rings: h, c', q
+// One launch covers rings ring_first .. ring_first + ring_count of planes plane_first ..
+// plane_first + plane_count: the host launches the explicit rings (no shared memory) and the
+// implicit ones (3 N3 + 1 complex values of shared memory: h, u, powers of r) separately.
+extern "C" __global__ void __launch_bounds__(256, 4) stage(StageParams p) {
+    extern __shared__ cplx ring[];
     cplx *out = (cplx *)p.out;
     const cplx *cur = (const cplx *)p.cur;
     const cplx *other = (const cplx *)p.prev;
     const i64 n2 = p.n2, n3 = p.n3, plane = n2 * n3;
-    const i64 n_lines = p.plane_count * n2;
+    const i64 n_lines = p.plane_count * p.ring_count;
     const cplx c = mk(p.c_re, p.c_im);
     for (i64 i = blockIdx.x; i < n_lines; i += gridDim.x) {
-        i64 k, l;
-        line_index(p, i, k, l);
+        const i64 k = p.plane_first + i / p.ring_count, l = p.ring_first + i % p.ring_count;
         const Line ln = line_of(p, k, l);
         const int implicit = l < p.implicit_rings;
         const i64 base = (k + 1) * plane + l * n3;
-        const double w_line = p.absorber_strength *
-            (absorber_profile(p.absorber_width, p.x_offset + k, p.nx_global, p.dx, 1) +
-             absorber_profile(p.absorber_width, l, n2, p.d2, !p.cylindrical));
+        const double w_line = ((const double *)p.absorber_x)[p.x_offset + k] + ((const double *)p.absorber_2)[l];
         for (i64 m = threadIdx.x; m < n3; m += blockDim.x) {
             double w = w_line;
-            if (!p.cylindrical) w += p.absorber_strength * absorber_profile(p.absorber_width, m, n3, p.d3, 1);
+            if (!p.cylindrical) w += ((const double *)p.absorber_3)[m];
             const double e = w > 0.0 ? exp(-p.delta * w) : 1.0;
             const cplx hpsi = apply_h(p, cur, ln, m, !implicit);
             const cplx prev = p.prev_mode == PREV_IN_PLACE ? out[base + m]
@@ -222,12 +226,8 @@ extern "C" __global__ void stage(StageParams p) {
             }
         }
         __syncthreads();
-        if (threadIdx.x == 0) {
-            const double alpha = p.alpha / weight;
-            const cplx b = add(mk(1.0, 0.0), scale(2.0 * alpha, sigma));
-            const cplx a = scale(-alpha, sigma);
-            solve_ring(b, a, ring, ring + n3, ring + 2 * n3, n3);
-        }
+        const double alpha = p.alpha / weight;
+        solve_ring(add(mk(1.0, 0.0), scale(2.0 * alpha, sigma)), scale(-alpha, sigma), ring, ring + n3, ring + 2 * n3, n3);
         __syncthreads();
         for (i64 m = threadIdx.x; m < n3; m += blockDim.x) out[base + m] = ring[m];
         __syncthreads();
@@ -280,10 +280,9 @@ extern "C" __global__ void sums(SumParams s) {
                 const double x = p.x0 + (double)kg * p.dx;
                 double y, zz;
                 if (p.cylindrical) {
-                    double sn, cs;
-                    sincos((double)m * p.d3, &sn, &cs);
-                    y = ln.rho * cs;
-                    zz = ln.rho * sn;
+                    const double *trig = (const double *)p.trig;
+                    y = ln.rho * trig[2 * m];
+                    zz = ln.rho * trig[2 * m + 1];
                 } else {
                     y = p.y0 + (double)l * p.d2;
                     zz = p.z0 + (double)m * p.d3;

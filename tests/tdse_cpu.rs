@@ -10,9 +10,12 @@ use atomgpu::tdse::engine::SliceAxis;
 use atomgpu::tdse::grid::Grid;
 use atomgpu::tdse::potential::{IonPotential, Surface, Trajectory};
 use atomgpu::tdse::scheme::Params;
-use atomgpu::tdse::{Communicator, Propagator};
+use atomgpu::tdse::Propagator;
 use num_complex::Complex64 as C64;
-use std::sync::mpsc::{channel, Receiver, Sender};
+
+#[path = "support/ranks.rs"]
+mod ranks;
+use ranks::thread_comms;
 
 fn cpu(grid: Grid, params: Params) -> Propagator {
     Propagator::with_backend(grid, params, &Backend::Cpu).unwrap()
@@ -83,7 +86,11 @@ fn a_free_gaussian_spreads_and_drifts_as_the_closed_form_says() {
     let mean_v = (k * dx).sin() * (-(s * dx).powi(2) / 2.0).exp() / dx;
     let mean_v2 = (1.0 - (2.0 * k * dx).cos() * (-2.0 * (s * dx).powi(2)).exp()) / 2.0 / (dx * dx);
     let var_grid = sigma * sigma + t_end * t_end * (mean_v2 - mean_v * mean_v);
-    assert!((mean_x - (-1.0 + mean_v * t_end)).abs() < 2e-4, "<x> = {mean_x}, grid closed form {}", -1.0 + mean_v * t_end);
+    assert!(
+        (mean_x - (-1.0 + mean_v * t_end)).abs() < 2e-4,
+        "<x> = {mean_x}, grid closed form {}",
+        -1.0 + mean_v * t_end
+    );
     assert!((var_x / var_grid - 1.0).abs() < 2e-4, "var x = {var_x}, grid closed form {var_grid}");
     assert!((mean_x - (-1.0 + k * t_end)).abs() < 0.015 && (var_x / var_t - 1.0).abs() < 0.01, "continuum");
     // Across the axis (every θ mode and the implicit rings): second order in dρ, dθ.
@@ -185,80 +192,6 @@ fn imaginary_time_gives_the_hydrogen_ground_state() {
     assert!(e_fine < 0.0 && e_fine > -0.012, "E(0.2) + 1/2 = {e_fine}");
     let order = (e_coarse / e_fine).ln() / (coarse / fine).ln();
     assert!((1.0..=2.0).contains(&order), "convergence order {order}");
-}
-
-/// Ranks as threads: planes travel over channels, sums are gathered by everyone.
-struct ThreadComm {
-    size: usize,
-    to_lower: Option<Sender<Vec<C64>>>,
-    to_upper: Option<Sender<Vec<C64>>>,
-    from_lower: Option<Receiver<Vec<C64>>>,
-    from_upper: Option<Receiver<Vec<C64>>>,
-    sum_out: Vec<Sender<Vec<f64>>>,
-    sum_in: Receiver<Vec<f64>>,
-}
-
-impl Communicator for ThreadComm {
-    fn exchange(
-        &mut self,
-        send_lower: &[C64],
-        send_upper: &[C64],
-        recv_lower: &mut [C64],
-        recv_upper: &mut [C64],
-    ) -> atomgpu::error::Result<()> {
-        if let Some(s) = &self.to_lower {
-            s.send(send_lower.to_vec()).unwrap();
-        }
-        if let Some(s) = &self.to_upper {
-            s.send(send_upper.to_vec()).unwrap();
-        }
-        if let Some(r) = &self.from_lower {
-            recv_lower.copy_from_slice(&r.recv().unwrap());
-        }
-        if let Some(r) = &self.from_upper {
-            recv_upper.copy_from_slice(&r.recv().unwrap());
-        }
-        Ok(())
-    }
-
-    fn sum(&mut self, values: &mut [f64]) -> atomgpu::error::Result<()> {
-        for s in &self.sum_out {
-            s.send(values.to_vec()).unwrap();
-        }
-        let parts: Vec<Vec<f64>> = (0..self.size).map(|_| self.sum_in.recv().unwrap()).collect();
-        for (i, v) in values.iter_mut().enumerate() {
-            *v = parts.iter().map(|p| p[i]).sum();
-        }
-        Ok(())
-    }
-}
-
-fn thread_comms(size: usize) -> Vec<ThreadComm> {
-    // Link r joins ranks r and r + 1: one channel upwards, one downwards.
-    let mut up: Vec<(Option<Sender<Vec<C64>>>, Option<Receiver<Vec<C64>>>)> = Vec::new();
-    let mut down: Vec<(Option<Sender<Vec<C64>>>, Option<Receiver<Vec<C64>>>)> = Vec::new();
-    for _ in 1..size {
-        let (s, r) = channel();
-        up.push((Some(s), Some(r)));
-        let (s, r) = channel();
-        down.push((Some(s), Some(r)));
-    }
-    let (sum_tx, mut sum_rx): (Vec<_>, Vec<_>) = (0..size).map(|_| channel::<Vec<f64>>()).unzip();
-    let mut comms = Vec::new();
-    for rank in 0..size {
-        let below = rank.checked_sub(1);
-        let above = (rank + 1 < size).then_some(rank);
-        comms.push(ThreadComm {
-            size,
-            to_lower: below.and_then(|b| down[b].0.take()),
-            from_lower: below.and_then(|b| up[b].1.take()),
-            to_upper: above.and_then(|a| up[a].0.take()),
-            from_upper: above.and_then(|a| down[a].1.take()),
-            sum_out: sum_tx.clone(),
-            sum_in: sum_rx.remove(0),
-        });
-    }
-    comms
 }
 
 #[test]

@@ -28,7 +28,11 @@ impl CpuEngine {
         let len = grid.stored_len();
         Ok(CpuEngine {
             grid: grid.clone(),
-            slots: [memory::filled("a wavefunction", len, ZERO)?, memory::filled("a wavefunction", len, ZERO)?, Vec::new()],
+            slots: [
+                memory::filled("a wavefunction", len, ZERO)?,
+                memory::filled("a wavefunction", len, ZERO)?,
+                Vec::new(),
+            ],
             reference: Vec::new(),
             potential: Vec::new(),
         })
@@ -66,10 +70,9 @@ pub(crate) fn hamiltonian_line(
         if with_third {
             let (next, last) = match (periodic, m) {
                 (true, _) => (psi[base + (m + 1) % n3], psi[base + (m + n3 - 1) % n3]),
-                (false, _) => (
-                    if m + 1 < n3 { psi[base + m + 1] } else { ZERO },
-                    if m > 0 { psi[base + m - 1] } else { ZERO },
-                ),
+                (false, _) => {
+                    (if m + 1 < n3 { psi[base + m + 1] } else { ZERO }, if m > 0 { psi[base + m - 1] } else { ZERO })
+                }
             };
             lap += coef.third * (next + last - 2.0 * c);
         }
@@ -105,7 +108,8 @@ impl Engine for CpuEngine {
                 scratch.h_psi.resize(n3, ZERO);
                 hamiltonian_line(grid, &input.potential, array, cur_psi, (k_local, l), !implicit, &mut scratch.h_psi);
                 let base = first + i * n3;
-                let w_line = input.absorber.along_x(grid, grid.x_offset + k_local) + input.absorber.along_second(grid, l);
+                let w_line =
+                    input.absorber.along_x(grid, grid.x_offset + k_local) + input.absorber.along_second(grid, l);
                 let prev_of = |m: usize, line: &[C64]| match s.prev {
                     Prev::InPlace => line[m],
                     Prev::Cur => cur_psi[base + m],

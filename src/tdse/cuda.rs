@@ -5,6 +5,7 @@
 
 use super::engine::{Engine, SliceAxis, Slot, StageInput, Sum, SLOTS};
 use super::grid::{Geometry, Grid};
+use super::potential::Absorber;
 use super::scheme::Prev;
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
@@ -30,13 +31,20 @@ struct StageParams {
     cur: u64,
     surface: u64,
     potential: u64,
+    absorber_x: u64,
+    absorber_2: u64,
+    absorber_3: u64,
+    trig: u64,
     n2: i64,
     n3: i64,
     nx_global: i64,
     x_offset: i64,
     plane_first: i64,
     plane_count: i64,
+    ring_first: i64,
+    ring_count: i64,
     dx: f64,
+    inv_dx2: f64,
     d2: f64,
     d3: f64,
     x0: f64,
@@ -48,8 +56,6 @@ struct StageParams {
     alpha: f64,
     beta: f64,
     gamma: f64,
-    absorber_width: f64,
-    absorber_strength: f64,
     ion: [f64; 10],
     rx: f64,
     ry: f64,
@@ -92,6 +98,10 @@ pub struct CudaEngine {
     surface: CudaSlice<f64>,
     surface_host: Vec<f64>,
     partials: CudaSlice<f64>,
+    /// W (hartree) along x (global planes), the second and the third coordinate.
+    absorber: [CudaSlice<f64>; 3],
+    /// cos θ_m, sin θ_m interleaved (cylindrical; zeros otherwise).
+    trig: CudaSlice<f64>,
     stage_kernel: CudaFunction,
     sums_kernel: CudaFunction,
     scale_kernel: CudaFunction,
@@ -103,11 +113,21 @@ fn ptr(slice: &CudaSlice<f64>, device: &CudaDevice) -> u64 {
 }
 
 impl CudaEngine {
-    /// Zeroed slots 0 and 1 on `device` (slot 2 on demand) and the compiled kernels.
-    pub fn new(device: Arc<CudaDevice>, grid: &Grid) -> Result<Self> {
+    /// Zeroed slots 0 and 1 on `device` (slot 2 on demand), the absorber and θ tables, and the
+    /// compiled kernels.
+    pub fn new(device: Arc<CudaDevice>, grid: &Grid, absorber: &Absorber) -> Result<Self> {
         let len = 2 * grid.stored_len();
         let slots = [Some(device.zeros::<f64>(len)?), Some(device.zeros::<f64>(len)?), None];
+        let along_x: Vec<f64> = (0..grid.nx).map(|k| absorber.along_x(grid, k)).collect();
+        let along_2: Vec<f64> = (0..grid.n2).map(|l| absorber.along_second(grid, l)).collect();
+        let along_3: Vec<f64> = (0..grid.n3).map(|m| absorber.along_third(grid, m)).collect();
+        let trig: Vec<f64> = match grid.geometry {
+            Geometry::Cylindrical => (0..grid.n3).flat_map(|m| [grid.coord3(m).cos(), grid.coord3(m).sin()]).collect(),
+            Geometry::Cartesian => vec![0.0; 2 * grid.n3],
+        };
         Ok(CudaEngine {
+            absorber: [device.upload(&along_x)?, device.upload(&along_2)?, device.upload(&along_3)?],
+            trig: device.upload(&trig)?,
             surface: device.zeros::<f64>(grid.nx)?,
             surface_host: vec![0.0; grid.nx],
             partials: device.zeros::<f64>(2 * SUM_BLOCKS as usize)?,
@@ -176,7 +196,10 @@ impl CudaEngine {
             x_offset: g.x_offset as i64,
             plane_first: 0,
             plane_count: g.nx_local as i64,
+            ring_first: 0,
+            ring_count: g.n2 as i64,
             dx: g.dx,
+            inv_dx2: 1.0 / (g.dx * g.dx),
             d2: g.d2,
             d3: g.d3,
             x0: g.x0,
@@ -188,8 +211,10 @@ impl CudaEngine {
             alpha: p.alpha,
             beta: p.beta,
             gamma: p.gamma,
-            absorber_width: input.absorber.width,
-            absorber_strength: input.absorber.strength,
+            absorber_x: ptr(&self.absorber[0], &self.device),
+            absorber_2: ptr(&self.absorber[1], &self.device),
+            absorber_3: ptr(&self.absorber[2], &self.device),
+            trig: ptr(&self.trig, &self.device),
             ion,
             rx: r[0],
             ry: r[1],
@@ -207,8 +232,10 @@ impl CudaEngine {
         })
     }
 
+    /// Threads of a stage block: the ring's points rounded up to a warp, at most 256 (larger
+    /// rings loop).
     fn threads(&self) -> u32 {
-        (self.grid.n3.div_ceil(32) * 32).min(1024) as u32
+        (self.grid.n3.div_ceil(32) * 32).min(256) as u32
     }
 }
 
@@ -220,19 +247,27 @@ impl Engine for CudaEngine {
         params.prev = self.slot_ptr(other)?;
         params.plane_first = planes.start as i64;
         params.plane_count = planes.len() as i64;
-        let lines = (planes.len() * self.grid.n2) as u64;
-        let implicit = input.scheme.implicit_rings > 0;
-        let shared = if implicit { 3 * self.grid.n3 as u32 * 16 } else { 0 };
-        let config = LaunchConfig {
-            grid_dim: (lines.clamp(1, MAX_BLOCKS) as u32, 1, 1),
-            block_dim: (self.threads(), 1, 1),
-            shared_mem_bytes: shared,
-        };
-        // SAFETY: the slots hold nx_local + 2 planes of interleaved complex doubles, the surface
-        // table nx_global doubles and the potential array (when used) the owned points; the kernel
-        // touches only planes plane_first .. plane_first + plane_count of `out` and their
-        // neighbours in `cur`; params mirrors the C struct.
-        unsafe { self.device.stream().launch_builder(&self.stage_kernel).arg(&params).launch(config) }?;
+        let implicit = input.scheme.implicit_rings;
+        // Explicit rings, then the implicit ones with their ring in shared memory.
+        for (rings, shared) in [(implicit..self.grid.n2, 0), (0..implicit, (3 * self.grid.n3 as u32 + 1) * 16)] {
+            if rings.is_empty() {
+                continue;
+            }
+            params.ring_first = rings.start as i64;
+            params.ring_count = rings.len() as i64;
+            let lines = (planes.len() * rings.len()) as u64;
+            let config = LaunchConfig {
+                grid_dim: (lines.clamp(1, MAX_BLOCKS) as u32, 1, 1),
+                block_dim: (self.threads(), 1, 1),
+                shared_mem_bytes: shared,
+            };
+            // SAFETY: the slots hold nx_local + 2 planes of interleaved complex doubles, the tables
+            // their lengths (surface and absorber_x nx_global, absorber_2 N2, absorber_3 N3, trig
+            // 2 N3) and the potential array (when used) the owned points; the kernel writes only
+            // the given rings of the given planes of `out` and reads their neighbours in `cur`;
+            // params mirrors the C struct.
+            unsafe { self.device.stream().launch_builder(&self.stage_kernel).arg(&params).launch(config) }?;
+        }
         Ok(())
     }
 

@@ -49,8 +49,13 @@ pub trait Communicator: Send {
     /// to the rank above, and receives their planes into `recv_lower` and `recv_upper`. Where
     /// there is no neighbour the receive buffer must be left as it is (zeroed by the caller),
     /// as MPI_PROC_NULL does.
-    fn exchange(&mut self, send_lower: &[C64], send_upper: &[C64], recv_lower: &mut [C64], recv_upper: &mut [C64])
-        -> Result<()>;
+    fn exchange(
+        &mut self,
+        send_lower: &[C64],
+        send_upper: &[C64],
+        recv_lower: &mut [C64],
+        recv_upper: &mut [C64],
+    ) -> Result<()>;
     /// Replaces `values` by their sums over all ranks (MPI_Allreduce with MPI_SUM).
     fn sum(&mut self, values: &mut [f64]) -> Result<()>;
 }
@@ -138,14 +143,15 @@ impl Propagator {
     pub fn with_backend(grid: Grid, params: Params, backend: &Backend) -> Result<Self> {
         grid.validate()?;
         let scheme = Scheme::new(params, &grid)?;
+        let absorber = Absorber { width: params.absorber_width, strength: params.absorber_strength };
         let engine: Box<dyn Engine> = match backend {
             Backend::Cpu => Box::new(cpu::CpuEngine::new(&grid)?),
-            Backend::Cuda(device) => Box::new(cuda::CudaEngine::new(device.clone(), &grid)?),
+            Backend::Cuda(device) => Box::new(cuda::CudaEngine::new(device.clone(), &grid, &absorber)?),
         };
         let surface = memory::filled("the surface potential table", grid.nx, 0.0)?;
         Ok(Propagator {
             model: Model {
-                absorber: Absorber { width: params.absorber_width, strength: params.absorber_strength },
+                absorber,
                 grid,
                 scheme,
                 ion: None,
@@ -228,8 +234,7 @@ impl Propagator {
         let mine = [header(g.plane_len(), g.nx), header(g.x_offset, g.x_offset + g.nx_local)];
         let (mut below, mut above) = ([C64::default(); 2], [C64::default(); 2]);
         communicator.exchange(&mine, &mine, &mut below, &mut above)?;
-        for (side, theirs, expected_edge) in [("below", below, g.x_offset), ("above", above, g.x_offset + g.nx_local)]
-        {
+        for (side, theirs, expected_edge) in [("below", below, g.x_offset), ("above", above, g.x_offset + g.nx_local)] {
             if theirs == [C64::default(); 2] {
                 let at_end = if side == "below" { g.x_offset == 0 } else { g.x_offset + g.nx_local == g.nx };
                 if !at_end {

@@ -10,9 +10,7 @@ pub fn slice_len(grid: &Grid, axis: SliceAxis) -> usize {
     match (axis, grid.geometry) {
         (SliceAxis::X, _) => grid.plane_len(),
         (SliceAxis::Second, Geometry::Cylindrical) => 2 * grid.n2 * grid.nx_local,
-        (SliceAxis::Second, Geometry::Cartesian) | (SliceAxis::Third, Geometry::Cylindrical) => {
-            grid.n3 * grid.nx_local
-        }
+        (SliceAxis::Second, Geometry::Cartesian) | (SliceAxis::Third, Geometry::Cylindrical) => grid.n3 * grid.nx_local,
         (SliceAxis::Third, Geometry::Cartesian) => grid.n2 * grid.nx_local,
     }
 }

@@ -185,7 +185,10 @@ impl Surface {
                 finite("surface.x_surface", *x_surface)?;
                 finite("surface.image_plane", *image_plane)?;
                 if !(depth.is_finite() && *depth > 0.0 && *depth < 100.0) {
-                    return Err(Error::invalid("surface.depth", format!("U0 must be in (0, 100) hartree, got {depth}")));
+                    return Err(Error::invalid(
+                        "surface.depth",
+                        format!("U0 must be in (0, 100) hartree, got {depth}"),
+                    ));
                 }
                 if !(lambda.is_finite() && *lambda > 0.0 && *lambda < 4.0 * depth) {
                     return Err(Error::invalid(
@@ -374,7 +377,11 @@ impl Absorber {
 /// What U is: analytic (ion along a trajectory plus a surface) or a caller array.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PotentialSource {
-    Analytic { ion: Option<IonPotential>, surface_table: Vec<f64>, trajectory: Trajectory },
+    Analytic {
+        ion: Option<IonPotential>,
+        surface_table: Vec<f64>,
+        trajectory: Trajectory,
+    },
     /// U on the owned points (hartree), static until the caller replaces it.
     Array(Vec<f64>),
 }

@@ -113,14 +113,14 @@ impl Scheme {
         if p.alpha <= 0.0 {
             return Err(Error::invalid("params.alpha", "the weight of ψ^{n+1} must be positive (α = 1: implicit)"));
         }
-        for (name, v) in [("params.absorber_width", p.absorber_width), ("params.absorber_strength", p.absorber_strength)]
+        for (name, v) in
+            [("params.absorber_width", p.absorber_width), ("params.absorber_strength", p.absorber_strength)]
         {
             if !(v.is_finite() && (0.0..=1e6).contains(&v)) {
                 return Err(Error::invalid(name, format!("must be in [0, 1e6], got {v}")));
             }
         }
-        if !(p.norm_growth_tolerance.is_finite() && p.norm_growth_tolerance > 0.0 && p.norm_growth_tolerance <= 1.0)
-        {
+        if !(p.norm_growth_tolerance.is_finite() && p.norm_growth_tolerance > 0.0 && p.norm_growth_tolerance <= 1.0) {
             return Err(Error::invalid(
                 "params.norm_growth_tolerance",
                 format!("must be in (0, 1], got {}", p.norm_growth_tolerance),
@@ -176,7 +176,9 @@ impl Scheme {
         );
         if grid.geometry == Geometry::Cylindrical {
             match (0..grid.n2).find(|&l| tau * grid.kinetic_bound(l, true) <= 1.0) {
-                Some(l) => rule += &format!("; ρ0 ≥ {:.4} bohr (or ρ0 < 0, automatic) makes it stable", l as f64 * grid.d2),
+                Some(l) => {
+                    rule += &format!("; ρ0 ≥ {:.4} bohr (or ρ0 < 0, automatic) makes it stable", l as f64 * grid.d2)
+                }
                 None => rule += "; no ρ0 helps: lower τ or coarsen dx, dρ",
             }
         }

@@ -1,0 +1,200 @@
+//! Benchmark of the TDSE family (paper tdse-cylindrical-gpu.txt; issue 11's targets): leap-frog
+//! steps per second in Gpnts/s (points × steps / s) for the cylindrical hybrid scheme and the
+//! Cartesian scheme, complex double, with the potential made on the device each step (a hydrogen-
+//! like ion on a trajectory and a jellium surface) and absorbing layers on:
+//!
+//! 1. ceiling measured in the same run: the device-to-device copy rate (2 GiB, bytes read +
+//!    written per second); a step reads ψ^n and ψ^{n−1} and writes ψ^{n+1} (48 bytes per point
+//!    with the analytic potential, 56 with a potential array), so copy rate / 48 B is the
+//!    one-pass-over-memory ceiling in points per second;
+//! 2. cylindrical at the paper's size (Nx 660 × Nρ 128 × Nθ 128 = 1.08e7 points, dx = dρ = 0.2,
+//!    dθ = 2π/128, τ = 0.005, automatic ρ0), then 1e8 and 1e9 points (Nx grows);
+//! 3. Cartesian at 1.6e7 (252³), 1e8 (464³) and 1e9 (1000³) points;
+//! 4. the CPU (all cores) at the paper's sizes, and the GPU/CPU agreement after the same steps;
+//! 5. hydrogen 1s by imaginary time at h = 0.4 … 0.1 (energy error against −½ hartree).
+//!
+//!   cargo build --release --example tdse_bench
+//!   target/release/examples/tdse_bench [--quick]
+//!
+//! GPU times: median of 3 runs of `steps` steps after a warm-up (kernel compile, the start),
+//! synchronised by the norm check that ends every `step` call. One JSON line per case.
+
+use atomgpu::backend::{self, Backend};
+use atomgpu::tdse::grid::Grid;
+use atomgpu::tdse::potential::{IonPotential, Surface, Trajectory};
+use atomgpu::tdse::scheme::Params;
+use atomgpu::tdse::Propagator;
+use num_complex::Complex64 as C64;
+use std::time::Instant;
+
+const BYTES_PER_POINT: f64 = 48.0;
+
+fn emit(line: String) {
+    println!("{{{line}}}");
+}
+
+/// A smooth packet near the ion (so the run stays physical over the timed steps), made in
+/// parallel (10^9 points).
+fn packet(grid: &Grid) -> Vec<C64> {
+    use rayon::prelude::*;
+    let mut psi = vec![C64::default(); grid.local_len()];
+    psi.par_chunks_mut(grid.n3).enumerate().for_each(|(i, line)| {
+        let (k, l) = (grid.x_offset + i / grid.n2, i % grid.n2);
+        for (m, z) in line.iter_mut().enumerate() {
+            let p = grid.position(k, l, m);
+            let r2 = (p[0] - 2.0).powi(2) + p[1] * p[1] + p[2] * p[2];
+            *z = C64::from_polar((-r2 / 8.0).exp(), 0.3 * p[0]);
+        }
+    });
+    psi
+}
+
+fn setup(backend: &Backend, grid: &Grid) -> Propagator {
+    let params =
+        Params { absorber_width: 4.0, absorber_strength: 0.5, norm_check_interval: 1_000_000, ..Params::default() };
+    let mut p = Propagator::with_backend(grid.clone(), params, backend).expect("handle");
+    let path = Trajectory::new(vec![0.0, 1000.0], vec![[2.0, 0.0, 0.0], [102.0, 0.0, 0.0]]).unwrap();
+    let surface = Surface::Jellium { x_surface: grid.x0 + 10.0, depth: 0.4, lambda: 1.1, image_plane: -0.5 };
+    let ion = IonPotential { soft_core: 0.05, ..IonPotential::hydrogen() };
+    p.set_analytic_potential(Some(ion), &surface, path).unwrap();
+    p.set_wavefunction(&packet(grid), 0.0).unwrap();
+    p
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Seconds per step (median of 3 runs of `steps`), after the start and one untimed run.
+fn time_steps(p: &mut Propagator, steps: u64) -> f64 {
+    p.step(steps).unwrap();
+    median(
+        (0..3)
+            .map(|_| {
+                let t0 = Instant::now();
+                p.step(steps).unwrap();
+                t0.elapsed().as_secs_f64() / steps as f64
+            })
+            .collect(),
+    )
+}
+
+fn copy_rate(device: &backend::CudaDevice) -> f64 {
+    let n = 1usize << 28; // 2 GiB of f64
+    let src = device.zeros::<f64>(n).unwrap();
+    let mut dst = device.zeros::<f64>(n).unwrap();
+    let stream = device.stream();
+    stream.memcpy_dtod(&src, &mut dst).unwrap();
+    device.synchronize().unwrap();
+    let t = median(
+        (0..5)
+            .map(|_| {
+                let t0 = Instant::now();
+                stream.memcpy_dtod(&src, &mut dst).unwrap();
+                device.synchronize().unwrap();
+                t0.elapsed().as_secs_f64()
+            })
+            .collect(),
+    );
+    2.0 * (n * 8) as f64 / t
+}
+
+fn case(name: &str, grid: &Grid, gpu: Option<&Backend>, cpu_steps: Option<u64>, ceiling: f64) {
+    let points = grid.local_len() as f64;
+    let shape = format!(r#""case":"{name}","points":{points:.4e},"n":[{},{},{}]"#, grid.nx, grid.n2, grid.n3);
+    let mut gpu_psi = None;
+    if let Some(backend) = gpu {
+        let mut p = setup(backend, grid);
+        let rho0 = p.scheme().rho0(grid);
+        let steps = (2e9 / points).clamp(20.0, 400.0) as u64;
+        let s = time_steps(&mut p, steps);
+        let rate = points / s / 1e9;
+        emit(format!(
+            r#"{shape},"rho0_used":{rho0:.3},"backend":"cuda","seconds_per_step":{s:.4e},"gpnts_per_s":{rate:.2},"bytes_per_point":{BYTES_PER_POINT},"fraction_of_copy_ceiling":{:.3}"#,
+            rate * 1e9 / (ceiling / BYTES_PER_POINT)
+        ));
+        if cpu_steps.is_some() {
+            let mut fresh = setup(backend, grid);
+            fresh.step(cpu_steps.unwrap()).unwrap();
+            let mut psi = vec![C64::default(); grid.local_len()];
+            fresh.wavefunction(&mut psi).unwrap();
+            gpu_psi = Some(psi);
+        }
+    }
+    if let Some(steps) = cpu_steps {
+        let mut p = setup(&Backend::Cpu, grid);
+        let t0 = Instant::now();
+        p.step(steps).unwrap();
+        let s = t0.elapsed().as_secs_f64() / steps as f64;
+        let mut agreement = String::new();
+        if let Some(g) = gpu_psi {
+            let mut psi = vec![C64::default(); grid.local_len()];
+            p.wavefunction(&mut psi).unwrap();
+            let scale = psi.iter().fold(0.0f64, |m, z| m.max(z.norm()));
+            let diff = psi.iter().zip(&g).fold(0.0f64, |m, (a, b)| m.max((a - b).norm()));
+            agreement = format!(r#","gpu_cpu_max_rel_diff":{:.2e}"#, diff / scale);
+        }
+        emit(format!(
+            r#"{shape},"backend":"cpu","threads":{},"steps":{steps},"seconds_per_step":{s:.4e},"gpnts_per_s":{:.4}{agreement}"#,
+            rayon::current_num_threads(),
+            points / s / 1e9
+        ));
+    }
+}
+
+fn hydrogen(backend: &Backend, h: f64) {
+    let (nx, n_rho) = ((24.0 / h).round() as usize, (12.0 / h).round() as usize);
+    let grid = Grid::cylindrical(nx, n_rho, 8, h, h, -(nx as f64 - 1.0) * h / 2.0).unwrap();
+    let mut p =
+        Propagator::with_backend(grid.clone(), Params { dtau: 0.2 * h * h, ..Params::default() }, backend).unwrap();
+    p.set_analytic_potential(Some(IonPotential::hydrogen()), &Surface::None, Trajectory::fixed([0.0; 3])).unwrap();
+    let mut psi = vec![C64::default(); grid.local_len()];
+    for (i, z) in psi.iter_mut().enumerate() {
+        let (k, l, m) = (i / grid.plane_len(), (i / grid.n3) % grid.n2, i % grid.n3);
+        let r = grid.position(k, l, m).iter().map(|v| v * v).sum::<f64>().sqrt();
+        *z = C64::new((-r * r / 2.0).exp(), 0.0);
+    }
+    p.set_wavefunction(&psi, 0.0).unwrap();
+    let t0 = Instant::now();
+    let r = p.relax(400_000, 1e-11).unwrap();
+    emit(format!(
+        r#""case":"hydrogen_1s","backend":"{}","h":{h},"dtau":{},"energy":{:.9},"error":{:.3e},"steps":{},"converged":{},"seconds":{:.3}"#,
+        p.backend_name(),
+        0.2 * h * h,
+        r.energy,
+        r.energy + 0.5,
+        r.steps,
+        r.converged,
+        t0.elapsed().as_secs_f64()
+    ));
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let device = backend::cuda_device().ok();
+    let gpu = device.clone().map(Backend::Cuda);
+    let ceiling = device.as_deref().map_or(0.0, copy_rate);
+    if let Some(d) = &device {
+        emit(format!(
+            r#""case":"device","name":"{}","copy_bytes_per_s":{ceiling:.4e},"ceiling_gpnts_per_s":{:.2}"#,
+            d.name(),
+            ceiling / BYTES_PER_POINT / 1e9
+        ));
+    }
+    let cyl = |nx: usize| Grid::cylindrical(nx, 128, 128, 0.2, 0.2, -0.1 * nx as f64).unwrap();
+    let cart = |n: usize| Grid::cartesian([n; 3], [0.2; 3], [-0.1 * n as f64; 3]).unwrap();
+    let cpu_steps = if quick { Some(3) } else { Some(10) };
+    case("cylindrical_paper", &cyl(660), gpu.as_ref(), cpu_steps, ceiling);
+    case("cartesian_paper", &cart(252), gpu.as_ref(), cpu_steps, ceiling);
+    if gpu.is_some() && !quick {
+        case("cylindrical_1e8", &cyl(6100), gpu.as_ref(), None, ceiling);
+        case("cartesian_1e8", &cart(464), gpu.as_ref(), None, ceiling);
+        case("cylindrical_1e9", &cyl(61_035), gpu.as_ref(), None, ceiling);
+        case("cartesian_1e9", &cart(1000), gpu.as_ref(), None, ceiling);
+    }
+    let h_list: &[f64] = if gpu.is_some() { &[0.4, 0.2, 0.1] } else { &[0.4] };
+    for &h in h_list {
+        hydrogen(gpu.as_ref().unwrap_or(&Backend::Cpu), h);
+    }
+}
