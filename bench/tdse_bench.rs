@@ -114,9 +114,9 @@ fn case(name: &str, grid: &Grid, gpu: Option<&Backend>, cpu_steps: Option<u64>, 
             r#"{shape},"rho0_used":{rho0:.3},"backend":"cuda","seconds_per_step":{s:.4e},"gpnts_per_s":{rate:.2},"bytes_per_point":{BYTES_PER_POINT},"fraction_of_copy_ceiling":{:.3}"#,
             rate * 1e9 / (ceiling / BYTES_PER_POINT)
         ));
-        if cpu_steps.is_some() {
+        if let Some(steps) = cpu_steps {
             let mut fresh = setup(backend, grid);
-            fresh.step(cpu_steps.unwrap()).unwrap();
+            fresh.step(steps).unwrap();
             let mut psi = vec![C64::default(); grid.local_len()];
             fresh.wavefunction(&mut psi).unwrap();
             gpu_psi = Some(psi);

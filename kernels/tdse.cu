@@ -77,25 +77,27 @@ __device__ inline Line line_of(const StageParams &p, i64 k, i64 l) {
     return ln;
 }
 
+// Squared distance (bohr^2) of local point (k, l, m) from (cx, cy, cz) (src/tdse/grid.rs position).
+__device__ inline double distance2(const StageParams &p, const Line &ln, i64 m, double cx, double cy, double cz) {
+    const double x = p.x0 + (double)(p.x_offset + ln.k) * p.dx;
+    double y, z;
+    if (p.cylindrical) {
+        const double *trig = (const double *)p.trig;
+        y = ln.rho * trig[2 * m];
+        z = ln.rho * trig[2 * m + 1];
+    } else {
+        y = p.y0 + (double)ln.l * p.d2;
+        z = p.z0 + (double)m * p.d3;
+    }
+    const double dx = x - cx, dy = y - cy, dz = z - cz;
+    return dx * dx + dy * dy + dz * dz;
+}
+
 // U at local point (k, l, m).
 __device__ inline double potential_at(const StageParams &p, const Line &ln, i64 m) {
     if (p.array_potential) return ((const double *)p.potential)[(ln.k * p.n2 + ln.l) * p.n3 + m];
-    const i64 kg = p.x_offset + ln.k;
-    double u = ((const double *)p.surface)[kg];
-    if (p.has_ion) {
-        const double x = p.x0 + (double)kg * p.dx;
-        double y, z;
-        if (p.cylindrical) {
-            const double *trig = (const double *)p.trig;
-            y = ln.rho * trig[2 * m];
-            z = ln.rho * trig[2 * m + 1];
-        } else {
-            y = p.y0 + (double)ln.l * p.d2;
-            z = p.z0 + (double)m * p.d3;
-        }
-        const double dx = x - p.rx, dy = y - p.ry, dz = z - p.rz;
-        u += ion_value(p.ion, dx * dx + dy * dy + dz * dz);
-    }
+    double u = ((const double *)p.surface)[p.x_offset + ln.k];
+    if (p.has_ion) u += ion_value(p.ion, distance2(p, ln, m, p.rx, p.ry, p.rz));
     return u;
 }
 
@@ -276,19 +278,7 @@ extern "C" __global__ void sums(SumParams s) {
                 a0 += w * (f.re * z.re + f.im * z.im);
                 a1 += w * (f.re * z.im - f.im * z.re);
             } else {
-                const i64 kg = p.x_offset + k;
-                const double x = p.x0 + (double)kg * p.dx;
-                double y, zz;
-                if (p.cylindrical) {
-                    const double *trig = (const double *)p.trig;
-                    y = ln.rho * trig[2 * m];
-                    zz = ln.rho * trig[2 * m + 1];
-                } else {
-                    y = p.y0 + (double)l * p.d2;
-                    zz = p.z0 + (double)m * p.d3;
-                }
-                const double dx = x - s.centre[0], dy = y - s.centre[1], dz = zz - s.centre[2];
-                if (dx * dx + dy * dy + dz * dz < s.radius2) a0 += w * z2;
+                if (distance2(p, ln, m, s.centre[0], s.centre[1], s.centre[2]) < s.radius2) a0 += w * z2;
             }
         }
     }

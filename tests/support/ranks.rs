@@ -54,10 +54,13 @@ impl Communicator for ThreadComm {
     }
 }
 
+/// Both ends of one direction of a link between neighbouring ranks, taken as the ranks are made.
+type Link = (Option<Sender<Vec<C64>>>, Option<Receiver<Vec<C64>>>);
+
 pub fn thread_comms(size: usize) -> Vec<ThreadComm> {
     // Link r joins ranks r and r + 1: one channel upwards, one downwards.
-    let mut up: Vec<(Option<Sender<Vec<C64>>>, Option<Receiver<Vec<C64>>>)> = Vec::new();
-    let mut down: Vec<(Option<Sender<Vec<C64>>>, Option<Receiver<Vec<C64>>>)> = Vec::new();
+    let mut up: Vec<Link> = Vec::new();
+    let mut down: Vec<Link> = Vec::new();
     for _ in 1..size {
         let (s, r) = channel();
         up.push((Some(s), Some(r)));
