@@ -62,7 +62,7 @@ fn moments(grid: &Grid, psi: &[C64]) -> [f64; 4] {
 
 /// The paper's steps: dx = dρ = 0.2 bohr, dθ = 2π/128, τ = 0.005 a.u.
 fn paper_cylinder(nx: usize, n_rho: usize) -> Grid {
-    Grid::cylindrical(nx, n_rho, 128, 0.2, 0.2, -0.1 * (nx as f64 - 1.0) * 2.0 / 2.0).unwrap()
+    Grid::cylindrical(nx, n_rho, 128, 0.2, 0.2, -0.1 * (nx as f64 - 1.0)).unwrap()
 }
 
 #[test]

@@ -171,15 +171,11 @@ impl Engine for CpuEngine {
         let psi = &self.slots[slot];
         let owned = &psi[self.owned()];
         let lines = owned.par_chunks(n3).enumerate();
-        let zero = || vec![0.0; 2];
-        let add = |mut a: Vec<f64>, b: Vec<f64>| {
-            a[0] += b[0];
-            a[1] += b[1];
-            a
-        };
+        let zero = || [0.0; 2];
+        let add = |a: [f64; 2], b: [f64; 2]| [a[0] + b[0], a[1] + b[1]];
         let sums = match what {
             Sum::Norm => lines
-                .map(|(i, line)| vec![grid.weight(i % n2) * line.iter().map(|z| z.norm_sqr()).sum::<f64>(), 0.0])
+                .map(|(i, line)| [grid.weight(i % n2) * line.iter().map(|z| z.norm_sqr()).sum::<f64>(), 0.0])
                 .reduce(zero, add),
             Sum::Energy => {
                 let array = &self.potential;
@@ -189,7 +185,7 @@ impl Engine for CpuEngine {
                         hamiltonian_line(grid, &input.potential, array, psi, (i / n2, i % n2), true, h);
                         let w = grid.weight(i % n2);
                         let e: f64 = line.iter().zip(h.iter()).map(|(z, hz)| (z.conj() * hz).re).sum();
-                        vec![w * e, w * line.iter().map(|z| z.norm_sqr()).sum::<f64>()]
+                        [w * e, w * line.iter().map(|z| z.norm_sqr()).sum::<f64>()]
                     })
                     .reduce(zero, add)
             }
@@ -200,7 +196,7 @@ impl Engine for CpuEngine {
                         let phi = &reference[i * n3..(i + 1) * n3];
                         let s: C64 = line.iter().zip(phi).map(|(z, f)| f.conj() * z).sum();
                         let w = grid.weight(i % n2);
-                        vec![w * s.re, w * s.im]
+                        [w * s.re, w * s.im]
                     })
                     .reduce(zero, add)
             }
@@ -215,11 +211,11 @@ impl Engine for CpuEngine {
                         })
                         .map(|m| line[m].norm_sqr())
                         .sum();
-                    vec![grid.weight(l) * inside, 0.0]
+                    [grid.weight(l) * inside, 0.0]
                 })
                 .reduce(zero, add),
         };
-        Ok(sums)
+        Ok(sums.to_vec())
     }
 
     fn scale(&mut self, slot: Slot, factor: f64) -> Result<()> {
@@ -238,14 +234,6 @@ impl Engine for CpuEngine {
 
     fn download(&mut self, slot: Slot, values: &mut [C64]) -> Result<()> {
         values.copy_from_slice(&self.slots[slot][self.owned()]);
-        Ok(())
-    }
-
-    fn copy(&mut self, from: Slot, to: Slot) -> Result<()> {
-        let owned = self.owned();
-        let source = std::mem::take(&mut self.slots[from]);
-        self.slots[to][owned.clone()].copy_from_slice(&source[owned]);
-        self.slots[from] = source;
         Ok(())
     }
 
@@ -277,10 +265,6 @@ impl Engine for CpuEngine {
 
     fn free_slot(&mut self, slot: Slot) {
         self.slots[slot] = Vec::new();
-    }
-
-    fn synchronize(&mut self) -> Result<()> {
-        Ok(())
     }
 
     fn name(&self) -> &'static str {

@@ -358,15 +358,6 @@ impl Engine for CudaEngine {
         Ok(stream.synchronize()?)
     }
 
-    fn copy(&mut self, from: Slot, to: Slot) -> Result<()> {
-        let owned = self.owned_doubles();
-        let stream = self.device.stream().clone();
-        let mut target = self.slots[to].take().ok_or_else(|| Error::Internal("TDSE copy to a free slot".into()))?;
-        let result = stream.memcpy_dtod(&self.slot(from)?.slice(owned.clone()), &mut target.slice_mut(owned));
-        self.slots[to] = Some(target);
-        Ok(result?)
-    }
-
     fn set_reference(&mut self, values: &[C64]) -> Result<()> {
         self.reference = Some(self.device.upload(as_doubles(values))?);
         Ok(())
@@ -419,10 +410,6 @@ impl Engine for CudaEngine {
 
     fn free_slot(&mut self, slot: Slot) {
         self.slots[slot] = None;
-    }
-
-    fn synchronize(&mut self) -> Result<()> {
-        self.device.synchronize()
     }
 
     fn name(&self) -> &'static str {

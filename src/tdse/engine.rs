@@ -98,8 +98,6 @@ pub trait Engine: Send {
     /// on upload.
     fn upload(&mut self, slot: Slot, values: &[C64]) -> Result<()>;
     fn download(&mut self, slot: Slot, values: &mut [C64]) -> Result<()>;
-    /// Copies the owned points of `from` into `to`.
-    fn copy(&mut self, from: Slot, to: Slot) -> Result<()>;
     /// Stores the reference state φ of [`Sum::Overlap`] (owned points).
     fn set_reference(&mut self, values: &[C64]) -> Result<()>;
     /// Stores the caller's potential array (owned points, hartree), read by stages whose
@@ -110,8 +108,6 @@ pub trait Engine: Send {
     /// Allocates or frees the scratch slot of the start.
     fn ensure_slot(&mut self, slot: Slot) -> Result<()>;
     fn free_slot(&mut self, slot: Slot);
-    /// Waits for all queued work.
-    fn synchronize(&mut self) -> Result<()>;
     /// "cpu" or "cuda".
     fn name(&self) -> &'static str;
 }
