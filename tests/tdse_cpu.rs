@@ -317,3 +317,49 @@ fn the_meridian_slice_uses_the_mirror_across_the_axis() {
     let peak = plane5.iter().cloned().enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
     assert_eq!(peak, 20 - 1 - 7);
 }
+
+#[test]
+fn a_team_of_three_members_equals_one_propagator() {
+    // The in-process multi-device path (tdse::Team) with three CPU members: the members' slabs
+    // (8, 7, 8 planes of 23) run on their own threads; the wavefunction must equal one
+    // propagator's bit for bit, the sums to 1e-14 (their order differs), and a bad element of
+    // the team's arrays is named by its index in the whole array.
+    let grid = Grid::cylindrical(23, 8, 12, 0.2, 0.2, -2.0).unwrap();
+    let params = Params { absorber_width: 1.0, absorber_strength: 0.5, ..Params::default() };
+    let path = Trajectory::new(vec![0.0, 1.0], vec![[0.3, 0.1, 0.0], [0.8, 0.1, 0.0]]).unwrap();
+    let surface = Surface::Jellium { x_surface: -1.0, depth: 0.4, lambda: 1.0, image_plane: -0.5 };
+    let start = gaussian(&grid, [0.2, 0.5, 0.1], 0.8, 0.7);
+    let mut single = cpu(grid.clone(), params);
+    let mut team = atomgpu::tdse::Team::new(grid.clone(), params, &[Backend::Cpu, Backend::Cpu, Backend::Cpu]).unwrap();
+    assert_eq!(team.members(), 3);
+    single.set_analytic_potential(Some(IonPotential::hydrogen()), &surface, path.clone()).unwrap();
+    team.set_analytic_potential(Some(IonPotential::hydrogen()), &surface, path).unwrap();
+    single.set_reference(&start).unwrap();
+    team.set_reference(&start).unwrap();
+    single.set_wavefunction(&start, 0.0).unwrap();
+    team.set_wavefunction(&start, 0.0).unwrap();
+    single.step(12).unwrap();
+    team.step(12).unwrap();
+    let (mut a, mut b) = (vec![C64::default(); grid.local_len()], vec![C64::default(); grid.local_len()]);
+    single.wavefunction(&mut a).unwrap();
+    team.wavefunction(&mut b).unwrap();
+    assert!(a == b, "the team's wavefunction differs from one propagator's");
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-14 * x.abs();
+    assert!(close(single.norm().unwrap(), team.norm().unwrap()));
+    assert!(close(single.energy().unwrap(), team.energy().unwrap()));
+    assert!((single.overlap().unwrap() - team.overlap().unwrap()).norm() < 1e-14);
+    assert!(close(single.population_near_ion(1.5).unwrap(), team.population_near_ion(1.5).unwrap()));
+    for (axis, index) in [(SliceAxis::X, 17), (SliceAxis::Second, 3), (SliceAxis::Third, 2)] {
+        let n = atomgpu::tdse::observables::slice_len(&grid, axis);
+        let (mut s1, mut s2) = (vec![0.0; n], vec![0.0; n]);
+        single.density_slice(axis, index, &mut s1).unwrap();
+        team.density_slice(axis, index, &mut s2).unwrap();
+        assert!(s1 == s2, "slice {axis:?} differs");
+    }
+    let mut bad = start.clone();
+    bad[20 * grid.plane_len() + 5] = C64::new(f64::NAN, 0.0);
+    let e = team.set_wavefunction(&bad, 0.0).unwrap_err().to_string();
+    assert!(e.contains(&format!("`psi`[{}]", 20 * grid.plane_len() + 5)), "{e}");
+    let e = atomgpu::tdse::Team::new(grid, params, &vec![Backend::Cpu; 12]).err().unwrap().to_string();
+    assert!(e.contains("n_devices") && e.contains("two each"), "{e}");
+}

@@ -108,10 +108,16 @@ fn compare(grid: &Grid, params: Params, setup: &dyn Fn(&mut Propagator), seed: u
     }
 }
 
-fn moving_ion(p: &mut Propagator) {
+/// A lithium-like ion on a trajectory in front of a jellium surface.
+fn moving_ion_model() -> (IonPotential, Surface, Trajectory) {
     let path = Trajectory::new(vec![0.0, 1.0], vec![[0.1, 0.2, -0.1], [0.6, 0.25, 0.0]]).unwrap();
     let ion = IonPotential { z: 3.0, z_core: 1.0, a1: 2.1, a2: -0.3, a3: 1.2, soft_core: 0.05, ..Default::default() };
     let surface = Surface::Jellium { x_surface: -0.4, depth: 0.4, lambda: 1.1, image_plane: -0.3 };
+    (ion, surface, path)
+}
+
+fn moving_ion(p: &mut Propagator) {
+    let (ion, surface, path) = moving_ion_model();
     p.set_analytic_potential(Some(ion), &surface, path).unwrap();
 }
 
@@ -198,4 +204,34 @@ fn a_split_domain_on_the_gpu_equals_the_whole_on_the_cpu() {
     });
     let joined: Vec<C64> = parts.concat();
     assert_close("split GPU run", &expected, &joined);
+}
+
+#[test]
+fn a_team_over_the_gpus_equals_the_cpu() {
+    // tdse::Team with two members: on GPUs 0 and 1 where the machine has two, else both on GPU 0
+    // (the same code path: threads, in-process halo exchange overlapped with the interiors).
+    let Some(device) = gpu::cuda_device() else { return };
+    let second = if atomgpu::backend::cuda_device_count() > 1 {
+        atomgpu::backend::cuda_device_at(1).unwrap()
+    } else {
+        device.clone()
+    };
+    let grid = Grid::cylindrical(17, 10, 24, 0.2, 0.2, -1.6).unwrap();
+    let psi = random_psi(&mut Rng::new(60), grid.local_len());
+    let mut whole = Propagator::with_backend(grid.clone(), Params::default(), &Backend::Cpu).unwrap();
+    moving_ion(&mut whole);
+    whole.set_wavefunction(&psi, 0.0).unwrap();
+    whole.step(7).unwrap();
+    let mut expected = vec![C64::default(); grid.local_len()];
+    whole.wavefunction(&mut expected).unwrap();
+    let backends = [Backend::Cuda(device), Backend::Cuda(second)];
+    let mut team = atomgpu::tdse::Team::new(grid.clone(), Params::default(), &backends).unwrap();
+    let (ion, surface, path) = moving_ion_model();
+    team.set_analytic_potential(Some(ion), &surface, path).unwrap();
+    team.set_wavefunction(&psi, 0.0).unwrap();
+    team.step(7).unwrap();
+    let mut got = vec![C64::default(); grid.local_len()];
+    team.wavefunction(&mut got).unwrap();
+    assert_close("two-member team", &expected, &got);
+    assert_near("team norm", whole.norm().unwrap(), team.norm().unwrap());
 }

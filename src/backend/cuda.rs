@@ -68,6 +68,31 @@ impl std::fmt::Debug for CudaDevice {
 impl CudaDevice {
     /// Opens the device chosen by `ATOMGPU_DEVICE` / the local MPI rank. The error is a sentence.
     pub(super) fn open_default() -> std::result::Result<CudaDevice, String> {
+        Self::open_with(|count| super::device_ordinal(count))
+    }
+
+    /// Opens GPU `ordinal` (one of [`CudaDevice::count`]). The error is a sentence.
+    pub(super) fn open(ordinal: usize) -> std::result::Result<CudaDevice, String> {
+        Self::open_with(|count| {
+            if ordinal < count {
+                Ok(ordinal)
+            } else {
+                Err(format!("GPU {ordinal} was asked for but only {count} CUDA device(s) are visible"))
+            }
+        })
+    }
+
+    /// The number of visible GPUs (0 without a driver).
+    pub(super) fn count() -> usize {
+        if !driver_available() {
+            return 0;
+        }
+        std::panic::catch_unwind(|| CudaContext::device_count().ok()).ok().flatten().map_or(0, |n| n.max(0) as usize)
+    }
+
+    fn open_with(
+        pick: impl FnOnce(usize) -> std::result::Result<usize, String> + std::panic::UnwindSafe,
+    ) -> std::result::Result<CudaDevice, String> {
         if !driver_available() {
             return Err("the CUDA driver library (libcuda.so.1) could not be loaded".into());
         }
@@ -79,7 +104,7 @@ impl CudaDevice {
             if count <= 0 {
                 return Err("the CUDA driver reports no device".into());
             }
-            let ordinal = super::device_ordinal(count as usize)?;
+            let ordinal = pick(count as usize)?;
             let ctx = CudaContext::new(ordinal).map_err(|e| format!("cuCtxCreate on device {ordinal}: {e:?}"))?;
             let name = ctx.name().map_err(|e| format!("{e:?}"))?;
             let compute_capability = ctx.compute_capability().map_err(|e| format!("{e:?}"))?;

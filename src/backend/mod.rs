@@ -114,6 +114,31 @@ pub fn cuda_device() -> Result<Arc<CudaDevice>> {
         .map_err(Error::NoDevice)
 }
 
+/// Devices opened by [`cuda_device_at`], by ordinal (the default one of [`cuda_device`] too).
+static DEVICES: Mutex<Vec<Arc<CudaDevice>>> = Mutex::new(Vec::new());
+
+/// The number of visible GPUs (0 when there is no driver or no device).
+pub fn cuda_device_count() -> usize {
+    CudaDevice::count()
+}
+
+/// GPU `ordinal`, opened once per process (the same object as [`cuda_device`] when that one has
+/// this ordinal): for routines that spread one problem over several GPUs.
+pub fn cuda_device_at(ordinal: usize) -> Result<Arc<CudaDevice>> {
+    if let Some(Ok(d)) = DEVICE.get() {
+        if d.ordinal() == ordinal {
+            return Ok(d.clone());
+        }
+    }
+    let mut opened = DEVICES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(d) = opened.iter().find(|d| d.ordinal() == ordinal) {
+        return Ok(d.clone());
+    }
+    let device = Arc::new(CudaDevice::open(ordinal).map_err(Error::NoDevice)?);
+    opened.push(device.clone());
+    Ok(device)
+}
+
 /// The backend a routine should run on now, following [`choice`] and `ATOMGPU_REQUIRE_GPU`.
 pub fn current() -> Result<Backend> {
     match choice()? {

@@ -11,7 +11,8 @@
 //! - [`potential`]: ion pseudopotential, jellium and Chulkov surfaces, trajectories, absorber;
 //! - [`scheme`]: the stages (leap-frog, start, imaginary time) and the stability limit;
 //! - [`tridiagonal`]: the cyclic Thomas + Sherman-Morrison solve of eqs. 11-16;
-//! - [`cpu`] and `cuda` (one thread block per ring, `kernels/tdse.cu`): the backends.
+//! - [`cpu`] and `cuda` (one thread block per ring, `kernels/tdse.cu`): the backends;
+//! - [`team`]: one problem over several GPUs of one process ([`local`] joins the members).
 //!
 //! A [`Propagator`] owns the wavefunction (two time levels) in device memory on the CUDA backend;
 //! `step(n)` runs n steps with no copy to the host except the norm checks of the watchdog (one
@@ -29,10 +30,14 @@ pub mod cpu;
 mod cuda;
 pub mod engine;
 pub mod grid;
+pub mod local;
 pub mod observables;
 pub mod potential;
 pub mod scheme;
+pub mod team;
 pub mod tridiagonal;
+
+pub use team::Team;
 
 use crate::backend::{self, Backend};
 use crate::error::{Error, Result};

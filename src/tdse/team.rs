@@ -1,0 +1,281 @@
+//! One problem on several GPUs of one process: a [`Team`] splits its planes along x into one
+//! slab per member ([`Propagator`] on its own device, or on the CPU), joins neighbouring members
+//! by the in-process [`super::local`] communicator and drives them from one thread each, so the
+//! members' interior updates run at once and their halo planes travel while they do (as between
+//! MPI ranks). Its arrays cover all its planes, in eq. 17 order, as one propagator's do, and its
+//! results equal one propagator's on the same planes to rounding of the sums' order (the
+//! wavefunction itself bit for bit: every point's update reads the same numbers).
+//!
+//! A team of one member is a plain [`Propagator`] with no thread and no copy. Only a team of one
+//! member may be given an outside [`Communicator`] (an MPI rank owning a slab): several GPUs per
+//! rank are reached by one rank per GPU instead.
+
+use super::engine::SliceAxis;
+use super::grid::Grid;
+use super::potential::{IonPotential, Surface, Trajectory};
+use super::scheme::{Params, Scheme};
+use super::{local, observables, Communicator, Propagator, Relaxation};
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use num_complex::Complex64 as C64;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Propagators sharing one grid's planes, one per device (module docs).
+pub struct Team {
+    grid: Grid,
+    members: Vec<Propagator>,
+    /// Planes of each member, relative to the team's first plane.
+    planes: Vec<Range<usize>>,
+    failed: Arc<AtomicBool>,
+}
+
+impl Team {
+    /// A team on `grid`'s owned planes with one member per backend, in x order.
+    pub fn new(grid: Grid, params: Params, backends: &[Backend]) -> Result<Self> {
+        grid.validate()?;
+        let m = backends.len();
+        if m == 0 {
+            return Err(Error::invalid("n_devices", "must be at least 1"));
+        }
+        if grid.nx_local < 2 * m && m > 1 {
+            return Err(Error::invalid(
+                "n_devices",
+                format!("{m} devices need at least {} x planes (two each), the grid has {}", 2 * m, grid.nx_local),
+            ));
+        }
+        let n = grid.nx_local;
+        let planes: Vec<Range<usize>> = (0..m).map(|i| i * n / m..(i + 1) * n / m).collect();
+        let mut members = Vec::with_capacity(m);
+        for (range, backend) in planes.iter().zip(backends) {
+            let slab = grid.clone().slab(grid.x_offset + range.start, range.len())?;
+            members.push(Propagator::with_backend(slab, params, backend)?);
+        }
+        let (comms, failed) = local::communicators(m);
+        let mut team = Team { grid, members, planes, failed };
+        if m > 1 {
+            let comms: Vec<_> = comms.into_iter().map(|c| Some(Box::new(c) as Box<dyn Communicator>)).collect();
+            let comms = std::sync::Mutex::new(comms);
+            team.each(|i, p| {
+                let comm = comms.lock().unwrap_or_else(|e| e.into_inner())[i].take();
+                p.set_communicator(comm.expect("one communicator per member"))
+            })?;
+        }
+        Ok(team)
+    }
+
+    /// Number of members (devices).
+    pub fn members(&self) -> usize {
+        self.members.len()
+    }
+
+    /// The grid and the planes the team owns.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// The scheme (with the ρ0 in use).
+    pub fn scheme(&self) -> &Scheme {
+        self.members[0].scheme()
+    }
+
+    /// "cpu" or "cuda" (of the first member).
+    pub fn backend_name(&self) -> &'static str {
+        self.members[0].backend_name()
+    }
+
+    /// Time of ψ^n (a.u.) and steps taken since the wavefunction was set.
+    pub fn time(&self) -> (f64, u64) {
+        self.members[0].time()
+    }
+
+    /// [`Propagator::set_analytic_potential`] on every member.
+    pub fn set_analytic_potential(
+        &mut self,
+        ion: Option<IonPotential>,
+        surface: &Surface,
+        trajectory: Trajectory,
+    ) -> Result<()> {
+        self.each(|_, p| p.set_analytic_potential(ion, surface, trajectory.clone()))
+    }
+
+    /// [`Propagator::set_potential_array`] over the team's planes.
+    pub fn set_potential_array(&mut self, values: &[f64]) -> Result<()> {
+        let parts = self.split("potential", values)?;
+        self.each_with(parts, |p, (offset, part)| p.set_potential_array(part).map_err(|e| shifted(e, offset))).map(drop)
+    }
+
+    /// Connects a team of one member to the other ranks ([`Propagator::set_communicator`]).
+    pub fn set_communicator(&mut self, communicator: Box<dyn Communicator>) -> Result<()> {
+        if self.members.len() > 1 {
+            return Err(Error::invalid(
+                "handle",
+                "spreads its planes over several GPUs of this process and cannot also be one rank of a split domain: use one rank per GPU",
+            ));
+        }
+        self.members[0].set_communicator(communicator)
+    }
+
+    /// [`Propagator::set_wavefunction`] over the team's planes.
+    pub fn set_wavefunction(&mut self, values: &[C64], time: f64) -> Result<()> {
+        let parts = self.split("psi", values)?;
+        self.each_with(parts, |p, (offset, part)| p.set_wavefunction(part, time).map_err(|e| shifted(e, offset)))
+            .map(drop)
+    }
+
+    /// ψ^n on the team's planes.
+    pub fn wavefunction(&mut self, out: &mut [C64]) -> Result<()> {
+        let parts = self.split_mut("psi", out)?;
+        self.each_with(parts, |p, (_, part)| p.wavefunction(part)).map(drop)
+    }
+
+    /// [`Propagator::set_reference`] over the team's planes.
+    pub fn set_reference(&mut self, values: &[C64]) -> Result<()> {
+        let parts = self.split("phi", values)?;
+        self.each_with(parts, |p, (offset, part)| p.set_reference(part).map_err(|e| shifted(e, offset))).map(drop)
+    }
+
+    /// [`Propagator::step`] on every member at once.
+    pub fn step(&mut self, n_steps: u64) -> Result<()> {
+        self.each(|_, p| p.step(n_steps))
+    }
+
+    /// [`Propagator::relax`] on every member at once.
+    pub fn relax(&mut self, max_steps: u64, energy_tolerance: f64) -> Result<Relaxation> {
+        self.first(|p| p.relax(max_steps, energy_tolerance))
+    }
+
+    /// ⟨ψ|ψ⟩ (all planes, all ranks).
+    pub fn norm(&mut self) -> Result<f64> {
+        self.first(Propagator::norm)
+    }
+
+    /// ⟨ψ|H|ψ⟩/⟨ψ|ψ⟩ (hartree).
+    pub fn energy(&mut self) -> Result<f64> {
+        self.first(Propagator::energy)
+    }
+
+    /// ⟨φ|ψ^n⟩ with the reference state.
+    pub fn overlap(&mut self) -> Result<C64> {
+        self.first(Propagator::overlap)
+    }
+
+    /// [`Propagator::population_near_ion`].
+    pub fn population_near_ion(&mut self, radius: f64) -> Result<f64> {
+        self.first(|p| p.population_near_ion(radius))
+    }
+
+    /// |ψ^n|² on a slice of the team's planes ([`SliceAxis`]): the x plane `index` from the member
+    /// that owns it, or the members' parts of a slice along x one after another.
+    pub fn density_slice(&mut self, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()> {
+        observables::check_slice_index(&self.grid, axis, index)?;
+        if out.len() != observables::slice_len(&self.grid, axis) {
+            return Err(Error::invalid(
+                "density",
+                format!("must hold {} values (the slice), got {}", observables::slice_len(&self.grid, axis), out.len()),
+            ));
+        }
+        if axis == SliceAxis::X {
+            let k = index - self.grid.x_offset;
+            let owner = self.planes.iter().position(|r| r.contains(&k)).expect("the planes cover the slab");
+            return self.members[owner].density_slice(axis, index, out);
+        }
+        let mut parts = Vec::with_capacity(self.members.len());
+        let mut rest = out;
+        for p in &self.members {
+            let (part, tail) = rest.split_at_mut(observables::slice_len(p.grid(), axis));
+            parts.push(part);
+            rest = tail;
+        }
+        self.each_with(parts, |p, part| p.density_slice(axis, index, part)).map(drop)
+    }
+
+    /// `values` (points of the team's planes) cut at the members' slabs, with each part's offset.
+    fn split<'a, T>(&self, name: &'static str, values: &'a [T]) -> Result<Vec<(usize, &'a [T])>> {
+        self.check_len(name, values.len())?;
+        let plane = self.grid.plane_len();
+        Ok(self.planes.iter().map(|r| (r.start * plane, &values[r.start * plane..r.end * plane])).collect())
+    }
+
+    fn split_mut<'a, T>(&self, name: &'static str, values: &'a mut [T]) -> Result<Vec<(usize, &'a mut [T])>> {
+        self.check_len(name, values.len())?;
+        let plane = self.grid.plane_len();
+        let mut parts = Vec::with_capacity(self.planes.len());
+        let mut rest = values;
+        for r in &self.planes {
+            let (part, tail) = rest.split_at_mut(r.len() * plane);
+            parts.push((r.start * plane, part));
+            rest = tail;
+        }
+        Ok(parts)
+    }
+
+    fn check_len(&self, name: &'static str, got: usize) -> Result<()> {
+        let expected = self.grid.local_len();
+        if got != expected {
+            return Err(Error::invalid(name, format!("must hold {expected} values (the owned points), got {got}")));
+        }
+        Ok(())
+    }
+
+    /// `f` on every member; the members' results agree (they are collective), the first is kept.
+    fn first<T: Send>(&mut self, f: impl Fn(&mut Propagator) -> Result<T> + Sync) -> Result<T> {
+        let mut results = self.each_with(vec![(); self.members.len()], |p, ()| f(p))?;
+        Ok(results.swap_remove(0))
+    }
+
+    fn each(&mut self, f: impl Fn(usize, &mut Propagator) -> Result<()> + Sync) -> Result<()> {
+        let indices: Vec<usize> = (0..self.members.len()).collect();
+        self.each_with(indices, |p, i| f(i, p)).map(drop)
+    }
+
+    /// `f(member, data)` for every member with its own data: directly for one member, else on one
+    /// thread per member. The first failing member's error is returned (not a waiting member's
+    /// "another member stopped").
+    fn each_with<D: Send, T: Send>(
+        &mut self,
+        data: Vec<D>,
+        f: impl Fn(&mut Propagator, D) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        if self.members.len() == 1 {
+            let d = data.into_iter().next().expect("one datum per member");
+            return Ok(vec![f(&mut self.members[0], d)?]);
+        }
+        self.failed.store(false, Ordering::Release);
+        let (failed, f) = (&self.failed, &f);
+        let results: Vec<Result<T>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = self
+                .members
+                .iter_mut()
+                .zip(data)
+                .map(|(p, d)| {
+                    scope.spawn(move || {
+                        let result = f(p, d);
+                        if result.is_err() {
+                            failed.store(true, Ordering::Release);
+                        }
+                        result
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        });
+        if results.iter().any(Result::is_err) {
+            let mut errors: Vec<Error> = results.into_iter().filter_map(Result::err).collect();
+            let own = errors.iter().position(|e| !local::is_stopped(e)).unwrap_or(0);
+            return Err(errors.swap_remove(own));
+        }
+        Ok(results.into_iter().map(|r| r.expect("checked above")).collect())
+    }
+}
+
+/// A member's error about element i of its part, renamed to element `offset + i` of the team's.
+fn shifted(error: Error, offset: usize) -> Error {
+    match error {
+        Error::InvalidArgument { name, index: Some(i), rule } => {
+            Error::InvalidArgument { name, index: Some(i + offset), rule }
+        }
+        other => other,
+    }
+}
