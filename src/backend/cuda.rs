@@ -68,7 +68,7 @@ impl std::fmt::Debug for CudaDevice {
 impl CudaDevice {
     /// Opens the device chosen by `ATOMGPU_DEVICE` / the local MPI rank. The error is a sentence.
     pub(super) fn open_default() -> std::result::Result<CudaDevice, String> {
-        Self::open_with(|count| super::device_ordinal(count))
+        Self::open_with(super::device_ordinal)
     }
 
     /// Opens GPU `ordinal` (one of [`CudaDevice::count`]). The error is a sentence.
