@@ -155,6 +155,53 @@
 #define ATOMGPU_EXCHANGE_ANTISYMMETRIC 2
 
 /**
+ * Cylindrical grid (x, ρ, θ): the paper's hybrid scheme.
+ */
+#define ATOMGPU_TDSE_CYLINDRICAL 0
+
+/**
+ * Cartesian grid (x, y, z): the paper's earlier version.
+ */
+#define ATOMGPU_TDSE_CARTESIAN 1
+
+/**
+ * No surface potential.
+ */
+#define ATOMGPU_TDSE_SURFACE_NONE 0
+
+/**
+ * A table V(x_k), one value per global x plane (hartree).
+ */
+#define ATOMGPU_TDSE_SURFACE_TABLE 1
+
+/**
+ * Jennings-Jones-Weinert jellium (Phys. Rev. B 37 (1988) 6113).
+ */
+#define ATOMGPU_TDSE_SURFACE_JELLIUM 2
+
+/**
+ * Chulkov-Silkin-Echenique projected band gap (Surf. Sci. 437 (1999) 330).
+ */
+#define ATOMGPU_TDSE_SURFACE_CHULKOV 3
+
+/**
+ * Density slice: the x plane `index` (global), n2 × n3 values, the third coordinate fastest.
+ */
+#define ATOMGPU_TDSE_SLICE_X 0
+
+/**
+ * Density slice: cylindrical, the meridian plane through θ_index and θ_index + π (ρ from −ρmax
+ * to ρmax), 2 n2 × nx_local values, ρ fastest; Cartesian, the plane y = y_index, n3 × nx_local.
+ */
+#define ATOMGPU_TDSE_SLICE_SECOND 1
+
+/**
+ * Density slice: cylindrical, the cylinder ρ = ρ_index, n3 × nx_local values; Cartesian, the
+ * plane z = z_index, n2 × nx_local.
+ */
+#define ATOMGPU_TDSE_SLICE_THIRD 2
+
+/**
  * A CR model with its settings. Immutable after creation: calls that take a `const atomgpu_cr*`
  * may run concurrently from several threads.
  */
@@ -175,6 +222,11 @@ typedef struct atomgpu_scf_integrals atomgpu_scf_integrals;
  * A Sturmian basis handle: grid and channels (on the device on the CUDA backend), behind a lock.
  */
 typedef struct atomgpu_sturmian atomgpu_sturmian;
+
+/**
+ * A TDSE propagator handle: the team of propagators behind a lock.
+ */
+typedef struct atomgpu_tdse atomgpu_tdse;
 
 /**
  * A progress callback (`atomgpu_set_progress`): `stop = callback(user_data, task, done, total)`;
@@ -335,6 +387,165 @@ typedef struct atomgpu_sturmian_params {
      */
     int32_t exchange;
 } atomgpu_sturmian_params;
+
+/**
+ * Parameters of the scheme; `atomgpu_tdse_default_params` gives the defaults.
+ */
+typedef struct atomgpu_tdse_params {
+    /**
+     * Time step τ (a.u.), in (0, 1e3]; default 0.005 (the paper's).
+     */
+    double dtau;
+    /**
+     * Radius below which the θ term is implicit (bohr); negative (default) = automatic: the
+     * paper's 1 bohr, raised to the smallest ρ0 at which τ is stable.
+     */
+    double rho0;
+    /**
+     * Weights of ψ^{n+1}, ψ^n, ψ^{n−1} in the implicit θ term (eq. 8 with γ added): α = γ = 1,
+     * β = 0 (default) is centred and stable; α = 1, β = γ = 0 is the paper's form.
+     */
+    double alpha;
+    double beta;
+    double gamma;
+    /**
+     * Absorbing layers: width (bohr, 0 = none; default 0) and strength W0 (hartree).
+     */
+    double absorber_width;
+    double absorber_strength;
+    /**
+     * A run stops with ATOMGPU_ERR_NOT_CONVERGED when the norm grows by more than this
+     * fraction between checks (default 1e-4), checked every `norm_check_interval` steps
+     * (default 1000) and at the end of each `atomgpu_tdse_step`.
+     */
+    double norm_growth_tolerance;
+    int64_t norm_check_interval;
+    /**
+     * 1 (default): refuse a τ beyond the stability limit of the grid; 0: let it run (the
+     * watchdog then stops it).
+     */
+    int32_t check_stability;
+    /**
+     * GPUs of this process to spread the planes over (default 1; the first n_devices GPUs);
+     * on the CPU backend, members run on threads. Each needs at least two x planes.
+     */
+    int32_t n_devices;
+} atomgpu_tdse_params;
+
+/**
+ * The grid and the planes a handle owns.
+ */
+typedef struct atomgpu_tdse_grid {
+    /**
+     * ATOMGPU_TDSE_CYLINDRICAL or ATOMGPU_TDSE_CARTESIAN.
+     */
+    int32_t geometry;
+    /**
+     * Points along x, the second (Nρ or Ny) and the third (Nθ or Nz) coordinate, each >= 2;
+     * Nθ even (the axis condition maps θ to θ + π) and <= 1024.
+     */
+    int64_t nx;
+    int64_t n2;
+    int64_t n3;
+    /**
+     * Steps: dx and dρ (or dy) in bohr, in (0, 1e6]; d3 is dz (bohr) on Cartesian grids and
+     * ignored on cylindrical ones (dθ = 2π/Nθ).
+     */
+    double dx;
+    double d2;
+    double d3;
+    /**
+     * The first point (bohr): x0; y0 and z0 on Cartesian grids (ignored on cylindrical ones).
+     */
+    double x0;
+    double y0;
+    double z0;
+    /**
+     * The owned planes `x_offset .. x_offset + nx_local` (the whole grid: 0 and nx).
+     */
+    int64_t x_offset;
+    int64_t nx_local;
+} atomgpu_tdse_grid;
+
+/**
+ * A one-active-electron ion potential (Tong-Lin + Bardsley form, soft-cored; the Rust docs of tdse::potential give the sources):
+ * V(r) = −[Zc + (Z − Zc) e^{−a1 r} + a2 r e^{−a3 r}]/r − αd/(2 (r² + d²)²) + A e^{−b r²},
+ * r = (|r − R(t)|² + rs²)^½. Hydrogen: z = z_core = 1, the rest 0.
+ */
+typedef struct atomgpu_tdse_ion {
+    /**
+     * Z and Zc (charge), a1 (bohr⁻¹), a2 (bohr⁻¹), a3 (bohr⁻¹).
+     */
+    double z;
+    double z_core;
+    double a1;
+    double a2;
+    double a3;
+    /**
+     * αd (bohr³) and d (bohr).
+     */
+    double polarisability;
+    double polarisation_cutoff;
+    /**
+     * A (hartree) and b (bohr⁻²).
+     */
+    double core_amplitude;
+    double core_exponent;
+    /**
+     * rs (bohr).
+     */
+    double soft_core;
+} atomgpu_tdse_ion;
+
+/**
+ * The surface potential, a function of x; the metal lies at x < x_surface.
+ */
+typedef struct atomgpu_tdse_surface {
+    /**
+     * ATOMGPU_TDSE_SURFACE_NONE, _TABLE (values from the `surface_table` argument), _JELLIUM or
+     * _CHULKOV.
+     */
+    int32_t kind;
+    /**
+     * Reference plane x_s (bohr), jellium and Chulkov.
+     */
+    double x_surface;
+    /**
+     * Jellium: depth U0 (hartree, > 0), λ (bohr⁻¹, > 0), image plane z_im (bohr from x_s).
+     */
+    double depth;
+    double lambda;
+    double image_plane;
+    /**
+     * Chulkov: a_s (bohr), A10, A1, A2 (hartree), β (bohr⁻¹), from that paper's table.
+     */
+    double spacing;
+    double a10;
+    double a1;
+    double a2;
+    double beta;
+} atomgpu_tdse_surface;
+
+/**
+ * A halo exchange callback: send `send_lower` (the first owned plane) to the rank below and
+ * `send_upper` (the last) to the rank above, receive theirs into `recv_lower` and `recv_upper`,
+ * each `n_values` complex values ((re, im) doubles). At an end of the grid, leave that receive
+ * buffer as it is (MPI_PROC_NULL does). The first call (from `atomgpu_tdse_set_communicator`)
+ * has n_values = 2, to check that neighbours agree on the grid; later ones a plane. Return 0,
+ * or nonzero to stop the call (ATOMGPU_ERR_CANCELLED).
+ */
+typedef int32_t (*atomgpu_tdse_exchange_callback)(void *user_data,
+                                                  const double *send_lower,
+                                                  const double *send_upper,
+                                                  double *recv_lower,
+                                                  double *recv_upper,
+                                                  int64_t n_values);
+
+/**
+ * A sum callback: replace `values[n]` by their sums over all ranks (MPI_Allreduce, MPI_SUM, in
+ * place). Return 0, or nonzero to stop the call.
+ */
+typedef int32_t (*atomgpu_tdse_sum_callback)(void *user_data, double *values, int64_t n);
 
 #ifdef __cplusplus
 extern "C" {
@@ -1509,6 +1720,203 @@ int32_t atomgpu_sturmian_solve(int64_t n,
                                double *energies,
                                double *vectors,
                                int64_t ldv);
+
+/**
+ * Fills `params` with the defaults (the paper's τ = 0.005, α = 1, β = 0, automatic ρ0, centred
+ * θ average, no absorber, norm watchdog 1e-4 every 1000 steps, stability check on, one device).
+ *
+ * # Safety
+ * `params` must be NULL or valid.
+ */
+int32_t atomgpu_tdse_default_params(struct atomgpu_tdse_params *params);
+
+/**
+ * Creates a propagator for `grid`'s owned planes with `params` on the current backend: no
+ * potential (U = 0), no wavefunction. A τ beyond the stability limit is refused with the
+ * smallest stable ρ0 in the message. Destroy with `atomgpu_tdse_destroy`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid.
+ */
+int32_t atomgpu_tdse_create(const struct atomgpu_tdse_grid *grid,
+                            const struct atomgpu_tdse_params *params,
+                            struct atomgpu_tdse **handle);
+
+/**
+ * Destroys a handle and frees its host and device memory. NULL is a no-op; a handle already
+ * destroyed, or one of another family, is `ATOMGPU_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `handle` may be any value: it is looked up, never dereferenced.
+ */
+int32_t atomgpu_tdse_destroy(struct atomgpu_tdse *handle);
+
+/**
+ * Makes U analytic: U(r, t) = V_ion(r − R(t)) + V_surf(x).
+ *
+ * - `ion`: the ion's parameters, or NULL for no ion;
+ * - `surface`: the surface, or NULL for none; `surface_table[nx]` (hartree, one value per global
+ *   x plane) is read only for ATOMGPU_TDSE_SURFACE_TABLE (NULL otherwise allowed);
+ * - `n_times` points of the trajectory R(t): `times[n_times]` (a.u., increasing) and
+ *   `positions[3 n_times]` ((x, y, z) per time, bohr; cylindrical y, z are across the axis),
+ *   linearly interpolated; one point is a fixed ion. With `ion` NULL, n_times may be 0 and the
+ *   arrays NULL. A later `atomgpu_tdse_step` that would pass the last time is refused.
+ *
+ * # Safety
+ * Pointers must be NULL (where allowed) or valid for the documented number of elements.
+ */
+int32_t atomgpu_tdse_set_potential(struct atomgpu_tdse *handle,
+                                   const struct atomgpu_tdse_ion *ion,
+                                   const struct atomgpu_tdse_surface *surface,
+                                   const double *surface_table,
+                                   int64_t n_times,
+                                   const double *times,
+                                   const double *positions);
+
+/**
+ * Makes U the caller's array: `values[n_points]` (hartree, the owned points in eq. 17 order,
+ * finite, |U| <= 1e6), held on the device until replaced; no ion or surface is added. Call again
+ * whenever U changes (between `atomgpu_tdse_step` calls).
+ *
+ * # Safety
+ * `values` must be NULL or valid for n_points doubles.
+ */
+int32_t atomgpu_tdse_set_potential_array(struct atomgpu_tdse *handle,
+                                         const double *values,
+                                         int64_t n_points);
+
+/**
+ * Sets ψ^n = `psi[n_points]` (complex, the owned points, finite, not all zero) at time `time`
+ * (a.u.); the next step starts the two-level scheme from it (the start of the module docs).
+ *
+ * # Safety
+ * `psi` must be NULL or valid for 2 n_points doubles.
+ */
+int32_t atomgpu_tdse_set_wavefunction(struct atomgpu_tdse *handle,
+                                      const double *psi,
+                                      int64_t n_points,
+                                      double time);
+
+/**
+ * Copies ψ^n (complex, the owned points) into `psi[n_points]`.
+ *
+ * # Safety
+ * `psi` must be NULL or valid for 2 n_points doubles.
+ */
+int32_t atomgpu_tdse_get_wavefunction(struct atomgpu_tdse *handle, double *psi, int64_t n_points);
+
+/**
+ * Stores the reference state φ = `phi[n_points]` (complex, the owned points, finite) of
+ * `atomgpu_tdse_overlap`.
+ *
+ * # Safety
+ * `phi` must be NULL or valid for 2 n_points doubles.
+ */
+int32_t atomgpu_tdse_set_reference(struct atomgpu_tdse *handle,
+                                   const double *phi,
+                                   int64_t n_points);
+
+/**
+ * Advances `n_steps` (>= 1) time steps of τ with no copy to the host but the norm watchdog's
+ * reductions. A norm that grows past the tolerance stops the run with ATOMGPU_ERR_NOT_CONVERGED
+ * (the message says at which step); the handle then holds no wavefunction.
+ *
+ * # Safety
+ * `handle` may be any value (it is looked up).
+ */
+int32_t atomgpu_tdse_step(struct atomgpu_tdse *handle, int64_t n_steps);
+
+/**
+ * Imaginary-time relaxation of ψ^n (τ → −iτ, renormalised every 50 steps): at most `max_steps`
+ * steps, converged when the energy changes by less than `energy_tolerance` (hartree, > 0)
+ * between checks. ψ^n becomes the normalised result. Outputs: `energy` (hartree), `steps`
+ * taken, `converged` (1 or 0; not converged within max_steps is status 0 with 0 here).
+ *
+ * # Safety
+ * Output pointers must be NULL or valid.
+ */
+int32_t atomgpu_tdse_relax(struct atomgpu_tdse *handle,
+                           int64_t max_steps,
+                           double energy_tolerance,
+                           double *energy,
+                           int64_t *steps,
+                           int32_t *converged);
+
+/**
+ * ⟨ψ|ψ⟩ of ψ^n over the whole grid (all ranks).
+ *
+ * # Safety
+ * `norm` must be NULL or valid.
+ */
+int32_t atomgpu_tdse_norm(struct atomgpu_tdse *handle, double *norm);
+
+/**
+ * ⟨ψ|H|ψ⟩/⟨ψ|ψ⟩ of ψ^n at the current time (hartree, all ranks).
+ *
+ * # Safety
+ * `energy` must be NULL or valid.
+ */
+int32_t atomgpu_tdse_energy(struct atomgpu_tdse *handle, double *energy);
+
+/**
+ * ⟨φ|ψ^n⟩ with the reference state (all ranks): `overlap[2]` = (re, im). With φ = ψ(0), |⟨φ|ψ⟩|²
+ * is the survival probability.
+ *
+ * # Safety
+ * `overlap` must be NULL or valid for 2 doubles.
+ */
+int32_t atomgpu_tdse_overlap(struct atomgpu_tdse *handle,
+                             double *overlap);
+
+/**
+ * ∫|ψ^n|² over the ball of `radius` (bohr, > 0) around the ion's position R(t) (all ranks): the
+ * electron's population on the ion.
+ *
+ * # Safety
+ * `population` must be NULL or valid.
+ */
+int32_t atomgpu_tdse_population(struct atomgpu_tdse *handle, double radius, double *population);
+
+/**
+ * |ψ^n|² (bohr⁻³) on a slice of the owned planes into `density[n_values]`: `axis`
+ * ATOMGPU_TDSE_SLICE_X (`index` a global x plane owned here), _SECOND or _THIRD (`index` of that
+ * coordinate); the constants' docs give the layouts and sizes, `n_values` must equal the size.
+ *
+ * # Safety
+ * `density` must be NULL or valid for n_values doubles.
+ */
+int32_t atomgpu_tdse_density_slice(struct atomgpu_tdse *handle,
+                                   int32_t axis,
+                                   int64_t index,
+                                   double *density,
+                                   int64_t n_values);
+
+/**
+ * The time of ψ^n (a.u.) and the steps taken since the wavefunction was set (or relaxed); the
+ * ρ0 in use (bohr) and the number of implicit rings (ρ_l < ρ0).
+ *
+ * # Safety
+ * Output pointers must be NULL or valid.
+ */
+int32_t atomgpu_tdse_state(struct atomgpu_tdse *handle,
+                           double *time,
+                           int64_t *steps,
+                           double *rho0,
+                           int64_t *implicit_rings);
+
+/**
+ * Connects a handle that owns a slab to the other ranks through the caller's callbacks (module
+ * docs; collective: every rank calls it). The neighbours are checked to agree on the plane size
+ * and the global grid and their slabs to meet; a mismatch is ATOMGPU_ERR_INVALID_ARGUMENT on the
+ * ranks concerned. A handle spread over several GPUs (params.n_devices > 1) cannot be a rank.
+ *
+ * # Safety
+ * The callbacks must follow their documented contracts with `user_data`.
+ */
+int32_t atomgpu_tdse_set_communicator(struct atomgpu_tdse *handle,
+                                      atomgpu_tdse_exchange_callback exchange,
+                                      atomgpu_tdse_sum_callback sum,
+                                      void *user_data);
 
 #ifdef __cplusplus
 }  // extern "C"

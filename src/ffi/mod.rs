@@ -10,3 +10,4 @@ pub mod linestrength;
 pub mod rates;
 pub mod scf;
 pub mod sturmian;
+pub mod tdse;

@@ -320,12 +320,19 @@ impl Propagator {
 
     /// Advances `n_steps` time steps of τ (a.u.) on the backend, stopping with an error when the
     /// norm grows past the tolerance (checked every `norm_check_interval` steps and at the end).
+    /// A run refused before it starts (no wavefunction, a trajectory too short) keeps ψ^n; a run
+    /// that fails on the way (the watchdog, a device or halo-exchange error) leaves no
+    /// wavefunction: set one again.
     pub fn step(&mut self, n_steps: u64) -> Result<()> {
         self.require_wavefunction()?;
         let tau = self.model.scheme.params.dtau;
         if self.model.ion.is_some() && !self.model.array_potential {
             self.model.trajectory.covers(self.time, self.time + n_steps as f64 * tau)?;
         }
+        self.advance(n_steps, tau).inspect_err(|_| self.levels = Levels::None)
+    }
+
+    fn advance(&mut self, n_steps: u64, tau: f64) -> Result<()> {
         let interval = self.model.scheme.params.norm_check_interval;
         for _ in 0..n_steps {
             if self.levels == Levels::One {
@@ -357,7 +364,8 @@ impl Propagator {
     /// forward-Euler steps with the hybrid θ-correction, renormalised and checked every
     /// [`RELAX_CHECK_INTERVAL`] steps; converged when the energy changes by less than
     /// `energy_tolerance` (hartree) between checks. ψ^n is replaced by the normalised result and
-    /// the next real-time step starts from it.
+    /// the next real-time step starts from it; a relaxation that fails on the way leaves no
+    /// wavefunction.
     pub fn relax(&mut self, max_steps: u64, energy_tolerance: f64) -> Result<Relaxation> {
         self.require_wavefunction()?;
         if !(energy_tolerance.is_finite() && energy_tolerance > 0.0) {
@@ -366,6 +374,10 @@ impl Propagator {
         if max_steps == 0 {
             return Err(Error::invalid("max_steps", "must be at least 1"));
         }
+        self.relax_steps(max_steps, energy_tolerance).inspect_err(|_| self.levels = Levels::None)
+    }
+
+    fn relax_steps(&mut self, max_steps: u64, energy_tolerance: f64) -> Result<Relaxation> {
         self.engine.ensure_slot(self.prev)?;
         let tau = self.model.scheme.params.dtau;
         let mut energy = self.energy()?;
@@ -380,7 +392,6 @@ impl Propagator {
             steps += chunk;
             let norm = self.norm_of(self.cur)?;
             if !(norm.is_finite() && norm > 0.0) {
-                self.levels = Levels::None;
                 return Err(Error::NotConverged(format!(
                     "imaginary-time relaxation diverged after {steps} steps (norm {norm:e}): τ = {tau} is beyond the forward-Euler limit of this grid and potential"
                 )));
