@@ -17,6 +17,7 @@
  *    never NaN/Inf with status 0;
  *  - runaway runs: n_steps = 2^62 is refused, a time limit and a progress callback stop long runs
  *    (ATOMGPU_ERR_CANCELLED, outputs untouched);
+ *  - the TDSE family's entry points likewise (a 32-point cylindrical fixture);
  *  - threads: 8 threads on one shared CR model, on one shared line-strength handle and on one
  *    shared Sturmian handle give bit-identical results.
  * A child that returns ATOMGPU_ERR_INTERNAL (a caught panic) fails its case.
@@ -795,6 +796,164 @@ static int32_t call_scf_optimise(void) {
     return s;
 }
 
+
+/* TDSE: a cylindrical grid of 4 x 2 x 4 = 32 points (64 doubles of wavefunction), an ion at rest
+ * in front of a tabulated surface, a wavefunction and a reference state. */
+#define TD_N 32
+static atomgpu_tdse *fixture_tdse;
+static double td_psi[2 * TD_N], td_u[TD_N];
+static const double td_table[4] = {-0.1, -0.05, 0.0, 0.0}, td_times[2] = {0.0, 10.0}, td_path[6] = {0, 0, 0, 0.1, 0, 0};
+static const atomgpu_tdse_ion td_ion = {1.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0.1};
+static const atomgpu_tdse_surface td_surface = {ATOMGPU_TDSE_SURFACE_TABLE, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+static atomgpu_tdse_grid td_grid(void) {
+    atomgpu_tdse_grid g = {ATOMGPU_TDSE_CYLINDRICAL, 4, 2, 4, 0.2, 0.2, 0.0, -0.3, 0.0, 0.0, 0, 4};
+    return g;
+}
+
+static atomgpu_tdse *make_tdse(void) {
+    atomgpu_tdse_grid g = td_grid();
+    atomgpu_tdse_params p;
+    atomgpu_tdse_default_params(&p);
+    for (int i = 0; i < TD_N; i++) td_psi[2 * i] = 1.0 + 0.01 * i, td_psi[2 * i + 1] = 0.5 - 0.02 * i, td_u[i] = -0.1 * i;
+    atomgpu_tdse *h = NULL;
+    if (atomgpu_tdse_create(&g, &p, &h) != ATOMGPU_OK ||
+        atomgpu_tdse_set_potential(h, &td_ion, &td_surface, td_table, 2, td_times, td_path) != ATOMGPU_OK ||
+        atomgpu_tdse_set_reference(h, td_psi, TD_N) != ATOMGPU_OK ||
+        atomgpu_tdse_set_wavefunction(h, td_psi, TD_N, 0.0) != ATOMGPU_OK) {
+        printf("    fixture: TDSE handle: %s\n", message());
+        exit(1);
+    }
+    return h;
+}
+
+static int32_t call_td_default_params(void) {
+    atomgpu_tdse_params p;
+    p.dtau = SENTINEL;
+    int32_t s = atomgpu_tdse_default_params(P(&p, 1));
+    untouched = p.dtau == SENTINEL, finite = 1;
+    return s;
+}
+
+static int32_t call_td_create(void) {
+    atomgpu_tdse_grid g = td_grid();
+    atomgpu_tdse_params p;
+    atomgpu_tdse_default_params(&p);
+    static int untouched_value;
+    atomgpu_tdse *h = (atomgpu_tdse *)&untouched_value, *before = h;
+    int32_t s = atomgpu_tdse_create(BRK(K_NULL, 1) ? NULL : &g, BRK(K_NULL, 2) ? NULL : &p, BRK(K_NULL, 3) ? NULL : &h);
+    untouched = h == before, finite = 1;
+    if (s == ATOMGPU_OK) atomgpu_tdse_destroy(h);
+    return s;
+}
+
+static int32_t call_td_set_potential(void) {
+    int32_t s = atomgpu_tdse_set_potential(P(fixture_tdse, 1), &td_ion, &td_surface, A(td_table, 4, 4), N(2, 5),
+                                           A(td_times, 2, 6), A(td_path, 6, 7));
+    untouched = 1, finite = 1;
+    return s;
+}
+
+static int32_t call_td_set_potential_array(void) {
+    int32_t s = atomgpu_tdse_set_potential_array(P(fixture_tdse, 1), A(td_u, TD_N, 2), N(TD_N, 3));
+    untouched = 1, finite = 1;
+    return s;
+}
+
+static int32_t call_td_set_wavefunction(void) {
+    int32_t s = atomgpu_tdse_set_wavefunction(P(fixture_tdse, 1), A(td_psi, 2 * TD_N, 2), N(TD_N, 3), X(0.0, 4));
+    untouched = 1, finite = 1;
+    return s;
+}
+
+static int32_t call_td_get_wavefunction(void) {
+    double out[2 * TD_N];
+    fill(out, 2 * TD_N, SENTINEL);
+    int32_t s = atomgpu_tdse_get_wavefunction(P(fixture_tdse, 1), P(out, 2), N(TD_N, 3));
+    untouched = all_equal(out, 2 * TD_N, SENTINEL), finite = all_finite(out, 2 * TD_N);
+    return s;
+}
+
+static int32_t call_td_set_reference(void) {
+    int32_t s = atomgpu_tdse_set_reference(P(fixture_tdse, 1), A(td_psi, 2 * TD_N, 2), N(TD_N, 3));
+    untouched = 1, finite = 1;
+    return s;
+}
+
+static int32_t call_td_step(void) {
+    int32_t s = atomgpu_tdse_step(P(fixture_tdse, 1), N(3, 2));
+    untouched = 1, finite = 1;
+    return s;
+}
+
+static int32_t call_td_relax(void) {
+    double e = SENTINEL;
+    int64_t steps = ISENTINEL;
+    int32_t converged = ISENTINEL;
+    int32_t s = atomgpu_tdse_relax(P(fixture_tdse, 1), N(5, 2), X(1e-3, 3), P(&e, 4), P(&steps, 5), P(&converged, 6));
+    untouched = e == SENTINEL && steps == ISENTINEL && converged == ISENTINEL, finite = isfinite(e);
+    return s;
+}
+
+static int32_t call_td_norm(void) {
+    double v = SENTINEL;
+    int32_t s = atomgpu_tdse_norm(P(fixture_tdse, 1), P(&v, 2));
+    untouched = v == SENTINEL, finite = isfinite(v);
+    return s;
+}
+
+static int32_t call_td_energy(void) {
+    double v = SENTINEL;
+    int32_t s = atomgpu_tdse_energy(P(fixture_tdse, 1), P(&v, 2));
+    untouched = v == SENTINEL, finite = isfinite(v);
+    return s;
+}
+
+static int32_t call_td_overlap(void) {
+    double v[2] = {SENTINEL, SENTINEL};
+    int32_t s = atomgpu_tdse_overlap(P(fixture_tdse, 1), P(v, 2));
+    untouched = all_equal(v, 2, SENTINEL), finite = all_finite(v, 2);
+    return s;
+}
+
+static int32_t call_td_population(void) {
+    double v = SENTINEL;
+    int32_t s = atomgpu_tdse_population(P(fixture_tdse, 1), X(0.5, 2), P(&v, 3));
+    untouched = v == SENTINEL, finite = isfinite(v);
+    return s;
+}
+
+static int32_t call_td_density_slice(void) {
+    double v[16];
+    fill(v, 16, SENTINEL);
+    int32_t s = atomgpu_tdse_density_slice(P(fixture_tdse, 1), BRK(K_NEG, 2) ? -1 : ATOMGPU_TDSE_SLICE_SECOND,
+                                           BRK(K_NEG, 3) ? -1 : 1, P(v, 4), N(16, 5));
+    untouched = all_equal(v, 16, SENTINEL), finite = all_finite(v, 16);
+    return s;
+}
+
+static int32_t call_td_state(void) {
+    double t = SENTINEL, rho0 = SENTINEL;
+    int64_t steps = ISENTINEL, rings = ISENTINEL;
+    int32_t s = atomgpu_tdse_state(P(fixture_tdse, 1), P(&t, 2), P(&steps, 3), P(&rho0, 4), P(&rings, 5));
+    untouched = t == SENTINEL && steps == ISENTINEL && rho0 == SENTINEL && rings == ISENTINEL;
+    finite = isfinite(t) && isfinite(rho0);
+    return s;
+}
+
+/* A single rank's callbacks: no neighbours, sums of one rank. */
+static int32_t td_no_exchange(void *user, const double *a, const double *b, double *c, double *d, int64_t n) {
+    return (void)user, (void)a, (void)b, (void)c, (void)d, (void)n, 0;
+}
+static int32_t td_own_sum(void *user, double *values, int64_t n) { return (void)user, (void)values, (void)n, 0; }
+
+static int32_t call_td_set_communicator(void) {
+    int32_t s = atomgpu_tdse_set_communicator(P(fixture_tdse, 1), BRK(K_NULL, 2) ? NULL : td_no_exchange,
+                                              BRK(K_NULL, 3) ? NULL : td_own_sum, NULL);
+    untouched = 1, finite = 1;
+    return s;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* The argument table: which arguments of which call are broken in which ways. */
 
@@ -1126,6 +1285,58 @@ static const struct argument arguments[] = {
     {call_scf_optimise, "scf_optimise_wtbs", 17, "energies", "n"},
     {call_scf_optimise, "scf_optimise_wtbs", 18, "evaluations", "n"},
     {call_scf_optimise, "scf_optimise_wtbs", 19, "converged", "n"},
+    {call_td_default_params, "tdse_default_params", 1, "params", "n"},
+    {call_td_create, "tdse_create", 1, "grid", "n"},
+    {call_td_create, "tdse_create", 2, "params", "n"},
+    {call_td_create, "tdse_create", 3, "handle", "n"},
+    {call_td_set_potential, "tdse_set_potential", 1, "handle", "n"},
+    {call_td_set_potential, "tdse_set_potential", 4, "surface_table", "nai"},
+    {call_td_set_potential, "tdse_set_potential", 5, "n_times", "zmh"},
+    {call_td_set_potential, "tdse_set_potential", 6, "times", "nai"},
+    {call_td_set_potential, "tdse_set_potential", 7, "positions", "nai"},
+    {call_td_set_potential_array, "tdse_set_potential_array", 1, "handle", "n"},
+    {call_td_set_potential_array, "tdse_set_potential_array", 2, "values", "nai"},
+    {call_td_set_potential_array, "tdse_set_potential_array", 3, "n_points", "zmh"},
+    {call_td_set_wavefunction, "tdse_set_wavefunction", 1, "handle", "n"},
+    {call_td_set_wavefunction, "tdse_set_wavefunction", 2, "psi", "nai"},
+    {call_td_set_wavefunction, "tdse_set_wavefunction", 3, "n_points", "zmh"},
+    {call_td_set_wavefunction, "tdse_set_wavefunction", 4, "time", "ai"},
+    {call_td_get_wavefunction, "tdse_get_wavefunction", 1, "handle", "n"},
+    {call_td_get_wavefunction, "tdse_get_wavefunction", 2, "psi", "n"},
+    {call_td_get_wavefunction, "tdse_get_wavefunction", 3, "n_points", "zmh"},
+    {call_td_set_reference, "tdse_set_reference", 1, "handle", "n"},
+    {call_td_set_reference, "tdse_set_reference", 2, "phi", "nai"},
+    {call_td_set_reference, "tdse_set_reference", 3, "n_points", "zmh"},
+    {call_td_step, "tdse_step", 1, "handle", "n"},
+    {call_td_step, "tdse_step", 2, "n_steps", "zmh"},
+    {call_td_relax, "tdse_relax", 1, "handle", "n"},
+    {call_td_relax, "tdse_relax", 2, "max_steps", "zmh"},
+    {call_td_relax, "tdse_relax", 3, "energy_tolerance", "ai"},
+    {call_td_relax, "tdse_relax", 4, "energy", "n"},
+    {call_td_relax, "tdse_relax", 5, "steps", "n"},
+    {call_td_relax, "tdse_relax", 6, "converged", "n"},
+    {call_td_norm, "tdse_norm", 1, "handle", "n"},
+    {call_td_norm, "tdse_norm", 2, "norm", "n"},
+    {call_td_energy, "tdse_energy", 1, "handle", "n"},
+    {call_td_energy, "tdse_energy", 2, "energy", "n"},
+    {call_td_overlap, "tdse_overlap", 1, "handle", "n"},
+    {call_td_overlap, "tdse_overlap", 2, "overlap", "n"},
+    {call_td_population, "tdse_population", 1, "handle", "n"},
+    {call_td_population, "tdse_population", 2, "radius", "ai"},
+    {call_td_population, "tdse_population", 3, "population", "n"},
+    {call_td_density_slice, "tdse_density_slice", 1, "handle", "n"},
+    {call_td_density_slice, "tdse_density_slice", 2, "axis", "m"},
+    {call_td_density_slice, "tdse_density_slice", 3, "index", "m"},
+    {call_td_density_slice, "tdse_density_slice", 4, "density", "n"},
+    {call_td_density_slice, "tdse_density_slice", 5, "n_values", "zmh"},
+    {call_td_state, "tdse_state", 1, "handle", "n"},
+    {call_td_state, "tdse_state", 2, "time", "n"},
+    {call_td_state, "tdse_state", 3, "steps", "n"},
+    {call_td_state, "tdse_state", 4, "rho0", "n"},
+    {call_td_state, "tdse_state", 5, "implicit_rings", "n"},
+    {call_td_set_communicator, "tdse_set_communicator", 1, "handle", "n"},
+    {call_td_set_communicator, "tdse_set_communicator", 2, "exchange", "n"},
+    {call_td_set_communicator, "tdse_set_communicator", 3, "sum", "n"},
     {call_version, "version", 1, "major", "n"},
     {call_version, "version", 2, "minor", "n"},
     {call_version, "version", 3, "patch", "n"},
@@ -1195,6 +1406,22 @@ static const struct {
     {call_scf_two_electron, "scf_integrals_two_electron"},
     {call_scf_run, "scf_run"},
     {call_scf_optimise, "scf_optimise_wtbs"},
+    {call_td_default_params, "tdse_default_params"},
+    {call_td_create, "tdse_create"},
+    {call_td_set_potential, "tdse_set_potential"},
+    {call_td_set_potential_array, "tdse_set_potential_array"},
+    {call_td_set_wavefunction, "tdse_set_wavefunction"},
+    {call_td_get_wavefunction, "tdse_get_wavefunction"},
+    {call_td_set_reference, "tdse_set_reference"},
+    {call_td_step, "tdse_step"},
+    {call_td_relax, "tdse_relax"},
+    {call_td_norm, "tdse_norm"},
+    {call_td_energy, "tdse_energy"},
+    {call_td_overlap, "tdse_overlap"},
+    {call_td_population, "tdse_population"},
+    {call_td_density_slice, "tdse_density_slice"},
+    {call_td_state, "tdse_state"},
+    {call_td_set_communicator, "tdse_set_communicator"},
     {call_version, "version"},
     {call_device_info, "device_info"},
     {call_set_backend, "set_backend"},
@@ -1221,6 +1448,7 @@ static void make_fixtures(void) {
     fixture_ls = make_ls();
     fixture_st = make_st();
     fixture_scf = make_scf();
+    fixture_tdse = make_tdse();
 }
 
 /* A broken argument: refused for itself, outputs untouched. */
@@ -1253,7 +1481,8 @@ static int run_handle_case(int index, int variant) {
     const char *fragment = NULL;
     if (variant == 0) { /* destroyed */
         if (atomgpu_cr_destroy(fixture_cr) != ATOMGPU_OK || atomgpu_linestrength_destroy(fixture_ls) != ATOMGPU_OK ||
-            atomgpu_sturmian_destroy(fixture_st) != ATOMGPU_OK || atomgpu_scf_integrals_destroy(fixture_scf) != ATOMGPU_OK)
+            atomgpu_sturmian_destroy(fixture_st) != ATOMGPU_OK || atomgpu_scf_integrals_destroy(fixture_scf) != ATOMGPU_OK ||
+            atomgpu_tdse_destroy(fixture_tdse) != ATOMGPU_OK)
             return fail("destroy failed: %s", message());
         fragment = "destroyed";
     } else if (variant == 1) { /* the other family */
@@ -1261,7 +1490,8 @@ static int run_handle_case(int index, int variant) {
         fixture_cr = (atomgpu_cr *)fixture_ls;
         fixture_ls = (atomgpu_linestrength *)fixture_st;
         fixture_st = (atomgpu_sturmian *)fixture_scf;
-        fixture_scf = (atomgpu_scf_integrals *)cr;
+        fixture_scf = (atomgpu_scf_integrals *)fixture_tdse;
+        fixture_tdse = (atomgpu_tdse *)cr;
         fragment = "is a ";
     } else { /* made up */
         static int64_t local;
@@ -1269,6 +1499,7 @@ static int run_handle_case(int index, int variant) {
         fixture_ls = (atomgpu_linestrength *)(uintptr_t)0xA7FFFFFFFFFFFFF0ull;
         fixture_st = (atomgpu_sturmian *)(uintptr_t)0x1234;
         fixture_scf = (atomgpu_scf_integrals *)(uintptr_t)0xA7FFFFFFFFFFFFE0ull;
+        fixture_tdse = (atomgpu_tdse *)(uintptr_t)0xA7FFFFFFFFFFFFD0ull;
         fragment = "not a live";
     }
     int32_t s = a->call();
@@ -2039,7 +2270,8 @@ int main(void) {
         int takes_handle = arguments[i].position == 1 && arguments[i].kinds[0] == 'n' &&
                            (strcmp(arguments[i].name, "model") == 0 || strcmp(arguments[i].name, "handle") == 0) &&
                            arguments[i].call != call_cr_create && arguments[i].call != call_ls_create &&
-                           arguments[i].call != call_st_create && arguments[i].call != call_scf_create;
+                           arguments[i].call != call_st_create && arguments[i].call != call_scf_create &&
+                           arguments[i].call != call_td_create;
         for (int v = 0; takes_handle && v < 3; v++) {
             snprintf(name, sizeof name, "%s: `%s` %s", arguments[i].function, arguments[i].name, handle_variants[v]);
             run_case(name, handle_case, (int)i, v);
