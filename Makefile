@@ -23,7 +23,7 @@ fortrandir  = $(datadir)/atomgpu/fortran
 
 # The Fortran module sources: atomgpu.f90 INCLUDEs the others, so they are installed side by side.
 FORTRAN_SOURCES = fortran/atomgpu.f90 fortran/atomgpu_core.f90 fortran/atomgpu_rates.f90 fortran/atomgpu_linestrength.f90 \
-                  fortran/atomgpu_sturmian.f90 fortran/atomgpu_scf.f90
+                  fortran/atomgpu_sturmian.f90 fortran/atomgpu_scf.f90 fortran/atomgpu_tdse.f90
 
 # CARGO_TARGET_DIR honoured, as cargo does.
 TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),target)

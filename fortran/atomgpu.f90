@@ -9,6 +9,7 @@
 !     atomgpu_linestrength.f90  the line-strength family: TROVE-style line lists
 !     atomgpu_sturmian.f90      the Sturmian family: Generalized Sturmian three-body Hamiltonians
 !     atomgpu_scf.f90           the SCF family: atomic Hartree-Fock and Dirac-Fock in Gaussian bases
+!     atomgpu_tdse.f90          the TDSE family: 3D Schroedinger propagation, ion-surface charge transfer
 ! (compilers look for an INCLUDEd file in the directory of the file that includes it first).
 ! The conventions every wrapper follows are in atomgpu_core.f90; units, ranges and index bases
 ! of each family at the top of its file; include/atomgpu.h documents the C functions called.
@@ -17,6 +18,7 @@ include 'atomgpu_rates.f90'
 include 'atomgpu_linestrength.f90'
 include 'atomgpu_sturmian.f90'
 include 'atomgpu_scf.f90'
+include 'atomgpu_tdse.f90'
 
 module atomgpu
     use atomgpu_core, only: ATOMGPU_OK, ATOMGPU_ERR_INVALID_ARGUMENT, ATOMGPU_ERR_NO_DEVICE, &
@@ -30,6 +32,7 @@ module atomgpu
     use atomgpu_linestrength
     use atomgpu_sturmian
     use atomgpu_scf
+    use atomgpu_tdse
     implicit none
     public
 end module atomgpu

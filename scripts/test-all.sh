@@ -442,7 +442,7 @@ stage_install() {
     for f in lib/libatomgpu.so lib/libatomgpu.a include/atomgpu.h share/atomgpu/fortran/atomgpu.f90 \
         share/atomgpu/fortran/atomgpu_core.f90 share/atomgpu/fortran/atomgpu_rates.f90 \
         share/atomgpu/fortran/atomgpu_linestrength.f90 share/atomgpu/fortran/atomgpu_sturmian.f90 \
-        share/atomgpu/fortran/atomgpu_scf.f90 \
+        share/atomgpu/fortran/atomgpu_scf.f90 share/atomgpu/fortran/atomgpu_tdse.f90 \
         lib/pkgconfig/atomgpu.pc lib/cmake/atomgpu/atomgpu-config.cmake \
         lib/cmake/atomgpu/atomgpu-config-version.cmake; do
         [ -f "$root/$f" ] || { echo "error: make install did not install $prefix/$f"; return 1; }
