@@ -11,7 +11,9 @@
 #   C ABI in a forked child, so a crash is counted, not fatal; threads on shared handles), the C
 #   test programs again under valgrind memcheck (no error, no definite leak), the C examples
 #   (compiled; the helium one run), the Fortran test programs (tests/fortran), the Fortran
-#   examples (compiled; the line-list and helium ones run), the exported-symbol check, and `make
+#   examples (compiled; the line-list and helium ones run), the MPI stage (OpenMPI installed if
+#   missing: the TDSE domain split at 2 and 3 ranks, the jellium example on 1 and 2 ranks), the
+#   exported-symbol check, and `make
 #   install` into a staging folder with a C program built through pkg-config (and CMake's
 #   find_package when cmake is there).
 #
@@ -367,6 +369,43 @@ check_scf_atom() {
     return "$ok"
 }
 
+# The domain split over MPI ranks (OpenMPI from the system packages, installed if missing): the
+# TDSE test at 2 and 3 ranks against one rank owning the whole grid (tests/mpi), and the
+# jellium example run on 1 and 2 ranks, whose tables must be identical (examples/mpi).
+stage_mpi() {
+    ensure_command mpicc libopenmpi-dev
+    ensure_command mpirun openmpi-bin
+    local out="$BUILD/mpi" src name bad=0
+    mkdir -p "$out"
+    # Runs as root in containers; more ranks than cores on a 2-core machine.
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    shopt -s nullglob
+    for src in tests/mpi/*.c examples/mpi/*.c; do
+        name=$(basename "$src" .c)
+        mpicc "${CFLAGS[@]}" -Iinclude "$src" -o "$out/$name" -L"$LIB" -latomgpu -Wl,-rpath,"$LIB" -lm \
+            || { echo "FAIL: $src does not compile with mpicc"; bad=$((bad + 1)); }
+    done
+    local ranks
+    for ranks in 2 3; do
+        if mpirun -np "$ranks" "$out/test_tdse_mpi"; then
+            echo "ok: tests/mpi/test_tdse_mpi.c on $ranks ranks"
+        else
+            echo "FAIL: tests/mpi/test_tdse_mpi.c on $ranks ranks"; bad=$((bad + 1))
+        fi
+    done
+    for ranks in 1 2; do
+        mpirun -np "$ranks" "$out/tdse_jellium" "$out/tdse_jellium_$ranks.dat" \
+            || { echo "FAIL: examples/mpi/tdse_jellium.c on $ranks rank(s)"; bad=$((bad + 1)); }
+    done
+    if cmp -s <(grep -v '^#' "$out/tdse_jellium_1.dat") <(grep -v '^#' "$out/tdse_jellium_2.dat"); then
+        echo "ok: the jellium example gives the same table on 1 and 2 ranks:"
+        cat "$out/tdse_jellium_2.dat"
+    else
+        echo "FAIL: the jellium example's tables differ between 1 and 2 ranks"; bad=$((bad + 1))
+    fi
+    [ "$bad" -eq 0 ]
+}
+
 # words TEXT: a newline-separated list on one line.
 words() { tr '\n' ' ' <<<"$1"; }
 
@@ -533,6 +572,7 @@ run_stage "C test programs under valgrind memcheck" stage_valgrind
 run_stage "C examples compile, helium example runs (examples/c)" stage_c_examples
 run_stage "Fortran test programs (tests/fortran)" stage_fortran_tests
 run_stage "Fortran examples compile, line-list and helium examples run (examples/fortran)" stage_fortran_examples
+run_stage "MPI: TDSE split over 2 and 3 ranks, jellium example on 1 and 2 (tests/mpi, examples/mpi)" stage_mpi
 run_stage "exported symbols (header and Fortran bind names)" stage_symbols
 run_stage "make install, pkg-config and CMake package" stage_install
 
