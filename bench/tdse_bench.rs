@@ -11,10 +11,13 @@
 //!    dθ = 2π/128, τ = 0.005, automatic ρ0), then 1e8 and 1e9 points (Nx grows);
 //! 3. Cartesian at 1.6e7 (252³), 1e8 (464³) and 1e9 (1000³) points;
 //! 4. the CPU (all cores) at the paper's sizes, and the GPU/CPU agreement after the same steps;
-//! 5. hydrogen 1s by imaginary time at h = 0.4 … 0.1 (energy error against −½ hartree).
+//! 5. hydrogen 1s by imaginary time at h = 0.4 … 0.1 (energy error against −½ hartree);
+//! 6. with two or more GPUs visible, the in-process multi-GPU path (`tdse::Team`): strong
+//!    scaling of the cylindrical 1e9-point case from one GPU to all of them, and weak scaling
+//!    (5e8 points per GPU), each beside the one-GPU run of the same call.
 //!
 //!   cargo build --release --example tdse_bench
-//!   target/release/examples/tdse_bench [--quick]
+//!   target/release/examples/tdse_bench [--quick] [--scaling-only]
 //!
 //! GPU times: median of 3 runs of `steps` steps after a warm-up (kernel compile, the start),
 //! synchronised by the norm check that ends every `step` call. One JSON line per case.
@@ -23,7 +26,7 @@ use atomgpu::backend::{self, Backend};
 use atomgpu::tdse::grid::Grid;
 use atomgpu::tdse::potential::{IonPotential, Surface, Trajectory};
 use atomgpu::tdse::scheme::Params;
-use atomgpu::tdse::Propagator;
+use atomgpu::tdse::{Propagator, Team};
 use num_complex::Complex64 as C64;
 use std::time::Instant;
 
@@ -49,10 +52,11 @@ fn packet(grid: &Grid) -> Vec<C64> {
     psi
 }
 
-fn setup(backend: &Backend, grid: &Grid) -> Propagator {
+/// The benchmark's run on `grid` spread over `backends` (one member per GPU).
+fn setup(backends: &[Backend], grid: &Grid) -> Team {
     let params =
         Params { absorber_width: 4.0, absorber_strength: 0.5, norm_check_interval: 1_000_000, ..Params::default() };
-    let mut p = Propagator::with_backend(grid.clone(), params, backend).expect("handle");
+    let mut p = Team::new(grid.clone(), params, backends).expect("handle");
     let path = Trajectory::new(vec![0.0, 1000.0], vec![[2.0, 0.0, 0.0], [102.0, 0.0, 0.0]]).unwrap();
     let surface = Surface::Jellium { x_surface: grid.x0 + 10.0, depth: 0.4, lambda: 1.1, image_plane: -0.5 };
     let ion = IonPotential { soft_core: 0.05, ..IonPotential::hydrogen() };
@@ -67,7 +71,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Seconds per step (median of 3 runs of `steps`), after the start and one untimed run.
-fn time_steps(p: &mut Propagator, steps: u64) -> f64 {
+fn time_steps(p: &mut Team, steps: u64) -> f64 {
     p.step(steps).unwrap();
     median(
         (0..3)
@@ -105,7 +109,7 @@ fn case(name: &str, grid: &Grid, gpu: Option<&Backend>, cpu_steps: Option<u64>, 
     let shape = format!(r#""case":"{name}","points":{points:.4e},"n":[{},{},{}]"#, grid.nx, grid.n2, grid.n3);
     let mut gpu_psi = None;
     if let Some(backend) = gpu {
-        let mut p = setup(backend, grid);
+        let mut p = setup(std::slice::from_ref(backend), grid);
         let rho0 = p.scheme().rho0(grid);
         let steps = (2e9 / points).clamp(20.0, 400.0) as u64;
         let s = time_steps(&mut p, steps);
@@ -115,7 +119,7 @@ fn case(name: &str, grid: &Grid, gpu: Option<&Backend>, cpu_steps: Option<u64>, 
             rate * 1e9 / (ceiling / BYTES_PER_POINT)
         ));
         if let Some(steps) = cpu_steps {
-            let mut fresh = setup(backend, grid);
+            let mut fresh = setup(std::slice::from_ref(backend), grid);
             fresh.step(steps).unwrap();
             let mut psi = vec![C64::default(); grid.local_len()];
             fresh.wavefunction(&mut psi).unwrap();
@@ -123,7 +127,7 @@ fn case(name: &str, grid: &Grid, gpu: Option<&Backend>, cpu_steps: Option<u64>, 
         }
     }
     if let Some(steps) = cpu_steps {
-        let mut p = setup(&Backend::Cpu, grid);
+        let mut p = setup(&[Backend::Cpu], grid);
         let t0 = Instant::now();
         p.step(steps).unwrap();
         let s = t0.elapsed().as_secs_f64() / steps as f64;
@@ -141,6 +145,33 @@ fn case(name: &str, grid: &Grid, gpu: Option<&Backend>, cpu_steps: Option<u64>, 
             points / s / 1e9
         ));
     }
+}
+
+/// Gpnts/s of the benchmark's run on `grid` over `backends`.
+fn rate(backends: &[Backend], grid: &Grid) -> f64 {
+    let mut p = setup(backends, grid);
+    let steps = (2e9 / grid.local_len() as f64).clamp(20.0, 100.0) as u64;
+    grid.local_len() as f64 / time_steps(&mut p, steps) / 1e9
+}
+
+/// Strong and weak scaling over all visible GPUs (item 6 of the module docs).
+fn scaling(n_gpus: usize, cyl: &dyn Fn(usize) -> Grid) {
+    let all: Vec<Backend> = (0..n_gpus).map(|i| Backend::Cuda(backend::cuda_device_at(i).unwrap())).collect();
+    let one = &all[..1];
+    let (big, per_gpu) = (cyl(61_035), cyl(61_035 / 2));
+    let (r1, rn) = (rate(one, &big), rate(&all, &big));
+    emit(format!(
+        r#""case":"strong_scaling","points":{:.4e},"gpus":{n_gpus},"gpnts_per_s_1_gpu":{r1:.2},"gpnts_per_s":{rn:.2},"speedup":{:.3}"#,
+        big.local_len() as f64,
+        rn / r1
+    ));
+    let weak = cyl(61_035 / 2 * n_gpus);
+    let (w1, wn) = (rate(one, &per_gpu), rate(&all, &weak));
+    emit(format!(
+        r#""case":"weak_scaling","points_per_gpu":{:.4e},"gpus":{n_gpus},"gpnts_per_s_1_gpu":{w1:.2},"gpnts_per_s":{wn:.2},"efficiency":{:.3}"#,
+        per_gpu.local_len() as f64,
+        wn / (w1 * n_gpus as f64)
+    ));
 }
 
 fn hydrogen(backend: &Backend, h: f64) {
@@ -185,13 +216,25 @@ fn main() {
     let cyl = |nx: usize| Grid::cylindrical(nx, 128, 128, 0.2, 0.2, -0.1 * nx as f64).unwrap();
     let cart = |n: usize| Grid::cartesian([n; 3], [0.2; 3], [-0.1 * n as f64; 3]).unwrap();
     let cpu_steps = if quick { Some(3) } else { Some(10) };
-    case("cylindrical_paper", &cyl(660), gpu.as_ref(), cpu_steps, ceiling);
-    case("cartesian_paper", &cart(252), gpu.as_ref(), cpu_steps, ceiling);
-    if gpu.is_some() && !quick {
+    let scaling_only = std::env::args().any(|a| a == "--scaling-only");
+    if !scaling_only {
+        case("cylindrical_paper", &cyl(660), gpu.as_ref(), cpu_steps, ceiling);
+    }
+    if !scaling_only {
+        case("cartesian_paper", &cart(252), gpu.as_ref(), cpu_steps, ceiling);
+    }
+    if gpu.is_some() && !quick && !scaling_only {
         case("cylindrical_1e8", &cyl(6100), gpu.as_ref(), None, ceiling);
         case("cartesian_1e8", &cart(464), gpu.as_ref(), None, ceiling);
         case("cylindrical_1e9", &cyl(61_035), gpu.as_ref(), None, ceiling);
         case("cartesian_1e9", &cart(1000), gpu.as_ref(), None, ceiling);
+    }
+    let n_gpus = backend::cuda_device_count();
+    if gpu.is_some() && n_gpus > 1 {
+        scaling(n_gpus, &cyl);
+    }
+    if scaling_only {
+        return;
     }
     let h_list: &[f64] = if gpu.is_some() { &[0.4, 0.2, 0.1] } else { &[0.4] };
     for &h in h_list {
