@@ -218,14 +218,17 @@ fn a_team_over_the_gpus_equals_the_cpu() {
     };
     let grid = Grid::cylindrical(17, 10, 24, 0.2, 0.2, -1.6).unwrap();
     let psi = random_psi(&mut Rng::new(60), grid.local_len());
-    let mut whole = Propagator::with_backend(grid.clone(), Params::default(), &Backend::Cpu).unwrap();
+    // A random ψ is rough: its plain norm is not the leap-frog's invariant and moves by 0.3% in 7
+    // steps, so the watchdog is relaxed here.
+    let params = Params { norm_growth_tolerance: 1.0, ..Params::default() };
+    let mut whole = Propagator::with_backend(grid.clone(), params, &Backend::Cpu).unwrap();
     moving_ion(&mut whole);
     whole.set_wavefunction(&psi, 0.0).unwrap();
     whole.step(7).unwrap();
     let mut expected = vec![C64::default(); grid.local_len()];
     whole.wavefunction(&mut expected).unwrap();
     let backends = [Backend::Cuda(device), Backend::Cuda(second)];
-    let mut team = atomgpu::tdse::Team::new(grid.clone(), Params::default(), &backends).unwrap();
+    let mut team = atomgpu::tdse::Team::new(grid.clone(), params, &backends).unwrap();
     let (ion, surface, path) = moving_ion_model();
     team.set_analytic_potential(Some(ion), &surface, path).unwrap();
     team.set_wavefunction(&psi, 0.0).unwrap();
