@@ -8,12 +8,15 @@
 // E = exp(-delta W), P = E^2; the implicit rings solve their cyclic tridiagonal system in shared
 // memory (solve_ring: the same solution as the Thomas algorithm with Sherman-Morrison of eqs. 11-16
 // in src/tdse/tridiagonal.rs, by a factorisation that needs no division in its serial passes).
-// Stored wavefunctions hold a ghost plane before and after the owned planes.
+// Stored wavefunctions hold a ghost plane before and after the owned planes. The explicit rings
+// (stage_explicit) and the implicit ones (stage_implicit) are separate kernels, so that the
+// explicit one, which does nearly all the work, carries none of the solve's registers.
 
 typedef unsigned long long u64;
 typedef long long i64;
 
-struct cplx {
+// 16-byte aligned, so that a point is one 128-bit load or store.
+struct alignas(16) cplx {
     double re, im;
 };
 __device__ inline cplx mk(double re, double im) { cplx z; z.re = re; z.im = im; return z; }
@@ -78,13 +81,13 @@ __device__ inline Line line_of(const StageParams &p, i64 k, i64 l) {
 }
 
 // Squared distance (bohr^2) of local point (k, l, m) from (cx, cy, cz) (src/tdse/grid.rs position).
-__device__ inline double distance2(const StageParams &p, const Line &ln, i64 m, double cx, double cy, double cz) {
+__device__ inline double distance2(const StageParams &p, const Line &ln, int m, double cx, double cy, double cz) {
     const double x = p.x0 + (double)(p.x_offset + ln.k) * p.dx;
     double y, z;
     if (p.cylindrical) {
-        const double *trig = (const double *)p.trig;
-        y = ln.rho * trig[2 * m];
-        z = ln.rho * trig[2 * m + 1];
+        const cplx cs = ((const cplx *)p.trig)[m];  // (cos theta_m, sin theta_m), one load
+        y = ln.rho * cs.re;
+        z = ln.rho * cs.im;
     } else {
         y = p.y0 + (double)ln.l * p.d2;
         z = p.z0 + (double)m * p.d3;
@@ -93,38 +96,48 @@ __device__ inline double distance2(const StageParams &p, const Line &ln, i64 m, 
     return dx * dx + dy * dy + dz * dz;
 }
 
-// U at local point (k, l, m).
-__device__ inline double potential_at(const StageParams &p, const Line &ln, i64 m) {
-    if (p.array_potential) return ((const double *)p.potential)[(ln.k * p.n2 + ln.l) * p.n3 + m];
+// U at local point (k, l, m); `urow` is the caller array's ring (k, l) when it is used.
+__device__ inline double potential_at(const StageParams &p, const Line &ln, const double *urow, int m) {
+    if (p.array_potential) return urow[m];
     double u = ((const double *)p.surface)[p.x_offset + ln.k];
     if (p.has_ion) u += ion_value(p.ion, distance2(p, ln, m, p.rx, p.ry, p.rz));
     return u;
 }
 
-// (H psi) at (k, l, m) of the stored slot psi (ghost plane first); without the theta (z) term when
-// with_third is 0.
-__device__ inline cplx apply_h(const StageParams &p, const cplx *psi, const Line &ln, i64 m, int with_third) {
-    const i64 n2 = p.n2, n3 = p.n3, plane = n2 * n3;
-    const i64 at = (ln.k + 1) * plane + ln.l * n3 + m;
-    const cplx c = psi[at];
-    cplx lap = scale(p.inv_dx2, sub(add(psi[at + plane], psi[at - plane]), scale(2.0, c)));
+// The ring (k, l) of a stored slot (ghost plane first) and of the potential array: the one 64-bit
+// offset of a line; points inside a plane are then addressed with 32-bit offsets (a plane holds
+// fewer than 2^31 points: src/tdse/grid.rs).
+__device__ inline const cplx *ring_of(const StageParams &p, const cplx *psi, const Line &ln) {
+    return psi + ((ln.k + 1) * p.n2 + ln.l) * p.n3;
+}
+__device__ inline const double *potential_ring(const StageParams &p, const Line &ln) {
+    return p.array_potential ? (const double *)p.potential + (ln.k * p.n2 + ln.l) * p.n3 : nullptr;
+}
+
+// (H psi) at point m of the ring `row` (from ring_of); without the theta (z) term when with_third
+// is 0.
+__device__ inline cplx apply_h(const StageParams &p, const cplx *row, const double *urow, const Line &ln, int m,
+                               int with_third) {
+    const int n2 = (int)p.n2, n3 = (int)p.n3, plane = n2 * n3;
+    const cplx *at = row + m;
+    const cplx c = at[0];
+    cplx lap = scale(p.inv_dx2, sub(add(at[plane], at[-plane]), scale(2.0, c)));
     const cplx zero = mk(0.0, 0.0);
-    const cplx up = ln.l + 1 < n2 ? psi[at + n3] : zero;
-    const cplx down = ln.l > 0 ? psi[at - n3] : zero;
+    const cplx up = ln.l + 1 < n2 ? at[n3] : zero;
+    const cplx down = ln.l > 0 ? at[-n3] : zero;
     lap = add(lap, add(scale(ln.up, sub(up, c)), scale(ln.down, sub(down, c))));
     if (with_third) {
-        const i64 row = at - m;
         cplx next, last;
         if (p.cylindrical) {
-            next = psi[row + (m + 1 == n3 ? 0 : m + 1)];
-            last = psi[row + (m == 0 ? n3 - 1 : m - 1)];
+            next = row[m + 1 == n3 ? 0 : m + 1];
+            last = row[m == 0 ? n3 - 1 : m - 1];
         } else {
-            next = m + 1 < n3 ? psi[at + 1] : zero;
-            last = m > 0 ? psi[at - 1] : zero;
+            next = m + 1 < n3 ? at[1] : zero;
+            last = m > 0 ? at[-1] : zero;
         }
         lap = add(lap, scale(ln.third, sub(add(next, last), scale(2.0, c))));
     }
-    return add(scale(-0.5, lap), scale(potential_at(p, ln, m), c));
+    return add(scale(-0.5, lap), scale(potential_at(p, ln, urow, m), c));
 }
 
 __device__ inline cplx csqrt(cplx z) {
@@ -183,10 +196,49 @@ __device__ void solve_ring(cplx b, cplx a, cplx *h, cplx *u, cplx *pw, i64 n) {
     for (i64 k = threadIdx.x + 1; k < n; k += blockDim.x) h[k] = add(h[k], mul(pw[n - k], h0));
 }
 
-// One launch covers rings ring_first .. ring_first + ring_count of planes plane_first ..
-// plane_first + plane_count: the host launches the explicit rings (no shared memory) and the
-// implicit ones (3 N3 + 1 complex values of shared memory: h, u, powers of r) separately.
-extern "C" __global__ void __launch_bounds__(256, 4) stage(StageParams p) {
+// The explicit part of a stage on ring (k, l) (local plane k): into `out` on an explicit ring,
+// into the shared `ring` (the right-hand side of the implicit solve) on an implicit one. Returns
+// the ring's absorber factor E.
+__device__ __forceinline__ double line_update(const StageParams &p, const Line &ln, int implicit, cplx *ring) {
+    cplx *out = (cplx *)p.out;
+    const cplx *cur = (const cplx *)p.cur;
+    const cplx *other = (const cplx *)p.prev;
+    const i64 k = ln.k, l = ln.l, n3 = p.n3;
+    const cplx c = mk(p.c_re, p.c_im);
+    const i64 base = ((k + 1) * p.n2 + l) * n3;
+    const cplx *row = ring_of(p, cur, ln);
+    const double *urow = potential_ring(p, ln);
+    const cplx *prev_row = (p.prev_mode == PREV_IN_PLACE ? out : p.prev_mode == PREV_CUR ? cur : other) + base;
+    cplx *out_row = out + base;
+    const double w_line = ((const double *)p.absorber_x)[p.x_offset + k] + ((const double *)p.absorber_2)[l];
+    const double e_line = w_line > 0.0 ? exp(-p.delta * w_line) : 1.0;
+    for (int m = threadIdx.x; m < (int)n3; m += blockDim.x) {
+        double e = e_line;
+        if (!p.cylindrical) {
+            const double w = w_line + ((const double *)p.absorber_3)[m];
+            e = w > 0.0 ? exp(-p.delta * w) : 1.0;
+        }
+        const cplx hpsi = apply_h(p, row, urow, ln, m, !implicit);
+        const cplx f = add(scale(e * e, prev_row[m]), scale(e, mul(c, hpsi)));
+        if (implicit) ring[m] = f; else out_row[m] = f;
+    }
+    return e_line;
+}
+
+// The explicit rings ring_first .. ring_first + ring_count (all at or above rho0, or every line
+// of a Cartesian grid) of planes plane_first .. plane_first + plane_count: no shared memory and
+// none of the implicit solve's registers.
+extern "C" __global__ void __launch_bounds__(256) stage_explicit(StageParams p) {
+    const i64 n_lines = p.plane_count * p.ring_count;
+    for (i64 i = blockIdx.x; i < n_lines; i += gridDim.x) {
+        const Line ln = line_of(p, p.plane_first + i / p.ring_count, p.ring_first + i % p.ring_count);
+        line_update(p, ln, 0, nullptr);
+    }
+}
+
+// The implicit rings (below rho0) of the same planes, one ring per block with 3 N3 + 1 complex
+// values of shared memory (h, u, powers of r): the explicit terms, then the theta-correction.
+extern "C" __global__ void __launch_bounds__(256, 4) stage_implicit(StageParams p) {
     extern __shared__ cplx ring[];
     cplx *out = (cplx *)p.out;
     const cplx *cur = (const cplx *)p.cur;
@@ -197,23 +249,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) stage(StageParams p) {
     for (i64 i = blockIdx.x; i < n_lines; i += gridDim.x) {
         const i64 k = p.plane_first + i / p.ring_count, l = p.ring_first + i % p.ring_count;
         const Line ln = line_of(p, k, l);
-        const int implicit = l < p.implicit_rings;
         const i64 base = (k + 1) * plane + l * n3;
-        const double w_line = ((const double *)p.absorber_x)[p.x_offset + k] + ((const double *)p.absorber_2)[l];
-        for (i64 m = threadIdx.x; m < n3; m += blockDim.x) {
-            double w = w_line;
-            if (!p.cylindrical) w += ((const double *)p.absorber_3)[m];
-            const double e = w > 0.0 ? exp(-p.delta * w) : 1.0;
-            const cplx hpsi = apply_h(p, cur, ln, m, !implicit);
-            const cplx prev = p.prev_mode == PREV_IN_PLACE ? out[base + m]
-                            : p.prev_mode == PREV_CUR ? cur[base + m] : other[base + m];
-            const cplx f = add(scale(e * e, prev), scale(e, mul(c, hpsi)));
-            if (implicit) ring[m] = f; else out[base + m] = f;
-        }
-        if (!implicit) continue;
+        const double e = line_update(p, ln, 1, ring);
         // The implicit theta-correction of this ring: rhs += sigma D (beta cur + gamma prev)/weight,
         // sigma = -c E third / 2; prev is still unwritten in `out` (in place) at this point.
-        const double e = w_line > 0.0 ? exp(-p.delta * w_line) : 1.0;
         const double weight = p.alpha + p.beta + p.gamma;
         const cplx sigma = scale(-e * ln.third / 2.0, c);
         __syncthreads();
@@ -264,13 +303,15 @@ extern "C" __global__ void sums(SumParams s) {
         const Line ln = line_of(p, k, l);
         const double w = cell_weight(p, l);
         const i64 base = (k + 1) * plane + l * n3;
-        for (i64 m = threadIdx.x; m < n3; m += blockDim.x) {
+        const cplx *row = ring_of(p, psi, ln);
+        const double *urow = potential_ring(p, ln);
+        for (int m = threadIdx.x; m < (int)n3; m += blockDim.x) {
             const cplx z = psi[base + m];
             const double z2 = z.re * z.re + z.im * z.im;
             if (s.what == 0) {
                 a0 += w * z2;
             } else if (s.what == 1) {
-                const cplx hz = apply_h(p, psi, ln, m, 1);
+                const cplx hz = apply_h(p, row, urow, ln, m, 1);
                 a0 += w * (z.re * hz.re + z.im * hz.im);
                 a1 += w * z2;
             } else if (s.what == 2) {

@@ -102,7 +102,8 @@ pub struct CudaEngine {
     absorber: [CudaSlice<f64>; 3],
     /// cos θ_m, sin θ_m interleaved (cylindrical; zeros otherwise).
     trig: CudaSlice<f64>,
-    stage_kernel: CudaFunction,
+    explicit_kernel: CudaFunction,
+    implicit_kernel: CudaFunction,
     sums_kernel: CudaFunction,
     scale_kernel: CudaFunction,
     slice_kernel: CudaFunction,
@@ -131,7 +132,8 @@ impl CudaEngine {
             surface: device.zeros::<f64>(grid.nx)?,
             surface_host: vec![0.0; grid.nx],
             partials: device.zeros::<f64>(2 * SUM_BLOCKS as usize)?,
-            stage_kernel: device.function(FILE, SOURCE, "stage")?,
+            explicit_kernel: device.function(FILE, SOURCE, "stage_explicit")?,
+            implicit_kernel: device.function(FILE, SOURCE, "stage_implicit")?,
             sums_kernel: device.function(FILE, SOURCE, "sums")?,
             scale_kernel: device.function(FILE, SOURCE, "scale_owned")?,
             slice_kernel: device.function(FILE, SOURCE, "density_slice")?,
@@ -266,7 +268,8 @@ impl Engine for CudaEngine {
             // 2 N3) and the potential array (when used) the owned points; the kernel writes only
             // the given rings of the given planes of `out` and reads their neighbours in `cur`;
             // params mirrors the C struct.
-            unsafe { self.device.stream().launch_builder(&self.stage_kernel).arg(&params).launch(config) }?;
+            let kernel = if shared == 0 { &self.explicit_kernel } else { &self.implicit_kernel };
+            unsafe { self.device.stream().launch_builder(kernel).arg(&params).launch(config) }?;
         }
         Ok(())
     }

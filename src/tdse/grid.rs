@@ -139,6 +139,13 @@ impl Grid {
         if points > MAX_POINTS {
             return Err(Error::invalid("grid.nx", format!("Nx·N2·N3 = {points} exceeds 2^40 points")));
         }
+        // The CUDA kernels address the points of a plane with 32-bit offsets.
+        if self.n2 as u128 * self.n3 as u128 >= 1 << 31 {
+            return Err(Error::invalid(
+                "grid.n2",
+                format!("N2·N3 = {} points per x plane must be below 2^31", self.n2 * self.n3),
+            ));
+        }
         if self.nx_local == 0 || self.nx_local > self.nx {
             return Err(Error::invalid(
                 "grid.nx_local",
