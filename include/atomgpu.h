@@ -600,13 +600,13 @@ int32_t atomgpu_set_backend(int32_t backend);
 
 /**
  * Describes the backend calls will run on now: `backend` = `ATOMGPU_BACKEND_CPU` or `_CUDA`,
- * the device name copied into `name` (`name_capacity` bytes, NUL-terminated), device memory in
- * bytes (0 on the CPU) and compute capability (0.0 on the CPU). Fails with
+ * the device name copied into `name` (`name_capacity` bytes, >= 1, NUL-terminated), device
+ * memory in bytes (0 on the CPU) and compute capability (0.0 on the CPU). Every output may be
+ * NULL: NULL means "not wanted" (`name_capacity` is then not read). Fails with
  * `ATOMGPU_ERR_NO_DEVICE` when CUDA is required but absent.
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * Output pointers must be NULL or writable; buffers must hold the capacity given.
+ * Output pointers must be NULL or writable; `name` must hold `name_capacity` bytes.
  */
 int32_t atomgpu_device_info(int32_t *backend,
                             char *name,

@@ -255,13 +255,13 @@ pub extern "C" fn atomgpu_set_backend(backend: i32) -> i32 {
 }
 
 /// Describes the backend calls will run on now: `backend` = `ATOMGPU_BACKEND_CPU` or `_CUDA`,
-/// the device name copied into `name` (`name_capacity` bytes, NUL-terminated), device memory in
-/// bytes (0 on the CPU) and compute capability (0.0 on the CPU). Fails with
+/// the device name copied into `name` (`name_capacity` bytes, >= 1, NUL-terminated), device
+/// memory in bytes (0 on the CPU) and compute capability (0.0 on the CPU). Every output may be
+/// NULL: NULL means "not wanted" (`name_capacity` is then not read). Fails with
 /// `ATOMGPU_ERR_NO_DEVICE` when CUDA is required but absent.
 ///
 /// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above; a handle
-/// Output pointers must be NULL or writable; buffers must hold the capacity given.
+/// Output pointers must be NULL or writable; `name` must hold `name_capacity` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_device_info(
     backend: *mut i32,
@@ -275,23 +275,28 @@ pub unsafe extern "C" fn atomgpu_device_info(
     guard(
         &["backend", "name", "name_capacity", "total_memory_bytes", "free_memory_bytes", "cc_major", "cc_minor"],
         || {
-            let backend_out = output("backend", backend)?;
-            let name_out = output("name", name)?;
-            let capacity = count("name_capacity", name_capacity)?;
-            let total_out = output("total_memory_bytes", total_memory_bytes)?;
-            let free_out = output("free_memory_bytes", free_memory_bytes)?;
-            let major_out = output("cc_major", cc_major)?;
-            let minor_out = output("cc_minor", cc_minor)?;
+            let capacity = if name.is_null() { 0 } else { count("name_capacity", name_capacity)? };
             let info = backend::device_info()?;
-            *backend_out = if info.backend == "cuda" { ATOMGPU_BACKEND_CUDA } else { ATOMGPU_BACKEND_CPU };
-            copy_string(&info.name, name_out, capacity);
-            *total_out = info.total_memory_bytes as i64;
-            *free_out = info.free_memory_bytes as i64;
-            *major_out = info.compute_capability.0;
-            *minor_out = info.compute_capability.1;
+            let code = if info.backend == "cuda" { ATOMGPU_BACKEND_CUDA } else { ATOMGPU_BACKEND_CPU };
+            write_optional(backend, code);
+            copy_string(&info.name, name, capacity);
+            write_optional(total_memory_bytes, info.total_memory_bytes as i64);
+            write_optional(free_memory_bytes, info.free_memory_bytes as i64);
+            write_optional(cc_major, info.compute_capability.0);
+            write_optional(cc_minor, info.compute_capability.1);
             Ok(())
         },
     )
+}
+
+/// Writes `value` to an output the caller may have left NULL ("not wanted").
+///
+/// # Safety
+/// `ptr` must be NULL or writable.
+unsafe fn write_optional<T>(ptr: *mut T, value: T) {
+    if !ptr.is_null() {
+        *ptr = value;
+    }
 }
 
 /// A progress callback (`atomgpu_set_progress`): `stop = callback(user_data, task, done, total)`;

@@ -124,21 +124,23 @@ static void test_common(void) {
     reset();
     expect_bad("set_backend: out of range", atomgpu_set_backend(-3), 1, "backend", NULL);
     reset();
-    expect_bad("device_info: NULL backend",
-               atomgpu_device_info(NULL, out_name, sizeof out_name, &out_l[0], &out_l[1], &out_i[0], &out_i[1]), 1,
-               "backend", NULL);
-    reset();
-    expect_bad("device_info: NULL name",
-               atomgpu_device_info(&out_i[2], NULL, sizeof out_name, &out_l[0], &out_l[1], &out_i[0], &out_i[1]), 2,
-               "name", NULL);
+    /* NULL outputs of atomgpu_device_info mean "not wanted"; the capacity is read only with a name. */
+    checks++;
+    if (atomgpu_device_info(NULL, NULL, -1, NULL, NULL, NULL, NULL) != ATOMGPU_OK) {
+        failures++;
+        printf("FAIL device_info: every output NULL must be accepted\n");
+    }
+    out_i[2] = -7;
+    checks++;
+    if (atomgpu_device_info(&out_i[2], NULL, 0, NULL, NULL, NULL, NULL) != ATOMGPU_OK ||
+        (out_i[2] != ATOMGPU_BACKEND_CPU && out_i[2] != ATOMGPU_BACKEND_CUDA)) {
+        failures++;
+        printf("FAIL device_info: the backend alone\n");
+    }
     reset();
     expect_bad("device_info: negative capacity",
                atomgpu_device_info(&out_i[2], out_name, -1, &out_l[0], &out_l[1], &out_i[0], &out_i[1]), 3,
                "name_capacity", NULL);
-    reset();
-    expect_bad("device_info: NULL cc_minor",
-               atomgpu_device_info(&out_i[2], out_name, sizeof out_name, &out_l[0], &out_l[1], &out_i[0], NULL), 7,
-               "cc_minor", NULL);
 }
 
 /* chemical_potential and energy_density share their signature. */
