@@ -2,6 +2,9 @@
 //!
 //!   cargo build --release --example rates_bench && target/release/examples/rates_bench [OUT_DIR]
 //!
+//! from any folder: the aluminium model's CSV files are found by `data_dir` (ATOMGPU_DATA_DIR
+//! overrides).
+//!
 //! Cases (DESIGN.md "Benchmarks", issue 2):
 //! 1. the paper's 9600-integral set: 3200 excitations, 3200 ionizations (double integrals) and
 //!    3200 photoionizations at one plasma state (T_e = 1 eV, n_e = 2.7e23 cm^-3, T_r = 250 eV),
@@ -152,6 +155,25 @@ fn states(rng: &mut Rng, n: usize) -> Vec<PlasmaState> {
             tr_ev: rng.uniform(20.0, 300.0),
         })
         .collect()
+}
+
+/// The folder of the aluminium model's CSV files: `ATOMGPU_DATA_DIR` if set, else the
+/// repository's `examples/data` as the build saw it, else `examples/data` under the working
+/// directory or any folder above the executable (the device machine runs a copy of the tree).
+fn data_dir() -> std::path::PathBuf {
+    use std::path::PathBuf;
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = std::env::var_os("ATOMGPU_DATA_DIR") {
+        candidates.push(dir.into());
+    }
+    candidates.push(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data")));
+    candidates.push(PathBuf::from("examples/data"));
+    if let Ok(exe) = std::env::current_exe() {
+        candidates.extend(exe.ancestors().skip(1).map(|a| a.join("examples/data")));
+    }
+    candidates.iter().find(|c| c.join("aluminium-cr-levels.csv").is_file()).cloned().unwrap_or_else(|| {
+        panic!("the aluminium model's CSV files were not found; set ATOMGPU_DATA_DIR (tried {candidates:?})")
+    })
 }
 
 fn main() {
@@ -314,8 +336,10 @@ fn main() {
     }
 
     // 3. The collisional-radiative driver on the paper's aluminium model.
+    let data = data_dir();
     let read = |name: &str| {
-        std::fs::read_to_string(format!("examples/data/aluminium-cr-{name}.csv")).expect("run from the repository root")
+        let path = data.join(format!("aluminium-cr-{name}.csv"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
     let model = CrModel::from_csv(&read("levels"), &read("excitations"), &read("ionizations")).unwrap();
     let settings = CrSettings { stats: FD, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
