@@ -173,3 +173,38 @@ fn bad_states_name_y() {
     let e = cr::run_rk4(&model, &s, &y, 1e-16, 1 << 60, 1).unwrap_err();
     assert!(e.to_string().contains("n_steps"), "{e}");
 }
+
+/// A stiff run continued in chunks (each chunk starting from the last sample of the one before,
+/// as `atomgpu_cr_run_stiff` callers do) is accepted at every restart and follows the run made in
+/// one call to its tolerance; every sample has non-negative populations, also at loose tolerances
+/// where the integrator's error allowance exceeds an empty level's population (such steps are
+/// clipped to zero within the allowance, or rejected).
+#[test]
+fn a_stiff_run_continues_in_chunks() {
+    let (model, _) = three_level_model();
+    let s = settings(Statistics::FermiDirac, 100.0);
+    let y0 = cr::initial_state(&model, Statistics::FermiDirac, &[1e21, 0.0, 0.0], 2.0).unwrap();
+    for (rtol, atol_fraction) in [(1e-8, 1e-12), (1e-3, 1e-4)] {
+        let tol = StiffTolerances { rtol, atol_fraction, ..StiffTolerances::default() };
+        let times = [5e-15, 1e-14, 2e-14, 4e-14];
+        let whole = cr::run_stiff(&model, &s, &y0, &times, &tol).unwrap();
+        let mut y = y0.clone();
+        let mut start = 0.0;
+        for (i, &t) in times.iter().enumerate() {
+            let chunk = cr::run_stiff(&model, &s, &y, &[t - start], &tol).unwrap();
+            let last = chunk.last().unwrap();
+            assert!(last.populations.iter().all(|&p| p >= 0.0), "negative population {:?}", last.populations);
+            let reference = &whole[i + 1];
+            assert!(
+                (last.te_ev / reference.te_ev - 1.0).abs() < 100.0 * rtol.max(1e-7),
+                "rtol {rtol}: Te {} (chunks) vs {} (one call)",
+                last.te_ev,
+                reference.te_ev
+            );
+            y = last.populations.clone();
+            y.push(last.energy_density);
+            start = t;
+        }
+        assert!(whole.iter().all(|sample| sample.populations.iter().all(|&p| p >= 0.0)));
+    }
+}

@@ -97,6 +97,21 @@ fn step(
     Ok((y_new, err))
 }
 
+/// Sets to zero the populations of an accepted step that fell below zero by no more than the
+/// step's error allowance (atol_j + rtol |y_j|, the accuracy the run was asked for), so that
+/// every sample is a valid state to continue from (`atomgpu_cr_run_stiff` refuses negative
+/// populations). Returns false, leaving `new` as it is, when one fell further: the step is then
+/// rejected.
+fn clip_populations(new: &mut [f64], old: &[f64], atol: &[f64], rtol: f64) -> bool {
+    if new.iter().zip(old).zip(atol).any(|((&p, &q), &a)| p < -(a + rtol * q.abs())) {
+        return false;
+    }
+    for p in new.iter_mut() {
+        *p = p.max(0.0);
+    }
+    true
+}
+
 /// The run of [`super::run_stiff`] (`y0` checked), reporting the simulated time to `tracker`.
 pub(super) fn run(
     model: &CrModel,
@@ -148,8 +163,14 @@ pub(super) fn run(
             }
             let h_try = h.min(target - t);
             let last = h_try == target - t;
-            match step(model, settings, &y, &f0, &jac, h_try, &ErrorControl { atol: &atol, rtol: tol.rtol }) {
-                Ok((y_new, err)) if err <= 1.0 => {
+            let trial = step(model, settings, &y, &f0, &jac, h_try, &ErrorControl { atol: &atol, rtol: tol.rtol }).map(
+                |(mut y_new, err)| {
+                    let accepted = err <= 1.0 && clip_populations(&mut y_new[..n], &y[..n], &atol, tol.rtol);
+                    (y_new, err, accepted)
+                },
+            );
+            match trial {
+                Ok((y_new, err, true)) => {
                     t = if last { target } else { t + h_try };
                     y = y_new;
                     f0 = derivatives(model, settings, "y", &y)?.0;
@@ -165,8 +186,10 @@ pub(super) fn run(
                         h = h.max(h_try);
                     }
                 }
-                Ok((_, err)) => {
-                    h = h_try * (0.9 / err.sqrt()).clamp(0.1, 0.5);
+                Ok((_, err, false)) => {
+                    // Too large an error, or a population driven below zero by more than its
+                    // error allowance (err <= 1 then: halve the step).
+                    h = h_try * if err > 1.0 { (0.9 / err.sqrt()).clamp(0.1, 0.5) } else { 0.5 };
                     if jac_age > 0 {
                         jac = jacobian(model, settings, &y, &f0, &typical)?;
                         jac_age = 0;
