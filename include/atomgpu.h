@@ -1798,7 +1798,8 @@ int32_t atomgpu_tdse_set_wavefunction(struct atomgpu_tdse *handle,
                                       double time);
 
 /**
- * Copies ψ^n (complex, the owned points) into `psi[n_points]`.
+ * Copies ψ^n (complex, the owned points) into `psi[n_points]`. A refused argument leaves `psi`
+ * untouched; a device error during the copy may leave it partly written.
  *
  * # Safety
  * `psi` must be NULL or valid for 2 n_points doubles.

@@ -125,9 +125,11 @@ pub fn cuda_device_count() -> usize {
 /// GPU `ordinal`, opened once per process (the same object as [`cuda_device`] when that one has
 /// this ordinal): for routines that spread one problem over several GPUs.
 pub fn cuda_device_at(ordinal: usize) -> Result<Arc<CudaDevice>> {
-    if let Some(Ok(d)) = DEVICE.get() {
+    // The default device is opened first (it serves every single-GPU call), so that its ordinal
+    // never gets a second context object and kernel cache.
+    if let Ok(d) = cuda_device() {
         if d.ordinal() == ordinal {
-            return Ok(d.clone());
+            return Ok(d);
         }
     }
     let mut opened = DEVICES.lock().unwrap_or_else(|p| p.into_inner());

@@ -22,7 +22,9 @@
 //!   `atomgpu_last_error_arg()` gives the offending argument's 1-based position and the message
 //!   names it (and the struct field); outputs and the handle are left unchanged, except that a
 //!   run that fails on the way (`atomgpu_tdse_step`, `atomgpu_tdse_relax`: the norm watchdog, a
-//!   device error, a failed exchange callback) leaves the handle without a wavefunction.
+//!   device error, a failed exchange callback) leaves the handle without a wavefunction, and a
+//!   device error while ψ or a slice is copied into the caller's array may leave it partly
+//!   written (they land there directly: no second host copy of gigabytes).
 //!
 //! **Several ranks.** A handle owning a slab (`grid.nx_local < grid.nx`) is connected to its
 //! neighbours by `atomgpu_tdse_set_communicator`: two callbacks that the caller writes with its
@@ -585,7 +587,8 @@ pub unsafe extern "C" fn atomgpu_tdse_set_wavefunction(
     })
 }
 
-/// Copies ψ^n (complex, the owned points) into `psi[n_points]`.
+/// Copies ψ^n (complex, the owned points) into `psi[n_points]`. A refused argument leaves `psi`
+/// untouched; a device error during the copy may leave it partly written.
 ///
 /// # Safety
 /// `psi` must be NULL or valid for 2 n_points doubles.
@@ -595,10 +598,9 @@ pub unsafe extern "C" fn atomgpu_tdse_get_wavefunction(handle: *mut atomgpu_tdse
         with_handle(handle, |team| {
             let n = points(team, "n_points", n_points)?;
             let out = output("psi", psi)?;
-            let mut values = crate::memory::filled("the wavefunction", n, C64::default())?;
-            team.wavefunction(&mut values)?;
-            std::ptr::copy_nonoverlapping(values.as_ptr() as *const f64, out, 2 * n);
-            Ok(())
+            // SAFETY: the caller's 2 n doubles are n Complex64 (repr(C) {f64, f64}, alignment 8);
+            // the download lands there directly (no host copy of what may be gigabytes).
+            team.wavefunction(std::slice::from_raw_parts_mut(out as *mut C64, n))
         })
     })
 }
@@ -653,12 +655,6 @@ pub unsafe extern "C" fn atomgpu_tdse_relax(
 ) -> i32 {
     guard(&["handle", "max_steps", "energy_tolerance", "energy", "steps", "converged"], || {
         let max_steps = count("max_steps", max_steps)?;
-        if !(energy_tolerance.is_finite() && energy_tolerance > 0.0) {
-            return Err(Error::invalid(
-                "energy_tolerance",
-                format!("must be finite and > 0 hartree, got {energy_tolerance}"),
-            ));
-        }
         let (e, s, c) = (output("energy", energy)?, output("steps", steps)?, output("converged", converged)?);
         with_handle(handle, |team| {
             let r = team.relax(max_steps as u64, energy_tolerance)?;
@@ -755,10 +751,7 @@ pub unsafe extern "C" fn atomgpu_tdse_density_slice(
             if usize::try_from(n_values).ok() != Some(n) {
                 return Err(Error::invalid("n_values", format!("must be {n} (the slice's size), got {n_values}")));
             }
-            let mut values = crate::memory::filled("the density slice", n, 0.0)?;
-            team.density_slice(axis, index, &mut values)?;
-            std::ptr::copy_nonoverlapping(values.as_ptr(), out, n);
-            Ok(())
+            team.density_slice(axis, index, std::slice::from_raw_parts_mut(out, n))
         })
     })
 }
