@@ -218,13 +218,29 @@ fn main() {
         return;
     }
 
+    let cr_only = std::env::args().any(|a| a == "--cr-only");
+    if !cr_only {
+        batches(&mut report, device.as_deref(), &q, &mut rng, threads);
+    }
+    // 3. The collisional-radiative driver on the paper's aluminium model.
+    cr_driver(&mut report, device.is_some(), threads, cr_only);
+    let path = format!("{out_dir}/rates_bench.jsonl");
+    let mut file = std::fs::File::create(&path).expect("create the results file");
+    for line in &report.0 {
+        writeln!(file, "{line}").expect("write the results file");
+    }
+    eprintln!("rates_bench: wrote {path}");
+}
+
+/// Cases 1 and 2: the paper's 9600-integral set and the batches over 64 states.
+fn batches(report: &mut Report, device: Option<&backend::CudaDevice>, q: &Quadrature, rng: &mut Rng, threads: usize) {
     // 1. The paper's 9600-integral set.
     let one = [PlasmaState { te_ev: 1.0, ne_cm3: 2.7e23, tr_ev: 250.0 }];
-    let (exc, ion, pi) = (excitations(&mut rng, 3200), ionizations(&mut rng, 3200), photoionizations(&mut rng, 3200));
-    let _ = cpu::excitation_rates(FD, &q, &one, &exc[..32]);
-    let (tc, c_exc) = once(|| cpu::excitation_rates(FD, &q, &one, &exc).unwrap());
-    let (ti, c_ion) = once(|| cpu::ionization_rates(FD, &q, &one, &ion).unwrap());
-    let (tp, c_pi) = once(|| cpu::photoionization_rates(FD, &q, &one, &pi).unwrap());
+    let (exc, ion, pi) = (excitations(rng, 3200), ionizations(rng, 3200), photoionizations(rng, 3200));
+    let _ = cpu::excitation_rates(FD, q, &one, &exc[..32]);
+    let (tc, c_exc) = once(|| cpu::excitation_rates(FD, q, &one, &exc).unwrap());
+    let (ti, c_ion) = once(|| cpu::ionization_rates(FD, q, &one, &ion).unwrap());
+    let (tp, c_pi) = once(|| cpu::photoionization_rates(FD, q, &one, &pi).unwrap());
     let sizes = "3200 exc + 3200 ion + 3200 pi, 1 state";
     report.line(
         "paper_9600",
@@ -238,9 +254,9 @@ fn main() {
     if let Some(d) = &device {
         let (t, (g_exc, g_ion, g_pi)) = median_seconds(5, || {
             (
-                cuda::excitation_rates(d, FD, &q, &one, &exc).unwrap(),
-                cuda::ionization_rates(d, FD, &q, &one, &ion).unwrap(),
-                cuda::photoionization_rates(d, FD, &q, &one, &pi).unwrap(),
+                cuda::excitation_rates(d, FD, q, &one, &exc).unwrap(),
+                cuda::ionization_rates(d, FD, q, &one, &ion).unwrap(),
+                cuda::photoionization_rates(d, FD, q, &one, &pi).unwrap(),
             )
         });
         let agree = worst_of(&[pairs_rel(&g_exc, &c_exc), pairs_rel(&g_ion, &c_ion), pairs_rel(&g_pi, &c_pi)]);
@@ -256,9 +272,9 @@ fn main() {
     }
 
     // 2. Batches over 64 plasma states.
-    let states64 = states(&mut rng, 64);
-    let exc = excitations(&mut rng, 100_000);
-    let (t, c) = once(|| cpu::excitation_rates(FD, &q, &states64, &exc).unwrap());
+    let states64 = states(rng, 64);
+    let exc = excitations(rng, 100_000);
+    let (t, c) = once(|| cpu::excitation_rates(FD, q, &states64, &exc).unwrap());
     report.line(
         "excitation",
         "1e5 transitions x 64 states",
@@ -269,7 +285,7 @@ fn main() {
         "FD p=5 32 nodes",
     );
     if let Some(d) = &device {
-        let (t, g) = median_seconds(5, || cuda::excitation_rates(d, FD, &q, &states64, &exc).unwrap());
+        let (t, g) = median_seconds(5, || cuda::excitation_rates(d, FD, q, &states64, &exc).unwrap());
         report.line(
             "excitation",
             "1e5 transitions x 64 states",
@@ -281,8 +297,8 @@ fn main() {
         );
     }
     drop(c);
-    let pi = photoionizations(&mut rng, 100_000);
-    let (t, c) = once(|| cpu::photoionization_rates(FD, &q, &states64, &pi).unwrap());
+    let pi = photoionizations(rng, 100_000);
+    let (t, c) = once(|| cpu::photoionization_rates(FD, q, &states64, &pi).unwrap());
     report.line(
         "photoionization",
         "1e5 transitions x 64 states",
@@ -293,7 +309,7 @@ fn main() {
         "FD p=5 32 nodes",
     );
     if let Some(d) = &device {
-        let (t, g) = median_seconds(5, || cuda::photoionization_rates(d, FD, &q, &states64, &pi).unwrap());
+        let (t, g) = median_seconds(5, || cuda::photoionization_rates(d, FD, q, &states64, &pi).unwrap());
         report.line(
             "photoionization",
             "1e5 transitions x 64 states",
@@ -305,8 +321,8 @@ fn main() {
         );
     }
     drop(c);
-    let ion = ionizations(&mut rng, 10_000);
-    let (t, c_sub) = once(|| cpu::ionization_rates(FD, &q, &states64[..4], &ion[..1000]).unwrap());
+    let ion = ionizations(rng, 10_000);
+    let (t, c_sub) = once(|| cpu::ionization_rates(FD, q, &states64[..4], &ion[..1000]).unwrap());
     report.line(
         "ionization",
         "1e3 transitions x 4 states (subset)",
@@ -317,7 +333,7 @@ fn main() {
         "FD p=5 32 nodes",
     );
     if let Some(d) = &device {
-        let (t, g) = median_seconds(5, || cuda::ionization_rates(d, FD, &q, &states64, &ion).unwrap());
+        let (t, g) = median_seconds(5, || cuda::ionization_rates(d, FD, q, &states64, &ion).unwrap());
         // The CPU subset is (transitions 0..1000) x (states 0..4): compare those entries.
         let mut sub = RatePairs { up: Vec::new(), down: Vec::new() };
         for s in 0..4 {
@@ -334,8 +350,11 @@ fn main() {
             "FD p=5 32 nodes; agreement on the CPU subset",
         );
     }
+}
 
-    // 3. The collisional-radiative driver on the paper's aluminium model.
+/// Case 3: the CR driver on the aluminium model: RK4 steps (skipped with `--cr-only`) and whole
+/// stiff runs.
+fn cr_driver(report: &mut Report, gpu: bool, threads: usize, cr_only: bool) {
     let data = data_dir();
     let read = |name: &str| {
         let path = data.join(format!("aluminium-cr-{name}.csv"));
@@ -346,9 +365,18 @@ fn main() {
     let mut pops = vec![0.0; model.n_levels()];
     pops[0] = 9e22;
     let y0 = cr::initial_state(&model, FD, &pops, 1.0).unwrap();
+    if !cr_only {
+        rk4_steps(report, &model, &settings, &y0, gpu, threads);
+    }
+    stiff_runs(report, &model, &pops, gpu, threads);
+}
+
+/// The RK4 steps of case 3 (the paper's integrator).
+fn rk4_steps(report: &mut Report, model: &CrModel, settings: &CrSettings, y0: &[f64], gpu: bool, threads: usize) {
+    let (model, settings, y0) = (model, settings, &y0.to_vec());
     backend::set_backend(BackendChoice::Cpu);
-    let _ = cr::run_rk4(&model, &settings, &y0, 1e-19, 1, 1);
-    let (t_cpu, cpu_run) = once(|| cr::run_rk4(&model, &settings, &y0, 1e-19, 4, 4).unwrap());
+    let _ = cr::run_rk4(model, settings, y0, 1e-19, 1, 1);
+    let (t_cpu, cpu_run) = once(|| cr::run_rk4(model, settings, y0, 1e-19, 4, 4).unwrap());
     report.line(
         "cr_rk4_step",
         "aluminium 15 levels, 4 steps, 1 system",
@@ -358,13 +386,13 @@ fn main() {
         None,
         "seconds per RK4 step (4 stages); p=5 8 nodes",
     );
-    if device.is_some() {
+    if gpu {
         backend::set_backend(BackendChoice::Cuda);
-        let gpu4 = cr::run_rk4(&model, &settings, &y0, 1e-19, 4, 4).unwrap();
+        let gpu4 = cr::run_rk4(model, settings, y0, 1e-19, 4, 4).unwrap();
         let (a, b) = (gpu4.last().unwrap(), cpu_run.last().unwrap());
         let agree =
             worst_of(&[max_rel(&a.populations, &b.populations), (((a.te_ev - b.te_ev) / b.te_ev).abs(), b.te_ev, 0)]);
-        let (t, _) = median_seconds(3, || cr::run_rk4(&model, &settings, &y0, 1e-19, 10_000, 10_000).unwrap());
+        let (t, _) = median_seconds(3, || cr::run_rk4(model, settings, y0, 1e-19, 10_000, 10_000).unwrap());
         report.line(
             "cr_rk4_step",
             "aluminium 15 levels, 1e4 steps, 1 system",
@@ -377,7 +405,7 @@ fn main() {
         // The paper's whole run (5e6 steps to 0.5 ps) when the measured step rate says it fits
         // in 3 minutes; otherwise only its projection above is reported.
         if t / 1e4 * 5e6 < 180.0 {
-            let (t_full, run) = once(|| cr::run_rk4(&model, &settings, &y0, 1e-19, 5_000_000, 500_000).unwrap());
+            let (t_full, run) = once(|| cr::run_rk4(model, settings, y0, 1e-19, 5_000_000, 500_000).unwrap());
             let last = run.last().unwrap();
             let note = format!(
                 "whole paper run to {:.2e} s: Te = {:.4} eV, ne = {:.4e} cm^-3",
@@ -386,7 +414,7 @@ fn main() {
             report.line("cr_paper_run", "aluminium 15 levels, 5e6 RK4 steps, FD", "cuda", t_full, 1.0, None, &note);
         }
         let y0s = vec![y0.clone(); 132];
-        let (t, _) = median_seconds(3, || cr::run_rk4_systems(&model, &settings, &y0s, 1e-19, 1000, 1000).unwrap());
+        let (t, _) = median_seconds(3, || cr::run_rk4_systems(model, settings, &y0s, 1e-19, 1000, 1000).unwrap());
         report.line(
             "cr_rk4_step",
             "aluminium 15 levels, 1e3 steps, 132 systems",
@@ -398,11 +426,128 @@ fn main() {
         );
     }
     backend::set_backend(BackendChoice::Auto);
+}
 
-    let path = format!("{out_dir}/rates_bench.jsonl");
-    let mut file = std::fs::File::create(&path).expect("create the results file");
-    for line in &report.0 {
-        writeln!(file, "{line}").expect("write the results file");
+/// The sample times of the whole stiff runs: 50 geometric from 1e-16 s and 50 linear to 0.5 ps
+/// (those of the demo, examples/fortran/cr_aluminium.f90).
+fn sample_times() -> Vec<f64> {
+    let t_end = 5e-13;
+    let mut t: Vec<f64> = (0..50).map(|i| 1e-16 * (t_end / 1e-16f64).powf(i as f64 / 49.0)).collect();
+    t.extend((1..=50).map(|i| t_end * i as f64 / 50.0));
+    t.sort_by(f64::total_cmp);
+    t.dedup_by(|a, b| *a <= *b * (1.0 + 1e-9));
+    t
+}
+
+/// Largest relative difference in T_e and in n_e over the samples of two runs of one system.
+fn run_difference(a: &[cr::CrSample], b: &[cr::CrSample]) -> (f64, f64) {
+    a.iter().zip(b).fold((0.0f64, 0.0f64), |(te, ne), (x, y)| {
+        (te.max(((x.te_ev - y.te_ev) / y.te_ev).abs()), ne.max(((x.ne_cm3 - y.ne_cm3) / y.ne_cm3).abs()))
+    })
+}
+
+/// Whole stiff runs of the aluminium model to 0.5 ps (issue 12): FD and MB, CPU on all cores and
+/// on 2 threads, GPU for one system and for many cells (varied initial states), each compared
+/// with a tight-tolerance reference run (rtol 1e-10, atol 1e-14; on the GPU when there is one).
+fn stiff_runs(report: &mut Report, model: &CrModel, pops: &[f64], gpu: bool, threads: usize) {
+    let times = sample_times();
+    let tol = cr::StiffTolerances::default();
+    let tight = cr::StiffTolerances { rtol: 1e-10, atol_fraction: 1e-14, ..cr::StiffTolerances::default() };
+    let two_cores = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("a pool of 2 threads");
+    for stats in [FD, Statistics::MaxwellBoltzmann] {
+        let name = if stats == FD { "FD" } else { "MB" };
+        let settings = CrSettings { stats, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
+        let y0 = cr::initial_state(model, stats, pops, 1.0).unwrap();
+        let run = |t: &cr::StiffTolerances| cr::run_stiff(model, &settings, &y0, &times, t).unwrap();
+        backend::set_backend(if gpu { BackendChoice::Cuda } else { BackendChoice::Cpu });
+        let (t_ref, reference) = once(|| run(&tight));
+        let last = reference.last().unwrap();
+        let note = format!(
+            "reference (rtol 1e-10): Te = {:.9} eV, ne = {:.9e} cm^-3 at 0.5 ps; {t_ref:.1} s",
+            last.te_ev, last.ne_cm3
+        );
+        report.line(
+            "cr_stiff_reference",
+            &format!("aluminium 15 levels, {name}"),
+            if gpu { "cuda" } else { "cpu" },
+            t_ref,
+            1.0,
+            None,
+            &note,
+        );
+        let agree = |r: &[cr::CrSample]| {
+            let (te, ne) = run_difference(r, &reference);
+            (te.max(ne), if te >= ne { last.te_ev } else { last.ne_cm3 }, 0)
+        };
+        let paper = if stats == FD { "; paper: 40 min GTX 580, 10 h CPU" } else { "" };
+        backend::set_backend(BackendChoice::Cpu);
+        let (t_cpu, cpu_run) = once(|| run(&tol));
+        let (te, ne) = run_difference(&cpu_run, &reference);
+        report.line(
+            "cr_stiff_run",
+            &format!("aluminium 15 levels, 0.5 ps, {name}, rtol 1e-6"),
+            &format!("cpu ({threads} threads)"),
+            t_cpu,
+            1.0,
+            Some(agree(&cpu_run)),
+            &format!("whole run; vs reference: Te {te:.1e}, ne {ne:.1e}{paper}"),
+        );
+        let (t_two, two_run) = once(|| two_cores.install(|| run(&tol)));
+        let (te, ne) = run_difference(&two_run, &reference);
+        report.line(
+            "cr_stiff_run",
+            &format!("aluminium 15 levels, 0.5 ps, {name}, rtol 1e-6"),
+            "cpu (2 threads)",
+            t_two,
+            1.0,
+            Some(agree(&two_run)),
+            &format!("whole run; vs reference: Te {te:.1e}, ne {ne:.1e}"),
+        );
+        if !gpu {
+            continue;
+        }
+        backend::set_backend(BackendChoice::Cuda);
+        let _ = cr::run_stiff(model, &settings, &y0, &times[..2], &tol).unwrap();
+        let (t_gpu, gpu_run) = median_seconds(3, || run(&tol));
+        let (te, ne) = run_difference(&gpu_run, &reference);
+        report.line(
+            "cr_stiff_run",
+            &format!("aluminium 15 levels, 0.5 ps, {name}, rtol 1e-6"),
+            "cuda",
+            t_gpu,
+            1.0,
+            Some(agree(&gpu_run)),
+            &format!("whole run, median of 3; vs reference: Te {te:.1e}, ne {ne:.1e}{paper}"),
+        );
+        // Many cells: initial ion density and temperature varied by cell (9e22 x [1, 1.2],
+        // T_e [1, 2] eV; cell 0 is the demo's state), all to 0.5 ps in one call; 10^4 only when 10^3 projects it under 5 min.
+        let cells = |n: usize| -> Vec<Vec<f64>> {
+            (0..n)
+                .map(|c| {
+                    let f = c as f64 / n as f64;
+                    let p: Vec<f64> = pops.iter().map(|x| x * (1.0 + 0.2 * f)).collect();
+                    cr::initial_state(model, stats, &p, 1.0 + f).unwrap()
+                })
+                .collect()
+        };
+        for n in [100usize, 1000, 10_000] {
+            let ys = cells(n);
+            let (t_cells, runs) = once(|| cr::run_stiff_systems(model, &settings, &ys, &times, &tol).unwrap());
+            let (te, ne) = run_difference(&runs[0], &reference);
+            let note = format!("one call, {n} cells; cell 0 (the demo's state) vs reference: Te {te:.1e}, ne {ne:.1e}; {:.3e} s per cell", t_cells / n as f64);
+            report.line(
+                "cr_stiff_cells",
+                &format!("aluminium 15 levels, 0.5 ps, {name}, {n} cells"),
+                "cuda",
+                t_cells,
+                n as f64,
+                None,
+                &note,
+            );
+            if n == 1000 && t_cells * 10.0 > 300.0 {
+                break;
+            }
+        }
     }
-    eprintln!("rates_bench: wrote {path}");
+    backend::set_backend(BackendChoice::Auto);
 }

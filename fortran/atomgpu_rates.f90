@@ -25,6 +25,7 @@ module atomgpu_rates
     public :: atomgpu_rates_photoionization, atomgpu_rates_inverse_bremsstrahlung
     public :: atomgpu_cr_create, atomgpu_cr_destroy, atomgpu_cr_n_levels, atomgpu_cr_initial_state
     public :: atomgpu_cr_derivatives, atomgpu_cr_run_rk4, atomgpu_cr_run_stiff, atomgpu_cr_rate_matrix
+    public :: atomgpu_cr_run_stiff_systems
 
     ! A collisional-radiative model (atomic levels, transitions and physics settings) held by the
     ! library: made by atomgpu_cr_create, released by atomgpu_cr_destroy (no finalizer: destroy
@@ -198,6 +199,19 @@ module atomgpu_rates
                 te_ev, ne_cm3, populations) bind(C, name="atomgpu_cr_run_stiff") result(status)
             import :: c_ptr, c_double, c_int32_t, c_int64_t
             type(c_ptr), value :: model
+            real(c_double), intent(inout) :: y(*)
+            integer(c_int64_t), value :: n_times
+            real(c_double), intent(in) :: sample_times_s(*)
+            real(c_double), value :: rtol, atol_fraction
+            real(c_double), intent(inout) :: te_ev(*), ne_cm3(*), populations(*)
+            integer(c_int32_t) :: status
+        end function
+        function c_atomgpu_cr_run_stiff_systems(model, n_systems, y, n_times, sample_times_s, rtol, &
+                atol_fraction, te_ev, ne_cm3, populations) bind(C, name="atomgpu_cr_run_stiff_systems") &
+                result(status)
+            import :: c_ptr, c_double, c_int32_t, c_int64_t
+            type(c_ptr), value :: model
+            integer(c_int64_t), value :: n_systems
             real(c_double), intent(inout) :: y(*)
             integer(c_int64_t), value :: n_times
             real(c_double), intent(in) :: sample_times_s(*)
@@ -719,7 +733,7 @@ contains
         call finish(status, stat, "atomgpu_cr_run_rk4")
     end subroutine
 
-    ! Adaptive stiff integration (ROS2, L-stable) from state y(n_levels + 1) (overwritten with the
+    ! Adaptive stiff integration (ROS4, L-stable, with the structural Jacobian of the CR system) from state y(n_levels + 1) (overwritten with the
     ! state at the last time) to each of the ascending times sample_times_s(n_times) [s] (> 0),
     ! counted from the start of this call (y is the state at t = 0: to continue a run in several
     ! calls, pass the times since the end of the previous one);
@@ -757,6 +771,48 @@ contains
                 te_ev, ne_cm3, populations)
         end if
         call finish(status, stat, "atomgpu_cr_run_stiff")
+    end subroutine
+
+    ! atomgpu_cr_run_stiff for many independent systems of the model at once (the cells of a
+    ! hydrodynamic code), each from its own state with its own steps, all to the same times:
+    ! y(n_levels + 1, n_systems) (overwritten with each system's state at the last time),
+    ! te_ev(n_times, n_systems) [eV], ne_cm3(n_times, n_systems) [cm^-3] and
+    ! populations(n_levels, n_times, n_systems) [cm^-3]. Each stage's rates of all systems are
+    ! evaluated together (on a GPU, one launch): many systems fill a GPU that one cannot.
+    subroutine atomgpu_cr_run_stiff_systems(model, y, sample_times_s, rtol, atol_fraction, te_ev, ne_cm3, &
+            populations, stat)
+        type(atomgpu_cr_model), intent(in) :: model
+        real(c_double), intent(inout), contiguous :: y(:, :)
+        real(c_double), intent(in), contiguous :: sample_times_s(:)
+        real(c_double), intent(in) :: rtol, atol_fraction
+        real(c_double), intent(inout), contiguous :: te_ev(:, :), ne_cm3(:, :), populations(:, :, :)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: nl, nt, ns
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_model(model, status, nl)
+        nt = size(sample_times_s, kind=c_int64_t)
+        ns = size(y, 2, kind=c_int64_t)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            call reject(size(y, 1, kind=c_int64_t) == nl + 1, 3, size_message("y", &
+                size(y, 1, kind=c_int64_t), "rows", nl + 1, "n_levels + 1"), status)
+            call reject(size(te_ev, 1, kind=c_int64_t) == nt .and. size(te_ev, 2, kind=c_int64_t) == ns, 8, &
+                size_message("te_ev", size(te_ev, kind=c_int64_t), "elements", nt * ns, &
+                "size(sample_times_s) x size(y, 2)"), status)
+            call reject(size(ne_cm3, 1, kind=c_int64_t) == nt .and. size(ne_cm3, 2, kind=c_int64_t) == ns, 9, &
+                size_message("ne_cm3", size(ne_cm3, kind=c_int64_t), "elements", nt * ns, &
+                "size(sample_times_s) x size(y, 2)"), status)
+            call reject(size(populations, 1, kind=c_int64_t) == nl .and. size(populations, 2, kind=c_int64_t) == nt &
+                .and. size(populations, 3, kind=c_int64_t) == ns, 10, size_message("populations", &
+                size(populations, kind=c_int64_t), "elements", nl * nt * ns, &
+                "n_levels x size(sample_times_s) x size(y, 2)"), status)
+        end if
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_cr_run_stiff_systems(model%ptr, ns, y, nt, sample_times_s, rtol, atol_fraction, &
+                te_ev, ne_cm3, populations)
+        end if
+        call finish(status, stat, "atomgpu_cr_run_stiff_systems")
     end subroutine
 
     ! The rate matrices of paper eqs. 27-28 at electron temperature te_ev [eV] and density ne_cm3

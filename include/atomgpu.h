@@ -754,13 +754,13 @@ int32_t atomgpu_cr_run_rk4(const struct atomgpu_cr *model,
                            double *populations);
 
 /**
- * Adaptive stiff integration (ROS2) from state `y` (overwritten with the state at the last time)
- * to each of the `n_times` ascending times `sample_times_s` [s], measured from the start of this
+ * Adaptive stiff integration (ROS4, L-stable, with the CR system's structural Jacobian: five
+ * rate evaluations per step) from state `y` (overwritten with the state at the last time) to
+ * each of the `n_times` ascending times `sample_times_s` [s], measured from the start of this
  * call (`y` is the state at t = 0); `rtol` is the relative tolerance, `atol_fraction` the
  * absolute one as a fraction of the initial total population and energy density. `te_ev`,
  * `ne_cm3` (n_times each) and `populations` (n_levels x n_times, column-major) receive the state
- * at each time. The Jacobian is a dense (n_levels + 1)^2 matrix: a model too large for it fails
- * with `ATOMGPU_ERR_OUT_OF_MEMORY`. Progress (simulated seconds of the last time, task
+ * at each time. The Jacobian is a dense (n_levels + 1)^2 matrix. Progress (simulated seconds of the last time, task
  * "atomgpu_cr_run_stiff") goes to the calling thread's callback, which, like its time limit, can
  * stop the run (`ATOMGPU_ERR_CANCELLED`, nothing written); more than 10^6 steps is
  * `ATOMGPU_ERR_NOT_CONVERGED`.
@@ -777,6 +777,30 @@ int32_t atomgpu_cr_run_stiff(const struct atomgpu_cr *model,
                              double *te_ev,
                              double *ne_cm3,
                              double *populations);
+
+/**
+ * [`atomgpu_cr_run_stiff`] for `n_systems` independent systems of the model at once (the cells
+ * of a hydrodynamic code), each from its own state and with its own steps: `y` is
+ * (n_levels + 1) x n_systems, column-major (system s at y[s (n_levels + 1)], overwritten with
+ * each system's state at the last time); `te_ev` and `ne_cm3` are n_times x n_systems and
+ * `populations` n_levels x n_times x n_systems, column-major. Every stage's rates of all systems
+ * are evaluated in one call (on a GPU, one launch for all of them), so many systems fill a GPU
+ * that one system cannot. A system that fails fails the call (its index in the message) and
+ * nothing is written.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above.
+ */
+int32_t atomgpu_cr_run_stiff_systems(const struct atomgpu_cr *model,
+                                     int64_t n_systems,
+                                     double *y,
+                                     int64_t n_times,
+                                     const double *sample_times_s,
+                                     double rtol,
+                                     double atol_fraction,
+                                     double *te_ev,
+                                     double *ne_cm3,
+                                     double *populations);
 
 /**
  * The rate matrices of paper eqs. 27-28 at electron temperature `te_ev` [eV, in [1e-4, 1e6]] and

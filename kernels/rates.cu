@@ -410,6 +410,37 @@ __device__ Pair ionization_warp(const Rule &rule, const Conditions &c, double e,
     return sum;
 }
 
+// Ionization integrals (up, down) without prefactor and weights by the whole block: thread 0
+// builds the outer breakpoints in `outer` (shared, with `outer_count`), the threads stride over the
+// flattened outer (panel, node) index, each doing its inner integral serially, and the warps'
+// sums meet in `partial` (shared, one per warp). The result is valid in thread 0.
+__device__ Pair ionization_block(const Rule &rule, const Conditions &c, double e, const double *coef, double thermal,
+                                 double *outer, int *outer_count, Pair *partial) {
+    if (threadIdx.x == 0) {
+        *outer_count = ionization_breakpoints(c, e, thermal, outer);
+    }
+    __syncthreads();
+    Pair sum = {0.0, 0.0};
+    const int total = (*outer_count - 1) * rule.n;
+    for (int k = threadIdx.x; k < total; k += blockDim.x) {
+        const Pair term = composite_term(rule, outer, k, [&](double e0) { return ionization_outer(rule, c, e, coef, e0); });
+        sum.up += term.up;
+        sum.down += term.down;
+    }
+    sum = warp_sum(sum);
+    if (threadIdx.x % 32 == 0) {
+        partial[threadIdx.x / 32] = sum;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)(blockDim.x / 32); ++w) {
+            sum.up += partial[w].up;
+            sum.down += partial[w].down;
+        }
+    }
+    return sum;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kernels. Common arguments: n_transitions, n_states; stats (0 = Fermi-Dirac,
 // 1 = Maxwell-Boltzmann); the rule (nodes, weights, n_nodes); thermal, radiation (tails of the
@@ -477,30 +508,10 @@ ionization_kernel(long long n_transitions, long long n_states, int stats, const 
         for (int k = 0; k < 5; ++k) {
             coef[k] = beli[k * n_transitions + t];
         }
+        const Pair sum = ionization_block(rule, c, e, coef, thermal, outer, &outer_count, partial);
         if (threadIdx.x == 0) {
-            outer_count = ionization_breakpoints(c, e, thermal, outer);
-        }
-        __syncthreads();
-        Pair sum = {0.0, 0.0};
-        const int total = (outer_count - 1) * rule.n;
-        for (int k = threadIdx.x; k < total; k += BLOCK) {
-            const Pair term = composite_term(rule, outer, k, [&](double e0) { return ionization_outer(rule, c, e, coef, e0); });
-            sum.up += term.up;
-            sum.down += term.down;
-        }
-        sum = warp_sum(sum);
-        if (threadIdx.x % 32 == 0) {
-            partial[threadIdx.x / 32] = sum;
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            Pair total_sum = partial[0];
-            for (int w = 1; w < WARPS; ++w) {
-                total_sum.up += partial[w].up;
-                total_sum.down += partial[w].down;
-            }
-            up[pair] = prefactor * total_sum.up;
-            down[pair] = prefactor * total_sum.down * g_lower[t] / g_upper[t];
+            up[pair] = prefactor * sum.up;
+            down[pair] = prefactor * sum.down * g_lower[t] / g_upper[t];
         }
         __syncthreads();
     }
@@ -974,6 +985,114 @@ cr_rk4_kernel(CrLaunch p, const double *__restrict__ model_real, const int *__re
     if (sample != nullptr) {
         for (int i = threadIdx.x; i < dim; i += CR_BLOCK) {
             sample[system * p.sample_stride + i] = s.y[i];
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rates of one CR model at many electron states (src/rates/cr/source.rs rates_at, launched by
+// src/rates/cr/cuda.rs rates_at): the evaluation the stiff integrator needs for every stage of
+// every system. Two launches:
+// - cr_conditions_kernel: one block per state inverts (u, n_e) to (T_e, mu) (electron_conditions);
+// - cr_state_rates_kernel: the rates of every state, spread over the whole GPU: per state, one
+//   block per ionization (the outer nodes over the block's threads, each inner integral serial,
+//   as ionization_kernel), then blocks whose warps take one excitation, photoionization or the
+//   inverse bremsstrahlung each.
+// Output per state (stride 2 n_exc + 4 n_ion + 1): J_up[n_exc], J_down[n_exc], K_up[n_ion],
+// K_down[n_ion], L[n_ion], H_L[n_ion], inverse-bremsstrahlung heating per unit Z^2 N.
+
+// `states` holds (u [eV cm^-3], n_e [cm^-3]) per state and `eta_guess` a start for Newton's
+// eta = mu/T (NaN: the Maxwell-Boltzmann guess); `conditions` receives (T_e, mu) per state and
+// `status` a STATUS_* code.
+extern "C" __global__ void __launch_bounds__(CR_BLOCK)
+cr_conditions_kernel(CrLaunch p, const double *__restrict__ fd_nodes, const double *__restrict__ fd_weights,
+                     const double *__restrict__ states, const double *__restrict__ eta_guess,
+                     double *__restrict__ conditions, long long *__restrict__ status) {
+    __shared__ double te_mu[2];
+    const Rule fd = {fd_nodes, fd_weights, p.fd_n};
+    for (long long s = blockIdx.x; s < p.n_systems; s += gridDim.x) {
+        double eta_memory = eta_guess[s];
+        const int st = electron_conditions(p.stats, states[2 * s], states[2 * s + 1], p.constants, fd, &eta_memory, te_mu);
+        if (threadIdx.x == 0) {
+            status[s] = st;
+            conditions[2 * s] = te_mu[0];
+            conditions[2 * s + 1] = te_mu[1];
+        }
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(CR_BLOCK)
+cr_state_rates_kernel(CrLaunch p, const double *__restrict__ model_real, const int *__restrict__ model_index,
+                      const double *__restrict__ nodes, const double *__restrict__ weights,
+                      const double *__restrict__ states, const double *__restrict__ conditions,
+                      const long long *__restrict__ status, double *__restrict__ out) {
+    __shared__ double outer[MAX_BREAKPOINTS];
+    __shared__ int outer_count;
+    __shared__ Pair partial[CR_WARPS];
+    __shared__ double breaks[CR_WARPS][MAX_BREAKPOINTS];
+    const CrModel m = unpack_model(p.n_levels, p.n_exc, p.n_ion, model_real, model_index);
+    const CrConstants k = p.constants;
+    const Rule rule = {nodes, weights, p.n_nodes};
+    const int n_exc = p.n_exc, n_ion = p.n_ion;
+    const int warp_tasks = n_exc + n_ion + 1;
+    const int per_state = n_ion + (warp_tasks + CR_WARPS - 1) / CR_WARPS;
+    const long long stride = 2 * n_exc + 4 * n_ion + 1;
+    const long long n_blocks = (long long)p.n_systems * per_state;
+    for (long long b = blockIdx.x; b < n_blocks; b += gridDim.x) {
+        const long long s = b / per_state;
+        const int slot = (int)(b - s * per_state);
+        if (status[s] != STATUS_OK) {
+            continue;
+        }
+        const Conditions c = {p.stats, conditions[2 * s], conditions[2 * s + 1], k.tr};
+        double *o = out + s * stride;
+        if (slot < n_ion) {
+            // One ionization over the whole block.
+            const int i = slot;
+            const double e = m.ion_energy[i];
+            double coef[5];
+            for (int q = 0; q < 5; ++q) {
+                coef[q] = m.ion_beli[q * n_ion + i];
+            }
+            const Pair sum = ionization_block(rule, c, e, coef, k.thermal, outer, &outer_count, partial);
+            if (threadIdx.x == 0) {
+                o[2 * n_exc + i] = k.ion_prefactor * sum.up;
+                o[2 * n_exc + n_ion + i] = k.ion_prefactor * sum.down * m.ion_g_lower[i] / m.ion_g_upper[i];
+            }
+            __syncthreads();
+            continue;
+        }
+        const int warp = threadIdx.x / 32;
+        const bool lane0 = threadIdx.x % 32 == 0;
+        const int task = (slot - n_ion) * CR_WARPS + warp;
+        if (task < n_exc) {
+            const int i = task;
+            double bq[6];
+            for (int q = 0; q < 6; ++q) {
+                bq[q] = m.exc_omega[q * n_exc + i];
+            }
+            const Pair sum = excitation_warp(rule, c, m.exc_energy[i], bq, k.thermal, breaks[warp]);
+            if (lane0) {
+                o[i] = k.exc_prefactor * sum.up;
+                o[n_exc + i] = k.exc_prefactor * sum.down * m.exc_g_lower[i] / m.exc_g_upper[i];
+            }
+        } else if (task < n_exc + n_ion) {
+            const int i = task - n_exc;
+            const Pair sum = photoionization_warp(rule, c, m.ion_energy[i], m.ion_d0[i], m.ion_d1[i], k.phi, k.thermal,
+                                                  k.radiation, breaks[warp]);
+            if (lane0) {
+                o[2 * n_exc + 2 * n_ion + i] = sum.up;
+                o[2 * n_exc + 3 * n_ion + i] = sum.down;
+            }
+        } else if (task == n_exc + n_ion) {
+            const double ne = states[2 * s + 1];
+            const double eps_c = sqrt(mul(k.plasma, ne));
+            const double sum = inverse_bremsstrahlung_warp(rule, c, eps_c, k.thermal, k.radiation, breaks[warp]);
+            if (lane0) {
+                const double factor = mul(mul(mul(mul(mul(k.kramers, 0.5), k.sqrt_pi), k.degeneracy), c.te), k.phi);
+                o[stride - 1] = mul(factor, sum);
+            }
         }
     }
 }

@@ -362,13 +362,60 @@ pub unsafe extern "C" fn atomgpu_cr_run_rk4(
     )
 }
 
-/// Adaptive stiff integration (ROS2) from state `y` (overwritten with the state at the last time)
-/// to each of the `n_times` ascending times `sample_times_s` [s], measured from the start of this
+/// The caller's arrays of a stiff run (checked non-NULL): `y` in and out, the samples out.
+struct StiffOutputs {
+    y: *mut f64,
+    te_ev: *mut f64,
+    ne_cm3: *mut f64,
+    populations: *mut f64,
+}
+
+/// Runs `n_systems` systems whose states are the columns of `out.y` ((n_levels + 1) x n_systems)
+/// to `times`, then writes each system's last state into `out.y` and its samples into the
+/// sample arrays (times fastest, then systems); nothing is written on failure.
+///
+/// # Safety
+/// `out.y` must be valid for (n_levels + 1) n_systems elements, `te_ev` and `ne_cm3` for
+/// n_times n_systems, `populations` for n_levels n_times n_systems.
+unsafe fn run_stiff_into(
+    m: &atomgpu_cr,
+    n_systems: usize,
+    times: &[f64],
+    tolerances: StiffTolerances,
+    out: StiffOutputs,
+) -> Result<()> {
+    let n = m.model.n_levels();
+    let y0 = input("y", out.y as *const f64, memory::elements::<f64>("y", n + 1, n_systems)?)?;
+    let ys = memory::try_collect("the systems", y0.chunks_exact(n + 1).map(|c| memory::copy_of("y", c)))?;
+    let runs = cr::run_stiff_systems(&m.model, &m.settings, &ys, times, &tolerances)?;
+    let per_quantity = memory::elements::<f64>("te_ev", times.len(), n_systems)?;
+    let mut finals = memory::with_capacity("y", (n + 1) * n_systems)?;
+    let mut te = memory::with_capacity("te_ev", per_quantity)?;
+    let mut ne = memory::with_capacity("ne_cm3", per_quantity)?;
+    let mut populations =
+        memory::with_capacity("populations", memory::elements::<f64>("populations", n, per_quantity)?)?;
+    for run in &runs {
+        let at_times = &run[1..];
+        let columns = sample_columns(at_times, n)?;
+        finals.extend(state_of(at_times.last().expect("n_times >= 1"))?);
+        te.extend(columns.te);
+        ne.extend(columns.ne);
+        populations.extend(columns.populations);
+    }
+    write_output(out.y, &finals);
+    write_output(out.te_ev, &te);
+    write_output(out.ne_cm3, &ne);
+    write_output(out.populations, &populations);
+    Ok(())
+}
+
+/// Adaptive stiff integration (ROS4, L-stable, with the CR system's structural Jacobian: five
+/// rate evaluations per step) from state `y` (overwritten with the state at the last time) to
+/// each of the `n_times` ascending times `sample_times_s` [s], measured from the start of this
 /// call (`y` is the state at t = 0); `rtol` is the relative tolerance, `atol_fraction` the
 /// absolute one as a fraction of the initial total population and energy density. `te_ev`,
 /// `ne_cm3` (n_times each) and `populations` (n_levels x n_times, column-major) receive the state
-/// at each time. The Jacobian is a dense (n_levels + 1)^2 matrix: a model too large for it fails
-/// with `ATOMGPU_ERR_OUT_OF_MEMORY`. Progress (simulated seconds of the last time, task
+/// at each time. The Jacobian is a dense (n_levels + 1)^2 matrix. Progress (simulated seconds of the last time, task
 /// "atomgpu_cr_run_stiff") goes to the calling thread's callback, which, like its time limit, can
 /// stop the run (`ATOMGPU_ERR_CANCELLED`, nothing written); more than 10^6 steps is
 /// `ATOMGPU_ERR_NOT_CONVERGED`.
@@ -391,23 +438,76 @@ pub unsafe extern "C" fn atomgpu_cr_run_stiff(
         &["model", "y", "n_times", "sample_times_s", "rtol", "atol_fraction", "te_ev", "ne_cm3", "populations"],
         || {
             let m = borrow(model)?;
-            let n = m.model.n_levels();
             let y_io = output("y", y)?;
-            let y0 = input("y", y_io as *const f64, n + 1)?;
             let nt = count("n_times", n_times)?;
             let times = input("sample_times_s", sample_times_s, nt)?;
-            let (te_out, ne_out, pop_out) =
-                (output("te_ev", te_ev)?, output("ne_cm3", ne_cm3)?, output("populations", populations)?);
-            let tolerances = StiffTolerances { rtol, atol_fraction, ..StiffTolerances::default() };
-            let samples = cr::run_stiff(&m.model, &m.settings, y0, times, &tolerances)?;
-            let at_times = &samples[1..];
-            let columns = sample_columns(at_times, n)?;
-            let y_final = state_of(at_times.last().expect("n_times >= 1"))?;
-            write_output(y_io, &y_final);
-            write_output(te_out, &columns.te);
-            write_output(ne_out, &columns.ne);
-            write_output(pop_out, &columns.populations);
-            Ok(())
+            let outputs = StiffOutputs {
+                y: y_io,
+                te_ev: output("te_ev", te_ev)?,
+                ne_cm3: output("ne_cm3", ne_cm3)?,
+                populations: output("populations", populations)?,
+            };
+            run_stiff_into(&m, 1, times, StiffTolerances { rtol, atol_fraction, ..StiffTolerances::default() }, outputs)
+        },
+    )
+}
+
+/// [`atomgpu_cr_run_stiff`] for `n_systems` independent systems of the model at once (the cells
+/// of a hydrodynamic code), each from its own state and with its own steps: `y` is
+/// (n_levels + 1) x n_systems, column-major (system s at y[s (n_levels + 1)], overwritten with
+/// each system's state at the last time); `te_ev` and `ne_cm3` are n_times x n_systems and
+/// `populations` n_levels x n_times x n_systems, column-major. Every stage's rates of all systems
+/// are evaluated in one call (on a GPU, one launch for all of them), so many systems fill a GPU
+/// that one system cannot. A system that fails fails the call (its index in the message) and
+/// nothing is written.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_cr_run_stiff_systems(
+    model: *const atomgpu_cr,
+    n_systems: i64,
+    y: *mut f64,
+    n_times: i64,
+    sample_times_s: *const f64,
+    rtol: f64,
+    atol_fraction: f64,
+    te_ev: *mut f64,
+    ne_cm3: *mut f64,
+    populations: *mut f64,
+) -> i32 {
+    guard(
+        &[
+            "model",
+            "n_systems",
+            "y",
+            "n_times",
+            "sample_times_s",
+            "rtol",
+            "atol_fraction",
+            "te_ev",
+            "ne_cm3",
+            "populations",
+        ],
+        || {
+            let m = borrow(model)?;
+            let ns = count("n_systems", n_systems)?;
+            let y_io = output("y", y)?;
+            let nt = count("n_times", n_times)?;
+            let times = input("sample_times_s", sample_times_s, nt)?;
+            let outputs = StiffOutputs {
+                y: y_io,
+                te_ev: output("te_ev", te_ev)?,
+                ne_cm3: output("ne_cm3", ne_cm3)?,
+                populations: output("populations", populations)?,
+            };
+            run_stiff_into(
+                &m,
+                ns,
+                times,
+                StiffTolerances { rtol, atol_fraction, ..StiffTolerances::default() },
+                outputs,
+            )
         },
     )
 }

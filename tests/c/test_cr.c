@@ -240,8 +240,8 @@ static void test_initial_state(void) {
 }
 
 /* (d) the stiff integrator relaxes the radiation-free system to LTE. LTE is a fixed point of
- * the ROS2 step (f(y) = 0 gives k1 = k2 = 0), so the ratios there do not depend on rtol: the
- * tolerances only set how many steps the way there takes. */
+ * the ROS4 step (f(y) = 0 gives k1 = ... = k4 = 0), so the ratios there do not depend on rtol:
+ * the tolerances only set how many steps the way there takes. */
 static void test_stiff_lte(int32_t stats, double rtol, double atol_fraction) {
     char what[160];
     atomgpu_cr *model = make_model(stats, 1e-3);
@@ -272,6 +272,41 @@ static void test_stiff_lte(int32_t stats, double rtol, double atol_fraction) {
             snprintf(what, sizeof what, "%s: LTE Saha N2/N0 = 0.5 exp(-(20 + mu)/T) (mu = %.6f eV)", tag, mu);
             check_rel(what, n2 / n0, saha, 1e-5);
         }
+    }
+done:
+    atomgpu_cr_destroy(model);
+}
+
+/* (d') several systems in one call (atomgpu_cr_run_stiff_systems): two different starts, both
+ * relax to LTE (Boltzmann ratio, closed form), and each follows the run it makes alone
+ * (atomgpu_cr_run_stiff) exactly. */
+static void test_stiff_systems(int32_t stats) {
+    char what[160];
+    atomgpu_cr *model = make_model(stats, 1e-3);
+    const double pops[2][NL] = {{4e20, 0.0, 1e20}, {1e21, 2e20, 0.0}};
+    const double start_te[2] = {4.0, 9.0};
+    const double times[3] = {1e-13, 1e-12, 1e-11};
+    double y[2][NL + 1], alone_y[NL + 1], te[2][3], ne[2][3], pop[2][3][NL];
+    double alone_te[3], alone_ne[3], alone_pop[3 * NL];
+    const char *tag = stats_name(stats);
+    for (int s = 0; s < 2; s++)
+        if (!check_ok("cr_initial_state", atomgpu_cr_initial_state(model, pops[s], start_te[s], y[s]))) goto done;
+    memcpy(alone_y, y[1], sizeof alone_y);
+    snprintf(what, sizeof what, "%s: cr_run_stiff_systems, 2 systems to 1e-11 s", tag);
+    if (!check_ok(what, atomgpu_cr_run_stiff_systems(model, 2, &y[0][0], 3, times, 1e-7, 1e-12, &te[0][0], &ne[0][0],
+                                                     &pop[0][0][0])))
+        goto done;
+    for (int s = 0; s < 2; s++) {
+        double t = te[s][2], boltzmann = 3.0 * exp(-5.0 / t);
+        snprintf(what, sizeof what, "%s: system %d: y holds its state at the last time", tag, s);
+        check(what, y[s][0] == pop[s][2][0] && y[s][2] == pop[s][2][2]);
+        snprintf(what, sizeof what, "%s: system %d: LTE Boltzmann N1/N0 = 3 exp(-5/T) (T = %.6f eV)", tag, s, t);
+        check_rel(what, pop[s][2][1] / pop[s][2][0], boltzmann, 1e-5);
+    }
+    snprintf(what, sizeof what, "%s: cr_run_stiff of system 1 alone", tag);
+    if (check_ok(what, atomgpu_cr_run_stiff(model, alone_y, 3, times, 1e-7, 1e-12, alone_te, alone_ne, alone_pop))) {
+        snprintf(what, sizeof what, "%s: system 1 in the batch follows its run alone", tag);
+        check(what, memcmp(alone_te, te[1], sizeof alone_te) == 0 && memcmp(alone_pop, pop[1], sizeof alone_pop) == 0);
     }
 done:
     atomgpu_cr_destroy(model);
@@ -336,6 +371,14 @@ static void test_bad_input(void) {
     reset();
     expect_bad("run_stiff: NULL model",
                atomgpu_cr_run_stiff(NULL, out_y, 3, times_ok, 1e-6, 1e-10, out_te, out_ne, out_p), 1, "model", y0);
+    reset();
+    expect_bad("run_stiff_systems: n_systems = 0",
+               atomgpu_cr_run_stiff_systems(model, 0, out_y, 3, times_ok, 1e-6, 1e-10, out_te, out_ne, out_p), 2,
+               "n_systems", y0);
+    reset();
+    expect_bad("run_stiff_systems: unsorted times",
+               atomgpu_cr_run_stiff_systems(model, 1, out_y, 3, times_unsorted, 1e-6, 1e-10, out_te, out_ne, out_p),
+               5, "sample_times_s", y0);
     {
         int64_t n = -7;
         reset();
@@ -454,6 +497,8 @@ int main(void) {
     test_initial_state();
     test_stiff_lte(MB, 1e-8, 1e-13);
     test_stiff_lte(FD, 1e-6, 1e-10); /* Fermi-Dirac: 3x dearer right-hand sides, looser way there */
+    test_stiff_systems(MB);
+    test_stiff_systems(FD);
     test_bad_input();
     printf("test_cr: %d checks, %d failures (%.1f s)\n", checks, failures, seconds_since(&start));
     return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

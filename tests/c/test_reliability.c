@@ -390,6 +390,22 @@ static int32_t call_cr_run_stiff(void) {
     return s;
 }
 
+static int32_t call_cr_run_stiff_systems(void) {
+    double y0[2 * (NL + 1)], y[2 * (NL + 1)], te_out[4], ne_out[4], p_out[4 * NL];
+    const double times[2] = {1e-15, 2e-15};
+    memcpy(y, fixture_y, sizeof fixture_y);
+    memcpy(y + NL + 1, fixture_y, sizeof fixture_y);
+    if (BRK(K_NAN, 3)) y[NL + 1] = NAN;
+    if (BRK(K_INF, 3)) y[2 * NL + 1] = INFINITY;
+    memcpy(y0, y, sizeof y);
+    fill(te_out, 4, SENTINEL), fill(ne_out, 4, SENTINEL), fill(p_out, 4 * NL, SENTINEL);
+    int32_t s = atomgpu_cr_run_stiff_systems(P(fixture_cr, 1), N(2, 2), P(y, 3), N(2, 4), A(times, 2, 5), X(1e-6, 6),
+                                             X(1e-10, 7), P(te_out, 8), P(ne_out, 9), P(p_out, 10));
+    untouched = all_equal(te_out, 4, SENTINEL) && all_equal(p_out, 4 * NL, SENTINEL) && memcmp(y, y0, sizeof y) == 0;
+    finite = all_finite(y, 2 * (NL + 1)) && all_finite(te_out, 4) && all_finite(p_out, 4 * NL);
+    return s;
+}
+
 static int32_t call_cr_rate_matrix(void) {
     double m[NL * NL], m_energy[NL];
     fill(m, NL * NL, SENTINEL), fill(m_energy, NL, SENTINEL);
@@ -1069,6 +1085,16 @@ static const struct argument arguments[] = {
     {call_cr_run_stiff, "cr_run_stiff", 7, "te_ev", "n"},
     {call_cr_run_stiff, "cr_run_stiff", 8, "ne_cm3", "n"},
     {call_cr_run_stiff, "cr_run_stiff", 9, "populations", "n"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems", 1, "model", "n"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems", 2, "n_systems", "zmh"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems", 3, "y", "nai"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems", 4, "n_times", "zmh"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems", 5, "sample_times_s", "nai"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems", 6, "rtol", "ai"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems", 7, "atol_fraction", "ai"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems", 8, "te_ev", "n"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems", 9, "ne_cm3", "n"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems", 10, "populations", "n"},
     {call_cr_rate_matrix, "cr_rate_matrix", 1, "model", "n"},
     {call_cr_rate_matrix, "cr_rate_matrix", 2, "te_ev", "ai"},
     {call_cr_rate_matrix, "cr_rate_matrix", 3, "ne_cm3", "ai"},

@@ -90,6 +90,8 @@ program test_cr
     call test_initial_state()
     call test_stiff_lte(mb, 1e-8_dp, 1e-13_dp)
     call test_stiff_lte(fd, 1e-6_dp, 1e-10_dp)
+    call test_stiff_systems(mb)
+    call test_stiff_systems(fd)
     call test_bad_input()
     call test_handles_and_progress()
 
@@ -261,7 +263,7 @@ contains
     end subroutine
 
     ! (d) the stiff integrator relaxes the radiation-free system to LTE (a fixed point of the
-    ! ROS2 step, so the tolerances only set how many steps the way there takes).
+    ! ROS4 step, so the tolerances only set how many steps the way there takes).
     subroutine test_stiff_lte(stats, rtol, atol_fraction)
         integer, intent(in) :: stats
         real(dp), intent(in) :: rtol, atol_fraction
@@ -289,6 +291,42 @@ contains
                     call check_rel(g // ": LTE Saha N3/N1 = 0.5 exp(-(20 + mu)/T)", pop(3, 3) / pop(1, 3), &
                         0.5_dp * exp(-(20 + mu(1)) / t), 1e-5_dp)
                 end if
+            end if
+        end if
+        call atomgpu_cr_destroy(model)
+    end subroutine
+
+    ! (d') two systems in one call (atomgpu_cr_run_stiff_systems): each relaxes to LTE (Boltzmann
+    ! ratio, closed form) and follows the run it makes alone (atomgpu_cr_run_stiff) exactly; a
+    ! te_ev of the wrong shape is refused by name, nothing written.
+    subroutine test_stiff_systems(stats)
+        integer, intent(in) :: stats
+        type(atomgpu_cr_model) :: model
+        real(dp) :: y(nl + 1, 2), alone_y(nl + 1), te(3, 2), ne(3, 2), pop(nl, 3, 2)
+        real(dp) :: alone_te(3), alone_ne(3), alone_pop(nl, 3), bad_te(3, 1)
+        real(dp), parameter :: times(3) = [1e-13_dp, 1e-12_dp, 1e-11_dp]
+        integer :: stat, s
+        character(len=2) :: g
+        g = tag(stats)
+        call make_model(model, stats, 1e-3_dp)
+        call atomgpu_cr_initial_state(model, [4e20_dp, 0.0_dp, 1e20_dp], 4.0_dp, y(:, 1), stat)
+        call atomgpu_cr_initial_state(model, [1e21_dp, 2e20_dp, 0.0_dp], 9.0_dp, y(:, 2), stat)
+        alone_y = y(:, 2)
+        bad_te = -7
+        call atomgpu_cr_run_stiff_systems(model, y, times, 1e-7_dp, 1e-12_dp, bad_te, ne, pop, stat)
+        call check(g // ": run_stiff_systems refuses te_ev(3, 1) for 2 systems", stat == ATOMGPU_ERR_INVALID_ARGUMENT &
+            .and. all(bad_te == -7) .and. all(y(:, 2) == alone_y))
+        call atomgpu_cr_run_stiff_systems(model, y, times, 1e-7_dp, 1e-12_dp, te, ne, pop, stat)
+        if (succeeded(g // ": atomgpu_cr_run_stiff_systems, 2 systems", stat)) then
+            do s = 1, 2
+                call check(g // ": y holds each system's last state", all(y(1:nl, s) == pop(:, 3, s)))
+                call check_rel(g // ": LTE Boltzmann N2/N1 = 3 exp(-5/T), each system", pop(2, 3, s) / pop(1, 3, s), &
+                    3 * exp(-5 / te(3, s)), 1e-5_dp)
+            end do
+            call atomgpu_cr_run_stiff(model, alone_y, times, 1e-7_dp, 1e-12_dp, alone_te, alone_ne, alone_pop, stat)
+            if (succeeded(g // ": atomgpu_cr_run_stiff, system 2 alone", stat)) then
+                call check(g // ": system 2 in the batch follows its run alone", &
+                    all(alone_te == te(:, 2)) .and. all(alone_pop == pop(:, :, 2)))
             end if
         end if
         call atomgpu_cr_destroy(model)

@@ -5,6 +5,7 @@
 //! the end: no host round trip inside the run unless a progress callback or a time limit is set
 //! (then the host waits for each launch to report how far the run is).
 
+use super::source::{ElectronState, StateRates};
 use super::{sample, CrModel, CrSample, CrSettings};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
@@ -15,9 +16,11 @@ use crate::rates::constants::{
     excitation_prefactor, free_electron_degeneracy, ionization_prefactor, kramers_free_free, photon_flux_factor,
     quantum_density_factor, ALPHA, HBARC, HC, ME_C2,
 };
-use crate::rates::Statistics;
-use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
+use crate::rates::integrals::Conditions;
+use crate::rates::{Statistics, TEMPERATURE_RANGE_EV};
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::f64::consts::PI;
+use std::sync::Arc;
 
 const FILE: &str = "rates.cu";
 const SOURCE: &str = include_str!("../../../kernels/rates.cu");
@@ -72,6 +75,249 @@ fn pack(model: &CrModel) -> Result<(Vec<f64>, Vec<i32>)> {
     Ok((real, index))
 }
 
+/// The scalars of a launch over `n_systems` systems or states (`dt`, the step counts and the
+/// scratch layout zero: the RK4 driver sets its own).
+fn launch_parameters(model: &CrModel, settings: &CrSettings, n_systems: usize) -> Result<CrLaunch> {
+    let q = &settings.quadrature;
+    let n_systems = i32::try_from(n_systems)
+        .map_err(|_| Error::invalid("n_systems", format!("at most {} systems per call, got {n_systems}", i32::MAX)))?;
+    Ok(CrLaunch {
+        n_systems,
+        n_levels: model.n_levels() as i32,
+        n_exc: model.excitations().len() as i32,
+        n_ion: model.ionizations().len() as i32,
+        stats: match settings.stats {
+            Statistics::FermiDirac => 0,
+            Statistics::MaxwellBoltzmann => 1,
+        },
+        n_nodes: q.rule().len() as i32,
+        fd_n: FD_NODES as i32,
+        unused: 0,
+        constants: CrConstants {
+            thermal: q.thermal_tail(),
+            radiation: q.radiation_tail(),
+            tr: settings.tr_ev,
+            exc_prefactor: excitation_prefactor(),
+            ion_prefactor: ionization_prefactor(),
+            phi: photon_flux_factor(),
+            kramers: kramers_free_free(),
+            degeneracy: free_electron_degeneracy(),
+            sqrt_pi: PI.sqrt(),
+            plasma: 4.0 * PI * ALPHA * HBARC * HBARC * HBARC / ME_C2,
+            nq: quantum_density_factor(),
+            ground: 0.6 * HC * HC / (2.0 * ME_C2) * (3.0 / (8.0 * PI)).powf(2.0 / 3.0),
+        },
+        dt: 0.0,
+        n_steps: 0,
+        first_step: 0,
+        scratch_len: 0,
+        sample_stride: 0,
+    })
+}
+
+/// Gauss-Legendre nodes of the Fermi-Dirac integrals of the temperature inversion (fermi.rs).
+const FD_NODES: usize = 64;
+
+/// What a model keeps on one GPU between calls: its packed transitions (`pack`) and the
+/// quadrature rules of the settings it was last used with.
+pub(crate) struct Resident {
+    ordinal: usize,
+    n_nodes: usize,
+    real: CudaSlice<f64>,
+    index: CudaSlice<i32>,
+    nodes: CudaSlice<f64>,
+    weights: CudaSlice<f64>,
+    fd_nodes: CudaSlice<f64>,
+    fd_weights: CudaSlice<f64>,
+}
+
+/// The model's device copy on `device` for `settings`' rule: uploaded at the model's first use on
+/// that GPU (or with another number of nodes), then reused by every call.
+fn resident(device: &CudaDevice, model: &CrModel, settings: &CrSettings) -> Result<Arc<Resident>> {
+    let n_nodes = settings.quadrature.rule().len();
+    let mut slot = model.device_copy().lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(r) = slot.as_ref().filter(|r| r.ordinal == device.ordinal() && r.n_nodes == n_nodes) {
+        return Ok(r.clone());
+    }
+    let (real, index) = pack(model)?;
+    let rule = settings.quadrature.rule();
+    let fd_rule = GaussLegendre::new(FD_NODES).map_err(|e| Error::Internal(e.to_string()))?;
+    let r = Arc::new(Resident {
+        ordinal: device.ordinal(),
+        n_nodes,
+        real: device.upload(&real)?,
+        index: device.upload(&index)?,
+        nodes: device.upload(rule.nodes())?,
+        weights: device.upload(rule.weights())?,
+        fd_nodes: device.upload(fd_rule.nodes())?,
+        fd_weights: device.upload(fd_rule.weights())?,
+    });
+    *slot = Some(r.clone());
+    Ok(r)
+}
+
+/// The rates of `model` at each of `states` on the device (see [`super::source::rates_at`]),
+/// Newton's eta = mu/T of each inversion started from `eta_guesses` (NaN: no guess): upload the
+/// states, two launches (inversions; rates), one download.
+pub(super) fn rates_at(
+    device: &CudaDevice,
+    model: &CrModel,
+    settings: &CrSettings,
+    states: &[ElectronState],
+    eta_guesses: &[f64],
+) -> Result<Vec<Result<StateRates>>> {
+    if states.is_empty() {
+        return Ok(Vec::new());
+    }
+    let resident = resident(device, model, settings)?;
+    let launch = launch_parameters(model, settings, states.len())?;
+    let packed = pack_states(device, states)?;
+    let guesses = device.upload(eta_guesses)?;
+    let mut conditions = device.zeros::<f64>(2 * states.len())?;
+    let mut status = device.zeros::<i64>(states.len())?;
+    let conditions_kernel = device.function(FILE, SOURCE, "cr_conditions_kernel")?;
+    let mut builder = device.stream().launch_builder(&conditions_kernel);
+    builder
+        .arg(&launch)
+        .arg(&resident.fd_nodes)
+        .arg(&resident.fd_weights)
+        .arg(&packed)
+        .arg(&guesses)
+        .arg(&mut conditions)
+        .arg(&mut status);
+    // SAFETY: the arguments match cr_conditions_kernel's parameters; packed holds 2 doubles per
+    // state, guesses 1, conditions 2, status 1.
+    unsafe { builder.launch(blocks(states.len())) }?;
+    state_rates_on_device(device, model, settings, &resident, states, &packed, &conditions, &status)
+}
+
+/// The rates of `model` at one state given by its conditions (T_e, mu, n_e) on the device: the
+/// rates kernel alone (no inversion), so the caller's T_e is used as it is.
+pub(super) fn rates_at_conditions(
+    device: &CudaDevice,
+    model: &CrModel,
+    settings: &CrSettings,
+    state: ElectronState,
+    c: &Conditions,
+) -> Result<StateRates> {
+    let resident = resident(device, model, settings)?;
+    let packed = pack_states(device, &[state])?;
+    let conditions = device.upload(&[c.te, c.mu])?;
+    let status = device.zeros::<i64>(1)?;
+    state_rates_on_device(device, model, settings, &resident, &[state], &packed, &conditions, &status)?
+        .pop()
+        .expect("one state")
+}
+
+/// Grid of `n` blocks of CR_BLOCK threads (grid-stride loops cover more).
+fn blocks(n: usize) -> LaunchConfig {
+    LaunchConfig { grid_dim: (n.clamp(1, 1 << 20) as u32, 1, 1), block_dim: (CR_BLOCK, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// (u, n_e) of every state, on the device.
+fn pack_states(device: &CudaDevice, states: &[ElectronState]) -> Result<CudaSlice<f64>> {
+    let mut packed = memory::with_capacity("the electron states", 2 * states.len())?;
+    packed.extend(states.iter().flat_map(|s| [s.energy_density, s.ne_cm3]));
+    device.upload(&packed)
+}
+
+/// The rates kernel over `states` whose (T_e, mu) and status are on the device, and the download.
+#[allow(clippy::too_many_arguments)] // the device buffers of one evaluation
+fn state_rates_on_device(
+    device: &CudaDevice,
+    model: &CrModel,
+    settings: &CrSettings,
+    resident: &Resident,
+    states: &[ElectronState],
+    packed: &CudaSlice<f64>,
+    conditions: &CudaSlice<f64>,
+    status: &CudaSlice<i64>,
+) -> Result<Vec<Result<StateRates>>> {
+    let launch = launch_parameters(model, settings, states.len())?;
+    let (n_exc, n_ion) = (model.excitations().len(), model.ionizations().len());
+    let stride = 2 * n_exc + 4 * n_ion + 1;
+    let mut out = device.zeros::<f64>(memory::elements::<f64>("the rates of the states", stride, states.len())?)?;
+    let per_state = n_ion + (n_exc + n_ion + 1).div_ceil(CR_BLOCK as usize / 32);
+    let rates_kernel = device.function(FILE, SOURCE, "cr_state_rates_kernel")?;
+    let mut builder = device.stream().launch_builder(&rates_kernel);
+    builder
+        .arg(&launch)
+        .arg(&resident.real)
+        .arg(&resident.index)
+        .arg(&resident.nodes)
+        .arg(&resident.weights)
+        .arg(packed)
+        .arg(conditions)
+        .arg(status)
+        .arg(&mut out);
+    // SAFETY: the arguments match cr_state_rates_kernel's parameters; packed and conditions hold
+    // 2 doubles per state, status 1, out `stride`.
+    unsafe { builder.launch(blocks(states.len().saturating_mul(per_state))) }?;
+    let mut host_status = memory::filled("the status of the states", states.len(), 0i64)?;
+    let mut host_conditions = memory::filled("the conditions of the states", 2 * states.len(), 0.0)?;
+    let mut host_out = memory::filled("the rates of the states", stride * states.len(), 0.0)?;
+    device.download_into(status, &mut host_status)?;
+    device.download_into(conditions, &mut host_conditions)?;
+    device.download_into(&out, &mut host_out)?;
+    memory::try_collect(
+        "the rates of the states",
+        states.iter().enumerate().map(|(s, state)| {
+            let te_mu = &host_conditions[2 * s..2 * s + 2];
+            Ok(state_rates(
+                settings,
+                state,
+                host_status[s],
+                te_mu,
+                &host_out[s * stride..(s + 1) * stride],
+                n_exc,
+                n_ion,
+            ))
+        }),
+    )
+}
+
+/// One state's rates from the kernels' outputs, or its error (as the CPU path reports it).
+fn state_rates(
+    settings: &CrSettings,
+    state: &ElectronState,
+    status: i64,
+    te_mu: &[f64],
+    o: &[f64],
+    n_exc: usize,
+    n_ion: usize,
+) -> Result<StateRates> {
+    let (u, ne) = (state.energy_density, state.ne_cm3);
+    match status {
+        0 => {}
+        STATUS_ENERGY_BELOW_GROUND_STATE => {
+            return Err(Error::invalid(
+                "u_ev_cm3",
+                format!("energy density {u:e} eV cm^-3 is not above the Fermi ground state at n_e = {ne:e} cm^-3 (zero for Maxwell-Boltzmann)"),
+            ))
+        }
+        _ => return Err(Error::NotConverged(format!("temperature for u = {u:e} eV cm^-3, n_e = {ne:e} cm^-3"))),
+    }
+    let (low, high) = TEMPERATURE_RANGE_EV;
+    let te = te_mu[0];
+    if !(te >= low && te <= high) {
+        return Err(Error::invalid(
+            "u_ev_cm3",
+            format!("{u:e} eV cm^-3 at n_e = {ne:e} cm^-3 implies T_e = {te:e} eV, outside [{low:e}, {high:e}] eV"),
+        ));
+    }
+    let c = Conditions { stats: settings.stats, te, mu: te_mu[1], ne, tr: settings.tr_ev };
+    let mut r = StateRates::zeroed(&c, n_exc, n_ion)?;
+    let (exc, rest) = o.split_at(2 * n_exc);
+    r.excitation_up.copy_from_slice(&exc[..n_exc]);
+    r.excitation_down.copy_from_slice(&exc[n_exc..]);
+    r.ionization_up.copy_from_slice(&rest[..n_ion]);
+    r.ionization_down.copy_from_slice(&rest[n_ion..2 * n_ion]);
+    r.photo_rate.copy_from_slice(&rest[2 * n_ion..3 * n_ion]);
+    r.photo_heating.copy_from_slice(&rest[3 * n_ion..4 * n_ion]);
+    r.ib_per_z2n = rest[4 * n_ion];
+    r.check_finite()
+}
+
 /// `CrLaunch` of rates.cu (same field order): the scalars of one kernel launch.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -118,29 +364,10 @@ pub(super) fn run_rk4(
     let dim = n + 1;
     let (n_exc, n_ion) = (model.excitations().len(), model.ionizations().len());
     let n_systems = ys.len();
-    let q = &settings.quadrature;
-    let fd_rule = GaussLegendre::new(64).map_err(|e| Error::Internal(e.to_string()))?;
-    let constants = CrConstants {
-        thermal: q.thermal_tail(),
-        radiation: q.radiation_tail(),
-        tr: settings.tr_ev,
-        exc_prefactor: excitation_prefactor(),
-        ion_prefactor: ionization_prefactor(),
-        phi: photon_flux_factor(),
-        kramers: kramers_free_free(),
-        degeneracy: free_electron_degeneracy(),
-        sqrt_pi: PI.sqrt(),
-        plasma: 4.0 * PI * ALPHA * HBARC * HBARC * HBARC / ME_C2,
-        nq: quantum_density_factor(),
-        ground: 0.6 * HC * HC / (2.0 * ME_C2) * (3.0 / (8.0 * PI)).powf(2.0 / 3.0),
-    };
-    let (real, index) = pack(model)?;
-    let real = device.upload(&real)?;
-    let index = device.upload(&index)?;
-    let nodes = device.upload(q.rule().nodes())?;
-    let weights = device.upload(q.rule().weights())?;
-    let fd_nodes = device.upload(fd_rule.nodes())?;
-    let fd_weights = device.upload(fd_rule.weights())?;
+    let resident = resident(device, model, settings)?;
+    let (real, index) = (&resident.real, &resident.index);
+    let (nodes, weights, fd_nodes, fd_weights) =
+        (&resident.nodes, &resident.weights, &resident.fd_nodes, &resident.fd_weights);
     // Scratch per system (cr_scratch): y, ys, k1..k4, the rates, the inverse bremsstrahlung and eta.
     let scratch_len = 6 * dim + 2 * n_exc + 4 * n_ion + 2;
     let mut host_scratch =
@@ -158,25 +385,10 @@ pub(super) fn run_rk4(
     let mut status = device.zeros::<i64>(2 * n_systems)?;
     let func = device.function(FILE, SOURCE, "cr_rk4_kernel")?;
     let config = LaunchConfig { grid_dim: (n_systems as u32, 1, 1), block_dim: (CR_BLOCK, 1, 1), shared_mem_bytes: 0 };
-    let mut launch = CrLaunch {
-        n_systems: n_systems as i32,
-        n_levels: n as i32,
-        n_exc: n_exc as i32,
-        n_ion: n_ion as i32,
-        stats: match settings.stats {
-            Statistics::FermiDirac => 0,
-            Statistics::MaxwellBoltzmann => 1,
-        },
-        n_nodes: q.rule().len() as i32,
-        fd_n: fd_rule.len() as i32,
-        unused: 0,
-        constants,
-        dt,
-        n_steps: 0,
-        first_step: 0,
-        scratch_len: scratch_len as i64,
-        sample_stride: dim as i64,
-    };
+    let mut launch = launch_parameters(model, settings, n_systems)?;
+    launch.dt = dt;
+    launch.scratch_len = scratch_len as i64;
+    launch.sample_stride = dim as i64;
     let no_sample = 0u64;
     let mut done = 0u64;
     for chunk in 0..n_chunks {
@@ -189,12 +401,12 @@ pub(super) fn run_rk4(
             let mut builder = device.stream().launch_builder(&func);
             builder
                 .arg(&launch)
-                .arg(&real)
-                .arg(&index)
-                .arg(&nodes)
-                .arg(&weights)
-                .arg(&fd_nodes)
-                .arg(&fd_weights)
+                .arg(real)
+                .arg(index)
+                .arg(nodes)
+                .arg(weights)
+                .arg(fd_nodes)
+                .arg(fd_weights)
                 .arg(&mut scratch);
             if done + steps == interval_end {
                 builder.arg(&mut slot_view);

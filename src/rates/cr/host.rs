@@ -1,14 +1,14 @@
-//! Host-side CR rates: the flows between levels at one plasma state, assembled either into the
-//! rate matrices of paper eqs. 27-28 or, without any n x n matrix, straight into the right-hand
-//! side; and the fixed-step RK4 loop of the CPU backend.
+//! Host-side CR assembly: the flows between levels of one electron state's rates, gathered into
+//! the rate matrices of paper eqs. 27-28, the system matrix of the stiff integrator, or, without
+//! any n x n matrix, straight into the right-hand side; and the fixed-step RK4 loop of the CPU
+//! backend.
 
+use super::source::{rates_at, rates_at_temperature, ElectronState, StateRates};
 use super::{sample, CrModel, CrSample, CrSettings};
 use crate::error::{require_finite_result, Error, Result};
 use crate::memory;
 use crate::progress::Tracker;
-use crate::rates::{
-    excitation_rates, fermi, inverse_bremsstrahlung_heating, ionization_rates, photoionization_rates, PlasmaState,
-};
+use crate::rates::fermi;
 
 /// The rate matrices of one plasma state: dN/dt = M N (eq. 27) and du/dt = M' . N (eq. 28, with
 /// the inverse-bremsstrahlung heating, proportional to sum_l Z_l^2 N_l, folded into M').
@@ -21,72 +21,108 @@ pub struct RateMatrices {
     pub m_energy: Vec<f64>,
 }
 
-/// Every rate of the model at electron temperature `te_ev` [eV] and density `ne_cm3` [cm^-3]
-/// (radiation at the settings' T_r), from the backend in force, handed out as flows:
-/// `transfer(from, to, rate)` for each population flow [s^-1 per ion of `from`], and
-/// `energy(level, rate)` for each gain of the free electrons' energy [eV s^-1 per ion of
-/// `level`]:
+/// The flows of `rates` (every rate of `model` at one electron state): `transfer(from, to, rate)`
+/// for each population flow [s^-1 per ion of `from`], and `energy(level, rate)` for each gain of
+/// the free electrons' energy [eV s^-1 per ion of `level`]:
 /// - excitation l -> k: l to k at J_up, k to l at J_down; energy E (J_down on k, -J_up on l);
 /// - ionization l -> k: l to k at K_up + L, k to l at K_down; energy E K_down on k, H_L - E K_up
 ///   on l (photoelectron heating H_L);
 /// - inverse bremsstrahlung: heating per unit sum_Z Z^2 N_Z times Z_l^2 on every level l.
 fn flows(
     model: &CrModel,
-    settings: &CrSettings,
-    te_ev: f64,
-    ne_cm3: f64,
+    rates: &StateRates,
     mut transfer: impl FnMut(usize, usize, f64),
     mut energy: impl FnMut(usize, f64),
-) -> Result<()> {
-    let state = [PlasmaState { te_ev, ne_cm3, tr_ev: settings.tr_ev }];
-    let (stats, q) = (settings.stats, &settings.quadrature);
-    if !model.excitations().is_empty() {
-        let j = excitation_rates(stats, q, &state, model.excitation_parameters())?;
-        for (i, x) in model.excitations().iter().enumerate() {
-            transfer(x.lower, x.upper, j.up[i]);
-            transfer(x.upper, x.lower, j.down[i]);
-            energy(x.lower, -x.energy_ev * j.up[i]);
-            energy(x.upper, x.energy_ev * j.down[i]);
-        }
+) {
+    for (i, x) in model.excitations().iter().enumerate() {
+        let (up, down) = (rates.excitation_up[i], rates.excitation_down[i]);
+        transfer(x.lower, x.upper, up);
+        transfer(x.upper, x.lower, down);
+        energy(x.lower, -x.energy_ev * up);
+        energy(x.upper, x.energy_ev * down);
     }
-    if !model.ionizations().is_empty() {
-        let k = ionization_rates(stats, q, &state, model.ionization_parameters())?;
-        let l = photoionization_rates(stats, q, &state, model.photoionization_parameters())?;
-        for (i, x) in model.ionizations().iter().enumerate() {
-            transfer(x.lower, x.upper, k.up[i] + l.up[i]);
-            transfer(x.upper, x.lower, k.down[i]);
-            energy(x.lower, l.down[i] - x.energy_ev * k.up[i]);
-            energy(x.upper, x.energy_ev * k.down[i]);
-        }
+    for (i, x) in model.ionizations().iter().enumerate() {
+        let (up, down) = (rates.ionization_up[i], rates.ionization_down[i]);
+        transfer(x.lower, x.upper, up + rates.photo_rate[i]);
+        transfer(x.upper, x.lower, down);
+        energy(x.lower, rates.photo_heating[i] - x.energy_ev * up);
+        energy(x.upper, x.energy_ev * down);
     }
-    let ib_per_z2n = inverse_bremsstrahlung_heating(stats, q, &state, &[1.0])?[0];
     for (level, z) in model.charges().iter().enumerate() {
-        energy(level, ib_per_z2n * z * z);
+        energy(level, rates.ib_per_z2n * z * z);
     }
-    Ok(())
 }
 
 /// M and M' at electron temperature `te_ev` [eV] and density `ne_cm3` [cm^-3] (radiation at the
 /// settings' T_r), with the rates from the backend in force.
 pub fn rate_matrices(model: &CrModel, settings: &CrSettings, te_ev: f64, ne_cm3: f64) -> Result<RateMatrices> {
+    let rates = rates_at_temperature(model, settings, te_ev, ne_cm3)?;
     let n = model.n_levels();
     let mut m = memory::filled("the rate matrix m", memory::elements::<f64>("the rate matrix m", n, n)?, 0.0)?;
     let mut m_energy = memory::filled("the energy rates m_energy", n, 0.0)?;
     flows(
         model,
-        settings,
-        te_ev,
-        ne_cm3,
+        &rates,
         |from, to, rate| {
             m[to + n * from] += rate;
             m[from + n * from] -= rate;
         },
         |level, rate| m_energy[level] += rate,
-    )?;
+    );
     let at = |i: usize| format!("row {}, column {}", i % n, i / n);
     require_finite_result("m", &m, at)?;
     require_finite_result("m_energy", &m_energy, |l| format!("level {l}"))?;
     Ok(RateMatrices { m, m_energy })
+}
+
+/// The whole system at one electron state as a matrix: d(N, u)/dt = R y for y = (N, u) at that
+/// state's rates, R row-major `(n + 1) x (n + 1)` (its last column, the u column, is zero: the
+/// rates depend on u only through (T_e, mu)). R[i (n+1) + j] [s^-1, or eV s^-1 per ion in row n].
+pub(super) fn system_matrix(model: &CrModel, rates: &StateRates) -> Result<Vec<f64>> {
+    let n = model.n_levels();
+    let dim = n + 1;
+    let mut r = memory::filled(
+        "the stiff integrator's Jacobian",
+        memory::elements::<f64>("the stiff integrator's Jacobian", dim, dim)?,
+        0.0,
+    )?;
+    let (populations, energy) = r.split_at_mut(n * dim);
+    flows(
+        model,
+        rates,
+        |from, to, rate| {
+            populations[to * dim + from] += rate;
+            populations[from * dim + from] -= rate;
+        },
+        |level, rate| energy[level] += rate,
+    );
+    Ok(r)
+}
+
+/// R y for the row-major square `r` ([`system_matrix`]).
+pub(super) fn apply(r: &[f64], y: &[f64]) -> Vec<f64> {
+    r.chunks_exact(y.len()).map(|row| row.iter().zip(y).map(|(a, b)| a * b).sum()).collect()
+}
+
+/// The electron state of `y` = (N_1..N_n, u) (the argument `name`): n_e = sum_l Z_l N_l, checked
+/// to lie in the rates' domain.
+pub(super) fn electron_state(model: &CrModel, name: &'static str, y: &[f64]) -> Result<ElectronState> {
+    let n = model.n_levels();
+    let ne_cm3 = model.checked_electron_density(name, &y[..n])?;
+    Ok(ElectronState { energy_density: y[n], ne_cm3 })
+}
+
+/// An error of the temperature inversion at the state `y` (the argument `name`, n levels)
+/// renamed to name the energy density's element of `y`.
+pub(super) fn rename_energy_error(name: &'static str, n: usize, ne: f64, e: Error) -> Error {
+    match e {
+        Error::InvalidArgument { rule, .. } => Error::InvalidArgument {
+            name,
+            index: Some(n),
+            rule: format!("the electron energy density (at n_e = {ne:e} cm^-3): {rule}"),
+        },
+        other => other,
+    }
 }
 
 /// The electron conditions (T_e, mu, n_e) that the state `y` (the argument `name`) implies:
@@ -98,16 +134,10 @@ pub(super) fn electron_conditions(
     y: &[f64],
 ) -> Result<[f64; 3]> {
     let n = model.n_levels();
-    let ne = model.checked_electron_density(name, &y[..n])?;
-    let rename = |e: Error| match e {
-        Error::InvalidArgument { rule, .. } => Error::InvalidArgument {
-            name,
-            index: Some(n),
-            rule: format!("the electron energy density (at n_e = {ne:e} cm^-3): {rule}"),
-        },
-        other => other,
-    };
-    let (te, mu) = fermi::temperature_from_energy_density(settings.stats, y[n], ne).map_err(rename)?;
+    let state = electron_state(model, name, y)?;
+    let ne = state.ne_cm3;
+    let (te, mu) = fermi::temperature_from_energy_density(settings.stats, y[n], ne)
+        .map_err(|e| rename_energy_error(name, n, ne, e))?;
     Ok([te, mu, ne])
 }
 
@@ -121,24 +151,26 @@ pub(super) fn derivatives(
     y: &[f64],
 ) -> Result<(Vec<f64>, [f64; 3])> {
     let n = model.n_levels();
-    let conditions = electron_conditions(model, settings, name, y)?;
+    let state = electron_state(model, name, y)?;
+    let rates = rates_at(model, settings, &[state])?
+        .pop()
+        .expect("one state")
+        .map_err(|e| rename_energy_error(name, n, state.ne_cm3, e))?;
     let mut dy = memory::filled("dydt", n + 1, 0.0)?;
     let mut du = 0.0;
     flows(
         model,
-        settings,
-        conditions[0],
-        conditions[2],
+        &rates,
         |from, to, rate| {
             let flow = rate * y[from];
             dy[to] += flow;
             dy[from] -= flow;
         },
         |level, rate| du += rate * y[level],
-    )?;
+    );
     dy[n] = du;
     require_finite_result("dydt", &dy, |i| if i < n { format!("level {i}") } else { "the energy density".into() })?;
-    Ok((dy, conditions))
+    Ok((dy, [rates.te_ev, rates.mu_ev, rates.ne_cm3]))
 }
 
 /// Classical RK4 with a fixed step on the host, every stage's rates from the CPU backend. A stage

@@ -13,13 +13,14 @@
 //!
 //! Two integrators: [`run_rk4`], classical fourth-order Runge-Kutta with a fixed step as in the
 //! paper (on a CUDA backend the whole run stays on the device: one kernel advances many steps,
-//! recomputing every rate at every stage); and [`run_stiff`], the adaptive L-stable
-//! Rosenbrock-W method ROS2 (Verwer, Spee, Blom & Hundsdorfer 1999) with a finite-difference
-//! Jacobian, for the stiff systems CR models are.
+//! recomputing every rate at every stage); and [`run_stiff`] / [`run_stiff_systems`], the adaptive
+//! L-stable Rosenbrock method ROS4 with the Jacobian that the CR structure gives for two extra rate
+//! evaluations ([`stiff`]), for the stiff systems CR models are, one or many at once.
 
 mod cuda;
 mod host;
 pub mod model;
+pub mod source;
 mod stiff;
 
 pub use host::{rate_matrices, RateMatrices};
@@ -129,10 +130,10 @@ pub fn run_rk4_systems(
 }
 
 /// Advances `y` to each time of `sample_times_s` (ascending, > 0, measured from `y`, which is at
-/// t = 0) with the adaptive stiff integrator, returning the state at t = 0 and at each of those
-/// times. The rates of each right-hand side are computed on the backend in force. Progress
-/// (simulated seconds of the last sample time) goes to the calling thread's callback as task
-/// `atomgpu_cr_run_stiff`.
+/// t = 0) with the adaptive stiff integrator ([`stiff`]: ROS4 with the CR system's structural
+/// Jacobian), returning the state at t = 0 and at each of those times. The rates of every stage
+/// come from the backend in force. Progress (simulated seconds of the last sample time) goes to
+/// the calling thread's callback as task `atomgpu_cr_run_stiff`.
 pub fn run_stiff(
     model: &CrModel,
     settings: &CrSettings,
@@ -140,11 +141,31 @@ pub fn run_stiff(
     sample_times_s: &[f64],
     tolerances: &StiffTolerances,
 ) -> Result<Vec<CrSample>> {
-    check_run(model, settings, y)?;
+    let mut runs = run_stiff_systems(model, settings, std::slice::from_ref(&y.to_vec()), sample_times_s, tolerances)?;
+    Ok(runs.pop().expect("one system"))
+}
+
+/// [`run_stiff`] for many independent systems of one model (the cells of a hydrodynamic code),
+/// each from its own state and with its own step sizes, to the same sample times: each stage's
+/// rates of all systems go to the backend in one call (on a GPU, one launch), so a GPU is filled
+/// by many systems. Errors of one system name it ("system i: ...").
+pub fn run_stiff_systems(
+    model: &CrModel,
+    settings: &CrSettings,
+    ys: &[Vec<f64>],
+    sample_times_s: &[f64],
+    tolerances: &StiffTolerances,
+) -> Result<Vec<Vec<CrSample>>> {
+    if ys.is_empty() {
+        return Err(Error::invalid("n_systems", "must be >= 1, got 0"));
+    }
+    for y in ys {
+        check_run(model, settings, y)?;
+    }
     let mut tracker = Tracker::start(c"atomgpu_cr_run_stiff");
-    let samples = stiff::run(model, settings, y, sample_times_s, tolerances, &mut tracker)?;
+    let runs = stiff::run(model, settings, ys, sample_times_s, tolerances, &mut tracker)?;
     tracker.finish(sample_times_s.last().copied().unwrap_or(0.0))?;
-    Ok(samples)
+    Ok(runs)
 }
 
 fn check_run(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<()> {

@@ -1,12 +1,14 @@
 //! The atomic model of a CR run: levels (ion charge, statistical weight) and the transitions
 //! between them, with their rate parameters.
 
+use super::cuda::Resident;
 use crate::error::{require_finite, require_positive, Error, Result};
 use crate::memory;
 use crate::rates::{
     check_excitations, check_ionizations, check_photoionizations, Excitation, Ionization, Photoionization,
     DENSITY_RANGE_CM3,
 };
+use std::sync::{Arc, Mutex};
 
 /// A collisional excitation between two levels of one ion (indices 0-based).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,6 +46,31 @@ pub struct CrModel {
     excitation_parameters: Vec<Excitation>,
     ionization_parameters: Vec<Ionization>,
     photoionization_parameters: Vec<Photoionization>,
+    device_copy: DeviceCopy,
+}
+
+/// The model's transitions as last uploaded to a GPU (`cuda.rs` `resident`), kept for later
+/// calls. Not part of the model's value: a clone starts without one, and models compare equal
+/// whatever their copies.
+#[derive(Default)]
+pub(super) struct DeviceCopy(Mutex<Option<Arc<Resident>>>);
+
+impl Clone for DeviceCopy {
+    fn clone(&self) -> Self {
+        DeviceCopy::default()
+    }
+}
+
+impl PartialEq for DeviceCopy {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for DeviceCopy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DeviceCopy")
+    }
 }
 
 impl CrModel {
@@ -149,6 +176,7 @@ impl CrModel {
             excitation_parameters,
             ionization_parameters,
             photoionization_parameters,
+            device_copy: DeviceCopy::default(),
         })
     }
 
@@ -243,6 +271,11 @@ impl CrModel {
     /// The photoionizations as rate parameters.
     pub fn photoionization_parameters(&self) -> &[Photoionization] {
         &self.photoionization_parameters
+    }
+
+    /// The slot of the model's device copy.
+    pub(super) fn device_copy(&self) -> &Mutex<Option<Arc<Resident>>> {
+        &self.device_copy.0
     }
 }
 
