@@ -733,8 +733,8 @@ contains
         call finish(status, stat, "atomgpu_cr_run_rk4")
     end subroutine
 
-    ! Adaptive stiff integration (ROS4, L-stable, with the structural Jacobian of the CR system) from state y(n_levels + 1) (overwritten with the
-    ! state at the last time) to each of the ascending times sample_times_s(n_times) [s] (> 0),
+    ! Adaptive stiff integration (ROS4, L-stable, with the structural Jacobian of the CR system)
+    ! from state y(n_levels + 1) (overwritten with the state at the last time) to each of the ascending times sample_times_s(n_times) [s] (> 0),
     ! counted from the start of this call (y is the state at t = 0: to continue a run in several
     ! calls, pass the times since the end of the previous one);
     ! rtol is the relative tolerance, atol_fraction the absolute one as a fraction of the initial
