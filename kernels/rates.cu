@@ -832,6 +832,43 @@ __device__ int electron_conditions(int stats, double u, double ne, const CrConst
     return STATUS_OK;
 }
 
+// One task of a state's rates by one warp, into `rates` (layout of cr_state_rates_kernel's output
+// and of CrScratch from j_up on): tasks 0..n_exc-1 the excitations (J_up, J_down), n_exc..
+// n_exc+n_ion-1 the photoionizations (L, H_L), n_exc+n_ion the inverse-bremsstrahlung heating for
+// sum_Z Z^2 N_Z = `z2n` [cm^-3] at density `ne` [cm^-3]. Lane 0 writes.
+__device__ void warp_rate_task(const CrModel &m, const Rule &rule, const Conditions &c, const CrConstants &k, int task,
+                               double ne, double z2n, double *breaks, double *rates) {
+    const int n_exc = m.n_exc, n_ion = m.n_ion;
+    const bool lane0 = threadIdx.x % 32 == 0;
+    if (task < n_exc) {
+        const int i = task;
+        double b[6];
+        for (int q = 0; q < 6; ++q) {
+            b[q] = m.exc_omega[q * n_exc + i];
+        }
+        const Pair sum = excitation_warp(rule, c, m.exc_energy[i], b, k.thermal, breaks);
+        if (lane0) {
+            rates[i] = k.exc_prefactor * sum.up;
+            rates[n_exc + i] = k.exc_prefactor * sum.down * m.exc_g_lower[i] / m.exc_g_upper[i];
+        }
+    } else if (task < n_exc + n_ion) {
+        const int i = task - n_exc;
+        const Pair sum = photoionization_warp(rule, c, m.ion_energy[i], m.ion_d0[i], m.ion_d1[i], k.phi, k.thermal,
+                                              k.radiation, breaks);
+        if (lane0) {
+            rates[2 * n_exc + 2 * n_ion + i] = sum.up;
+            rates[2 * n_exc + 3 * n_ion + i] = sum.down;
+        }
+    } else {
+        const double eps_c = sqrt(mul(k.plasma, ne));
+        const double sum = inverse_bremsstrahlung_warp(rule, c, eps_c, k.thermal, k.radiation, breaks);
+        if (lane0) {
+            const double factor = mul(mul(mul(mul(mul(mul(k.kramers, z2n), 0.5), k.sqrt_pi), k.degeneracy), c.te), k.phi);
+            rates[2 * n_exc + 4 * n_ion] = mul(factor, sum);
+        }
+    }
+}
+
 // dy/dt at `y` into `dy` (host.rs derivatives); returns a STATUS_* code (same in every thread).
 __device__ int cr_derivatives(const CrModel &m, int stats, const Rule &rule, const Rule &fd, const CrConstants &k,
                               const CrScratch &s, const double *y, double *dy) {
@@ -869,33 +906,8 @@ __device__ int cr_derivatives(const CrModel &m, int stats, const Rule &rule, con
                 s.k_up[i] = k.ion_prefactor * sum.up;
                 s.k_down[i] = k.ion_prefactor * sum.down * m.ion_g_lower[i] / m.ion_g_upper[i];
             }
-        } else if (task < m.n_ion + m.n_exc) {
-            const int i = task - m.n_ion;
-            double b[6];
-            for (int q = 0; q < 6; ++q) {
-                b[q] = m.exc_omega[q * m.n_exc + i];
-            }
-            const Pair sum = excitation_warp(rule, c, m.exc_energy[i], b, k.thermal, breaks[warp]);
-            if (lane0) {
-                s.j_up[i] = k.exc_prefactor * sum.up;
-                s.j_down[i] = k.exc_prefactor * sum.down * m.exc_g_lower[i] / m.exc_g_upper[i];
-            }
-        } else if (task < 2 * m.n_ion + m.n_exc) {
-            const int i = task - m.n_ion - m.n_exc;
-            const Pair sum = photoionization_warp(rule, c, m.ion_energy[i], m.ion_d0[i], m.ion_d1[i], k.phi, k.thermal,
-                                                  k.radiation, breaks[warp]);
-            if (lane0) {
-                s.l_rate[i] = sum.up;
-                s.l_heat[i] = sum.down;
-            }
         } else {
-            const double ne = ne_z2n[0];
-            const double eps_c = sqrt(mul(k.plasma, ne));
-            const double sum = inverse_bremsstrahlung_warp(rule, c, eps_c, k.thermal, k.radiation, breaks[warp]);
-            if (lane0) {
-                const double factor = mul(mul(mul(mul(mul(mul(k.kramers, ne_z2n[1]), 0.5), k.sqrt_pi), k.degeneracy), c.te), k.phi);
-                *s.ib = mul(factor, sum);
-            }
+            warp_rate_task(m, rule, c, k, task - m.n_ion, ne_z2n[0], ne_z2n[1], breaks[warp], s.j_up);
         }
     }
     __syncthreads();
@@ -1064,35 +1076,9 @@ cr_state_rates_kernel(CrLaunch p, const double *__restrict__ model_real, const i
             continue;
         }
         const int warp = threadIdx.x / 32;
-        const bool lane0 = threadIdx.x % 32 == 0;
         const int task = (slot - n_ion) * CR_WARPS + warp;
-        if (task < n_exc) {
-            const int i = task;
-            double bq[6];
-            for (int q = 0; q < 6; ++q) {
-                bq[q] = m.exc_omega[q * n_exc + i];
-            }
-            const Pair sum = excitation_warp(rule, c, m.exc_energy[i], bq, k.thermal, breaks[warp]);
-            if (lane0) {
-                o[i] = k.exc_prefactor * sum.up;
-                o[n_exc + i] = k.exc_prefactor * sum.down * m.exc_g_lower[i] / m.exc_g_upper[i];
-            }
-        } else if (task < n_exc + n_ion) {
-            const int i = task - n_exc;
-            const Pair sum = photoionization_warp(rule, c, m.ion_energy[i], m.ion_d0[i], m.ion_d1[i], k.phi, k.thermal,
-                                                  k.radiation, breaks[warp]);
-            if (lane0) {
-                o[2 * n_exc + 2 * n_ion + i] = sum.up;
-                o[2 * n_exc + 3 * n_ion + i] = sum.down;
-            }
-        } else if (task == n_exc + n_ion) {
-            const double ne = states[2 * s + 1];
-            const double eps_c = sqrt(mul(k.plasma, ne));
-            const double sum = inverse_bremsstrahlung_warp(rule, c, eps_c, k.thermal, k.radiation, breaks[warp]);
-            if (lane0) {
-                const double factor = mul(mul(mul(mul(mul(k.kramers, 0.5), k.sqrt_pi), k.degeneracy), c.te), k.phi);
-                o[stride - 1] = mul(factor, sum);
-            }
+        if (task <= n_exc + n_ion) {
+            warp_rate_task(m, rule, c, k, task, states[2 * s + 1], 1.0, breaks[warp], o);
         }
     }
 }

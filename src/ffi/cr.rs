@@ -362,50 +362,51 @@ pub unsafe extern "C" fn atomgpu_cr_run_rk4(
     )
 }
 
-/// The caller's arrays of a stiff run (checked non-NULL): `y` in and out, the samples out.
-struct StiffOutputs {
-    y: *mut f64,
-    te_ev: *mut f64,
-    ne_cm3: *mut f64,
-    populations: *mut f64,
-}
-
-/// Runs `n_systems` systems whose states are the columns of `out.y` ((n_levels + 1) x n_systems)
-/// to `times`, then writes each system's last state into `out.y` and its samples into the
-/// sample arrays (times fastest, then systems); nothing is written on failure.
+/// The body of `atomgpu_cr_run_stiff(_systems)`: checks the arguments, runs `n_systems` systems
+/// whose states are the columns of `y` ((n_levels + 1) x n_systems) to the `n_times` times, then
+/// writes each system's last state into `y` and its samples into [te_ev, ne_cm3, populations]
+/// (times fastest, then systems); nothing is written on failure.
 ///
 /// # Safety
-/// `out.y` must be valid for (n_levels + 1) n_systems elements, `te_ev` and `ne_cm3` for
-/// n_times n_systems, `populations` for n_levels n_times n_systems.
+/// Each pointer must be NULL or valid: `y` for (n_levels + 1) n_systems elements,
+/// `sample_times_s` for n_times, `te_ev` and `ne_cm3` for n_times n_systems, `populations` for
+/// n_levels n_times n_systems.
 unsafe fn run_stiff_into(
-    m: &atomgpu_cr,
+    model: *const atomgpu_cr,
     n_systems: usize,
-    times: &[f64],
+    y: *mut f64,
+    n_times: i64,
+    sample_times_s: *const f64,
     tolerances: StiffTolerances,
-    out: StiffOutputs,
+    [te_ev, ne_cm3, populations]: [*mut f64; 3],
 ) -> Result<()> {
+    let m = borrow(model)?;
     let n = m.model.n_levels();
-    let y0 = input("y", out.y as *const f64, memory::elements::<f64>("y", n + 1, n_systems)?)?;
+    let y_io = output("y", y)?;
+    let y0 = input("y", y_io as *const f64, memory::elements::<f64>("y", n + 1, n_systems)?)?;
+    let nt = count("n_times", n_times)?;
+    let times = input("sample_times_s", sample_times_s, nt)?;
+    let (te_out, ne_out, pop_out) =
+        (output("te_ev", te_ev)?, output("ne_cm3", ne_cm3)?, output("populations", populations)?);
     let ys = memory::try_collect("the systems", y0.chunks_exact(n + 1).map(|c| memory::copy_of("y", c)))?;
     let runs = cr::run_stiff_systems(&m.model, &m.settings, &ys, times, &tolerances)?;
     let per_quantity = memory::elements::<f64>("te_ev", times.len(), n_systems)?;
     let mut finals = memory::with_capacity("y", (n + 1) * n_systems)?;
     let mut te = memory::with_capacity("te_ev", per_quantity)?;
     let mut ne = memory::with_capacity("ne_cm3", per_quantity)?;
-    let mut populations =
-        memory::with_capacity("populations", memory::elements::<f64>("populations", n, per_quantity)?)?;
+    let mut pops = memory::with_capacity("populations", memory::elements::<f64>("populations", n, per_quantity)?)?;
     for run in &runs {
         let at_times = &run[1..];
         let columns = sample_columns(at_times, n)?;
         finals.extend(state_of(at_times.last().expect("n_times >= 1"))?);
         te.extend(columns.te);
         ne.extend(columns.ne);
-        populations.extend(columns.populations);
+        pops.extend(columns.populations);
     }
-    write_output(out.y, &finals);
-    write_output(out.te_ev, &te);
-    write_output(out.ne_cm3, &ne);
-    write_output(out.populations, &populations);
+    write_output(y_io, &finals);
+    write_output(te_out, &te);
+    write_output(ne_out, &ne);
+    write_output(pop_out, &pops);
     Ok(())
 }
 
@@ -437,17 +438,8 @@ pub unsafe extern "C" fn atomgpu_cr_run_stiff(
     guard(
         &["model", "y", "n_times", "sample_times_s", "rtol", "atol_fraction", "te_ev", "ne_cm3", "populations"],
         || {
-            let m = borrow(model)?;
-            let y_io = output("y", y)?;
-            let nt = count("n_times", n_times)?;
-            let times = input("sample_times_s", sample_times_s, nt)?;
-            let outputs = StiffOutputs {
-                y: y_io,
-                te_ev: output("te_ev", te_ev)?,
-                ne_cm3: output("ne_cm3", ne_cm3)?,
-                populations: output("populations", populations)?,
-            };
-            run_stiff_into(&m, 1, times, StiffTolerances { rtol, atol_fraction, ..StiffTolerances::default() }, outputs)
+            let tolerances = StiffTolerances { rtol, atol_fraction, ..StiffTolerances::default() };
+            run_stiff_into(model, 1, y, n_times, sample_times_s, tolerances, [te_ev, ne_cm3, populations])
         },
     )
 }
@@ -490,24 +482,9 @@ pub unsafe extern "C" fn atomgpu_cr_run_stiff_systems(
             "populations",
         ],
         || {
-            let m = borrow(model)?;
             let ns = count("n_systems", n_systems)?;
-            let y_io = output("y", y)?;
-            let nt = count("n_times", n_times)?;
-            let times = input("sample_times_s", sample_times_s, nt)?;
-            let outputs = StiffOutputs {
-                y: y_io,
-                te_ev: output("te_ev", te_ev)?,
-                ne_cm3: output("ne_cm3", ne_cm3)?,
-                populations: output("populations", populations)?,
-            };
-            run_stiff_into(
-                &m,
-                ns,
-                times,
-                StiffTolerances { rtol, atol_fraction, ..StiffTolerances::default() },
-                outputs,
-            )
+            let tolerances = StiffTolerances { rtol, atol_fraction, ..StiffTolerances::default() };
+            run_stiff_into(model, ns, y, n_times, sample_times_s, tolerances, [te_ev, ne_cm3, populations])
         },
     )
 }
