@@ -95,6 +95,19 @@ mod tests {
         assert!((cgs / 3.7e8 - 1.0).abs() < 5e-3, "{cgs}");
     }
 
+    /// Paper eq. 15 as printed, evaluated in SI from CODATA 2018 (e, eps_0, h, c, m_e) and
+    /// converted to eV and cm, is 4 A_FF: the factor the module docs of `integrals` state.
+    #[test]
+    fn printed_equation_15_is_four_kramers_coefficients() {
+        let (e, eps0, h, c, me): (f64, f64, f64, f64, f64) =
+            (1.602_176_634e-19, 8.854_187_812_8e-12, 6.626_070_15e-34, 2.997_924_58e8, 9.109_383_701_5e-31);
+        let (hc, mc2) = (h * c, me * c * c);
+        // [J^7/2 m^5] (e^6/eps0^3 is J^3 m^3); J^7/2 m^5 -> eV^7/2 cm^5.
+        let c15 = e.powi(6) * hc * hc / (6.0 * 6f64.sqrt() * PI.powf(2.5) * eps0.powi(3) * mc2.powf(1.5));
+        let c15 = c15 / e.powf(3.5) * 1e10;
+        assert!((c15 / kramers_free_free() / 4.0 - 1.0).abs() < 1e-8, "{}", c15 / kramers_free_free());
+    }
+
     /// hbar omega_p = 1.1745 eV at n_e = 1e21 cm^-3 (omega_p = 5.64e4 sqrt(n_e) rad/s).
     #[test]
     fn plasma_frequency() {

@@ -264,6 +264,19 @@ pub fn inverse_bremsstrahlung_factor(c: &Conditions, z2n: f64) -> f64 {
 /// with `z2n` = sum_Z Z^2 N_Z [cm^-3] and eps_c = hbar omega_p. The prefactor is fixed so that
 /// the Maxwell-Boltzmann limit (ln[...] -> e^{mu/T}(1 - e^{-w/T})) is the Kramers absorption
 /// coefficient (Rybicki & Lightman 5.18a, g_ff = 1) times the black-body energy flux.
+///
+/// Against eq. 15 as printed. With e^2/eps_0 = 4 pi alpha hbar c, eq. 15's coefficient is
+/// C_15 = (4 pi)^3 (alpha hbar c)^3 (hc)^2 / (6 sqrt 6 pi^{5/2} (m_e c^2)^{3/2}) = 4 A_FF exactly
+/// (A_FF = (4/3) sqrt(2 pi/3) (alpha hbar c)^3 (hc)^2/(m_e c^2)^{3/2}, [`kramers_free_free`]).
+/// In the Maxwell-Boltzmann limit the electron integral of eq. 14 is
+/// int F(eps0) d eps0 = T e^{mu/T}, so eqs. 14-15 as printed give C_15 Z2N T e^{mu/T} w^-3 (...),
+/// while Kramers needs A_FF Z2N n_e T^{-1/2} w^-3 (...) = A_FF Z2N (sqrt(pi)/2) G T e^{mu/T} w^-3 (...)
+/// (eq. 2: n_e = G T^{3/2} int_0^inf x^{1/2} F dx -> G T^{3/2} (sqrt(pi)/2) e^{mu/T}). The library's
+/// coefficient is therefore C_15 times sqrt(pi) G / 8 [eV^-3/2 cm^-3]: the printed formula lacks
+/// the free-electron density of states G (it is not even dimensionally a rate per volume without
+/// it: F is a dimensionless occupation) and carries an extra factor 4. We keep the Kramers
+/// normalisation because it is the one physical limit eq. 15 must reproduce; the C and Fortran
+/// tests check the Maxwell-Boltzmann heating against the Kramers closed form to 1e-8.
 pub fn inverse_bremsstrahlung(c: &Conditions, z2n: f64, q: &Quadrature) -> f64 {
     let eps_c = plasma_photon_energy(c.ne);
     let hi = inverse_bremsstrahlung_upper_limit(c, eps_c, q);
