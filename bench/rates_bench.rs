@@ -12,9 +12,15 @@
 //! 2. batches over many plasma states: 1e5 excitations x 64 states and 1e5 photoionizations x 64
 //!    states; 1e4 ionizations x 64 states on the GPU (the CPU times a 1e3 x 4 subset of the same
 //!    inputs and its per-integral rate is reported as measured on that subset);
-//! 3. the collisional-radiative driver on the paper's aluminium model (15 levels, FD,
+//! 3. single against double precision on the GPU (src/rates/precision.rs), same inputs, both
+//!    timed in this run: the 9600-integral set and the batches of case 2 over 64 states inside
+//!    single precision's range (T_e in [1, 30] eV, n_e in [1e19, 1e23] cm^-3), the error measured
+//!    against the double path (which equals the CPU to 1e-12);
+//! 4. the collisional-radiative driver on the paper's aluminium model (15 levels, FD,
 //!    p = 5 with 8 nodes per panel, dt = 1e-19 s): 1e4 device-resident RK4 steps for one system,
 //!    1e3 steps for 132 systems at once, and 4 host RK4 steps with CPU rates.
+//!
+//! `--cr-only` runs case 4 alone, `--single-only` case 3 alone.
 //!
 //! With `--profile` (for Nsight Compute: `ncu --metrics ... rates_bench OUT --profile`) it runs
 //! each kernel once on a mid-sized input and nothing else, so the profiler's FP64 instruction
@@ -28,8 +34,9 @@ mod rng;
 
 use atomgpu::backend::{self, BackendChoice};
 use atomgpu::rates::cr::{self, CrModel, CrSettings};
+use atomgpu::rates::precision::single_precision_fits;
 use atomgpu::rates::{
-    cpu, cuda, Excitation, Ionization, Photoionization, PlasmaState, Quadrature, RatePairs, Statistics,
+    cpu, cuda, Excitation, Ionization, Photoionization, PlasmaState, Precision, Quadrature, RatePairs, Statistics,
 };
 use rng::Rng;
 use std::io::Write;
@@ -219,11 +226,17 @@ fn main() {
     }
 
     let cr_only = std::env::args().any(|a| a == "--cr-only");
-    if !cr_only {
+    let single_only = std::env::args().any(|a| a == "--single-only");
+    if !cr_only && !single_only {
         batches(&mut report, device.as_deref(), &q, &mut rng, threads);
     }
-    // 3. The collisional-radiative driver on the paper's aluminium model.
-    cr_driver(&mut report, device.is_some(), threads, cr_only);
+    if let (false, Some(d)) = (cr_only, &device) {
+        single_against_double(&mut report, d, &q, &mut rng);
+    }
+    if !single_only {
+        // 4. The collisional-radiative driver on the paper's aluminium model.
+        cr_driver(&mut report, device.is_some(), threads, cr_only);
+    }
     let path = format!("{out_dir}/rates_bench.jsonl");
     let mut file = std::fs::File::create(&path).expect("create the results file");
     for line in &report.0 {
@@ -352,7 +365,89 @@ fn batches(report: &mut Report, device: Option<&backend::CudaDevice>, q: &Quadra
     }
 }
 
-/// Case 3: the CR driver on the aluminium model: RK4 steps (skipped with `--cr-only`) and whole
+/// Case 3: each batch timed on the GPU in double and in single precision (median of 5 after a
+/// warm-up that compiles both modules), the single results compared with the double ones.
+fn single_against_double(report: &mut Report, d: &backend::CudaDevice, q: &Quadrature, rng: &mut Rng) {
+    let single = q.clone().with_precision(Precision::Single);
+    let one = [PlasmaState { te_ev: 1.0, ne_cm3: 2.7e23, tr_ev: 250.0 }];
+    let in_range: Vec<PlasmaState> = (0..64)
+        .map(|_| PlasmaState {
+            te_ev: rng.log_uniform(1.0, 30.0),
+            ne_cm3: rng.log_uniform(1e19, 1e23),
+            tr_ev: rng.uniform(20.0, 300.0),
+        })
+        .collect();
+    let (exc9600, ion9600, pi9600) = (excitations(rng, 3200), ionizations(rng, 3200), photoionizations(rng, 3200));
+    let (exc, pi, ion) = (excitations(rng, 100_000), photoionizations(rng, 100_000), ionizations(rng, 10_000));
+    // Share of a batch's pairs that single precision computes in FP32 (the rest run in FP64).
+    let fp32_share = |states: &[PlasmaState], energies: &[f64]| {
+        let conds = atomgpu::rates::conditions(FD, states).unwrap();
+        let inside =
+            conds.iter().map(|c| energies.iter().filter(|&&e| single_precision_fits(c, e, &[])).count()).sum::<usize>();
+        inside as f64 / (conds.len() * energies.len()) as f64
+    };
+    let shares = [
+        fp32_share(&one, &exc9600.iter().map(|x| x.energy_ev).collect::<Vec<_>>()),
+        fp32_share(&one, &ion9600.iter().map(|x| x.energy_ev).collect::<Vec<_>>()),
+        fp32_share(&one, &pi9600.iter().map(|x| x.energy_ev).collect::<Vec<_>>()),
+        fp32_share(&in_range, &exc.iter().map(|x| x.energy_ev).collect::<Vec<_>>()),
+        fp32_share(&in_range, &pi.iter().map(|x| x.energy_ev).collect::<Vec<_>>()),
+        fp32_share(&in_range, &ion.iter().map(|x| x.energy_ev).collect::<Vec<_>>()),
+    ];
+    type Batch<'a> = Box<dyn Fn(&Quadrature) -> RatePairs + 'a>;
+    let cases: Vec<(&str, &str, f64, Batch)> = vec![
+        (
+            "excitation_9600_set",
+            "3200 exc, 1 state (T_e 1 eV, n_e 2.7e23)",
+            3200.0,
+            Box::new(|q: &Quadrature| cuda::excitation_rates(d, FD, q, &one, &exc9600).unwrap()),
+        ),
+        (
+            "ionization_9600_set",
+            "3200 ion, 1 state",
+            3200.0,
+            Box::new(|q: &Quadrature| cuda::ionization_rates(d, FD, q, &one, &ion9600).unwrap()),
+        ),
+        (
+            "photoionization_9600_set",
+            "3200 pi, 1 state",
+            3200.0,
+            Box::new(|q: &Quadrature| cuda::photoionization_rates(d, FD, q, &one, &pi9600).unwrap()),
+        ),
+        (
+            "excitation",
+            "1e5 transitions x 64 states in range",
+            6.4e6,
+            Box::new(|q: &Quadrature| cuda::excitation_rates(d, FD, q, &in_range, &exc).unwrap()),
+        ),
+        (
+            "photoionization",
+            "1e5 x 64 states in range",
+            6.4e6,
+            Box::new(|q: &Quadrature| cuda::photoionization_rates(d, FD, q, &in_range, &pi).unwrap()),
+        ),
+        (
+            "ionization",
+            "1e4 x 64 states in range",
+            6.4e5,
+            Box::new(|q: &Quadrature| cuda::ionization_rates(d, FD, q, &in_range, &ion).unwrap()),
+        ),
+    ];
+    for ((routine, sizes, integrals, run), share) in cases.iter().zip(shares) {
+        let _ = (run(q), run(&single));
+        let (t_double, double) = median_seconds(5, || run(q));
+        let (t_single, result) = median_seconds(5, || run(&single));
+        report.line(routine, sizes, "cuda double", t_double, *integrals, None, "FD p=5 32 nodes; median of 5");
+        let note = format!(
+            "FD p=5 32 nodes; single precision ({:.0}% of pairs in FP32), {:.2}x the double path; agreement vs the double GPU path",
+            100.0 * share,
+            t_double / t_single
+        );
+        report.line(routine, sizes, "cuda single", t_single, *integrals, Some(pairs_rel(&result, &double)), &note);
+    }
+}
+
+/// Case 4: the CR driver on the aluminium model: RK4 steps (skipped with `--cr-only`) and whole
 /// stiff runs.
 fn cr_driver(report: &mut Report, gpu: bool, threads: usize, cr_only: bool) {
     let data = data_dir();

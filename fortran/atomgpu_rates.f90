@@ -19,10 +19,13 @@ module atomgpu_rates
     ! Electron statistics of the rates family.
     integer, parameter, public :: ATOMGPU_STATS_FERMI_DIRAC = 0
     integer, parameter, public :: ATOMGPU_STATS_MAXWELL_BOLTZMANN = 1
+    ! Arithmetic of the GPU rate integrands (atomgpu_rates_set_precision).
+    integer, parameter, public :: ATOMGPU_PRECISION_DOUBLE = 0
+    integer, parameter, public :: ATOMGPU_PRECISION_SINGLE = 1
 
     public :: atomgpu_rates_chemical_potential, atomgpu_rates_energy_density
     public :: atomgpu_rates_temperature, atomgpu_rates_excitation, atomgpu_rates_ionization
-    public :: atomgpu_rates_photoionization, atomgpu_rates_inverse_bremsstrahlung
+    public :: atomgpu_rates_photoionization, atomgpu_rates_inverse_bremsstrahlung, atomgpu_rates_set_precision
     public :: atomgpu_cr_create, atomgpu_cr_destroy, atomgpu_cr_n_levels, atomgpu_cr_initial_state
     public :: atomgpu_cr_derivatives, atomgpu_cr_run_rk4, atomgpu_cr_run_stiff, atomgpu_cr_rate_matrix
     public :: atomgpu_cr_run_stiff_systems
@@ -37,6 +40,12 @@ module atomgpu_rates
     end type
 
     interface
+        function c_atomgpu_rates_set_precision(precision) bind(C, name="atomgpu_rates_set_precision") result(status)
+            import :: c_int32_t
+            integer(c_int32_t), value :: precision
+            integer(c_int32_t) :: status
+        end function
+
         function c_atomgpu_rates_chemical_potential(stats, n_states, te_ev, ne_cm3, mu_ev) &
                 bind(C, name="atomgpu_rates_chemical_potential") result(status)
             import :: c_int32_t, c_int64_t, c_double
@@ -238,6 +247,20 @@ contains
     ! accuracy_p in [1, 15]: ranges truncated at relative 10^-p (paper default 5); nodes in
     ! [2, 256]: Gauss-Legendre nodes per panel (paper default 32).
     ! Outputs are intent(inout) because they are left untouched when the call fails.
+
+    ! Chooses the arithmetic of the GPU rate integrands for the rest of the process:
+    ! ATOMGPU_PRECISION_DOUBLE (the default; GPU = CPU to 1e-12) or ATOMGPU_PRECISION_SINGLE (FP32
+    ! integrands with FP64 sums, ~1e-6 relative) for atomgpu_rates_excitation, _ionization and
+    ! _photoionization on a GPU, for each (transition, state) with |mu|/T_e <= 30, (E + |mu|)/T_e <= 60
+    ! and every fit coefficient 0 or of magnitude in [1e-30, 1e30] (other pairs run in double).
+    ! Overrides the environment variable ATOMGPU_RATES_PRECISION. The CPU path and the CR runs are
+    ! always double.
+    subroutine atomgpu_rates_set_precision(precision, stat)
+        integer, intent(in) :: precision
+        integer, intent(out), optional :: stat
+        call enter()
+        call finish(c_atomgpu_rates_set_precision(int(precision, c_int32_t)), stat, "atomgpu_rates_set_precision")
+    end subroutine
 
     ! Chemical potential mu_ev(n_states) [eV] of the free electrons (paper eq. 2).
     subroutine atomgpu_rates_chemical_potential(stats, te_ev, ne_cm3, mu_ev, stat)

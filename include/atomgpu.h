@@ -110,6 +110,16 @@
 #define ATOMGPU_STATS_MAXWELL_BOLTZMANN 1
 
 /**
+ * Precision code: the GPU rate integrands in FP64 (the default; GPU = CPU to 1e-12).
+ */
+#define ATOMGPU_PRECISION_DOUBLE 0
+
+/**
+ * Precision code: the GPU rate integrands in FP32 with FP64 sums (about 1e-6 relative).
+ */
+#define ATOMGPU_PRECISION_SINGLE 1
+
+/**
  * Non-relativistic Hartree-Fock: `angular` holds l.
  */
 #define ATOMGPU_SCF_HARTREE_FOCK 0
@@ -1111,6 +1121,17 @@ int32_t atomgpu_linestrength_block_size(const struct atomgpu_linestrength *handl
 int32_t atomgpu_linestrength_loaded_batch(const struct atomgpu_linestrength *handle,
                                           int32_t *block,
                                           int64_t *n_lower);
+
+/**
+ * Chooses the arithmetic of the GPU rate integrands for the rest of the process:
+ * `ATOMGPU_PRECISION_DOUBLE` (the default) or `ATOMGPU_PRECISION_SINGLE` (FP32 integrands with FP64
+ * arguments, sums and prefactors, used by `atomgpu_rates_excitation`, `_ionization`
+ * and `_photoionization` (not `_inverse_bremsstrahlung`) on a GPU when every state has |mu/T_e| <= 30 and
+ * every fit coefficient is 0 or of magnitude in [1e-30, 1e30]; other batches run in double).
+ * Overrides `ATOMGPU_RATES_PRECISION`. The CPU path and the collisional-radiative runs are always
+ * double.
+ */
+int32_t atomgpu_rates_set_precision(int32_t precision);
 
 /**
  * Chemical potential of the free electrons of each plasma state, solving the normalisation

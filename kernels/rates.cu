@@ -43,11 +43,29 @@
 
 // a * b rounded on its own: never fused with a following addition (see the header).
 __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
 
-// Upward and downward integrands or integrals.
+// Single precision (src/rates/precision.rs): the integrand templates below take the arithmetic
+// type T of the integrand values, double or float. A `<name>_single_kernel` evaluates a pair
+// with T = float when fits_single says FP32 holds its integrand (else with T = double; the
+// choice is uniform over the warp or block that owns the pair). Only the integrands of
+// excitation, ionization and photoionization (its blocking factor) change type: breakpoints,
+// abscissae, weights, the black-body flux, the inverse-bremsstrahlung integrand, every sum and
+// every prefactor stay double, and the arguments of the occupations ((eps - mu)/T_e) and of the
+// cross-sections (eps/E, eps2 = eps0 - E - eps1, the scale a of eq. 8) are formed in double before
+// rounding to T once, so no FP32 difference ever cancels.
+
+// Upward and downward integrals (or double integrands).
 struct Pair {
     double up;
     double down;
+};
+
+// Upward and downward integrand factors in the integrands' arithmetic type T.
+template <class T>
+struct RealPair {
+    T up;
+    T down;
 };
 
 // Electron conditions of one plasma state (integrals.rs Conditions): stats, T_e [eV],
@@ -201,52 +219,69 @@ __device__ Pair warp_integrate(const Rule &rule, const double *breaks, int count
 // ---------------------------------------------------------------------------------------------
 // Integrands (integrals.rs).
 
-// 1/(1 + e^x) without overflow (fermi.rs occupation_from_exponent).
-__device__ double occupation_from_exponent(double x) {
-    if (x > 0.0) {
-        const double e = exp(-x);
-        return e / (1.0 + e);
+// 1/(1 + e^x) without overflow (fermi.rs occupation_from_exponent), in double (the CR kernels'
+// Fermi integrals) or in the integrands' type.
+template <class T>
+__device__ T occupation_from_exponent(T x) {
+    if (x > T(0)) {
+        const T e = exp(-x);
+        return e / (T(1) + e);
     }
-    return 1.0 / (1.0 + exp(x));
+    return T(1) / (T(1) + exp(x));
 }
 
 // Occupation F(eps) and blocking 1 - F(eps) (paper eqs. 1, 3), as (up, down) = (F, 1 - F);
 // Maxwell-Boltzmann: (e^{(mu - eps)/T}, 1).
-__device__ Pair occupation_and_blocking(const Conditions &c, double eps) {
-    const double x = (eps - c.mu) / c.te;
+template <class T>
+__device__ RealPair<T> occupation_and_blocking(const Conditions &c, double eps) {
+    const T x = (eps - c.mu) / c.te;
     if (c.stats == FERMI_DIRAC) {
-        return Pair{occupation_from_exponent(x), occupation_from_exponent(-x)};
+        return RealPair<T>{occupation_from_exponent(x), occupation_from_exponent(-x)};
     }
-    return Pair{exp(-x), 1.0};
+    return RealPair<T>{exp(-x), T(1)};
 }
 
 // Blocking factor 1 - F(eps) alone (the second member of occupation_and_blocking).
-__device__ double blocking(const Conditions &c, double eps) {
-    const double x = (eps - c.mu) / c.te;
-    return c.stats == FERMI_DIRAC ? occupation_from_exponent(-x) : 1.0;
+template <class T>
+__device__ T blocking(const Conditions &c, double eps) {
+    const T x = (eps - c.mu) / c.te;
+    return c.stats == FERMI_DIRAC ? occupation_from_exponent(-x) : T(1);
 }
 
 // Collision strength, paper eq. 6: B0 ln x + B1 + B2/x + B3/x^2 + B4/x^3 + B5/x^4.
-__device__ double collision_strength(const double *b, double x) {
-    const double r = 1.0 / x;
+template <class T>
+__device__ T collision_strength(const T *b, T x) {
+    const T r = T(1) / x;
     return mul(b[0], log(x)) + b[1] + mul(r, b[2] + mul(r, b[3] + mul(r, b[4] + mul(r, b[5]))));
 }
 
 // Mott-BELI differential ionization cross-section, paper eq. 8, in units of 1e-13 cm^2 eV^2 per
-// eV^3, for incident energy e0, outgoing energy e1, ionization energy ei [eV], BELI c[0..5).
-__device__ double differential_ionization(const double *c, double ei, double e0, double e1) {
-    const double e2 = e0 - e1 - ei;
-    const double a = mul(0.5, sqrt(mul(e0, e0) + mul(4.0 * ei, ei)) - e0);
-    const double b = a + ei;
-    double sum = mul(c[0] * ei, 1.0 / ((e1 + a) * (e1 + b)) + 1.0 / ((e2 + a) * (e2 + b)));
-    double p1 = 1.0, p2 = 1.0, pe0 = e0;
+// eV^3, for incident energy e0, outgoing energies e1 and e2 = e0 - e1 - ei, ionization energy ei
+// [eV], BELI c[0..5), and a = (sqrt(e0^2 + 4 ei^2) - e0)/2 (all formed in double by the caller).
+template <class T>
+__device__ T differential_ionization(const T *c, T ei, T e0, T e1, T e2, T a) {
+    const T b = a + ei;
+    T sum = mul(c[0] * ei, T(1) / ((e1 + a) * (e1 + b)) + T(1) / ((e2 + a) * (e2 + b)));
+    T p1 = 1, p2 = 1, pe0 = e0;
     for (int k = 1; k < 5; ++k) {
-        sum += (double)k * c[k] * (p1 + p2) / pe0;
+        sum += (T)k * c[k] * (p1 + p2) / pe0;
         p1 = mul(p1, e1);
         p2 = mul(p2, e2);
         pe0 *= e0;
     }
-    return sum / (2.0 * ei * e0);
+    return sum / (T(2) * ei * e0);
+}
+
+// precision.rs single_precision_fits: FP32 holds the integrands of a transition of energy e [eV]
+// in state c, with fit coefficients coef[0..n), when |mu|/T_e <= 30, (e + |mu|)/T_e <= 60 and every
+// coefficient is 0 or of magnitude in [1e-30, 1e30].
+__device__ bool fits_single(const Conditions &c, double e, const double *coef, int n) {
+    bool fits = fabs(c.mu) / c.te <= 30.0 && (e + fabs(c.mu)) / c.te <= 60.0;
+    for (int k = 0; k < n; ++k) {
+        const double m = fabs(coef[k]);
+        fits = fits && (m == 0.0 || (m >= 1e-30 && m <= 1e30));
+    }
+    return fits;
 }
 
 // Black-body photon flux per unit photon energy PHI eps^2 / (e^{eps/T_r} - 1)
@@ -255,7 +290,8 @@ __device__ double black_body_flux(double phi, double eps, double tr) {
     return phi * eps * eps / expm1(eps / tr);
 }
 
-// ln(1 + e^x) without overflow or loss of digits.
+// ln(1 + e^x) without overflow or loss of digits (double in both precisions: the
+// inverse-bremsstrahlung integrand is a difference of two of these, which FP32 would cancel).
 __device__ double softplus(double x) {
     if (x > 0.0) {
         return x + log1p(exp(-x));
@@ -315,6 +351,7 @@ __device__ int inverse_bremsstrahlung_breakpoints(const Conditions &c, double ep
 // and by the collisional-radiative kernel.
 
 // Excitation integrals (up, down) without the prefactor K and the weights (integrals.rs excitation).
+template <class T>
 __device__ Pair excitation_warp(const Rule &rule, const Conditions &c, double e, const double *b, double thermal,
                                 double *breaks) {
     int count = 0;
@@ -323,10 +360,14 @@ __device__ Pair excitation_warp(const Rule &rule, const Conditions &c, double e,
     }
     __syncwarp();
     count = __shfl_sync(FULL_MASK, count, 0);
+    T fit[6];
+    for (int k = 0; k < 6; ++k) {
+        fit[k] = b[k];
+    }
     const Pair sum = warp_integrate(rule, breaks, count, [&](double eps) {
-        const double omega_eps = collision_strength(b, eps / e);
-        const Pair in = occupation_and_blocking(c, eps);
-        const Pair out = occupation_and_blocking(c, eps - e);
+        const T omega_eps = collision_strength<T>(fit, eps / e);
+        const RealPair<T> in = occupation_and_blocking<T>(c, eps);
+        const RealPair<T> out = occupation_and_blocking<T>(c, eps - e);
         return Pair{omega_eps * in.up * out.down, omega_eps * out.up * in.down};
     });
     __syncwarp();
@@ -334,6 +375,7 @@ __device__ Pair excitation_warp(const Rule &rule, const Conditions &c, double e,
 }
 
 // Photoionization rate and heating integrals (integrals.rs photoionization).
+template <class T>
 __device__ Pair photoionization_warp(const Rule &rule, const Conditions &c, double e, double d0, double d1,
                                      double phi, double thermal, double radiation, double *breaks) {
     int count = 0;
@@ -345,7 +387,7 @@ __device__ Pair photoionization_warp(const Rule &rule, const Conditions &c, doub
     const Pair sum = warp_integrate(rule, breaks, count, [&](double eps) {
         const double r = e / eps;
         const double sigma = r * r * (d0 + mul(d1, r));
-        const double rate = sigma * black_body_flux(phi, eps, c.tr) * blocking(c, eps - e);
+        const double rate = sigma * black_body_flux(phi, eps, c.tr) * (double)blocking<T>(c, eps - e);
         return Pair{rate, (eps - e) * rate};
     });
     __syncwarp();
@@ -374,6 +416,7 @@ __device__ double inverse_bremsstrahlung_warp(const Rule &rule, const Conditions
 // The outer integrand of the ionization double integral at incident energy e0 (integrals.rs
 // ionization): 2 e0 F(e0) int_0^{(e0-E)/2} dsigma/d eps1 (1-F(eps1)) (1-F(eps2)) d eps1 (up) and
 // 2 e0 (1-F(e0)) int ... F(eps1) F(eps2) d eps1 (down), the inner integral serial on this thread.
+template <class T>
 __device__ Pair ionization_outer(const Rule &rule, const Conditions &c, double e, const double *coef, double e0) {
     const double half = mul(0.5, e0 - e);
     if (half <= 0.0) {
@@ -385,18 +428,24 @@ __device__ Pair ionization_outer(const Rule &rule, const Conditions &c, double e
     const int n = push_edges(c, edges, 2, features, 1);
     double inner[MAX_BREAKPOINTS];
     const int m = graded_breakpoints(0.0, half, features, n, inner);
+    T fit[5];
+    for (int k = 0; k < 5; ++k) {
+        fit[k] = coef[k];
+    }
     const Pair in = integrate_pair(rule, inner, m, [&](double e1) {
-        const double sigma = differential_ionization(coef, e, e0, e1);
-        const Pair o1 = occupation_and_blocking(c, e1);
-        const Pair o2 = occupation_and_blocking(c, e0 - e - e1);
+        const double e2 = e0 - e1 - e;
+        const T sigma = differential_ionization<T>(fit, e, e0, e1, e2, a);
+        const RealPair<T> o1 = occupation_and_blocking<T>(c, e1);
+        const RealPair<T> o2 = occupation_and_blocking<T>(c, e0 - e - e1);
         return Pair{sigma * o1.down * o2.down, sigma * o1.up * o2.up};
     });
-    const Pair o0 = occupation_and_blocking(c, e0);
+    const RealPair<T> o0 = occupation_and_blocking<T>(c, e0);
     return Pair{2.0 * e0 * o0.up * in.up, 2.0 * e0 * o0.down * in.down};
 }
 
 // Ionization integrals (up, down) without prefactor and weights, by one warp (used by the
 // collisional-radiative kernel; the batched kernel spreads one integral over a block).
+template <class T>
 __device__ Pair ionization_warp(const Rule &rule, const Conditions &c, double e, const double *coef, double thermal,
                                 double *breaks) {
     int count = 0;
@@ -405,7 +454,8 @@ __device__ Pair ionization_warp(const Rule &rule, const Conditions &c, double e,
     }
     __syncwarp();
     count = __shfl_sync(FULL_MASK, count, 0);
-    const Pair sum = warp_integrate(rule, breaks, count, [&](double e0) { return ionization_outer(rule, c, e, coef, e0); });
+    const Pair sum =
+        warp_integrate(rule, breaks, count, [&](double e0) { return ionization_outer<T>(rule, c, e, coef, e0); });
     __syncwarp();
     return sum;
 }
@@ -414,6 +464,7 @@ __device__ Pair ionization_warp(const Rule &rule, const Conditions &c, double e,
 // builds the outer breakpoints in `outer` (shared, with `outer_count`), the threads stride over the
 // flattened outer (panel, node) index, each doing its inner integral serially, and the warps'
 // sums meet in `partial` (shared, one per warp). The result is valid in thread 0.
+template <class T>
 __device__ Pair ionization_block(const Rule &rule, const Conditions &c, double e, const double *coef, double thermal,
                                  double *outer, int *outer_count, Pair *partial) {
     if (threadIdx.x == 0) {
@@ -423,7 +474,8 @@ __device__ Pair ionization_block(const Rule &rule, const Conditions &c, double e
     Pair sum = {0.0, 0.0};
     const int total = (*outer_count - 1) * rule.n;
     for (int k = threadIdx.x; k < total; k += blockDim.x) {
-        const Pair term = composite_term(rule, outer, k, [&](double e0) { return ionization_outer(rule, c, e, coef, e0); });
+        const Pair term =
+            composite_term(rule, outer, k, [&](double e0) { return ionization_outer<T>(rule, c, e, coef, e0); });
         sum.up += term.up;
         sum.down += term.down;
     }
@@ -445,19 +497,25 @@ __device__ Pair ionization_block(const Rule &rule, const Conditions &c, double e
 // Kernels. Common arguments: n_transitions, n_states; stats (0 = Fermi-Dirac,
 // 1 = Maxwell-Boltzmann); the rule (nodes, weights, n_nodes); thermal, radiation (tails of the
 // upper limits); per state te [eV] and mu [eV] (and tr [eV]); per transition the parameters,
-// coefficient arrays coefficient-major (coef[k * n_transitions + t]).
+// coefficient arrays coefficient-major (coef[k * n_transitions + t]). Each batched kernel has a
+// twin `<name>_single_kernel` with the same parameters for single precision: FP32 integrands for
+// the pairs fits_single allows, FP64 for the rest (a separate kernel, so that the double one
+// keeps its own register allocation).
 
 // Collisional excitation J_up (up) and de-excitation J_down (down) [s^-1], paper eqs. 5, 6, 9:
 // J_up = K int_E^hi Omega(eps/E) F(eps) (1 - F(eps - E)) d eps,
 // J_down = (g_l/g_u) K int_E^hi Omega(eps/E) F(eps - E) (1 - F(eps)) d eps,
 // K = `prefactor` = G sqrt(2/m_e) pi a0^2 Ry [eV^-1 s^-1]; `omega` holds B0..B5.
-extern "C" __global__ void __launch_bounds__(BLOCK)
-excitation_kernel(long long n_transitions, long long n_states, int stats, const double *__restrict__ nodes,
-                  const double *__restrict__ weights, int n_nodes, double thermal, double prefactor,
-                  const double *__restrict__ te, const double *__restrict__ mu,
-                  const double *__restrict__ energy, const double *__restrict__ omega,
-                  const double *__restrict__ g_lower, const double *__restrict__ g_upper,
-                  double *__restrict__ up, double *__restrict__ down) {
+#define EXCITATION_PARAMETERS                                                                                     \
+    long long n_transitions, long long n_states, int stats, const double *__restrict__ nodes,                     \
+        const double *__restrict__ weights, int n_nodes, double thermal, double prefactor,                        \
+        const double *__restrict__ te, const double *__restrict__ mu, const double *__restrict__ energy,          \
+        const double *__restrict__ omega, const double *__restrict__ g_lower, const double *__restrict__ g_upper, \
+        double *__restrict__ up, double *__restrict__ down
+#define EXCITATION_ARGUMENTS \
+    n_transitions, n_states, stats, nodes, weights, n_nodes, thermal, prefactor, te, mu, energy, omega, g_lower, g_upper, up, down
+template <bool SINGLE>
+__device__ void excitation_batch(EXCITATION_PARAMETERS) {
     __shared__ double breaks[WARPS][MAX_BREAKPOINTS];
     const int warp = threadIdx.x / 32;
     const Rule rule = {nodes, weights, n_nodes};
@@ -471,13 +529,20 @@ excitation_kernel(long long n_transitions, long long n_states, int stats, const 
         for (int k = 0; k < 6; ++k) {
             b[k] = omega[k * n_transitions + t];
         }
-        const Pair sum = excitation_warp(rule, c, e, b, thermal, breaks[warp]);
+        const Pair sum = SINGLE && fits_single(c, e, b, 6) ? excitation_warp<float>(rule, c, e, b, thermal, breaks[warp])
+                                                           : excitation_warp<double>(rule, c, e, b, thermal, breaks[warp]);
         if (threadIdx.x % 32 == 0) {
             up[pair] = prefactor * sum.up;
             down[pair] = prefactor * sum.down * g_lower[t] / g_upper[t];
         }
         __syncwarp();
     }
+}
+extern "C" __global__ void __launch_bounds__(BLOCK) excitation_kernel(EXCITATION_PARAMETERS) {
+    excitation_batch<false>(EXCITATION_ARGUMENTS);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK) excitation_single_kernel(EXCITATION_PARAMETERS) {
+    excitation_batch<true>(EXCITATION_ARGUMENTS);
 }
 
 // Collisional ionization K_up (up) and three-body recombination K_down (down) [s^-1], paper
@@ -487,13 +552,16 @@ excitation_kernel(long long n_transitions, long long n_states, int stats, const 
 // eps2 = eps0 - E - eps1, K = `prefactor` = G sqrt(2/m_e) 1e-13 cm^2 eV^2 [eV^-4 s^-1];
 // `beli` holds C0..C4. The inner range [0, (eps0-E)/2] is graded around 0 (scale a of eq. 8)
 // and, under Fermi-Dirac, the edges mu and eps0 - E - mu.
-extern "C" __global__ void __launch_bounds__(BLOCK)
-ionization_kernel(long long n_transitions, long long n_states, int stats, const double *__restrict__ nodes,
-                  const double *__restrict__ weights, int n_nodes, double thermal, double prefactor,
-                  const double *__restrict__ te, const double *__restrict__ mu,
-                  const double *__restrict__ energy, const double *__restrict__ beli,
-                  const double *__restrict__ g_lower, const double *__restrict__ g_upper,
-                  double *__restrict__ up, double *__restrict__ down) {
+#define IONIZATION_PARAMETERS                                                                                    \
+    long long n_transitions, long long n_states, int stats, const double *__restrict__ nodes,                    \
+        const double *__restrict__ weights, int n_nodes, double thermal, double prefactor,                       \
+        const double *__restrict__ te, const double *__restrict__ mu, const double *__restrict__ energy,         \
+        const double *__restrict__ beli, const double *__restrict__ g_lower, const double *__restrict__ g_upper, \
+        double *__restrict__ up, double *__restrict__ down
+#define IONIZATION_ARGUMENTS \
+    n_transitions, n_states, stats, nodes, weights, n_nodes, thermal, prefactor, te, mu, energy, beli, g_lower, g_upper, up, down
+template <bool SINGLE>
+__device__ void ionization_batch(IONIZATION_PARAMETERS) {
     __shared__ double outer[MAX_BREAKPOINTS];
     __shared__ int outer_count;
     __shared__ Pair partial[WARPS];
@@ -508,7 +576,9 @@ ionization_kernel(long long n_transitions, long long n_states, int stats, const 
         for (int k = 0; k < 5; ++k) {
             coef[k] = beli[k * n_transitions + t];
         }
-        const Pair sum = ionization_block(rule, c, e, coef, thermal, outer, &outer_count, partial);
+        const Pair sum = SINGLE && fits_single(c, e, coef, 5)
+                             ? ionization_block<float>(rule, c, e, coef, thermal, outer, &outer_count, partial)
+                             : ionization_block<double>(rule, c, e, coef, thermal, outer, &outer_count, partial);
         if (threadIdx.x == 0) {
             up[pair] = prefactor * sum.up;
             down[pair] = prefactor * sum.down * g_lower[t] / g_upper[t];
@@ -516,18 +586,27 @@ ionization_kernel(long long n_transitions, long long n_states, int stats, const 
         __syncthreads();
     }
 }
+extern "C" __global__ void __launch_bounds__(BLOCK) ionization_kernel(IONIZATION_PARAMETERS) {
+    ionization_batch<false>(IONIZATION_ARGUMENTS);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK) ionization_single_kernel(IONIZATION_PARAMETERS) {
+    ionization_batch<true>(IONIZATION_ARGUMENTS);
+}
 
 // Photoionization rate L (up) [s^-1] and photoelectron heating H (down) [eV s^-1] per ion in a
 // black-body field at T_r, paper eqs. 11-13, 16:
 // L = int_E^hi sigma(eps) Phi(eps) (1 - F(eps - E)) d eps, H = int_E^hi (eps - E) sigma Phi (1-F) d eps,
 // sigma = D0 (E/eps)^2 + D1 (E/eps)^3 [cm^2]; `phi` = 8 pi c / (hc)^3 [cm^-2 s^-1 eV^-3].
-extern "C" __global__ void __launch_bounds__(BLOCK)
-photoionization_kernel(long long n_transitions, long long n_states, int stats, const double *__restrict__ nodes,
-                       const double *__restrict__ weights, int n_nodes, double thermal, double radiation,
-                       double phi, const double *__restrict__ te, const double *__restrict__ mu,
-                       const double *__restrict__ tr, const double *__restrict__ energy,
-                       const double *__restrict__ d0, const double *__restrict__ d1, double *__restrict__ up,
-                       double *__restrict__ down) {
+#define PHOTOIONIZATION_PARAMETERS                                                                                  \
+    long long n_transitions, long long n_states, int stats, const double *__restrict__ nodes,                       \
+        const double *__restrict__ weights, int n_nodes, double thermal, double radiation, double phi,              \
+        const double *__restrict__ te, const double *__restrict__ mu, const double *__restrict__ tr,                \
+        const double *__restrict__ energy, const double *__restrict__ d0, const double *__restrict__ d1,            \
+        double *__restrict__ up, double *__restrict__ down
+#define PHOTOIONIZATION_ARGUMENTS \
+    n_transitions, n_states, stats, nodes, weights, n_nodes, thermal, radiation, phi, te, mu, tr, energy, d0, d1, up, down
+template <bool SINGLE>
+__device__ void photoionization_batch(PHOTOIONIZATION_PARAMETERS) {
     __shared__ double breaks[WARPS][MAX_BREAKPOINTS];
     const int warp = threadIdx.x / 32;
     const Rule rule = {nodes, weights, n_nodes};
@@ -539,13 +618,21 @@ photoionization_kernel(long long n_transitions, long long n_states, int stats, c
         const double e = energy[t];
         const double d0_t = d0[t];
         const double d1_t = d1[t];
-        const Pair sum = photoionization_warp(rule, c, e, d0_t, d1_t, phi, thermal, radiation, breaks[warp]);
+        const Pair sum = SINGLE && fits_single(c, e, nullptr, 0)
+                             ? photoionization_warp<float>(rule, c, e, d0_t, d1_t, phi, thermal, radiation, breaks[warp])
+                             : photoionization_warp<double>(rule, c, e, d0_t, d1_t, phi, thermal, radiation, breaks[warp]);
         if (threadIdx.x % 32 == 0) {
             up[pair] = sum.up;
             down[pair] = sum.down;
         }
         __syncwarp();
     }
+}
+extern "C" __global__ void __launch_bounds__(BLOCK) photoionization_kernel(PHOTOIONIZATION_PARAMETERS) {
+    photoionization_batch<false>(PHOTOIONIZATION_ARGUMENTS);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK) photoionization_single_kernel(PHOTOIONIZATION_PARAMETERS) {
+    photoionization_batch<true>(PHOTOIONIZATION_ARGUMENTS);
 }
 
 // Inverse-bremsstrahlung heating [eV cm^-3 s^-1] of each state, paper eqs. 14-15:
@@ -846,15 +933,15 @@ __device__ void warp_rate_task(const CrModel &m, const Rule &rule, const Conditi
         for (int q = 0; q < 6; ++q) {
             b[q] = m.exc_omega[q * n_exc + i];
         }
-        const Pair sum = excitation_warp(rule, c, m.exc_energy[i], b, k.thermal, breaks);
+        const Pair sum = excitation_warp<double>(rule, c, m.exc_energy[i], b, k.thermal, breaks);
         if (lane0) {
             rates[i] = k.exc_prefactor * sum.up;
             rates[n_exc + i] = k.exc_prefactor * sum.down * m.exc_g_lower[i] / m.exc_g_upper[i];
         }
     } else if (task < n_exc + n_ion) {
         const int i = task - n_exc;
-        const Pair sum = photoionization_warp(rule, c, m.ion_energy[i], m.ion_d0[i], m.ion_d1[i], k.phi, k.thermal,
-                                              k.radiation, breaks);
+        const Pair sum = photoionization_warp<double>(rule, c, m.ion_energy[i], m.ion_d0[i], m.ion_d1[i], k.phi,
+                                                      k.thermal, k.radiation, breaks);
         if (lane0) {
             rates[2 * n_exc + 2 * n_ion + i] = sum.up;
             rates[2 * n_exc + 3 * n_ion + i] = sum.down;
@@ -901,7 +988,7 @@ __device__ int cr_derivatives(const CrModel &m, int stats, const Rule &rule, con
             for (int q = 0; q < 5; ++q) {
                 coef[q] = m.ion_beli[q * m.n_ion + i];
             }
-            const Pair sum = ionization_warp(rule, c, m.ion_energy[i], coef, k.thermal, breaks[warp]);
+            const Pair sum = ionization_warp<double>(rule, c, m.ion_energy[i], coef, k.thermal, breaks[warp]);
             if (lane0) {
                 s.k_up[i] = k.ion_prefactor * sum.up;
                 s.k_down[i] = k.ion_prefactor * sum.down * m.ion_g_lower[i] / m.ion_g_upper[i];
@@ -1067,7 +1154,7 @@ cr_state_rates_kernel(CrLaunch p, const double *__restrict__ model_real, const i
             for (int q = 0; q < 5; ++q) {
                 coef[q] = m.ion_beli[q * n_ion + i];
             }
-            const Pair sum = ionization_block(rule, c, e, coef, k.thermal, outer, &outer_count, partial);
+            const Pair sum = ionization_block<double>(rule, c, e, coef, k.thermal, outer, &outer_count, partial);
             if (threadIdx.x == 0) {
                 o[2 * n_exc + i] = k.ion_prefactor * sum.up;
                 o[2 * n_exc + n_ion + i] = k.ion_prefactor * sum.down * m.ion_g_lower[i] / m.ion_g_upper[i];

@@ -10,7 +10,11 @@
 mod gpu;
 
 use atomgpu::backend;
-use atomgpu::rates::{cpu, cuda, Excitation, Ionization, Photoionization, PlasmaState, Quadrature, Statistics};
+use atomgpu::rates::integrals::Conditions;
+use atomgpu::rates::precision::single_precision_fits;
+use atomgpu::rates::{
+    self, cpu, cuda, Excitation, Ionization, Photoionization, PlasmaState, Precision, Quadrature, Statistics,
+};
 
 const TOLERANCE: f64 = 1e-12;
 /// Values below this are compared absolutely: underflowed rates. An integral below
@@ -123,6 +127,12 @@ fn photoionizations(rng: &mut Rng, n: usize) -> Vec<Photoionization> {
 
 /// Asserts |gpu - cpu| <= TOLERANCE max(|cpu|, FLOOR) element by element.
 fn assert_agree(what: &str, cpu: &[f64], gpu: &[f64]) {
+    assert_agree_within(what, cpu, gpu, TOLERANCE);
+}
+
+/// Asserts |gpu - cpu| <= tolerance max(|cpu|, FLOOR) element by element; returns the largest
+/// relative difference.
+fn assert_agree_within(what: &str, cpu: &[f64], gpu: &[f64], tolerance: f64) -> f64 {
     assert_eq!(cpu.len(), gpu.len(), "{what}: lengths differ");
     let mut worst = (0.0f64, 0usize);
     for (i, (&c, &g)) in cpu.iter().zip(gpu).enumerate() {
@@ -134,7 +144,8 @@ fn assert_agree(what: &str, cpu: &[f64], gpu: &[f64]) {
     }
     let (rel, i) = worst;
     println!("{what}: {} values, max relative difference {rel:.2e} (CPU {:e})", cpu.len(), cpu[i]);
-    assert!(rel <= TOLERANCE, "{what}[{i}]: CPU {:e}, GPU {:e}, relative difference {rel:e}", cpu[i], gpu[i]);
+    assert!(rel <= tolerance, "{what}[{i}]: CPU {:e}, GPU {:e}, relative difference {rel:e}", cpu[i], gpu[i]);
+    rel
 }
 
 fn describe(stats: Statistics, q: &Quadrature, nt: usize, ns: usize) -> String {
@@ -154,10 +165,19 @@ fn rates_kernels_compile_with_nvrtc() {
         return;
     }
     let ptx = backend::compile_ptx("rates.cu", include_str!("../kernels/rates.cu"), "compute_90").unwrap();
-    for kernel in ["excitation_kernel", "ionization_kernel", "photoionization_kernel", "inverse_bremsstrahlung_kernel"]
-    {
+    for kernel in [
+        "excitation_kernel",
+        "ionization_kernel",
+        "photoionization_kernel",
+        "inverse_bremsstrahlung_kernel",
+        "excitation_single_kernel",
+        "ionization_single_kernel",
+        "photoionization_single_kernel",
+    ] {
         assert!(ptx.contains(&format!(".entry {kernel}(")), "no entry {kernel} in the PTX");
     }
+    // The FP32 instantiations of the integrands (single precision) are there: rounded f32 products.
+    assert!(ptx.contains("mul.rn.f32"), "no FP32 products: the single-precision integrands are missing");
 }
 
 #[test]
@@ -299,4 +319,94 @@ fn invalid_inputs_give_the_cpu_errors() {
         cuda::inverse_bremsstrahlung_heating(&dev, stats, &q, &good_states, &z2n).unwrap_err(),
         cpu::inverse_bremsstrahlung_heating(stats, &q, &good_states, &z2n).unwrap_err()
     );
+}
+
+/// Single precision (src/rates/precision.rs) against the double CPU reference, pair by pair:
+/// a (transition, state) pair inside `single_precision_fits` runs in FP32 integrands summed in
+/// FP64 and agrees to SINGLE_TOLERANCE; every other pair (degenerate or dilute states, thresholds
+/// far above T_e, a coefficient of 1e-35) runs in double and agrees to the double path's 1e-12.
+/// Both kinds occur, and the FP32 pairs really ran in FP32 (some differ by more than 1e-11).
+#[test]
+fn single_precision_agrees_with_cpu_pair_by_pair() {
+    const SINGLE_TOLERANCE: f64 = 2e-5;
+    let Some(dev) = gpu::cuda_device() else { return };
+    let mut rng = Rng::new(7);
+    let q = Quadrature::paper_default().with_precision(Precision::Single);
+    // Checks one output; returns (largest difference among FP32 pairs, their number, number of others).
+    let check = |what: &str,
+                 conds: &[Conditions],
+                 energy: &dyn Fn(usize) -> f64,
+                 coef: &dyn Fn(usize) -> Vec<f64>,
+                 cpu: &[f64],
+                 gpu: &[f64],
+                 nt: usize| {
+        let (mut worst, mut n_single, mut n_double) = (0.0f64, 0usize, 0usize);
+        for (k, (&c, &g)) in cpu.iter().zip(gpu).enumerate() {
+            let (t, s) = (k % nt, k / nt);
+            let fp32 = single_precision_fits(&conds[s], energy(t), &coef(t));
+            let rel = (g - c).abs() / c.abs().max(FLOOR);
+            let tolerance = if fp32 { SINGLE_TOLERANCE } else { TOLERANCE };
+            assert!(
+                rel <= tolerance,
+                "{what}[t {t}, s {s}] (FP32: {fp32}): CPU {c:e}, GPU {g:e}, relative difference {rel:e}"
+            );
+            if fp32 {
+                worst = worst.max(rel);
+                n_single += 1;
+            } else {
+                n_double += 1;
+            }
+        }
+        println!("{what}: {n_single} FP32 pairs (max relative difference {worst:.2e}), {n_double} FP64 pairs");
+        (worst, n_single, n_double)
+    };
+    for stats in STATS {
+        let mut totals = [(0.0f64, 0usize, 0usize); 3];
+        let mut add = |i: usize, (w, a, b): (f64, usize, usize)| {
+            totals[i] = (totals[i].0.max(w), totals[i].1 + a, totals[i].2 + b);
+        };
+        for (nt, ns) in [(7, 3), (33, 5), (100, 17)] {
+            let s = states(&mut rng, ns);
+            let conds = rates::conditions(stats, &s).unwrap();
+            let what = format!("single {}", describe(stats, &q, nt, ns));
+            let t = excitations(&mut rng, nt);
+            let (c, g) = (
+                cpu::excitation_rates(stats, &q, &s, &t).unwrap(),
+                cuda::excitation_rates(&dev, stats, &q, &s, &t).unwrap(),
+            );
+            let (e, b) = (|i: usize| t[i].energy_ev, |i: usize| t[i].omega.to_vec());
+            add(0, check(&format!("excitation up {what}"), &conds, &e, &b, &c.up, &g.up, nt));
+            add(0, check(&format!("excitation down {what}"), &conds, &e, &b, &c.down, &g.down, nt));
+            let t = photoionizations(&mut rng, nt);
+            let (c, g) = (
+                cpu::photoionization_rates(stats, &q, &s, &t).unwrap(),
+                cuda::photoionization_rates(&dev, stats, &q, &s, &t).unwrap(),
+            );
+            let e = |i: usize| t[i].energy_ev;
+            add(1, check(&format!("photoionization rate {what}"), &conds, &e, &|_| vec![], &c.up, &g.up, nt));
+            add(1, check(&format!("photoionization heating {what}"), &conds, &e, &|_| vec![], &c.down, &g.down, nt));
+            let nt = nt.min(33);
+            let mut t = ionizations(&mut rng, nt);
+            t[nt / 2].beli[4] = 1e-35;
+            let (c, g) = (
+                cpu::ionization_rates(stats, &q, &s[..3], &t).unwrap(),
+                cuda::ionization_rates(&dev, stats, &q, &s[..3], &t).unwrap(),
+            );
+            let (e, b) = (|i: usize| t[i].energy_ev, |i: usize| t[i].beli.to_vec());
+            add(2, check(&format!("ionization up {what}"), &conds, &e, &b, &c.up, &g.up, nt));
+            add(2, check(&format!("ionization down {what}"), &conds, &e, &b, &c.down, &g.down, nt));
+        }
+        // Photoionization has only its blocking factor in FP32, exactly 1 under Maxwell-Boltzmann.
+        for (name, (worst, n_single, n_double), fp32_differs) in [
+            ("excitation", totals[0], true),
+            ("photoionization", totals[1], stats == Statistics::FermiDirac),
+            ("ionization", totals[2], true),
+        ] {
+            assert!(n_single > 0 && n_double > 0, "{name} {stats:?}: {n_single} FP32 and {n_double} FP64 pairs");
+            assert!(
+                !fp32_differs || worst > 1e-11,
+                "{name} {stats:?}: FP32 pairs agree to {worst:e}: FP32 did not run"
+            );
+        }
+    }
 }

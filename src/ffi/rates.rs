@@ -19,17 +19,26 @@
 //!   [1e-4, 1e6] eV, densities n_e in [1e-10, 1e30] cm^-3, transition energies in [1e-6, 1e6] eV;
 //!   a result that still overflows (absurd but finite coefficients or weights, say) fails the
 //!   call with `ATOMGPU_ERR_NOT_FINITE`, naming the output and the (transition, state) element;
-//! - outputs are written only on success.
+//! - outputs are written only on success;
+//! - the GPU integrands run in double precision unless `atomgpu_rates_set_precision` (or
+//!   `ATOMGPU_RATES_PRECISION=single`) asks for single (src/rates/precision.rs: FP32 integrands,
+//!   FP64 sums and prefactors, only inside its range; the CPU path is always double).
 
 use super::common::{count, guard, input, output, write_output};
 use crate::error::{require_finite, require_finite_result, require_positive, Error, Result};
 use crate::memory;
-use crate::rates::{self, fermi, Excitation, Ionization, Photoionization, PlasmaState, Quadrature, Statistics};
+use crate::rates::{
+    self, fermi, precision, Excitation, Ionization, Photoionization, PlasmaState, Precision, Quadrature, Statistics,
+};
 
 /// Statistics code: Fermi-Dirac electrons (Pauli blocking of every outgoing electron).
 pub const ATOMGPU_STATS_FERMI_DIRAC: i32 = 0;
 /// Statistics code: Maxwell-Boltzmann electrons (the classical counterpart, no blocking).
 pub const ATOMGPU_STATS_MAXWELL_BOLTZMANN: i32 = 1;
+/// Precision code: the GPU rate integrands in FP64 (the default; GPU = CPU to 1e-12).
+pub const ATOMGPU_PRECISION_DOUBLE: i32 = 0;
+/// Precision code: the GPU rate integrands in FP32 with FP64 sums (about 1e-6 relative).
+pub const ATOMGPU_PRECISION_SINGLE: i32 = 1;
 
 // ---------------------------------------------------------------------------------------------
 // Argument helpers (the entry points below are each one `guard` call).
@@ -45,7 +54,7 @@ fn quadrature(accuracy_p: f64, nodes: i32) -> Result<Quadrature> {
         return Err(Error::invalid("accuracy_p", format!("must be in [1, 15], got {accuracy_p}")));
     }
     let n = usize::try_from(nodes).map_err(|_| Error::invalid("nodes", format!("must be in [2, 256], got {nodes}")))?;
-    Quadrature::new(accuracy_p, n)
+    Ok(Quadrature::new(accuracy_p, n)?.with_precision(precision::process_precision()?))
 }
 
 /// A size argument (`n_states`, `n_transitions`): at least 1, and small enough that the arrays
@@ -168,6 +177,22 @@ fn per_state(name: &'static str, n_states: usize, mut f: impl FnMut(usize) -> Re
 
 // ---------------------------------------------------------------------------------------------
 // The free-electron gas.
+
+/// Chooses the arithmetic of the GPU rate integrands for the rest of the process:
+/// `ATOMGPU_PRECISION_DOUBLE` (the default) or `ATOMGPU_PRECISION_SINGLE` (FP32 integrands with FP64
+/// arguments, sums and prefactors, used by `atomgpu_rates_excitation`, `_ionization` and
+/// `_photoionization` on a GPU for each (transition, state) with |mu|/T_e <= 30,
+/// (E + |mu|)/T_e <= 60 and every fit coefficient 0 or of magnitude in [1e-30, 1e30]; other pairs,
+/// and `atomgpu_rates_inverse_bremsstrahlung`, run in double).
+/// Overrides `ATOMGPU_RATES_PRECISION`. The CPU path and the collisional-radiative runs are always
+/// double.
+#[no_mangle]
+pub extern "C" fn atomgpu_rates_set_precision(precision: i32) -> i32 {
+    guard(&["precision"], || {
+        precision::set_process_precision(Precision::from_code("precision", precision)?);
+        Ok(())
+    })
+}
 
 /// Chemical potential of the free electrons of each plasma state, solving the normalisation
 /// n_e = 2 lambda^-3 F_{1/2}(mu/T_e) (paper eq. 2) to full double precision (Fermi-Dirac), or

@@ -20,6 +20,9 @@
 //! - ionization (a double integral): one block per pair; the threads stride over the outer
 //!   (panel, node) index, each doing its inner integral serially, then a block reduction.
 //!
+//! [`Precision::Single`] launches each kernel's twin `<name>_single_kernel`, which computes the pairs
+//! inside single precision's range with FP32 integrands ([`super::precision`]).
+//!
 //! Units as in [`super`]: energies and temperatures in eV, densities in cm^-3, rates in s^-1 per
 //! ion, heating in eV s^-1 per ion (photoionization) or eV cm^-3 s^-1 (inverse bremsstrahlung).
 
@@ -27,7 +30,7 @@ use super::constants::{excitation_prefactor, ionization_prefactor, photon_flux_f
 use super::integrals::{inverse_bremsstrahlung_factor, Conditions};
 use super::{
     check_excitations, check_ionizations, check_photoionizations, check_z2n, conditions, Excitation, Ionization,
-    Photoionization, PlasmaState, Quadrature, RatePairs, Statistics,
+    Photoionization, PlasmaState, Precision, Quadrature, RatePairs, Statistics,
 };
 use crate::backend::CudaDevice;
 use crate::error::Result;
@@ -37,6 +40,16 @@ use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 /// Kernel file name (for the module cache and NVRTC messages) and its source.
 const FILE: &str = "rates.cu";
 const SOURCE: &str = include_str!("../../kernels/rates.cu");
+
+/// The kernel of a batch: `double` or, when `q` asks for single precision, its twin `single`
+/// (rates.cu `<name>_single_kernel`: each pair in FP32 where
+/// [`super::precision::single_precision_fits`] allows, as rates.cu `fits_single`, else FP64).
+fn kernel_for(q: &Quadrature, double: &'static str, single: &'static str) -> &'static str {
+    match q.precision() {
+        Precision::Double => double,
+        Precision::Single => single,
+    }
+}
 
 /// Threads per block of every rates kernel (`BLOCK` in rates.cu).
 const BLOCK: u32 = 128;
@@ -142,7 +155,7 @@ pub fn excitation_rates(
     let mut down = device.zeros::<f64>(n_pairs)?;
     let n_transitions = t.len() as i64;
     let prefactor = excitation_prefactor();
-    let func = device.function(FILE, SOURCE, "excitation_kernel")?;
+    let func = device.function(FILE, SOURCE, kernel_for(q, "excitation_kernel", "excitation_single_kernel"))?;
     let mut launch = device.stream().launch_builder(&func);
     launch
         .arg(&n_transitions)
@@ -189,7 +202,7 @@ pub fn ionization_rates(
     let mut down = device.zeros::<f64>(n_pairs)?;
     let n_transitions = t.len() as i64;
     let prefactor = ionization_prefactor();
-    let func = device.function(FILE, SOURCE, "ionization_kernel")?;
+    let func = device.function(FILE, SOURCE, kernel_for(q, "ionization_kernel", "ionization_single_kernel"))?;
     let mut launch = device.stream().launch_builder(&func);
     launch
         .arg(&n_transitions)
@@ -235,7 +248,8 @@ pub fn photoionization_rates(
     let mut down = device.zeros::<f64>(n_pairs)?;
     let n_transitions = t.len() as i64;
     let phi = photon_flux_factor();
-    let func = device.function(FILE, SOURCE, "photoionization_kernel")?;
+    let func =
+        device.function(FILE, SOURCE, kernel_for(q, "photoionization_kernel", "photoionization_single_kernel"))?;
     let mut launch = device.stream().launch_builder(&func);
     launch
         .arg(&n_transitions)
@@ -283,6 +297,8 @@ pub fn inverse_bremsstrahlung_heating(
     )?;
     let factor = device.upload(&factor)?;
     let mut heating = device.zeros::<f64>(conds.len())?;
+    // Always double: this integrand is a difference that FP32 would cancel (super::precision),
+    // and one integral per state never limits a batch's time.
     let func = device.function(FILE, SOURCE, "inverse_bremsstrahlung_kernel")?;
     let mut launch = device.stream().launch_builder(&func);
     launch

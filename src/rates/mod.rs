@@ -21,11 +21,13 @@ pub mod cr;
 pub mod cuda;
 pub mod fermi;
 pub mod integrals;
+pub mod precision;
 
 use crate::backend::{self, Backend};
 use crate::error::{require_finite, require_finite_result, require_in_range, require_positive, Error, Result};
 use crate::math::gauss_legendre::GaussLegendre;
 use crate::memory;
+pub use precision::Precision;
 
 /// The domain of the family's inputs: inside it every rate, chemical potential and energy
 /// density is a finite double (outside it an input is rejected as an invalid argument, naming
@@ -73,13 +75,15 @@ impl Statistics {
 }
 
 /// Quadrature settings: the accuracy parameter p of paper eq. 17 (upper limits truncate at
-/// relative 10^-p) and the number of Gauss-Legendre nodes per panel.
+/// relative 10^-p), the number of Gauss-Legendre nodes per panel, and the arithmetic precision of
+/// the GPU integrands ([`Precision`], double unless [`Quadrature::with_precision`] says otherwise).
 #[derive(Clone, Debug)]
 pub struct Quadrature {
     accuracy_p: f64,
     rule: GaussLegendre,
     thermal_tail: f64,
     radiation_tail: f64,
+    precision: Precision,
 }
 
 impl Quadrature {
@@ -102,7 +106,20 @@ impl Quadrature {
             rule,
             thermal_tail: integrals::thermal_tail(accuracy_p),
             radiation_tail: integrals::radiation_tail(accuracy_p),
+            precision: Precision::Double,
         })
+    }
+
+    /// The same settings with the GPU integrands in `precision` (see [`precision`] for what
+    /// single precision changes and where it applies; the CPU path is always double).
+    pub fn with_precision(mut self, precision: Precision) -> Self {
+        self.precision = precision;
+        self
+    }
+
+    /// The arithmetic precision asked for the GPU integrands.
+    pub fn precision(&self) -> Precision {
+        self.precision
     }
 
     /// The accuracy parameter p.

@@ -365,6 +365,32 @@ static void test_inverse_bremsstrahlung(void) {
     }
 }
 
+/* Single precision (atomgpu_rates_set_precision): FP32 integrands with FP64 sums, used on a GPU for
+ * the pairs inside its range (the others run in double). Reference: the Maxwell-Boltzmann closed form of a
+ * constant collision strength, J_up = K B1 e^{mu/T} T e^{-E/T} (as in test_excitation), to 2e-5,
+ * and the double path to 2e-5 under Fermi-Dirac. (On the CPU single precision is ignored.) */
+static void test_single_precision(void) {
+    const double energy[NT] = {3.0, 20.0};
+    const double omega[6 * NT] = {0.0, 0.7, 0.0, 0.0, 0.0, 0.0, 0.3, 1.2, -0.4, 0.1, 0.05, 0.01};
+    double up[NT * NS], down[NT * NS], up_d[NT * NS], down_d[NT * NS], mu[NS];
+    const double k = g_times_speed() * k_pi * k_a0 * k_a0 * k_ry;
+    check("atomgpu_rates_set_precision(2) is an invalid argument at position 1",
+          atomgpu_rates_set_precision(2) == ATOMGPU_ERR_INVALID_ARGUMENT && atomgpu_last_error_arg() == 1);
+    check_ok("excitation FD, double", atomgpu_rates_excitation(ATOMGPU_STATS_FERMI_DIRAC, 5.0, 32, NS, TE, NE, NT, energy, omega, NULL, NULL, up_d, down_d));
+    check_ok("set single precision", atomgpu_rates_set_precision(ATOMGPU_PRECISION_SINGLE));
+    check_ok("excitation MB, single", atomgpu_rates_excitation(ATOMGPU_STATS_MAXWELL_BOLTZMANN, 10.0, 64, NS, TE, NE, NT, energy, omega, NULL, NULL, up, down));
+    check_ok("chemical_potential MB", atomgpu_rates_chemical_potential(ATOMGPU_STATS_MAXWELL_BOLTZMANN, NS, TE, NE, mu));
+    for (int s = 0; s < NS; s++)
+        check_rel("single-precision MB excitation, constant Omega, closed form", up[0 + NT * s],
+                  k * 0.7 * exp(mu[s] / TE[s]) * TE[s] * exp(-energy[0] / TE[s]), 2e-5);
+    check_ok("excitation FD, single", atomgpu_rates_excitation(ATOMGPU_STATS_FERMI_DIRAC, 5.0, 32, NS, TE, NE, NT, energy, omega, NULL, NULL, up, down));
+    for (int i = 0; i < NT * NS; i++) {
+        check_rel("single-precision FD excitation = double", up[i], up_d[i], 2e-5);
+        check_rel("single-precision FD de-excitation = double", down[i], down_d[i], 2e-5);
+    }
+    check_ok("back to double precision", atomgpu_rates_set_precision(ATOMGPU_PRECISION_DOUBLE));
+}
+
 int main(void) {
     test_common();
     test_electron_gas();
@@ -372,6 +398,7 @@ int main(void) {
     test_ionization();
     test_photoionization();
     test_inverse_bremsstrahlung();
+    test_single_precision();
     printf("test_rates: %d checks, %d failures\n", checks, failures);
     return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

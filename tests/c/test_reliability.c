@@ -662,6 +662,12 @@ static int32_t call_set_backend(void) {
     return s;
 }
 
+static int32_t call_rates_set_precision(void) {
+    int32_t s = atomgpu_rates_set_precision(BRK(K_NEG, 1) ? 9 : ATOMGPU_PRECISION_DOUBLE);
+    untouched = 1, finite = 1;
+    return s;
+}
+
 static int32_t call_set_time_limit(void) {
     int32_t s = atomgpu_set_time_limit(BRK(K_NEG, 1) ? -1.0 : X(0.0, 1));
     untouched = 1, finite = 1;
@@ -1368,6 +1374,7 @@ static const struct argument arguments[] = {
     {call_version, "version", 3, "patch", "n"},
     {call_device_info, "device_info", 3, "name_capacity", "zm"},
     {call_set_backend, "set_backend", 1, "backend", "m"},
+    {call_rates_set_precision, "rates_set_precision", 1, "precision", "m"},
     {call_set_time_limit, "set_time_limit", 1, "seconds", "mai"},
     {call_set_progress, "set_progress", 3, "interval_s", "mai"},
     {call_host_alloc, "host_alloc", 1, "bytes", "zmh"},
@@ -1445,6 +1452,7 @@ static const struct {
     {call_version, "version"},
     {call_device_info, "device_info"},
     {call_set_backend, "set_backend"},
+    {call_rates_set_precision, "rates_set_precision"},
     {call_set_time_limit, "set_time_limit"},
     {call_set_progress, "set_progress"},
     {call_host_alloc, "host_alloc"},

@@ -34,6 +34,7 @@ program test_rates
     call test_ionization()
     call test_photoionization()
     call test_inverse_bremsstrahlung()
+    call test_single_precision()
 
     print '(a, i0, a, i0, a)', "test_rates (Fortran): ", checks, " checks, ", failures, " failures"
     if (failures /= 0) error stop 1
@@ -229,6 +230,32 @@ contains
             call check_rel("FD temperature round trip", te_back(s), te(s), 1e-12_dp)
             call check_rel("FD temperature round trip: mu", mu_back(s), mu(s), 1e-11_dp)
         end do
+    end subroutine
+
+    ! Single precision (atomgpu_rates_set_precision): FP32 integrands with FP64 sums on a GPU (the CPU
+    ! ignores it). Reference: the MB closed form of a constant collision strength to 2e-5.
+    subroutine test_single_precision()
+        real(dp), parameter :: energy(nt) = [3.0_dp, 20.0_dp]
+        real(dp), parameter :: omega(6, nt) = reshape([0.0_dp, 0.7_dp, 0.0_dp, 0.0_dp, 0.0_dp, 0.0_dp, &
+            0.3_dp, 1.2_dp, -0.4_dp, 0.1_dp, 0.05_dp, 0.01_dp], [6, nt])
+        real(dp) :: up(nt, ns), down(nt, ns), mu(ns), k, want
+        integer :: s, stat
+
+        call atomgpu_rates_set_precision(5, stat)
+        call check("atomgpu_rates_set_precision(5) fails at argument 1", &
+            stat == ATOMGPU_ERR_INVALID_ARGUMENT .and. atomgpu_last_error_arg() == 1)
+        call atomgpu_rates_set_precision(ATOMGPU_PRECISION_SINGLE, stat)
+        call check_stat("atomgpu_rates_set_precision(single)", stat)
+        k = g_times_speed() * pi * a0_cm**2 * ry_ev
+        call atomgpu_rates_excitation(ATOMGPU_STATS_MAXWELL_BOLTZMANN, 10.0_dp, 64, te, ne, energy, omega, up, down, &
+            stat=stat)
+        call check_stat("excitation, single precision", stat)
+        call atomgpu_rates_chemical_potential(ATOMGPU_STATS_MAXWELL_BOLTZMANN, te, ne, mu)
+        do s = 1, ns
+            want = k * 0.7_dp * exp(mu(s) / te(s)) * te(s) * exp(-energy(1) / te(s))
+            call check_rel("single-precision MB excitation, closed form", up(1, s), want, 2e-5_dp)
+        end do
+        call atomgpu_rates_set_precision(ATOMGPU_PRECISION_DOUBLE)
     end subroutine
 
     subroutine test_excitation()
