@@ -225,6 +225,15 @@ fn main() {
         return;
     }
 
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(n) = args.iter().position(|a| a == "--cells").and_then(|i| args.get(i + 1)) {
+        // One many-cell FD run alone (for a profiler): `--cells N [cpu]`.
+        let n: usize = n.parse().expect("--cells N: N cells");
+        let on_gpu = !args.iter().any(|a| a == "cpu");
+        let (model, pops) = aluminium_model();
+        cells_run(&mut report, &model, &pops, FD, n, on_gpu);
+        return;
+    }
     let cr_only = std::env::args().any(|a| a == "--cr-only");
     let single_only = std::env::args().any(|a| a == "--single-only");
     if !cr_only && !single_only {
@@ -449,16 +458,23 @@ fn single_against_double(report: &mut Report, d: &backend::CudaDevice, q: &Quadr
 
 /// Case 4: the CR driver on the aluminium model: RK4 steps (skipped with `--cr-only`) and whole
 /// stiff runs.
-fn cr_driver(report: &mut Report, gpu: bool, threads: usize, cr_only: bool) {
+/// The paper's aluminium model and its initial populations (all ions in the ground level,
+/// 9e22 cm^-3).
+fn aluminium_model() -> (CrModel, Vec<f64>) {
     let data = data_dir();
     let read = |name: &str| {
         let path = data.join(format!("aluminium-cr-{name}.csv"));
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
     let model = CrModel::from_csv(&read("levels"), &read("excitations"), &read("ionizations")).unwrap();
-    let settings = CrSettings { stats: FD, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
     let mut pops = vec![0.0; model.n_levels()];
     pops[0] = 9e22;
+    (model, pops)
+}
+
+fn cr_driver(report: &mut Report, gpu: bool, threads: usize, cr_only: bool) {
+    let (model, pops) = aluminium_model();
+    let settings = CrSettings { stats: FD, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
     let y0 = cr::initial_state(&model, FD, &pops, 1.0).unwrap();
     if !cr_only {
         rk4_steps(report, &model, &settings, &y0, gpu, threads);
@@ -608,41 +624,54 @@ fn stiff_runs(report: &mut Report, model: &CrModel, pops: &[f64], gpu: bool, thr
         if !gpu {
             continue;
         }
-        // Many cells at rtol 1e-5: initial ion density and temperature varied by cell (9e22 x
-        // [1, 1.2], T_e [1, 2] eV; cell 0 is the demo's state), all to 0.5 ps in one call; 10^4
-        // only when 10^3 projects it under 5 min.
-        backend::set_backend(BackendChoice::Cuda);
-        let tol = cr::StiffTolerances { rtol: 1e-5, ..tol };
-        let cells = |n: usize| -> Vec<Vec<f64>> {
-            (0..n)
-                .map(|c| {
-                    let f = c as f64 / n as f64;
-                    let p: Vec<f64> = pops.iter().map(|x| x * (1.0 + 0.2 * f)).collect();
-                    cr::initial_state(model, stats, &p, 1.0 + f).unwrap()
-                })
-                .collect()
-        };
+        // Many cells; 10^4 only when 10^3 projects it under 5 min.
         for n in [100usize, 1000, 10_000] {
-            let ys = cells(n);
-            let (t_cells, runs) = once(|| cr::run_stiff_systems(model, &settings, &ys, &times, &tol).unwrap());
+            let (t_cells, runs) = cells_run(report, model, pops, stats, n, true);
             let (te, ne) = run_difference(&runs[0], &reference);
-            let note = format!(
-                "one call, {n} cells, rtol 1e-5; cell 0 (the demo's state) vs reference: Te {te:.1e}, ne {ne:.1e}; {:.3e} s per cell",
-                t_cells / n as f64
-            );
-            report.line(
-                "cr_stiff_cells",
-                &format!("aluminium 15 levels, 0.5 ps, {name}, {n} cells"),
-                "cuda",
-                t_cells,
-                n as f64,
-                None,
-                &note,
-            );
+            eprintln!("{name} {n} cells: cell 0 (the demo's state) vs reference: Te {te:.1e}, ne {ne:.1e}");
             if n == 1000 && t_cells * 10.0 > 300.0 {
                 break;
             }
         }
     }
     backend::set_backend(BackendChoice::Auto);
+}
+
+/// `n` cells at rtol 1e-5 in one `run_stiff_systems` call, on the GPU or the CPU: initial ion
+/// density and temperature varied by cell (9e22 x [1, 1.2], T_e [1, 2] eV; cell 0 is the demo's
+/// state), all to 0.5 ps. Returns the time and the runs.
+fn cells_run(
+    report: &mut Report,
+    model: &CrModel,
+    pops: &[f64],
+    stats: Statistics,
+    n: usize,
+    gpu: bool,
+) -> (f64, Vec<Vec<cr::CrSample>>) {
+    let name = if stats == FD { "FD" } else { "MB" };
+    let settings = CrSettings { stats, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
+    backend::set_backend(if gpu { BackendChoice::Cuda } else { BackendChoice::Cpu });
+    let tol = cr::StiffTolerances { rtol: 1e-5, ..cr::StiffTolerances::default() };
+    let ys: Vec<Vec<f64>> = (0..n)
+        .map(|c| {
+            let f = c as f64 / n as f64;
+            let p: Vec<f64> = pops.iter().map(|x| x * (1.0 + 0.2 * f)).collect();
+            cr::initial_state(model, stats, &p, 1.0 + f).unwrap()
+        })
+        .collect();
+    let times = sample_times();
+    // Warm-up: compiles the kernels and places the model on the device.
+    cr::run_stiff_systems(model, &settings, &ys[..1], &times[..2], &tol).unwrap();
+    let (t_cells, runs) = once(|| cr::run_stiff_systems(model, &settings, &ys, &times, &tol).unwrap());
+    let note = format!("one call, {n} cells, rtol 1e-5; {:.3e} s per cell", t_cells / n as f64);
+    report.line(
+        "cr_stiff_cells",
+        &format!("aluminium 15 levels, 0.5 ps, {name}, {n} cells"),
+        if gpu { "cuda" } else { "cpu" },
+        t_cells,
+        n as f64,
+        None,
+        &note,
+    );
+    (t_cells, runs)
 }
