@@ -1125,9 +1125,10 @@ int32_t atomgpu_linestrength_loaded_batch(const struct atomgpu_linestrength *han
 /**
  * Chooses the arithmetic of the GPU rate integrands for the rest of the process:
  * `ATOMGPU_PRECISION_DOUBLE` (the default) or `ATOMGPU_PRECISION_SINGLE` (FP32 integrands with FP64
- * arguments, sums and prefactors, used by `atomgpu_rates_excitation`, `_ionization`
- * and `_photoionization` (not `_inverse_bremsstrahlung`) on a GPU when every state has |mu/T_e| <= 30 and
- * every fit coefficient is 0 or of magnitude in [1e-30, 1e30]; other batches run in double).
+ * arguments, sums and prefactors, used by `atomgpu_rates_excitation`, `_ionization` and
+ * `_photoionization` on a GPU for each (transition, state) with |mu|/T_e <= 30,
+ * (E + |mu|)/T_e <= 60 and every fit coefficient 0 or of magnitude in [1e-30, 1e30]; other pairs,
+ * and `atomgpu_rates_inverse_bremsstrahlung`, run in double).
  * Overrides `ATOMGPU_RATES_PRECISION`. The CPU path and the collisional-radiative runs are always
  * double.
  */
