@@ -290,8 +290,8 @@ __device__ double black_body_flux(double phi, double eps, double tr) {
     return phi * eps * eps / expm1(eps / tr);
 }
 
-// ln(1 + e^x) without overflow or loss of digits (double in both precisions: the
-// inverse-bremsstrahlung integrand is a difference of two of these, which FP32 would cancel).
+// ln(1 + e^x) without overflow or loss of digits. Double only, single precision included: the
+// inverse-bremsstrahlung integrand is a difference of two of these, which FP32 would cancel.
 __device__ double softplus(double x) {
     if (x > 0.0) {
         return x + log1p(exp(-x));
