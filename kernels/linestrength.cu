@@ -5,30 +5,34 @@
 
 #define BLOCK 256
 
-// X[v_p + n_vib (slot_p + slots i)] = c_p(i) where |c_p(i)| > thresh (cpu::scatter_lower), with
-// c_p(i) = sum_e T[p, e] vectors[col_e + ld column_i] when the block has an unfolding T (t_start
-// non-null; cpu::unfold), else vectors[p + ld column_i]. column_i = columns[i] (stored states) or i.
+// X[v_p + n_vib (slot_p + slots (d + ndeg i))] = c_pd(i) where |c_pd(i)| > thresh
+// (cpu::scatter_lower), with c_pd(i) = sum_e T[d n_primitive + p, e] vectors[col_e + ld column_i]
+// when the block has an unfolding (t_start non-null: the stacked component matrices; cpu::unfold),
+// else vectors[p + ld column_i] (ndeg = 1). column_i = columns[i] (stored states) or i.
 // X must be zero on entry.
-extern "C" __global__ void ls_scatter_lower(long long n_primitive, long long n, const double* vectors, long long ld,
-                                            const long long* columns, const long long* t_start,
+extern "C" __global__ void ls_scatter_lower(long long n_primitive, long long ndeg, long long n, const double* vectors,
+                                            long long ld, const long long* columns, const long long* t_start,
                                             const long long* t_col, const double* t_value, const unsigned* v,
                                             const unsigned* slot, long long n_vib, long long slots, double thresh,
                                             double* x) {
-    long long total = n_primitive * n;
+    long long rows = ndeg * n_primitive;
+    long long total = rows * n;
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
          idx += (long long)gridDim.x * blockDim.x) {
-        long long p = idx % n_primitive;
-        long long i = idx / n_primitive;
+        long long row = idx % rows;
+        long long i = idx / rows;
+        long long p = row % n_primitive;
+        long long d = row / n_primitive;
         long long column = columns ? columns[i] : i;
         const double* vec = vectors + ld * column;
         double c;
         if (t_start) {
             c = 0.0;
-            for (long long e = t_start[p]; e < t_start[p + 1]; ++e) c += t_value[e] * vec[t_col[e]];
+            for (long long e = t_start[row]; e < t_start[row + 1]; ++e) c += t_value[e] * vec[t_col[e]];
         } else {
             c = vec[p];
         }
-        if (fabs(c) > thresh) x[v[p] + n_vib * (slot[p] + slots * i)] = c;
+        if (fabs(c) > thresh) x[v[p] + n_vib * (slot[p] + slots * (d + ndeg * i))] = c;
     }
 }
 
@@ -70,5 +74,76 @@ extern "C" __global__ void ls_csr_times(long long rows, long long cols, long lon
         double sum = 0.0;
         for (long long e = a_start[r]; e < a_start[r + 1]; ++e) sum += a_value[e] * column[a_col[e]];
         out[idx] = sum;
+    }
+}
+
+// The constants of one (lower block, upper block) pair (filters::LineRule, same layout).
+struct LineRule {
+    long long n_upper, n_levels, ndeg_lower, ndeg_upper;
+    unsigned long long kept_mask;  // bit d_i + 3 d_f: component pair kept
+    double weight;                 // 1/ndeg_lower, or 1 (REDUCED)
+    double degeneracy;             // g_ns (2J'+1)(2J''+1)
+    long long j_lower;
+    double zpe, beta, partition_function;
+    double freq_window[2], lower_energy[2], upper_energy[2];
+    double thresh_line, thresh_intens;
+};
+
+// A kept line (filters::RawLine, same layout).
+struct RawLine {
+    long long upper_state, level;
+    double wavenumber, linestrength, einstein_a, intensity;
+};
+
+// counters[0]: lines kept (their slots in `lines`), [1]: pairs outside the windows, [2]: pairs
+// below the thresholds, [3]: smallest index i n_upper + f of a pair whose S, A or I is not finite
+// (ULLONG_MAX on entry). One thread per pair (upper level f, batch level i); the same verdict as
+// filters::LineRule::judge, with the amplitudes at f + n_upper (d_i + ndeg_lower (i + n_levels d_f)).
+extern "C" __global__ void ls_lines(LineRule rule, const double* amplitudes, const double* lower_energies,
+                                    const double* upper_energies, RawLine* lines,
+                                    unsigned long long* counters) {
+    long long total = rule.n_upper * rule.n_levels;
+    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
+         idx += (long long)gridDim.x * blockDim.x) {
+        long long f = idx % rule.n_upper;
+        long long i = idx / rule.n_upper;
+        double e_lower = lower_energies[i];
+        double e_upper = upper_energies[f];
+        double nu = e_upper - e_lower;
+        bool inside = nu > 0.0 && nu >= rule.freq_window[0] && nu <= rule.freq_window[1] &&
+                      e_lower - rule.zpe >= rule.lower_energy[0] && e_lower - rule.zpe <= rule.lower_energy[1] &&
+                      e_upper - rule.zpe >= rule.upper_energy[0] && e_upper - rule.zpe <= rule.upper_energy[1];
+        if (!inside) {
+            atomicAdd(&counters[1], 1ULL);
+            continue;
+        }
+        double sum = 0.0;
+        for (long long d_f = 0; d_f < rule.ndeg_upper; ++d_f) {
+            for (long long d_i = 0; d_i < rule.ndeg_lower; ++d_i) {
+                if ((rule.kept_mask >> (d_i + 3 * d_f)) & 1ULL) {
+                    double a = amplitudes[f + rule.n_upper * (d_i + rule.ndeg_lower * (i + rule.n_levels * d_f))];
+                    sum += a * a;
+                }
+            }
+        }
+        double squared = rule.weight * sum;
+        double linestrength = rule.degeneracy * squared;
+        double anu = fabs(nu);
+        // intensity::einstein_a and intensity::absorption_intensity_at.
+        double einstein_a = 3.1361892e-7 * (double)(2 * rule.j_lower + 1) * squared * (anu * anu * anu);
+        double boltzmann = anu * exp(-(e_lower - rule.zpe) * rule.beta) * (1.0 - exp(-anu * rule.beta)) /
+                           rule.partition_function;
+        double intensity = linestrength * 4.1623797e-19 * boltzmann;
+        if (!isfinite(linestrength) || !isfinite(einstein_a) || !isfinite(intensity)) {
+            atomicMin(&counters[3], (unsigned long long)idx);
+            continue;
+        }
+        if (intensity >= rule.thresh_intens && linestrength >= rule.thresh_line) {
+            unsigned long long slot = atomicAdd(&counters[0], 1ULL);
+            RawLine line = {f, i, nu, linestrength, einstein_a, intensity};
+            lines[slot] = line;
+        } else {
+            atomicAdd(&counters[2], 1ULL);
+        }
     }
 }

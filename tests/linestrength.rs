@@ -253,10 +253,14 @@ fn symmetrised_vectors_give_the_amplitudes_of_their_unfolded_primitive_vectors()
     };
     let (lr, lc, lv, ln) = spec(&lower, &lu);
     let (ur, uc, uv, un) = spec(&upper, &uu);
-    let lower_spec =
-        BlockSpec { unfolding: Some(Unfolding { n_sym: ln, row_start: &lr, col: &lc, value: &lv }), ..lower.spec() };
-    let upper_spec =
-        BlockSpec { unfolding: Some(Unfolding { n_sym: un, row_start: &ur, col: &uc, value: &uv }), ..upper.spec() };
+    let lower_spec = BlockSpec {
+        unfolding: Some(Unfolding { ndeg: 1, n_sym: ln, row_start: &lr, col: &lc, value: &lv }),
+        ..lower.spec()
+    };
+    let upper_spec = BlockSpec {
+        unfolding: Some(Unfolding { ndeg: 1, n_sym: un, row_start: &ur, col: &uc, value: &uv }),
+        ..upper.spec()
+    };
     let lower_id = h.add_block(&lower_spec).unwrap();
     let upper_id = h.add_block(&upper_spec).unwrap();
     let lower_sym = random_values(&mut rng, ln * n);
@@ -366,12 +370,12 @@ fn impossible_blocks_are_refused() {
     // A symmetrised basis of 2^40 (or 2^31) functions cannot unfold to 2 primitive ones.
     let labels = Labels { j: 1, v: vec![0, 1], k: vec![0, 0], tau: vec![1, 1] };
     for n_sym in [1usize << 40, 1 << 31, 3] {
-        let unfolding = Unfolding { n_sym, row_start: &[0, 1, 2], col: &[0, 1], value: &[1.0, 1.0] };
+        let unfolding = Unfolding { ndeg: 1, n_sym, row_start: &[0, 1, 2], col: &[0, 1], value: &[1.0, 1.0] };
         let spec = BlockSpec { unfolding: Some(unfolding), ..labels.spec() };
         let e = h.add_block(&spec).unwrap_err();
         assert!(e.to_string().contains("n_sym"), "n_sym = {n_sym}: {e}");
     }
-    let unfolding = Unfolding { n_sym: 2, row_start: &[0, 1, 2], col: &[0, 1], value: &[1.0, 1.0] };
+    let unfolding = Unfolding { ndeg: 1, n_sym: 2, row_start: &[0, 1, 2], col: &[0, 1], value: &[1.0, 1.0] };
     assert!(h.add_block(&BlockSpec { unfolding: Some(unfolding), ..labels.spec() }).is_ok());
 }
 

@@ -100,3 +100,95 @@ fn gpu_equals_cpu() {
         }
     }
 }
+
+#[path = "support/degenerate.rs"]
+mod degenerate;
+
+/// Degenerate species (Td(M): E and F blocks, non-degenerate A blocks) and the device-side line
+/// filters: amplitudes of every component pair equal the CPU's to 1e-12 (of the largest), and the
+/// filtered line lists keep the same lines with the same counts, at Nvib = 5, 13 and 33 and
+/// batches of 1, 3 and 7 levels; a partition function of 5e-324 (intensities beyond the largest
+/// double) is refused on both with the intensity named.
+#[test]
+fn gpu_equals_cpu_for_degenerate_species_and_filters() {
+    use atomgpu::linestrength::{LineFilters, SymmetryGroup};
+    let Some(gpu) = gpu::cuda_device().map(Backend::Cuda) else { return };
+    let mut rng = Rng::new(97);
+    for (n_vib, batch) in [(5usize, 1usize), (13, 3), (33, 7)] {
+        let dipole = random_dipole(&mut rng, n_vib);
+        let low = [100.0, 1500.0];
+        let high = [2000.0, 3500.0];
+        let blocks = vec![
+            degenerate::random_block(&mut rng, 1, n_vib, 2, 2, 9, low, false),
+            degenerate::random_block(&mut rng, 2, n_vib, 3, 3, 11, low, false),
+            degenerate::random_block(&mut rng, 2, n_vib, 2, 2, 10, high, false),
+            degenerate::random_block(&mut rng, 1, n_vib, 4, 3, 13, high, false),
+            degenerate::random_block(&mut rng, 3, n_vib, 4, 3, 6, high, false),
+            degenerate::random_block(&mut rng, 2, n_vib, 0, 1, 5, high, false),
+        ];
+        let make = |backend| {
+            let mut h = LineStrength::new_on(backend, n_vib, &dipole, n_vib, Options::default()).unwrap();
+            h.set_group(SymmetryGroup::named("Td(M)").unwrap()).unwrap();
+            for b in &blocks {
+                let id = h.add_block(&b.spec()).unwrap();
+                h.set_states(id, &b.energies, &b.vectors, b.n_sym).unwrap();
+            }
+            h
+        };
+        let (mut cpu, mut cuda) = (make(Backend::Cpu), make(gpu.clone()));
+        for (lower, upper) in [(0usize, 2usize), (1, 3), (1, 4)] {
+            let states: Vec<usize> = (0..batch.min(blocks[lower].n_states())).collect();
+            cpu.load_lower_states(lower, &states, 0.0).unwrap();
+            cuda.load_lower_states(lower, &states, 0.0).unwrap();
+            let (a, b) = (cpu.amplitudes(upper, 0.0).unwrap(), cuda.amplitudes(upper, 0.0).unwrap());
+            let d = relative_difference(&b, &a);
+            assert!(d <= TOLERANCE, "Nvib {n_vib}, pair ({lower}, {upper}): amplitudes differ by {d}");
+        }
+        let mut p = IntensityParams {
+            temperature: 800.0,
+            partition_function: 300.0,
+            zpe: 20.0,
+            freq_window: [600.0, 3300.0],
+            lower_energy: [100.0, 1400.0],
+            upper_energy: [2000.0, 3400.0],
+            thresh_coeff: 0.0,
+            thresh_line: 0.0,
+            thresh_intens: 0.0,
+            batch,
+        };
+        let filters = LineFilters {
+            reduced: n_vib == 13,
+            degeneracy_filter: n_vib == 13,
+            gamma_pair: Some(vec![1, 0, 2, 4, 3]),
+            j_range: [1, 2],
+        };
+        let all = cpu.line_list_filtered(1, &[3, 4, 5], &p, &filters).unwrap();
+        let mut s: Vec<f64> = all.lines.iter().map(|l| l.linestrength).collect();
+        s.sort_by(f64::total_cmp);
+        p.thresh_line = 0.5 * (s[s.len() / 2] + s[s.len() / 2 + 1]);
+        for lower in [0usize, 1] {
+            let uppers = if lower == 0 { vec![2usize, 3, 5] } else { vec![3, 4, 5] };
+            let (x, y) = (
+                cpu.line_list_filtered(lower, &uppers, &p, &filters).unwrap(),
+                cuda.line_list_filtered(lower, &uppers, &p, &filters).unwrap(),
+            );
+            assert_eq!(x.counts, y.counts, "Nvib {n_vib}, lower {lower}");
+            assert!(x.counts.kept > 0 && x.counts.dropped_by_thresholds > 0, "{:?}", x.counts);
+            assert_eq!(x.lines.len(), y.lines.len());
+            for (l, m) in x.lines.iter().zip(&y.lines) {
+                assert_eq!((l.upper_id, l.lower_id), (m.upper_id, m.lower_id));
+                assert!((l.linestrength - m.linestrength).abs() <= TOLERANCE * l.linestrength);
+                assert!((l.intensity - m.intensity).abs() <= TOLERANCE * l.intensity);
+                assert!((l.einstein_a - m.einstein_a).abs() <= TOLERANCE * l.einstein_a);
+                assert_eq!(l.wavenumber, m.wavenumber);
+            }
+        }
+        p.partition_function = 5e-324;
+        for h in [&mut cpu, &mut cuda] {
+            match h.line_list_filtered(1, &[3], &p, &filters).unwrap_err() {
+                atomgpu::error::Error::NotFinite { name, .. } => assert_eq!(name, "intensity"),
+                other => panic!("{other}"),
+            }
+        }
+    }
+}

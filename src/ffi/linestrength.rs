@@ -259,11 +259,11 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
                         .ok_or_else(|| Error::invalid_at("row_start", n, format!("is too large ({})", rows[n])))?;
                     let col = input("col", col, nnz)?;
                     let value = input("value", value, nnz)?;
-                    Some(Unfolding { n_sym, row_start: rows, col, value })
+                    Some(Unfolding { ndeg: 1, n_sym, row_start: rows, col, value })
                 }
             };
             let out = output("block", block)?;
-            let spec = BlockSpec { j, gns, v, k, tau, unfolding };
+            let spec = BlockSpec { j, gamma: 0, gns, v, k, tau, unfolding };
             with_handle(handle, |h| {
                 if h.n_blocks() >= i32::MAX as usize {
                     return Err(Error::invalid("handle", "holds the most blocks an int32_t index can name"));

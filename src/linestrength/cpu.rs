@@ -4,10 +4,12 @@
 //!
 //! Layouts (column-major, 0-based):
 //! - dipole `M`: `Nvib x 3 Nvib`, column `v' + Nvib m` holds `dipole(:, v', m)`;
-//! - lower batch `X`: `Nvib x (R n)`, column `r + R i` holds the primitive coefficients of lower
-//!   state i on the functions of rotational slot r (R slots), indexed by v;
-//! - products `Y = M^T X`: `3 Nvib x (R n)`, row `v' + Nvib m`;
-//! - half-linestrengths: `n_primitive(upper) x n`.
+//! - lower batch `X`: `Nvib x (R n')`, column `r + R i'` holds the primitive coefficients of
+//!   lower column i' on the functions of rotational slot r (R slots), indexed by v; the batch's
+//!   columns are the components of its levels, i' = d + ndeg i for component d of level i;
+//! - products `Y = M^T X`: `3 Nvib x (R n')`, row `v' + Nvib m`;
+//! - half-linestrengths: `n_primitive(upper) x n'`;
+//! - amplitudes: `n_states(upper) x (n' ndeg_F)`, column `i' + n' d_F`.
 
 use super::rotation::{wang_factor, Contraction, COMPONENTS};
 use super::{Block, BlockSpec, Csr, LowerVectors};
@@ -25,15 +27,15 @@ pub(crate) struct Engine {
     dipole: Vec<f64>,
     /// Stored eigenvectors per block, `n_coefficients x n_states` packed.
     states: HashMap<usize, Vec<f64>>,
-    /// `Y` of the loaded lower batch, its slot count R and size n.
+    /// `Y` of the loaded lower batch, its slot count R and its columns n' (components x levels).
     products: Vec<f64>,
     lower_slots: usize,
-    n_lower: usize,
+    lower_columns: usize,
 }
 
 impl Engine {
     pub fn new(n_vib: usize, dipole: Vec<f64>) -> Self {
-        Engine { n_vib, dipole, states: HashMap::new(), products: Vec::new(), lower_slots: 0, n_lower: 0 }
+        Engine { n_vib, dipole, states: HashMap::new(), products: Vec::new(), lower_slots: 0, lower_columns: 0 }
     }
 
     pub fn set_states(&mut self, id: usize, rows: usize, vectors: &[f64], ld: usize, n: usize) -> Result<()> {
@@ -54,41 +56,50 @@ impl Engine {
             }
         };
         let primitive = unfold(block, &coefficients, n)?;
-        let x = scatter_lower(block, &primitive, n, self.n_vib, thresh_coeff)?;
-        let cols = memory::elements::<f64>("the lower batch", block.slots.len(), n)?;
+        let columns = block.columns(n);
+        let x = scatter_lower(block, &primitive, columns, self.n_vib, thresh_coeff)?;
+        let cols = memory::elements::<f64>("the lower batch", block.slots.len(), columns)?;
         // The last batch's products go first, so that old and new never take memory together.
         self.products = Vec::new();
         self.products = dipole_products(&self.dipole, self.n_vib, &x, cols)?;
         self.lower_slots = block.slots.len();
-        self.n_lower = n;
+        self.lower_columns = columns;
         Ok(())
     }
 
-    /// Half-linestrengths of the loaded batch into `upper` (`n_primitive x n`, packed).
+    /// Half-linestrengths of the loaded batch into `upper` (`n_primitive x n'`, packed).
     pub fn half(&self, upper: &Block, table: &Contraction) -> Result<Vec<f64>> {
-        contract(&self.products, self.n_vib, self.lower_slots, self.n_lower, upper, table)
+        contract(&self.products, self.n_vib, self.lower_slots, self.lower_columns, upper, table)
     }
 
-    /// Amplitudes of the stored states of block `id` (`n_states x n`, packed).
+    /// Amplitudes of the stored states of block `id` (`n_states x (n' ndeg_F)`, packed).
     pub fn amplitudes(&self, id: usize, upper: &Block, table: &Contraction) -> Result<Vec<f64>> {
         let half = self.half(upper, table)?;
-        let n = self.n_lower;
+        let n = self.lower_columns;
+        // P h: `ndeg_F n_coefficients x n'`, component d_F in rows d_F n_coefficients ..
         let projected = match &upper.unfolding {
-            Some((_, transpose)) => csr_times(transpose, &half, n)?,
+            Some((_, projection)) => csr_times(projection, &half, n)?,
             None => half,
         };
         let rows = upper.n_coefficients();
         let n_states = upper.energies.len();
-        let mut out = memory::filled("the amplitudes", memory::elements::<f64>("the amplitudes", n_states, n)?, 0.0)?;
-        dgemm(
-            n_states,
-            rows,
-            n,
-            Strided::transposed(&self.states[&id], rows),
-            Strided::col_major(&projected, rows),
-            &mut out,
-            n_states,
-        );
+        let per_component = memory::elements::<f64>("the amplitudes", n_states, n)?;
+        let mut out = memory::filled(
+            "the amplitudes",
+            memory::elements::<f64>("the amplitudes", per_component, upper.ndeg)?,
+            0.0,
+        )?;
+        for (d, out) in out.chunks_mut(per_component.max(1)).enumerate() {
+            dgemm(
+                n_states,
+                rows,
+                n,
+                Strided::transposed(&self.states[&id], rows),
+                Strided::col_major(&projected[d * rows..], upper.ndeg * rows),
+                out,
+                n_states,
+            );
+        }
         Ok(out)
     }
 }
@@ -109,8 +120,10 @@ fn packed_columns(
     Ok(packed)
 }
 
-/// Primitive coefficients (`n_primitive x n`) of `n` vectors of `block` given as packed columns
-/// of length `n_coefficients`: `T c` when the block has an unfolding T, `c` otherwise.
+/// Primitive coefficients (`n_primitive x (ndeg n)`, column `d + ndeg i`) of the components of
+/// `n` vectors of `block` given as packed columns of length `n_coefficients`: `T_d c` when the
+/// block has an unfolding (the stacked T's product, read column-major as `n_primitive x ndeg n`),
+/// `c` otherwise.
 pub(crate) fn unfold<'a>(block: &Block, coefficients: &'a [f64], n: usize) -> Result<Cow<'a, [f64]>> {
     Ok(match &block.unfolding {
         Some((t, _)) => Cow::Owned(csr_times(t, coefficients, n)?),

@@ -8,6 +8,7 @@
 //! each block's three components multiplied into the matching rows of Y, as GAIN blocks the dipole),
 //! each block's labels and unfolding, the stored eigenvectors, and X and Y of the last lower batch.
 
+use super::filters::{BatchLines, LineRule, RawLine, Verdict};
 use super::rotation::{Contraction, COMPONENTS};
 use super::{Block, Csr, LowerVectors, Options, TableKey};
 use crate::backend::CudaDevice;
@@ -15,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::memory;
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -23,6 +24,10 @@ const FILE: &str = "linestrength.cu";
 const SOURCE: &str = include_str!("../../kernels/linestrength.cu");
 /// Threads per block (`BLOCK` in linestrength.cu).
 const BLOCK: u32 = 256;
+
+// SAFETY: both are #[repr(C)] plain data with the layout of the kernels' `LineRule` and `RawLine`.
+unsafe impl DeviceRepr for LineRule {}
+unsafe impl DeviceRepr for RawLine {}
 
 fn launch_config(work: usize) -> LaunchConfig {
     let blocks = (work as u64).div_ceil(BLOCK as u64).clamp(1, 1 << 20);
@@ -57,6 +62,8 @@ struct DeviceBlock {
     slot: CudaSlice<u32>,
     unfolding: Option<(DeviceCsr, DeviceCsr)>,
     states: Option<CudaSlice<f64>>,
+    /// Energies of the stored states (cm^-1), for the line filters.
+    energies: Option<CudaSlice<f64>>,
 }
 
 /// A contraction table on the device (uploaded once per (lower, upper, THRESH_COEFF)).
@@ -102,7 +109,10 @@ pub(crate) struct Engine {
     x: Option<CudaSlice<f64>>,
     products: Option<CudaSlice<f64>>,
     lower_slots: usize,
-    n_lower: usize,
+    /// Columns of the loaded batch: its levels times their components.
+    lower_columns: usize,
+    /// Kept lines of the last judged batch, reused while large enough.
+    lines: Option<CudaSlice<RawLine>>,
 }
 
 /// A dimension of a cuBLAS product (a 32-bit `int`): `value`, or an invalid argument naming the C
@@ -157,7 +167,8 @@ impl Engine {
             x: None,
             products: None,
             lower_slots: 0,
-            n_lower: 0,
+            lower_columns: 0,
+            lines: None,
         })
     }
 
@@ -180,11 +191,13 @@ impl Engine {
             slot: d.upload(&block.slots.of_function)?,
             unfolding,
             states: None,
+            energies: None,
         });
         Ok(())
     }
 
-    pub fn set_states(&mut self, id: usize, rows: usize, vectors: &[f64], ld: usize, n: usize) -> Result<()> {
+    pub fn set_states(&mut self, id: usize, energies: &[f64], rows: usize, vectors: &[f64], ld: usize) -> Result<()> {
+        let n = energies.len();
         let mut packed =
             memory::with_capacity("the stored states", memory::elements::<f64>("the stored states", rows, n)?)?;
         for s in 0..n {
@@ -192,15 +205,18 @@ impl Engine {
         }
         // The earlier states go first, so that old and new never take device memory together.
         self.blocks[id].states = None;
+        self.blocks[id].energies = None;
         self.blocks[id].states = Some(self.device.upload(&packed)?);
+        self.blocks[id].energies = Some(self.device.upload(energies)?);
         Ok(())
     }
 
-    /// X and then Y = M^T X for a batch of lower vectors of block `id`.
+    /// X and then Y = M^T X for a batch of lower vectors of block `id` (one column per component).
     pub fn load_lower(&mut self, id: usize, block: &Block, vectors: LowerVectors<'_>, thresh_coeff: f64) -> Result<()> {
         let n = vectors.count();
         let slots = block.slots.len();
-        let cols = memory::elements::<f64>("the lower batch X", slots, n)?;
+        let n_columns = block.columns(n);
+        let cols = memory::elements::<f64>("the lower batch X", slots, n_columns)?;
         let rows = COMPONENTS * self.n_vib;
         let cols_dim = blas_dim("n_lower", cols, "slots x n_lower")?;
         blas_dim("n_vib", rows, "3 n_vib")?;
@@ -236,10 +252,10 @@ impl Engine {
         let func = self.device.function(FILE, SOURCE, "ls_scatter_lower")?;
         let null_i64 = 0u64;
         let null_f64 = 0u64;
-        let (n_primitive, n_i, ld_i, n_vib, slots_i) =
-            (block.n_primitive() as i64, n as i64, ld as i64, self.n_vib as i64, slots as i64);
+        let (n_primitive, ndeg, n_i, ld_i, n_vib, slots_i) =
+            (block.n_primitive() as i64, block.ndeg as i64, n as i64, ld as i64, self.n_vib as i64, slots as i64);
         let mut launch = stream.launch_builder(&func);
-        launch.arg(&n_primitive).arg(&n_i).arg(source).arg(&ld_i);
+        launch.arg(&n_primitive).arg(&ndeg).arg(&n_i).arg(source).arg(&ld_i);
         match &columns {
             Some(c) => launch.arg(c),
             None => launch.arg(&null_i64),
@@ -249,7 +265,7 @@ impl Engine {
             None => launch.arg(&null_i64).arg(&null_i64).arg(&null_f64),
         };
         launch.arg(&db.v).arg(&db.slot).arg(&n_vib).arg(&slots_i).arg(&thresh_coeff).arg(x);
-        unsafe { launch.launch(launch_config(block.n_primitive() * n)) }?;
+        unsafe { launch.launch(launch_config(block.n_primitive() * n_columns)) }?;
 
         let y = self.products.as_mut().expect("reserved above");
         let x = self.x.as_ref().expect("reserved above");
@@ -288,18 +304,18 @@ impl Engine {
             }
         }
         self.lower_slots = slots;
-        self.n_lower = n;
+        self.lower_columns = n_columns;
         Ok(())
     }
 
-    /// Half-linestrengths into the upper block of `key` on the device (`n_primitive x n`).
+    /// Half-linestrengths into the upper block of `key` on the device (`n_primitive x n'`).
     fn half(&mut self, key: TableKey, block: &Block, table: &Contraction) -> Result<CudaSlice<f64>> {
         if !self.tables.contains_key(&key) {
             let uploaded = DeviceTable::upload(&self.device, table)?;
             self.tables.insert(key, uploaded);
         }
         let d = &self.device;
-        let n = self.n_lower;
+        let n = self.lower_columns;
         let db = &self.blocks[key.1];
         let t = &self.tables[&key];
         let mut half = d.uninit::<f64>(block.n_primitive() * n)?;
@@ -344,23 +360,25 @@ impl Engine {
         Ok(out)
     }
 
-    /// Amplitudes of the stored states of block `upper` (`n_states x n`, on the host).
-    pub fn amplitudes(&mut self, key: TableKey, block: &Block, table: &Contraction) -> Result<Vec<f64>> {
+    /// Amplitudes of the stored states of block `upper` on the device: `n_states x (n' ndeg_F)`,
+    /// column `i' + n' d_F` (one GEMM per upper component, with the rows of its projection).
+    fn amplitudes_on_device(&mut self, key: TableKey, block: &Block, table: &Contraction) -> Result<CudaSlice<f64>> {
         let half = self.half(key, block, table)?;
+        let n = self.lower_columns;
         let db = &self.blocks[key.1];
         let projected = match &db.unfolding {
-            Some((_, transpose)) => self.csr_times(transpose, &half, self.n_lower)?,
+            Some((_, projection)) => self.csr_times(projection, &half, n)?,
             None => half,
         };
         let states = db.states.as_ref().ok_or_else(|| Error::Internal("stored states missing on the device".into()))?;
         let rows = blas_dim("upper_block", block.n_coefficients(), "the length of its eigenvectors")?;
+        let ldb =
+            blas_dim("upper_block", block.ndeg * block.n_coefficients(), "ndeg x the length of its eigenvectors")?;
         let n_states = blas_dim("upper_block", block.energies.len(), "its number of states")?;
-        let n_lower = blas_dim("n_lower", self.n_lower, "the lower batch")?;
-        let mut out = self.device.uninit::<f64>(memory::elements::<f64>(
-            "the amplitudes",
-            block.energies.len(),
-            self.n_lower,
-        )?)?;
+        let n_lower = blas_dim("n_lower", n, "the lower batch's components")?;
+        let per_component = memory::elements::<f64>("the amplitudes", block.energies.len(), n)?;
+        let mut out =
+            self.device.uninit::<f64>(memory::elements::<f64>("the amplitudes", per_component, block.ndeg)?)?;
         let cfg = GemmConfig {
             transa: cublasOperation_t::CUBLAS_OP_T,
             transb: cublasOperation_t::CUBLAS_OP_N,
@@ -369,14 +387,97 @@ impl Engine {
             k: rows,
             alpha: 1.0f64,
             lda: rows,
-            ldb: rows,
+            ldb,
             beta: 0.0,
             ldc: n_states,
         };
-        unsafe { self.blas.gemm(cfg, states, &projected, &mut out) }.map_err(cublas_error)?;
+        for d in 0..block.ndeg {
+            let b = projected.slice(d * block.n_coefficients()..);
+            let mut c = out.slice_mut(d * per_component..(d + 1) * per_component);
+            unsafe { self.blas.gemm(cfg, states, &b, &mut c) }.map_err(cublas_error)?;
+        }
+        Ok(out)
+    }
+
+    /// Amplitudes of the stored states of block `upper`, on the host (layout as on the device).
+    pub fn amplitudes(&mut self, key: TableKey, block: &Block, table: &Contraction) -> Result<Vec<f64>> {
+        let out = self.amplitudes_on_device(key, block, table)?;
         let mut host = memory::filled("the amplitudes", out.len(), 0.0)?;
         self.device.download_into(&out, &mut host)?;
         Ok(host)
+    }
+
+    /// The loaded batch's pairs with the states of the upper block of `key` judged on the device
+    /// by `rule` (kernel `ls_lines`): only the kept lines and four counters come back. A pair
+    /// whose outputs are not finite is judged again on the host from its own amplitudes, for the
+    /// error's name and value (`describe(i, f)` says which line).
+    pub fn judge_batch(
+        &mut self,
+        key: TableKey,
+        block: &Block,
+        table: &Contraction,
+        lower_energies: &[f64],
+        rule: &LineRule,
+        describe: &dyn Fn(usize, usize) -> String,
+    ) -> Result<BatchLines> {
+        let amplitudes = self.amplitudes_on_device(key, block, table)?;
+        let d = &self.device;
+        let pairs = memory::elements::<RawLine>("the kept lines", block.energies.len(), lower_energies.len())?;
+        if self.lines.as_ref().is_none_or(|l| l.len() < pairs) {
+            self.lines = None;
+            self.lines = Some(d.uninit::<RawLine>(pairs)?);
+        }
+        let lines = self.lines.as_mut().expect("reserved above");
+        let lower = d.upload(lower_energies)?;
+        let mut counters = d.upload(&[0u64, 0, 0, u64::MAX])?;
+        let upper = self.blocks[key.1]
+            .energies
+            .as_ref()
+            .ok_or_else(|| Error::Internal("stored energies missing on the device".into()))?;
+        let func = d.function(FILE, SOURCE, "ls_lines")?;
+        let mut launch = d.stream().launch_builder(&func);
+        launch.arg(rule).arg(&amplitudes).arg(&lower).arg(upper).arg(&mut *lines).arg(&mut counters);
+        unsafe { launch.launch(launch_config(pairs)) }?;
+        let mut count = [0u64; 4];
+        d.download_into(&counters, &mut count)?;
+        if count[3] != u64::MAX {
+            let n_upper = block.energies.len();
+            let (i, f) = (count[3] as usize / n_upper, count[3] as usize % n_upper);
+            return Err(self.not_finite_pair(&amplitudes, block, lower_energies[i], rule, i, f, describe));
+        }
+        let kept = count[0] as usize;
+        let mut host = memory::filled("the kept lines", kept, RawLine::default())?;
+        if kept > 0 {
+            let stream = d.stream();
+            stream.memcpy_dtoh(&lines.slice(0..kept), &mut host)?;
+            stream.synchronize()?;
+        }
+        Ok(BatchLines { lines: host, dropped_by_windows: count[1], dropped_by_thresholds: count[2] })
+    }
+
+    /// The error for the pair (i, f) that the kernel found not finite: its amplitudes are copied
+    /// back and judged on the host.
+    #[allow(clippy::too_many_arguments)]
+    fn not_finite_pair(
+        &self,
+        amplitudes: &CudaSlice<f64>,
+        block: &Block,
+        e_lower: f64,
+        rule: &LineRule,
+        i: usize,
+        f: usize,
+        describe: &dyn Fn(usize, usize) -> String,
+    ) -> Error {
+        let host = memory::filled("the amplitudes", amplitudes.len(), 0.0)
+            .and_then(|mut host| self.device.download_into(amplitudes, &mut host).map(|()| host));
+        let host = match host {
+            Ok(host) => host,
+            Err(e) => return e,
+        };
+        match rule.judge(&host, f, i, e_lower, block.energies[f]) {
+            Verdict::NotFinite(name, value) => super::filters::not_finite(name, value, describe(i, f)),
+            other => Error::Internal(format!("the device judged a line not finite that the host judges {other:?}")),
+        }
     }
 
     /// Runs the half-linestrength into `upper` on the device and waits, without a download

@@ -16,9 +16,8 @@
 //! c = 2.99792458e10 cm s^-1, k = 1.3806488e-16 erg K^-1), as `dm_intensity_symmvec` computes it.
 //! The thresholds compare S with THRESH_LINE and I with THRESH_INTES.
 
-use super::{Block, IntensityParams, Line, LineStrength, MAX_ENERGY_CM, TEMPERATURE_RANGE_K};
+use super::{IntensityParams, MAX_ENERGY_CM, TEMPERATURE_RANGE_K};
 use crate::error::{require_in_range, require_positive, Error, Result};
-use crate::memory;
 
 /// Planck constant h in erg s (TROVE's `planck`).
 pub const PLANCK: f64 = 6.62606957e-27;
@@ -48,7 +47,22 @@ pub fn absorption_intensity(
     temperature: f64,
     partition_function: f64,
 ) -> f64 {
-    let beta = PLANCK * LIGHT_SPEED / (BOLTZMANN * temperature);
+    absorption_intensity_at(linestrength, wavenumber, lower_energy, beta(temperature), partition_function)
+}
+
+/// beta = hc/(kT) in cm, T in K.
+pub fn beta(temperature: f64) -> f64 {
+    PLANCK * LIGHT_SPEED / (BOLTZMANN * temperature)
+}
+
+/// [`absorption_intensity`] with beta = hc/(kT) (cm) given.
+pub(crate) fn absorption_intensity_at(
+    linestrength: f64,
+    wavenumber: f64,
+    lower_energy: f64,
+    beta: f64,
+    partition_function: f64,
+) -> f64 {
     let nu = wavenumber.abs();
     let boltzmann = nu * (-lower_energy * beta).exp() * (1.0 - (-nu * beta).exp()) / partition_function;
     linestrength * INTENSITY_COEFFICIENT * boltzmann
@@ -78,99 +92,6 @@ pub fn check_params(p: &IntensityParams) -> Result<()> {
     }
     if p.batch == 0 {
         return Err(Error::invalid("batch", "must be >= 1"));
-    }
-    Ok(())
-}
-
-fn inside(w: [f64; 2], x: f64) -> bool {
-    x >= w[0] && x <= w[1]
-}
-
-/// True when the pair passes TROVE's energy and frequency filters (and nu > 0: absorption).
-fn passes(p: &IntensityParams, lower_energy: f64, upper_energy: f64) -> bool {
-    let nu = upper_energy - lower_energy;
-    nu > 0.0 && inside(p.freq_window, nu) && inside(p.upper_energy, upper_energy - p.zpe)
-}
-
-/// States of block `lower` inside the lower-energy window with at least one upper state of
-/// `uppers` passing the filters.
-pub(crate) fn lower_candidates(
-    blocks: &[Block],
-    lower: usize,
-    uppers: &[usize],
-    p: &IntensityParams,
-) -> Result<Vec<usize>> {
-    let mut candidates = Vec::new();
-    for (i, &e) in blocks[lower].energies.iter().enumerate() {
-        if inside(p.lower_energy, e - p.zpe)
-            && uppers.iter().any(|&u| blocks[u].energies.iter().any(|&eu| passes(p, e, eu)))
-        {
-            memory::reserve("the lower states of the line list", &mut candidates, 1)?;
-            candidates.push(i);
-        }
-    }
-    Ok(candidates)
-}
-
-/// Appends the lines from the lower states `batch` of block `lower` to the states of block
-/// `upper`, given their amplitudes (`n_states(upper) x batch.len()`), that pass the filters and
-/// thresholds. A line whose strength, Einstein A or intensity is not finite (absurd but finite
-/// inputs: a partition function of 1e-300, say) is an error naming that output, never a line
-/// dropped by a comparison with NaN.
-pub(crate) fn collect_lines(
-    handle: &LineStrength,
-    lower: usize,
-    batch: &[usize],
-    upper: usize,
-    amplitudes: &[f64],
-    p: &IntensityParams,
-    lines: &mut Vec<Line>,
-) -> Result<()> {
-    let blocks = handle.blocks();
-    let (lb, ub) = (&blocks[lower], &blocks[upper]);
-    let n_upper = ub.energies.len();
-    let degeneracy = lb.gns * ((2 * lb.j + 1) * (2 * ub.j + 1)) as f64;
-    let (upper_id, lower_id) = (handle.state_id(upper, 0), handle.state_id(lower, 0));
-    for (i, &state) in batch.iter().enumerate() {
-        let e_lower = lb.energies[state];
-        for (f, &e_upper) in ub.energies.iter().enumerate() {
-            if !passes(p, e_lower, e_upper) {
-                continue;
-            }
-            let nu = e_upper - e_lower;
-            let squared = amplitudes[f + n_upper * i].powi(2);
-            let linestrength = degeneracy * squared;
-            let intensity =
-                absorption_intensity(linestrength, nu, e_lower - p.zpe, p.temperature, p.partition_function);
-            let einstein_a = einstein_a(lb.j, squared, nu);
-            for (name, value) in [("linestrength", linestrength), ("einstein_a", einstein_a), ("intensity", intensity)]
-            {
-                if !value.is_finite() {
-                    return Err(Error::NotFinite {
-                        name,
-                        index: None,
-                        detail: format!(
-                            "{value} for the line from state {state} of block {lower} to state {f} of block {upper}"
-                        ),
-                    });
-                }
-            }
-            if intensity >= p.thresh_intens && linestrength >= p.thresh_line {
-                memory::reserve("the line list", lines, 1)?;
-                lines.push(Line {
-                    upper_id: upper_id + f as i64,
-                    lower_id: lower_id + state as i64,
-                    upper_block: upper,
-                    upper_state: f,
-                    lower_block: lower,
-                    lower_state: state,
-                    wavenumber: nu,
-                    linestrength,
-                    einstein_a,
-                    intensity,
-                });
-            }
-        }
     }
     Ok(())
 }

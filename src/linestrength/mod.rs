@@ -39,16 +39,20 @@
 pub mod cpu;
 mod cuda;
 pub mod exomol;
+pub mod filters;
 pub mod intensity;
 pub mod rotation;
+pub mod symmetry;
 
 use crate::backend::{self, Backend};
 use crate::error::{require_finite, require_finite_result, require_in_range, Error, Result};
 use crate::memory;
 use crate::progress::Tracker;
+pub use filters::{LineCounts, LineFilters, LineList};
 use rotation::{Contraction, Slots, COMPONENTS};
 use std::collections::HashMap;
 use std::sync::Arc;
+pub use symmetry::{ComponentRule, SymmetryGroup, MAX_DEGENERACY};
 
 /// The primitive basis of one (J, Gamma) block: per function, the vibrational index `v`
 /// (0-based, < Nvib), `k` in [0, J] and `tau` in {0, 1}. No two functions may share (v, K, tau).
@@ -56,6 +60,10 @@ use std::sync::Arc;
 pub struct BlockSpec<'a> {
     /// Rotational quantum number J of the block.
     pub j: u32,
+    /// Symmetry species of the block: its 0-based index in the handle's group
+    /// ([`LineStrength::set_group`]; TROVE's `igamma - 1`), or a free label when the handle has no
+    /// group (used only by the symmetry-pair rule of [`LineFilters`]).
+    pub gamma: u32,
     /// Nuclear-spin statistical weight g_ns of the block's symmetry (TROVE's GNS), >= 0.
     pub gns: f64,
     pub v: &'a [i64],
@@ -65,13 +73,17 @@ pub struct BlockSpec<'a> {
     pub unfolding: Option<Unfolding<'a>>,
 }
 
-/// Sparse unfolding matrix T (`n_primitive x n_sym`, CSR, 0-based): the primitive coefficients
-/// of a symmetrised vector c are `T c` (TROVE's `repres` contraction, row p listing the
-/// symmetrised coefficients that build primitive function p).
+/// Sparse unfolding matrices T_d (`n_primitive x n_sym` each, one per degenerate component d =
+/// 0..ndeg-1), stacked into one CSR matrix of `ndeg n_primitive` rows: row `d n_primitive + p` lists
+/// the symmetrised coefficients that build primitive function p of component d. The primitive
+/// coefficients of component d of a level with symmetrised vector c are `T_d c` (TROVE's
+/// `repres(isroot, ideg, ib)` contraction, ideg = d + 1).
 #[derive(Clone, Copy, Debug)]
 pub struct Unfolding<'a> {
+    /// Degenerate components ndeg (1 for A/B species, 2 for E, 3 for F), in [1, 3].
+    pub ndeg: usize,
     pub n_sym: usize,
-    /// `row_start[p]..row_start[p + 1]` are row p's entries; length n_primitive + 1, from 0.
+    /// `row_start[r]..row_start[r + 1]` are row r's entries; length ndeg n_primitive + 1, from 0.
     pub row_start: &'a [i64],
     pub col: &'a [i64],
     pub value: &'a [f64],
@@ -88,28 +100,36 @@ pub(crate) struct Csr {
 }
 
 impl Csr {
-    /// The transpose, also in CSR form (entries of each row in increasing column order).
-    pub fn transpose(&self) -> Result<Csr> {
-        let mut count = memory::filled("the transposed unfolding", self.cols + 1, 0i64)?;
-        for &c in &self.col {
-            count[c as usize + 1] += 1;
-        }
-        for i in 0..self.cols {
-            count[i + 1] += count[i];
-        }
-        let start = memory::copy_of("the transposed unfolding", &count)?;
-        let mut next = count;
-        let mut col = memory::filled("the transposed unfolding", self.col.len(), 0i64)?;
-        let mut value = memory::filled("the transposed unfolding", self.value.len(), 0.0)?;
+    /// The stacked transposes of a stacked matrix of `ndeg` components (`ndeg R x C`, component d
+    /// in rows `d R ..`): `ndeg C x R`, row `d C + c` holding column c of component d, in CSR form
+    /// with the entries of each row in increasing column order. With `ndeg` = 1, the transpose.
+    pub fn component_transposes(&self, ndeg: usize) -> Result<Csr> {
+        let what = "the transposed unfolding";
+        let rows_per_component = self.rows / ndeg;
+        let out_row = |row: usize, e: usize| (row / rows_per_component) * self.cols + self.col[e] as usize;
+        let out_rows = ndeg * self.cols;
+        let mut count = memory::filled(what, out_rows + 1, 0i64)?;
         for row in 0..self.rows {
             for e in self.start[row] as usize..self.start[row + 1] as usize {
-                let dst = &mut next[self.col[e] as usize];
-                col[*dst as usize] = row as i64;
+                count[out_row(row, e) + 1] += 1;
+            }
+        }
+        for i in 0..out_rows {
+            count[i + 1] += count[i];
+        }
+        let start = memory::copy_of(what, &count)?;
+        let mut next = count;
+        let mut col = memory::filled(what, self.col.len(), 0i64)?;
+        let mut value = memory::filled(what, self.value.len(), 0.0)?;
+        for row in 0..self.rows {
+            for e in self.start[row] as usize..self.start[row + 1] as usize {
+                let dst = &mut next[out_row(row, e)];
+                col[*dst as usize] = (row % rows_per_component) as i64;
                 value[*dst as usize] = self.value[e];
                 *dst += 1;
             }
         }
-        Ok(Csr { rows: self.cols, cols: self.rows, start, col, value })
+        Ok(Csr { rows: out_rows, cols: rows_per_component, start, col, value })
     }
 }
 
@@ -117,11 +137,16 @@ impl Csr {
 #[derive(Clone, Debug)]
 pub(crate) struct Block {
     pub j: u32,
+    pub gamma: u32,
+    /// Degenerate components of every level (1 without an unfolding).
+    pub ndeg: usize,
     pub gns: f64,
     /// Vibrational index of each primitive function.
     pub v: Vec<u32>,
     pub slots: Slots,
-    /// T (primitive x symmetrised) and its transpose, when the block has an unfolding.
+    /// When the block has an unfolding: the stacked T (`ndeg n_primitive x n_sym`, rows of component
+    /// d from `d n_primitive`) and the stacked transposes P (`ndeg n_sym x n_primitive`, rows
+    /// `d n_sym + s` = column s of T_d).
     pub unfolding: Option<(Csr, Csr)>,
     /// Energies (cm^-1) of the states set by [`LineStrength::set_states`].
     pub energies: Vec<f64>,
@@ -136,6 +161,11 @@ impl Block {
     /// Length of an eigenvector: symmetrised size with an unfolding, primitive size without.
     pub fn n_coefficients(&self) -> usize {
         self.unfolding.as_ref().map_or(self.v.len(), |(t, _)| t.cols)
+    }
+
+    /// Columns of a batch of `n` levels of this block once unfolded: one per component.
+    pub fn columns(&self, n: usize) -> usize {
+        self.ndeg * n
     }
 }
 
@@ -222,6 +252,8 @@ pub struct LineStrength {
     lower: Option<(usize, usize)>,
     /// Rotational contraction tables already built, by [`TableKey`] (blocks never change once added).
     tables: HashMap<TableKey, Arc<Contraction>>,
+    /// The molecule's symmetry group, when set ([`LineStrength::set_group`]).
+    group: Option<SymmetryGroup>,
 }
 
 /// A contraction table's identity: lower block, upper block, THRESH_COEFF (its bits).
@@ -283,7 +315,7 @@ impl LineStrength {
             Backend::Cpu => Engine::Cpu(cpu::Engine::new(n_vib, packed)),
             Backend::Cuda(device) => Engine::Cuda(Box::new(cuda::Engine::new(device, n_vib, packed, options)?)),
         };
-        Ok(LineStrength { n_vib, blocks: Vec::new(), engine, lower: None, tables: HashMap::new() })
+        Ok(LineStrength { n_vib, blocks: Vec::new(), engine, lower: None, tables: HashMap::new(), group: None })
     }
 
     /// `"cpu"` or `"cuda"`.
@@ -305,6 +337,25 @@ impl LineStrength {
             Engine::Cpu(_) => 1,
             Engine::Cuda(e) => e.dipole_blocks(),
         }
+    }
+
+    /// Sets the molecule's symmetry group (TROVE's `sym%group`), before any block is added: from
+    /// then on every block's `gamma` must be one of its species and its unfolding must have that
+    /// species' degeneracy in components, and the line filters can apply TROVE's degeneracy filter.
+    pub fn set_group(&mut self, group: SymmetryGroup) -> Result<()> {
+        if !self.blocks.is_empty() {
+            return Err(Error::invalid(
+                "group",
+                format!("must be set before any block is added ({} blocks are registered)", self.blocks.len()),
+            ));
+        }
+        self.group = Some(group);
+        Ok(())
+    }
+
+    /// The symmetry group set by [`LineStrength::set_group`].
+    pub fn group(&self) -> Option<&SymmetryGroup> {
+        self.group.as_ref()
     }
 
     /// Registers a block; returns its index (0-based, in registration order).
@@ -371,8 +422,38 @@ impl LineStrength {
             let later = pair[0].1.max(pair[1].1);
             return Err(Error::invalid_at("v", later, "(v, K, tau) repeats an earlier primitive function"));
         }
+        let ndeg = spec.unfolding.as_ref().map_or(1, |u| u.ndeg);
+        if let Some(group) = &self.group {
+            let gamma = spec.gamma as usize;
+            let Some(&species_ndeg) = group.degeneracy.get(gamma) else {
+                return Err(Error::invalid(
+                    "gamma",
+                    format!("must be a species of {} in [0, {}), got {gamma}", group.name, group.n_species()),
+                ));
+            };
+            if species_ndeg != ndeg {
+                let label = group.labels[gamma];
+                return Err(match spec.unfolding {
+                    None => Error::invalid(
+                        "n_sym",
+                        format!(
+                            "must be >= 1: a block of the degenerate species {label} of {} needs an unfolding \
+                             with all its {species_ndeg} components",
+                            group.name
+                        ),
+                    ),
+                    Some(_) => Error::invalid(
+                        "ndeg",
+                        format!(
+                            "must be {species_ndeg}, the degeneracy of species {label} of {}, got {ndeg}",
+                            group.name
+                        ),
+                    ),
+                });
+            }
+        }
         let unfolding = spec.unfolding.as_ref().map(|u| validate_unfolding(u, n)).transpose()?;
-        Ok(Block { j: spec.j, gns: spec.gns, v, slots, unfolding, energies: Vec::new() })
+        Ok(Block { j: spec.j, gamma: spec.gamma, ndeg, gns: spec.gns, v, slots, unfolding, energies: Vec::new() })
     }
 
     fn block(&self, name: &'static str, id: usize) -> Result<&Block> {
@@ -389,6 +470,11 @@ impl LineStrength {
     /// Length of an eigenvector of block `id` (symmetrised size with an unfolding).
     pub fn n_coefficients(&self, id: usize) -> Result<usize> {
         Ok(self.block("block", id)?.n_coefficients())
+    }
+
+    /// Degenerate components of the levels of block `id` (1, 2 or 3).
+    pub fn ndeg(&self, id: usize) -> Result<usize> {
+        Ok(self.block("block", id)?.ndeg)
     }
 
     /// Number of states stored for block `id`.
@@ -420,7 +506,7 @@ impl LineStrength {
         let energies = memory::copy_of("the state energies", energies)?;
         match &mut self.engine {
             Engine::Cpu(e) => e.set_states(id, rows, vectors, ld, energies.len())?,
-            Engine::Cuda(e) => e.set_states(id, rows, vectors, ld, energies.len())?,
+            Engine::Cuda(e) => e.set_states(id, &energies, rows, vectors, ld)?,
         }
         self.blocks[id].energies = energies;
         Ok(())
@@ -519,33 +605,40 @@ impl LineStrength {
     }
 
     /// Half-linestrengths (eq. 14) of the loaded lower batch into upper block `upper`:
-    /// `out` is `n_primitive(upper) x n` (Debye), leading dimension `ld`. 3j symbols below
+    /// `out` is `n_primitive(upper) x (ndeg n)` (Debye), leading dimension `ld`, column
+    /// `d + ndeg i` for component d of lower state i (ndeg of the lower block). 3j symbols below
     /// `thresh_coeff` are skipped as in TROVE.
     pub fn half_linestrength(&mut self, upper: usize, thresh_coeff: f64, out: &mut [f64], ld: usize) -> Result<()> {
         let (lower, n) = self.pair(upper)?;
         check_threshold("thresh_coeff", thresh_coeff)?;
         let rows = self.blocks[upper].n_primitive();
+        let n = self.blocks[lower].columns(n);
         check_matrix("half", out.len(), rows, n, ld)?;
         let (key, table) = self.contraction(lower, upper, thresh_coeff);
         let half = match &mut self.engine {
             Engine::Cpu(e) => e.half(&self.blocks[upper], &table)?,
             Engine::Cuda(e) => e.half_to_host(key, &self.blocks[upper], &table)?,
         };
-        require_finite_result("half", &half, |e| format!("primitive function {}, lower state {}", e % rows, e / rows))?;
+        let ndeg = self.blocks[lower].ndeg;
+        require_finite_result("half", &half, |e| {
+            format!("primitive function {}, lower state {} component {}", e % rows, e / rows / ndeg, e / rows % ndeg)
+        })?;
         for i in 0..n {
             out[i * ld..i * ld + rows].copy_from_slice(&half[i * rows..(i + 1) * rows]);
         }
         Ok(())
     }
 
-    /// Transition amplitudes a(f, i) = sum_p c^f_p h_p(i) (eq. 15 before squaring, Debye) of every
-    /// stored state f of block `upper` with every state i of the loaded lower batch:
-    /// `n_states(upper) x n`, column-major.
+    /// Transition amplitudes a(f, d_F; i, d_I) = sum_p (T_(d_F) c^f)_p h_p(i, d_I) (eq. 15 before
+    /// squaring, Debye; TROVE's `linestr_deg(idegI, idegF)`) of every stored state f of block `upper`
+    /// with every state i of the loaded lower batch, for every lower component d_I and upper
+    /// component d_F: `n_states(upper) x (ndeg_I n ndeg_F)`, column-major, column
+    /// `d_I + ndeg_I (i + n d_F)` (for non-degenerate blocks: `n_states(upper) x n`).
     pub fn amplitudes(&mut self, upper: usize, thresh_coeff: f64) -> Result<Vec<f64>> {
         if self.block("upper_block", upper)?.energies.is_empty() {
             return Err(Error::invalid("upper_block", format!("block {upper} has no states (set_states first)")));
         }
-        let (lower, _) = self.pair(upper)?;
+        let (lower, n) = self.pair(upper)?;
         check_threshold("thresh_coeff", thresh_coeff)?;
         let (key, table) = self.contraction(lower, upper, thresh_coeff);
         let amplitudes = match &mut self.engine {
@@ -553,8 +646,9 @@ impl LineStrength {
             Engine::Cuda(e) => e.amplitudes(key, &self.blocks[upper], &table)?,
         };
         let rows = self.blocks[upper].energies.len();
+        let ndeg = self.blocks[lower].ndeg;
         require_finite_result("amplitudes", &amplitudes, |e| {
-            format!("upper state {}, lower state {}", e % rows, e / rows)
+            format!("upper state {}, lower state {} component {}", e % rows, e / rows / ndeg % n, e / rows % ndeg)
         })?;
         Ok(amplitudes)
     }
@@ -581,13 +675,29 @@ impl LineStrength {
     }
 
     /// The line list from the stored states of block `lower` into the stored states of the
-    /// blocks `uppers` (the symmetry-allowed partners, J' within 1 of J), with TROVE's filters and
-    /// thresholds ([`IntensityParams`]). Lines come ordered by lower state, then upper block, then
-    /// upper state. The list is computed in internal batches, so afterwards no lower batch is
-    /// loaded ([`LineStrength::loaded_batch`]).
-    /// A call refused for its arguments changes nothing.
+    /// blocks `uppers` (the symmetry-allowed partners, J' within 1 of J), with TROVE's windows and
+    /// thresholds ([`IntensityParams`]) and no further rule: [`LineStrength::line_list_filtered`]
+    /// with [`LineFilters::default`].
     pub fn line_list(&mut self, lower: usize, uppers: &[usize], params: &IntensityParams) -> Result<Vec<Line>> {
+        Ok(self.line_list_filtered(lower, uppers, params, &LineFilters::default())?.lines)
+    }
+
+    /// The line list from the stored states of block `lower` into the stored states of the
+    /// blocks `uppers` (J' within 1 of J), judged by TROVE's rules, windows and thresholds
+    /// ([`filters`]) where the amplitudes are computed (on the GPU: on the device; only the kept
+    /// lines are copied back), with the count of the pairs kept and dropped. Lines come ordered by
+    /// lower state, then upper block (its position in `uppers`), then upper state. The list is
+    /// computed in internal batches, so afterwards no lower batch is loaded
+    /// ([`LineStrength::loaded_batch`]). A call refused for its arguments changes nothing.
+    pub fn line_list_filtered(
+        &mut self,
+        lower: usize,
+        uppers: &[usize],
+        params: &IntensityParams,
+        filters: &LineFilters,
+    ) -> Result<LineList> {
         intensity::check_params(params)?;
+        filters.check(&self.blocks, self.group.is_some())?;
         let j = self.block("lower_block", lower)?.j;
         if self.blocks[lower].energies.is_empty() {
             return Err(Error::invalid("lower_block", format!("block {lower} has no states (set_states first)")));
@@ -604,36 +714,173 @@ impl LineStrength {
             }
         }
         let mut tracker = Tracker::start(c"atomgpu_linestrength_line_list");
-        let lines = self.lines_in_batches(lower, uppers, params, &mut tracker);
+        let total = self.blocks[lower].energies.len() as f64;
+        let mut lines = Vec::new();
+        let counts = self.lines_of_lower(lower, uppers, params, filters, &mut |batch, done| {
+            memory::reserve("the line list", &mut lines, batch.len())?;
+            lines.extend_from_slice(batch);
+            tracker.update(done as f64, total)
+        });
         self.lower = None;
-        let mut lines = lines?;
-        // Keys are unique per line, so the unstable sort (which allocates nothing) gives this order.
-        lines.sort_unstable_by_key(|l| (l.lower_state, uppers.iter().position(|&u| u == l.upper_block), l.upper_state));
-        tracker.finish(self.blocks[lower].energies.len() as f64)?;
-        Ok(lines)
+        let counts = counts?;
+        tracker.finish(total)?;
+        Ok(LineList { lines, counts })
     }
 
-    /// The lines of [`LineStrength::line_list`] (arguments checked), batch by batch, reporting the
-    /// lower states done to `tracker`.
-    fn lines_in_batches(
+    /// The whole line list of the handle, streamed: every block with states as the lower block (in
+    /// registration order), into every block with states that J' = J'' or J'' +- 1 reaches
+    /// (J + J' >= 1), judged as [`LineStrength::line_list_filtered`] judges, one batch of lower
+    /// states at a time: `sink` gets each batch's kept lines (ordered by lower state, upper block,
+    /// upper state), so the whole list is never held anywhere. Returns the counts over the list.
+    pub fn line_list_stream(
+        &mut self,
+        params: &IntensityParams,
+        filters: &LineFilters,
+        sink: &mut dyn FnMut(&[Line]) -> Result<()>,
+    ) -> Result<LineCounts> {
+        intensity::check_params(params)?;
+        filters.check(&self.blocks, self.group.is_some())?;
+        let mut tracker = Tracker::start(c"atomgpu_linestrength_line_list_stream");
+        let total = self.blocks.iter().map(|b| b.energies.len() as f64).sum::<f64>();
+        let mut counts = LineCounts::default();
+        let mut before = 0.0;
+        for lower in 0..self.blocks.len() {
+            let (j, n_lower) = (self.blocks[lower].j, self.blocks[lower].energies.len());
+            if n_lower == 0 {
+                continue;
+            }
+            let uppers: Vec<usize> = (0..self.blocks.len())
+                .filter(|&u| {
+                    let b = &self.blocks[u];
+                    b.j.abs_diff(j) <= 1 && b.j + j >= 1 && !b.energies.is_empty()
+                })
+                .collect();
+            let block_counts = self.lines_of_lower(lower, &uppers, params, filters, &mut |batch, done| {
+                sink(batch)?;
+                tracker.update(before + done as f64, total)
+            });
+            self.lower = None;
+            counts.add(&block_counts?);
+            before += n_lower as f64;
+        }
+        tracker.finish(total)?;
+        Ok(counts)
+    }
+
+    /// The lines from block `lower` into `uppers` (arguments checked), one batch of lower states at
+    /// a time: `emit(lines, states done)` after each batch.
+    fn lines_of_lower(
         &mut self,
         lower: usize,
         uppers: &[usize],
         params: &IntensityParams,
-        tracker: &mut Tracker,
-    ) -> Result<Vec<Line>> {
-        let candidates = intensity::lower_candidates(&self.blocks, lower, uppers, params)?;
-        let total = self.blocks[lower].energies.len() as f64;
+        filters: &LineFilters,
+        emit: &mut dyn FnMut(&[Line], usize) -> Result<()>,
+    ) -> Result<LineCounts> {
+        let mut counts = LineCounts::default();
+        let n_lower = self.blocks[lower].energies.len();
+        let mut active = Vec::new();
+        for &u in uppers {
+            let pairs = (n_lower * self.blocks[u].energies.len()) as u64;
+            counts.pairs += pairs;
+            if filters.allows(&self.blocks[lower], &self.blocks[u]) {
+                active.push(u);
+            } else {
+                counts.dropped_by_rules += pairs;
+            }
+        }
+        if active.is_empty() {
+            return Ok(counts);
+        }
+        let filter_group = if filters.degeneracy_filter { self.group.as_ref() } else { None };
+        let (lb, blocks) = (&self.blocks[lower], &self.blocks);
+        let rules = memory::collect(
+            "the line rules",
+            active.iter().map(|&u| {
+                let ub = &blocks[u];
+                let components = ComponentRule::new(
+                    lb.ndeg,
+                    lb.gamma as usize,
+                    ub.ndeg,
+                    ub.gamma as usize,
+                    filters.reduced,
+                    filter_group,
+                );
+                filters::LineRule::new(lb, ub, 0, params, &components)
+            }),
+        )?;
+        let active_upper_states: usize = active.iter().map(|&u| blocks[u].energies.len()).sum();
+        // Lower states with no pair inside the windows are dropped without computing anything.
+        let mut candidates = Vec::new();
+        for (i, &e) in lb.energies.iter().enumerate() {
+            let any =
+                active.iter().zip(&rules).any(|(&u, r)| blocks[u].energies.iter().any(|&eu| r.inside_windows(e, eu)));
+            if any {
+                memory::reserve("the lower states of the line list", &mut candidates, 1)?;
+                candidates.push(i);
+            } else {
+                counts.dropped_by_windows += active_upper_states as u64;
+            }
+        }
         let mut lines = Vec::new();
         for batch in candidates.chunks(params.batch) {
             self.load(lower, LowerVectors::Stored(batch), params.thresh_coeff)?;
-            for &u in uppers {
-                let amplitudes = self.amplitudes(u, params.thresh_coeff)?;
-                intensity::collect_lines(self, lower, batch, u, &amplitudes, params, &mut lines)?;
+            lines.clear();
+            for (&u, rule) in active.iter().zip(&rules) {
+                let rule = filters::LineRule { n_levels: batch.len() as i64, ..*rule };
+                let judged = self.judge_batch(lower, batch, u, &rule, params.thresh_coeff)?;
+                counts.dropped_by_windows += judged.dropped_by_windows;
+                counts.dropped_by_thresholds += judged.dropped_by_thresholds;
+                counts.kept += judged.lines.len() as u64;
+                let (upper_id, lower_id) = (self.state_id(u, 0), self.state_id(lower, 0));
+                memory::reserve("the line list", &mut lines, judged.lines.len())?;
+                lines.extend(judged.lines.iter().map(|l| Line {
+                    upper_id: upper_id + l.upper_state,
+                    lower_id: lower_id + batch[l.level as usize] as i64,
+                    upper_block: u,
+                    upper_state: l.upper_state as usize,
+                    lower_block: lower,
+                    lower_state: batch[l.level as usize],
+                    wavenumber: l.wavenumber,
+                    linestrength: l.linestrength,
+                    einstein_a: l.einstein_a,
+                    intensity: l.intensity,
+                }));
             }
-            tracker.update(batch[batch.len() - 1] as f64 + 1.0, total)?;
+            // Keys are unique per line, so the unstable sort (which allocates nothing) gives this order.
+            lines.sort_unstable_by_key(|l| {
+                (l.lower_state, uppers.iter().position(|&u| u == l.upper_block), l.upper_state)
+            });
+            emit(&lines, batch[batch.len() - 1] + 1)?;
         }
-        Ok(lines)
+        Ok(counts)
+    }
+
+    /// The judged pairs of the loaded batch (states `batch` of block `lower`) with the states of
+    /// block `upper`, on the engine.
+    fn judge_batch(
+        &mut self,
+        lower: usize,
+        batch: &[usize],
+        upper: usize,
+        rule: &filters::LineRule,
+        thresh_coeff: f64,
+    ) -> Result<filters::BatchLines> {
+        let lower_energies =
+            memory::collect("the lower energies", batch.iter().map(|&s| self.blocks[lower].energies[s]))?;
+        let describe =
+            |i: usize, f: usize| format!("from state {} of block {lower} to state {f} of block {upper}", batch[i]);
+        match &mut self.engine {
+            Engine::Cpu(_) => {
+                let amplitudes = self.amplitudes(upper, thresh_coeff)?;
+                filters::judge_batch(rule, &amplitudes, &lower_energies, &self.blocks[upper].energies, &describe)
+            }
+            Engine::Cuda(_) => {
+                let (key, table) = self.contraction(lower, upper, thresh_coeff);
+                let Engine::Cuda(e) = &mut self.engine else { unreachable!("matched above") };
+                e.judge_batch(key, &self.blocks[upper], &table, &lower_energies, rule, &describe)
+            }
+        }
     }
 
     pub(crate) fn blocks(&self) -> &[Block] {
@@ -651,6 +898,9 @@ pub fn check_threshold(name: &'static str, value: f64) -> Result<()> {
 }
 
 fn validate_unfolding(u: &Unfolding<'_>, n_primitive: usize) -> Result<(Csr, Csr)> {
+    if !(1..=MAX_DEGENERACY).contains(&u.ndeg) {
+        return Err(Error::invalid("ndeg", format!("must be 1, 2 or 3 (components of a level), got {}", u.ndeg)));
+    }
     if u.n_sym == 0 || u.n_sym > n_primitive {
         return Err(Error::invalid(
             "n_sym",
@@ -661,22 +911,34 @@ fn validate_unfolding(u: &Unfolding<'_>, n_primitive: usize) -> Result<(Csr, Csr
             ),
         ));
     }
-    if u.row_start.len() != n_primitive + 1 || u.row_start[0] != 0 {
-        return Err(Error::invalid("row_start", "must have n_primitive + 1 entries starting at 0"));
+    let rows = u.ndeg * n_primitive;
+    if u.row_start.len() != rows + 1 || u.row_start[0] != 0 {
+        return Err(Error::invalid(
+            "row_start",
+            format!(
+                "must have ndeg n_primitive + 1 = {} entries starting at 0 (one row per primitive function and \
+                 component), got {} entries",
+                rows + 1,
+                u.row_start.len()
+            ),
+        ));
     }
-    for p in 0..n_primitive {
-        let entries = u.row_start[p + 1].checked_sub(u.row_start[p]).unwrap_or(-1);
+    for r in 0..rows {
+        let entries = u.row_start[r + 1].checked_sub(u.row_start[r]).unwrap_or(-1);
         if !(0..=u.n_sym as i64).contains(&entries) {
             return Err(Error::invalid_at(
                 "row_start",
-                p + 1,
-                format!("row {p} must have 0 to n_sym = {} entries", u.n_sym),
+                r + 1,
+                format!("row {r} must have 0 to n_sym = {} entries", u.n_sym),
             ));
         }
     }
-    let nnz = u.row_start[n_primitive] as usize;
+    let nnz = u.row_start[rows] as usize;
     if u.col.len() < nnz || u.value.len() < nnz {
-        return Err(Error::invalid("col", format!("col and value must hold row_start[n_primitive] = {nnz} entries")));
+        return Err(Error::invalid(
+            "col",
+            format!("col and value must hold row_start[ndeg n_primitive] = {nnz} entries"),
+        ));
     }
     for e in 0..nnz {
         if u.col[e] < 0 || u.col[e] as usize >= u.n_sym {
@@ -685,12 +947,12 @@ fn validate_unfolding(u: &Unfolding<'_>, n_primitive: usize) -> Result<(Csr, Csr
         require_finite("value", Some(e), u.value[e])?;
     }
     let t = Csr {
-        rows: n_primitive,
+        rows,
         cols: u.n_sym,
         start: memory::copy_of("the unfolding", u.row_start)?,
         col: memory::copy_of("the unfolding", &u.col[..nnz])?,
         value: memory::copy_of("the unfolding", &u.value[..nnz])?,
     };
-    let tt = t.transpose()?;
-    Ok((t, tt))
+    let projection = t.component_transposes(u.ndeg)?;
+    Ok((t, projection))
 }

@@ -19,7 +19,7 @@ pub struct Labels {
 impl Labels {
     /// The spec of this block (g_ns = 1, primitive vectors).
     pub fn spec(&self) -> BlockSpec<'_> {
-        BlockSpec { j: self.j, gns: 1.0, v: &self.v, k: &self.k, tau: &self.tau, unfolding: None }
+        BlockSpec { j: self.j, gamma: 0, gns: 1.0, v: &self.v, k: &self.k, tau: &self.tau, unfolding: None }
     }
 
     pub fn len(&self) -> usize {
