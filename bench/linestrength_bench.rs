@@ -9,6 +9,15 @@
 //! states, plus Nvib = 15948 with the dipole streamed in 2 blocks (GAIN's blocking) at batch 64.
 //! `--quick` runs Nvib = 600, J = 10 instead (a smoke test).
 //!
+//! `--degenerate` (issue 13) runs instead: (a) the cost per state-component of a doubly
+//! degenerate (E) lower block against a non-degenerate one of the same primitive size, at equal
+//! numbers of product columns (E: n levels = 2n columns); (b) the whole J'' = 70 -> J' = 69, 70, 71
+//! line list of 256 lower levels into 3 x 300 upper levels: its eq. 14 device work alone
+//! (`load_lower_states` + `time_half_linestrength`, batches of 64) against the same list judged by
+//! TROVE-like filters on the device and streamed to an ExoMol `.trans` file
+//! (`exomol::write_line_list`), and the same list judged without writing it (a sink that only
+//! takes the lines). Add `--quick` for Nvib = 600, J = 10.
+//!
 //! What is timed, per batch: loading the lower states (scatter of their vectors into X, then
 //! Y = [mu_x mu_y mu_z]^T X, one DGEMM of 3Nvib x (141 n) x Nvib) and the contraction into the three
 //! upper blocks, synchronised, without downloads (`time_half_linestrength`). Two variants: the
@@ -27,7 +36,7 @@
 mod molecule;
 
 use atomgpu::backend::{self, Backend};
-use atomgpu::linestrength::{LineStrength, Options};
+use atomgpu::linestrength::{exomol, BlockSpec, IntensityParams, LineFilters, LineStrength, Options, Unfolding};
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use molecule::*;
@@ -112,6 +121,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let out_dir = args.get(1).cloned().unwrap_or_else(|| "out".into());
     let quick = args.iter().any(|a| a == "--quick");
+    let degenerate = args.iter().any(|a| a == "--degenerate");
     std::fs::create_dir_all(&out_dir).unwrap();
     let mut jsonl = std::fs::File::create(format!("{out_dir}/linestrength_bench.jsonl")).unwrap();
     let mut emit = |line: String| {
@@ -123,6 +133,15 @@ fn main() {
     let ceiling = device.as_ref().map(|d| dgemm_ceiling(d));
     if let (Some(d), Some(c)) = (&device, ceiling) {
         emit(format!(r#"{{"routine":"cublas_dgemm_8192","device":"{}","tflops":{c:.2}}}"#, d.name()));
+    }
+    if degenerate {
+        let Some(d) = &device else {
+            eprintln!("no CUDA device: the degenerate cases need one");
+            return;
+        };
+        let (n_vib, j) = if quick { (600, 10) } else { (7642, 70) };
+        degenerate_cases(d, n_vib, j, ceiling.unwrap_or(f64::NAN), &out_dir, &mut emit);
+        return;
     }
     let cases: Vec<Case> = if quick {
         vec![Case { n_vib: 600, j: 10, batches: &[1, 8, 64], cpu_batches: &[1, 8], forced_blocks: 1 }]
@@ -202,4 +221,137 @@ fn main() {
             ));
         }
     }
+}
+
+/// An E-species unfolding of a full block of `n_primitive` functions: n_sym = n_primitive / 2,
+/// component 0 = (p_2s + p_2s+1)/sqrt(2), component 1 = (p_2s - p_2s+1)/sqrt(2) (two entries per
+/// symmetrised function and component, as a real E pair of a C3v molecule has); stacked CSR.
+fn e_unfolding(n_primitive: usize) -> (usize, Vec<i64>, Vec<i64>, Vec<f64>) {
+    let n_sym = n_primitive / 2;
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    let (mut start, mut col, mut value) = (vec![0i64], vec![], vec![]);
+    for d in 0..2 {
+        for p in 0..n_primitive {
+            let s = p / 2;
+            if s < n_sym {
+                col.push(s as i64);
+                value.push(if d == 1 && p % 2 == 1 { -h } else { h });
+            }
+            start.push(col.len() as i64);
+        }
+    }
+    (n_sym, start, col, value)
+}
+
+fn degenerate_cases(
+    d: &std::sync::Arc<atomgpu::backend::CudaDevice>,
+    n_vib: usize,
+    j: u32,
+    ceiling: f64,
+    out_dir: &str,
+    emit: &mut impl FnMut(String),
+) {
+    let mut rng = Rng::new(11 + n_vib as u64);
+    let dipole = random_dipole(&mut rng, n_vib);
+    let flops_per_column = 2.0 * (3 * n_vib) as f64 * n_vib as f64 * (2 * j + 1) as f64;
+    let backend = Backend::Cuda(d.clone());
+
+    // (a) Cost per product column: non-degenerate lower block vs an E block of the same size.
+    let lower = full_block(j, n_vib);
+    let p = lower.len();
+    let (n_sym, start, col, value) = e_unfolding(p);
+    let e_spec = BlockSpec {
+        unfolding: Some(Unfolding { ndeg: 2, n_sym, row_start: &start, col: &col, value: &value }),
+        ..lower.spec()
+    };
+    let mut h = LineStrength::new_on(backend.clone(), n_vib, &dipole, n_vib, Options::default()).unwrap();
+    h.add_block(&lower.spec()).unwrap();
+    h.add_block(&e_spec).unwrap();
+    for jj in [j - 1, j, j + 1] {
+        h.add_block(&full_block(jj, n_vib).spec()).unwrap();
+    }
+    let max_levels = 256;
+    let vectors = random_values(&mut rng, p * max_levels);
+    let energies: Vec<f64> = (0..max_levels).map(|s| s as f64).collect();
+    h.set_states(0, &energies, &vectors, p).unwrap();
+    h.set_states(1, &energies, &vectors, n_sym).unwrap();
+    for columns in [64usize, 128, 256] {
+        for (block, ndeg) in [(0usize, 1usize), (1, 2)] {
+            let levels: Vec<usize> = (0..columns / ndeg).collect();
+            let seconds = median_seconds(5, || {
+                h.load_lower_states(block, &levels, 0.0).unwrap();
+                for upper in 2..=4 {
+                    h.time_half_linestrength(upper, 0.0).unwrap();
+                }
+            });
+            let tflops = flops_per_column * columns as f64 / seconds / 1e12;
+            emit(format!(
+                r#"{{"routine":"half_linestrength_degenerate","device":"{}","n_vib":{n_vib},"J":{j},"ndeg":{ndeg},"levels":{},"columns":{columns},"seconds":{seconds:.6e},"ms_per_level":{:.4},"ms_per_column":{:.4},"tflops":{tflops:.2},"fraction_of_dgemm":{:.3}}}"#,
+                d.name(),
+                levels.len(),
+                1e3 * seconds / levels.len() as f64,
+                1e3 * seconds / columns as f64,
+                tflops / ceiling
+            ));
+        }
+    }
+    drop(h);
+
+    // (b) A whole J'' -> J' line list: eq. 14 device work vs filtered streaming to .trans.
+    let n_lower = 256;
+    let n_upper = 300;
+    let mut h = LineStrength::new_on(backend, n_vib, &dipole, n_vib, Options::default()).unwrap();
+    h.add_block(&lower.spec()).unwrap();
+    let lower_energies: Vec<f64> = (0..n_lower).map(|_| rng.uniform(0.0, 3000.0)).collect();
+    h.set_states(0, &lower_energies, &vectors, p).unwrap();
+    let upper_size = full_block(j + 1, n_vib).len();
+    let upper_vectors = random_values(&mut rng, upper_size * n_upper);
+    for jj in [j - 1, j, j + 1] {
+        let block = full_block(jj, n_vib);
+        let id = h.add_block(&block.spec()).unwrap();
+        let energies: Vec<f64> = (0..n_upper).map(|_| rng.uniform(2000.0, 9000.0)).collect();
+        h.set_states(id, &energies, &upper_vectors, block.len()).unwrap();
+    }
+    let batch = 64;
+    let all: Vec<usize> = (0..n_lower).collect();
+    let device_seconds = median_seconds(3, || {
+        for chunk in all.chunks(batch) {
+            h.load_lower_states(0, chunk, 0.0).unwrap();
+            for upper in 1..=3 {
+                h.time_half_linestrength(upper, 0.0).unwrap();
+            }
+        }
+    });
+    let params = IntensityParams {
+        temperature: 296.0,
+        partition_function: 1000.0,
+        zpe: 0.0,
+        freq_window: [0.0, 8000.0],
+        lower_energy: [0.0, 2500.0],
+        upper_energy: [0.0, 8500.0],
+        thresh_coeff: 0.0,
+        thresh_line: 0.0,
+        thresh_intens: 1e-30,
+        batch,
+    };
+    let stem = std::path::Path::new(out_dir).join("bench_linelist");
+    let mut counts = Default::default();
+    let stream_seconds = median_seconds(3, || {
+        counts = exomol::write_line_list(&mut h, &stem, &params, &LineFilters::default()).unwrap();
+    });
+    let judged_seconds = median_seconds(3, || {
+        h.line_list_stream(&params, &LineFilters::default(), &mut |_| Ok(())).unwrap();
+    });
+    let trans_bytes = std::fs::metadata(stem.with_extension("trans")).map(|m| m.len()).unwrap_or(0);
+    emit(format!(
+        r#"{{"routine":"line_list_streamed","device":"{}","n_vib":{n_vib},"J":{j},"lower_levels":{n_lower},"upper_levels":"3 x {n_upper}","batch":{batch},"eq14_device_seconds":{device_seconds:.6e},"judged_seconds":{judged_seconds:.6e},"streamed_seconds":{stream_seconds:.6e},"ratio":{:.3},"ms_per_lower_level_eq14":{:.4},"ms_per_lower_level_streamed":{:.4},"pairs":{},"dropped_by_windows":{},"dropped_by_thresholds":{},"kept":{},"trans_bytes":{trans_bytes}}}"#,
+        d.name(),
+        stream_seconds / device_seconds,
+        1e3 * device_seconds / n_lower as f64,
+        1e3 * stream_seconds / n_lower as f64,
+        counts.pairs,
+        counts.dropped_by_windows,
+        counts.dropped_by_thresholds,
+        counts.kept
+    ));
 }

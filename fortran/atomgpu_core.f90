@@ -35,6 +35,7 @@ module atomgpu_core
     integer, parameter, public :: ATOMGPU_ERR_INTERNAL = 6
     integer, parameter, public :: ATOMGPU_ERR_NOT_FINITE = 7            ! a result overflowed
     integer, parameter, public :: ATOMGPU_ERR_CANCELLED = 8             ! progress callback or time limit
+    integer, parameter, public :: ATOMGPU_ERR_IO = 9                    ! a file could not be written
 
     ! Backend choices (atomgpu_set_backend) and backends in use (atomgpu_device_info).
     integer, parameter, public :: ATOMGPU_BACKEND_AUTO = 0

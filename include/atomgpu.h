@@ -69,6 +69,12 @@
 #define ATOMGPU_ERR_CANCELLED 8
 
 /**
+ * A file could not be written (ExoMol output of a line list): the message names the file and
+ * the system's reason; no file was left half written.
+ */
+#define ATOMGPU_ERR_IO 9
+
+/**
  * Backend choice for `atomgpu_set_backend`: CUDA when available, else the CPU.
  */
 #define ATOMGPU_BACKEND_AUTO 0

@@ -32,6 +32,9 @@ pub const ATOMGPU_ERR_NOT_FINITE: i32 = 7;
 /// The call was stopped before it finished, by the progress callback or the time limit of the
 /// calling thread (`atomgpu_set_progress`, `atomgpu_set_time_limit`); nothing was written.
 pub const ATOMGPU_ERR_CANCELLED: i32 = 8;
+/// A file could not be written (ExoMol output of a line list): the message names the file and
+/// the system's reason; no file was left half written.
+pub const ATOMGPU_ERR_IO: i32 = 9;
 
 /// Result of every fallible atomgpu routine.
 pub type Result<T> = std::result::Result<T, Error>;
@@ -72,6 +75,9 @@ pub enum Error {
     /// The progress callback or the time limit stopped the call.
     #[error("cancelled: {0}")]
     Cancelled(String),
+    /// A file could not be written; the message names it and gives the system's reason.
+    #[error("file error: {0}")]
+    Io(String),
 }
 
 impl Error {
@@ -96,6 +102,7 @@ impl Error {
             Error::Internal(_) => ATOMGPU_ERR_INTERNAL,
             Error::NotFinite { .. } => ATOMGPU_ERR_NOT_FINITE,
             Error::Cancelled(_) => ATOMGPU_ERR_CANCELLED,
+            Error::Io(_) => ATOMGPU_ERR_IO,
         }
     }
 

@@ -449,3 +449,39 @@ fn bad_degenerate_input_is_refused_naming_the_argument() {
         "degeneracy_filter"
     );
 }
+
+#[test]
+fn exomol_files_hold_the_streamed_list() {
+    use atomgpu::linestrength::exomol;
+    let mut rng = Rng::new(89);
+    let dipole = random_dipole(&mut rng, N_VIB);
+    let blocks = td_blocks(&mut rng, false);
+    let mut h = handle(&dipole, &blocks, Some("Td(M)"));
+    let mut p = params(4);
+    p.thresh_intens = 1e-21;
+    let filters = LineFilters { gamma_pair: Some(vec![1, 0, 2, 4, 3]), ..LineFilters::default() };
+    let mut lines = vec![];
+    h.line_list_stream(&p, &filters, &mut |batch| {
+        lines.extend_from_slice(batch);
+        Ok(())
+    })
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("atomgpu-degenerate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stem = dir.join("td");
+    let counts = exomol::write_line_list(&mut h, &stem, &p, &filters).unwrap();
+    let trans = std::fs::read_to_string(dir.join("td.trans")).unwrap();
+    let mut expected = Vec::new();
+    exomol::write_trans(&lines, &mut expected).unwrap();
+    assert_eq!(trans, String::from_utf8(expected).unwrap());
+    assert_eq!(counts.kept, lines.len() as u64);
+    let states = std::fs::read_to_string(dir.join("td.states")).unwrap();
+    assert_eq!(states.lines().count(), blocks.iter().map(|b| b.n_states()).sum::<usize>());
+    // An unwritable place: a file error naming the file, no partial file left.
+    let bad = dir.join("td.states").join("x");
+    match exomol::write_line_list(&mut h, &bad, &p, &filters).unwrap_err() {
+        atomgpu::error::Error::Io(message) => assert!(message.contains("x.states"), "{message}"),
+        other => panic!("{other}"),
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -5,8 +5,8 @@ use crate::backend::{self, BackendChoice};
 use crate::error::{Error, Result};
 pub use crate::error::{
     ATOMGPU_ERR_CANCELLED, ATOMGPU_ERR_CUDA, ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY, ATOMGPU_ERR_INTERNAL,
-    ATOMGPU_ERR_INVALID_ARGUMENT, ATOMGPU_ERR_NOT_CONVERGED, ATOMGPU_ERR_NOT_FINITE, ATOMGPU_ERR_NO_DEVICE,
-    ATOMGPU_ERR_OUT_OF_MEMORY, ATOMGPU_OK,
+    ATOMGPU_ERR_INVALID_ARGUMENT, ATOMGPU_ERR_IO, ATOMGPU_ERR_NOT_CONVERGED, ATOMGPU_ERR_NOT_FINITE,
+    ATOMGPU_ERR_NO_DEVICE, ATOMGPU_ERR_OUT_OF_MEMORY, ATOMGPU_OK,
 };
 use crate::progress;
 use std::cell::{Cell, RefCell};
@@ -174,6 +174,7 @@ pub extern "C" fn atomgpu_status_string(status: i32) -> *const c_char {
             ATOMGPU_ERR_INTERNAL => c"internal error",
             ATOMGPU_ERR_NOT_FINITE => c"result not finite",
             ATOMGPU_ERR_CANCELLED => c"cancelled",
+            ATOMGPU_ERR_IO => c"file error",
             _ => c"unknown status code",
         }
         .as_ptr()

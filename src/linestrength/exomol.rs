@@ -18,7 +18,9 @@
 //! # }
 //! ```
 
-use super::{Line, LineStrength};
+use super::{IntensityParams, Line, LineCounts, LineFilters, LineStrength};
+use crate::error::{Error, Result};
+use crate::memory;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -74,6 +76,65 @@ pub fn write_trans(lines: &[Line], out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "{:>12} {:>12} {:>10} {:>15.6}", line.upper_id, line.lower_id, a, line.wavenumber)?;
     }
     Ok(())
+}
+
+/// The whole line list of `handle` ([`LineStrength::line_list_stream`]: every block with states
+/// as the lower block, judged by `params` and `filters` where the amplitudes are) written as
+/// `<stem>.states` and `<stem>.trans`, each atomically ([`write_file_atomically`]). The lines go
+/// to the `.trans` file batch by batch as they are judged, so the list is never held in memory.
+/// Returns the counts of the pairs judged. On any error neither file is left half written (an
+/// earlier `.states` file may already have been replaced by the new one).
+pub fn write_line_list(
+    handle: &mut LineStrength,
+    stem: &Path,
+    params: &IntensityParams,
+    filters: &LineFilters,
+) -> Result<LineCounts> {
+    let path = |extension: &str| {
+        let mut p = stem.as_os_str().to_owned();
+        p.push(extension);
+        PathBuf::from(p)
+    };
+    let io = |what: &Path, e: io::Error| Error::Io(format!("{}: {e}", what.display()));
+    let states = path(".states");
+    write_file_atomically(&states, |w| write_states(handle, params.zpe, w)).map_err(|e| io(&states, e))?;
+    let trans = path(".trans");
+    let mut failure = None;
+    let mut counts = LineCounts::default();
+    // A writer thread formats and writes each batch while the next one is computed.
+    let written = write_file_atomically(&trans, |w| {
+        std::thread::scope(|scope| {
+            let (batches, received) = std::sync::mpsc::sync_channel::<Vec<Line>>(2);
+            let writer = scope.spawn(move || -> io::Result<()> {
+                for batch in received {
+                    write_trans(&batch, w)?;
+                }
+                Ok(())
+            });
+            let streamed = handle.line_list_stream(params, filters, &mut |lines| {
+                let batch = memory::copy_of("a batch of lines", lines)?;
+                batches.send(batch).map_err(|_| Error::Io(format!("{}: the writer stopped", trans.display())))
+            });
+            drop(batches);
+            let wrote = writer.join().unwrap_or_else(|_| Err(io::Error::other("the writer thread panicked")));
+            match (streamed, wrote) {
+                (_, Err(e)) => Err(e),
+                (Ok(c), Ok(())) => {
+                    counts = c;
+                    Ok(())
+                }
+                (Err(e), Ok(())) => {
+                    failure = Some(e);
+                    Err(io::Error::other("the line list failed"))
+                }
+            }
+        })
+    });
+    match (failure, written) {
+        (Some(e), _) => Err(e),
+        (None, Err(e)) => Err(io(&trans, e)),
+        (None, Ok(())) => Ok(counts),
+    }
 }
 
 /// `x` as Fortran's `ES` edit descriptor writes it: `digits` decimals and a signed two-digit
