@@ -23,7 +23,8 @@ include 'atomgpu_tdse.f90'
 module atomgpu
     use atomgpu_core, only: ATOMGPU_OK, ATOMGPU_ERR_INVALID_ARGUMENT, ATOMGPU_ERR_NO_DEVICE, &
         ATOMGPU_ERR_OUT_OF_MEMORY, ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY, ATOMGPU_ERR_CUDA, ATOMGPU_ERR_NOT_CONVERGED, &
-        ATOMGPU_ERR_INTERNAL, ATOMGPU_ERR_NOT_FINITE, ATOMGPU_ERR_CANCELLED, ATOMGPU_ERR_IO, ATOMGPU_BACKEND_AUTO, ATOMGPU_BACKEND_CPU, &
+        ATOMGPU_ERR_INTERNAL, ATOMGPU_ERR_NOT_FINITE, ATOMGPU_ERR_CANCELLED, ATOMGPU_ERR_IO, &
+        ATOMGPU_BACKEND_AUTO, ATOMGPU_BACKEND_CPU, &
         ATOMGPU_BACKEND_CUDA, ATOMGPU_ABI_VERSION, atomgpu_version, atomgpu_version_string, atomgpu_set_backend, &
         atomgpu_device_info, atomgpu_last_error_message, atomgpu_last_error_arg, atomgpu_status_string, &
         atomgpu_set_progress, atomgpu_set_time_limit, atomgpu_task_name, atomgpu_progress_callback, &

@@ -29,8 +29,29 @@
 //!   I(f <- i) = 4.1623797e-19 S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q   (cm/molecule)
 //! ```
 //! (paper eqs. 1-2 in TROVE's CGS form, [`intensity`]). g_ns is the lower block's nuclear-spin
-//! weight, as in TROVE. Degenerate symmetry species (E, F) are not handled: every state is one
-//! vector.
+//! weight, as in TROVE.
+//!
+//! **Degenerate symmetry species** (E: 2 components, F: 3), as TROVE's `dm_intensity_symmvec`
+//! handles them (TROVE's names in brackets): a block of species gamma [`igamma` - 1] of the
+//! handle's group ([`LineStrength::set_group`], [`symmetry`]) has ndeg [`ndeg`] components; a level
+//! is one symmetrised vector c [`vecI`], and component d [`ideg` - 1] of it has the primitive
+//! coefficients `T_d c` [`repres(:, ideg, :)` contracted with `vecI`], T_d given as the rows
+//! `d n_primitive ..` of the block's stacked [`Unfolding`]. Then
+//!
+//! ```text
+//!   h(i, d_I)          = eq. 14 applied to T_(d_I) c^i          [half_linestr(:, indF, idegI)]
+//!   a(f, d_F; i, d_I)  = (T_(d_F) c^f) . h(i, d_I)             [linestr_deg(idegI, idegF)]
+//!   L                  = w sum_(d_I, d_F kept) a^2              [linestr]
+//! ```
+//! with w = 1/ndeg_I, or 1 with TROVE's REDUCED option (which computes only d_F = 0), and the
+//! component pairs kept by TROVE's `degeneracy_filter` when asked for ([`ComponentRule`],
+//! [`LineFilters`]). A batch of n levels of a block with ndeg components is ndeg n columns of
+//! the one dense product of eq. 14 (column `d + ndeg i`), never ndeg calls; the upper side is
+//! projected once per component (`T_(d_F)^T h`, the stacked transposes) before the completion
+//! GEMM. Line lists are judged by TROVE's rules, windows and thresholds where the amplitudes are
+//! ([`filters`]: on the GPU by the kernel `ls_lines`, before anything is copied back), with the
+//! pairs kept and dropped counted ([`LineCounts`]); [`LineStrength::line_list_stream`] and
+//! [`exomol::write_line_list`] stream a whole line list batch by batch.
 //!
 //! [`LineStrength`] is the handle: it keeps the dipole matrix (on the GPU when the CUDA backend is
 //! in use, blocked over v' when it does not fit in the memory allowed), the blocks and the states,

@@ -1949,7 +1949,7 @@ static int case_line_list_callback_stops(void) {
 
 /* The infallible functions, with odd arguments. */
 static int case_infallible(void) {
-    const int32_t codes[4] = {-1, 9, INT32_MIN, INT32_MAX};
+    const int32_t codes[4] = {-1, 10, INT32_MIN, INT32_MAX};
     for (int i = 0; i < 4; i++) {
         const char *text = atomgpu_status_string(codes[i]);
         if (text == NULL || strcmp(text, "unknown status code") != 0) return fail("status_string(%d)", (int)codes[i]);
