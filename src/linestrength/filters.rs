@@ -161,13 +161,8 @@ pub(crate) enum Verdict {
 }
 
 impl LineRule {
-    pub fn new(
-        lower: &Block,
-        upper: &Block,
-        n_levels: usize,
-        params: &IntensityParams,
-        components: &ComponentRule,
-    ) -> Self {
+    /// The rule of the pair; `n_levels` (the batch's size) is set per batch.
+    pub fn new(lower: &Block, upper: &Block, params: &IntensityParams, components: &ComponentRule) -> Self {
         let mut kept_mask = 0u64;
         for d_f in 0..upper.ndeg {
             for d_i in 0..lower.ndeg {
@@ -178,7 +173,7 @@ impl LineRule {
         }
         LineRule {
             n_upper: upper.energies.len() as i64,
-            n_levels: n_levels as i64,
+            n_levels: 0,
             ndeg_lower: lower.ndeg as i64,
             ndeg_upper: upper.ndeg as i64,
             kept_mask,

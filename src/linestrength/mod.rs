@@ -827,7 +827,7 @@ impl LineStrength {
                     filters.reduced,
                     filter_group,
                 );
-                filters::LineRule::new(lb, ub, 0, params, &components)
+                filters::LineRule::new(lb, ub, params, &components)
             }),
         )?;
         let active_upper_states: usize = active.iter().map(|&u| blocks[u].energies.len()).sum();

@@ -133,19 +133,6 @@ impl ComponentRule {
         let weight = if reduced { 1.0 } else { 1.0 / ndeg_lower as f64 };
         ComponentRule { ndeg_lower, ndeg_upper, kept, weight }
     }
-
-    /// L from the component amplitudes `a(d_i, d_f)`.
-    pub fn squared_sum(&self, a: impl Fn(usize, usize) -> f64) -> f64 {
-        let mut sum = 0.0;
-        for d_f in 0..self.ndeg_upper {
-            for d_i in 0..self.ndeg_lower {
-                if self.kept[d_i + MAX_DEGENERACY * d_f] {
-                    sum += a(d_i, d_f).powi(2);
-                }
-            }
-        }
-        self.weight * sum
-    }
 }
 
 #[cfg(test)]
