@@ -18,6 +18,15 @@
 //! (`exomol::write_line_list`), and the same list judged without writing it (a sink that only
 //! takes the lines). Add `--quick` for Nvib = 600, J = 10.
 //!
+//! `--overlap` (issue 13) runs instead, on the same J'' = 70 case: (c) lower states kept in host
+//! memory (`set_states_on_host`: each batch gathered into a pinned buffer and uploaded on a copy
+//! stream while the previous batch computes) against the same states on the device, for the eq. 14
+//! loop (`load_lower_states` + `prefetch_lower_states` of the next batch + `time_half_linestrength`)
+//! and for the judged line list, beside the unpipelined host path (`load_lower` from a host
+//! matrix) and the pinned host-to-device copy rate measured in the same run (the ceiling of any
+//! host path); (d) when two or more GPUs are visible, the judged line list of 512 lower levels on
+//! one GPU and spread over two (`Options::devices`).
+//!
 //! What is timed, per batch: loading the lower states (scatter of their vectors into X, then
 //! Y = [mu_x mu_y mu_z]^T X, one DGEMM of 3Nvib x (141 n) x Nvib) and the contraction into the three
 //! upper blocks, synchronised, without downloads (`time_half_linestrength`). Two variants: the
@@ -95,7 +104,8 @@ struct Case {
 fn make_handle(backend: Backend, n_vib: usize, j: u32, dipole: &[f64], blocks: usize) -> LineStrength {
     let bytes = (dipole.len() * 8) as u64;
     let max_device_bytes = if blocks > 1 { bytes / blocks as u64 + 1 } else { 0 };
-    let mut h = LineStrength::new_on(backend, n_vib, dipole, n_vib, Options { max_device_bytes }).unwrap();
+    let mut h = LineStrength::new_on(backend, n_vib, dipole, n_vib, Options { max_device_bytes, ..Options::default() })
+        .unwrap();
     for jj in [j, j - 1, j, j + 1] {
         h.add_block(&full_block(jj, n_vib).spec()).unwrap();
     }
@@ -122,6 +132,7 @@ fn main() {
     let out_dir = args.get(1).cloned().unwrap_or_else(|| "out".into());
     let quick = args.iter().any(|a| a == "--quick");
     let degenerate = args.iter().any(|a| a == "--degenerate");
+    let overlap = args.iter().any(|a| a == "--overlap");
     std::fs::create_dir_all(&out_dir).unwrap();
     let mut jsonl = std::fs::File::create(format!("{out_dir}/linestrength_bench.jsonl")).unwrap();
     let mut emit = |line: String| {
@@ -134,13 +145,17 @@ fn main() {
     if let (Some(d), Some(c)) = (&device, ceiling) {
         emit(format!(r#"{{"routine":"cublas_dgemm_8192","device":"{}","tflops":{c:.2}}}"#, d.name()));
     }
-    if degenerate {
+    if degenerate || overlap {
         let Some(d) = &device else {
-            eprintln!("no CUDA device: the degenerate cases need one");
+            eprintln!("no CUDA device: the degenerate and overlap cases need one");
             return;
         };
         let (n_vib, j) = if quick { (600, 10) } else { (7642, 70) };
-        degenerate_cases(d, n_vib, j, ceiling.unwrap_or(f64::NAN), &out_dir, &mut emit);
+        if degenerate {
+            degenerate_cases(d, n_vib, j, ceiling.unwrap_or(f64::NAN), &out_dir, &mut emit);
+        } else {
+            overlap_cases(d, n_vib, j, &mut emit);
+        }
         return;
     }
     let cases: Vec<Case> = if quick {
@@ -358,5 +373,153 @@ fn degenerate_cases(
         counts.dropped_by_windows,
         counts.dropped_by_thresholds,
         counts.kept
+    ));
+}
+
+/// Pinned host-to-device copy rate in GB/s (512 MiB, median of 5 after a warm-up).
+fn pinned_upload_rate(d: &atomgpu::backend::CudaDevice) -> f64 {
+    let len = 64 << 20;
+    let mut host = d.alloc_pinned::<f64>(len).unwrap();
+    host.as_mut_slice().unwrap().fill(1.0);
+    let mut device = d.zeros::<f64>(len).unwrap();
+    let seconds = median_seconds(5, || {
+        d.stream().memcpy_htod(&host, &mut device).unwrap();
+        d.synchronize().unwrap();
+    });
+    (len * 8) as f64 / seconds / 1e9
+}
+
+/// The J'' = j line list of the overlap cases: `n_lower` random lower levels and three blocks of
+/// upper levels (J' = j-1, j, j+1: energies and vectors).
+struct OverlapModel {
+    n_vib: usize,
+    j: u32,
+    dipole: Vec<f64>,
+    lower_energies: Vec<f64>,
+    lower_vectors: Vec<f64>,
+    upper: Vec<(Vec<f64>, Vec<f64>)>,
+}
+
+impl OverlapModel {
+    /// Its handle: blocks 0 (lower, states on the device) and 1 (the same lower states, kept on the
+    /// host), species 0; blocks 2-4: J' = j-1, j, j+1, species 1, states on the device.
+    /// `gamma_pair = [1, 2]` then lets the lower blocks reach the upper ones only.
+    fn handle(&self, backend: Backend, devices: usize) -> LineStrength {
+        let options = Options { devices, ..Options::default() };
+        let mut h = LineStrength::new_on(backend, self.n_vib, &self.dipole, self.n_vib, options).unwrap();
+        let lower = full_block(self.j, self.n_vib);
+        h.add_block(&lower.spec()).unwrap();
+        h.add_block(&lower.spec()).unwrap();
+        h.set_states(0, &self.lower_energies, &self.lower_vectors, lower.len()).unwrap();
+        h.set_states_on_host(1, &self.lower_energies, &self.lower_vectors, lower.len()).unwrap();
+        for (jj, (energies, vectors)) in [self.j - 1, self.j, self.j + 1].into_iter().zip(&self.upper) {
+            let block = full_block(jj, self.n_vib);
+            let id = h.add_block(&BlockSpec { gamma: 1, ..block.spec() }).unwrap();
+            h.set_states(id, energies, vectors, block.len()).unwrap();
+        }
+        h
+    }
+}
+
+fn overlap_cases(
+    d: &std::sync::Arc<atomgpu::backend::CudaDevice>,
+    n_vib: usize,
+    j: u32,
+    emit: &mut impl FnMut(String),
+) {
+    let mut rng = Rng::new(13 + n_vib as u64);
+    let p = full_block(j, n_vib).len();
+    let (n_lower, n_upper, batch) = (512usize, 300usize, 64usize);
+    let dipole = random_dipole(&mut rng, n_vib);
+    let lower_vectors = random_values(&mut rng, p * n_lower);
+    let lower_energies: Vec<f64> = (0..n_lower).map(|_| rng.uniform(0.0, 3000.0)).collect();
+    let upper: Vec<(Vec<f64>, Vec<f64>)> = [j - 1, j, j + 1]
+        .iter()
+        .map(|&jj| {
+            let size = full_block(jj, n_vib).len();
+            let energies = (0..n_upper).map(|_| rng.uniform(2000.0, 9000.0)).collect();
+            (energies, random_values(&mut rng, size * n_upper))
+        })
+        .collect();
+    let model = OverlapModel { n_vib, j, dipole, lower_energies, lower_vectors, upper };
+    let params = IntensityParams {
+        temperature: 296.0,
+        partition_function: 1000.0,
+        zpe: 0.0,
+        freq_window: [0.0, 8000.0],
+        lower_energy: [0.0, 2500.0],
+        upper_energy: [0.0, 8500.0],
+        thresh_coeff: 0.0,
+        thresh_line: 0.0,
+        thresh_intens: 1e-30,
+        batch,
+    };
+    let only_j = LineFilters { gamma_pair: Some(vec![1, 2]), ..LineFilters::default() };
+    let copy_rate = pinned_upload_rate(d);
+    let mut h = model.handle(Backend::Cuda(d.clone()), 1);
+
+    // (c) eq. 14 for 256 lower levels, and the judged list of all 512, host-held vs on the device.
+    let levels: Vec<usize> = (0..256).collect();
+    let chunks: Vec<&[usize]> = levels.chunks(batch).collect();
+    let eq14 = |h: &mut LineStrength, block: usize| {
+        median_seconds(3, || {
+            for (k, chunk) in chunks.iter().enumerate() {
+                h.load_lower_states(block, chunk, 0.0).unwrap();
+                if let Some(next) = chunks.get(k + 1) {
+                    h.prefetch_lower_states(block, next).unwrap();
+                }
+                for upper in 2..=4 {
+                    h.time_half_linestrength(upper, 0.0).unwrap();
+                }
+            }
+        })
+    };
+    let (eq14_device, eq14_host) = (eq14(&mut h, 0), eq14(&mut h, 1));
+    let eq14_unpipelined = median_seconds(3, || {
+        for chunk in &chunks {
+            h.load_lower(0, chunk.len(), &model.lower_vectors[chunk[0] * p..], p, 0.0).unwrap();
+            for upper in 2..=4 {
+                h.time_half_linestrength(upper, 0.0).unwrap();
+            }
+        }
+    });
+    let judged = |h: &mut LineStrength, block: usize| {
+        let mut kept = 0;
+        let seconds = median_seconds(3, || {
+            kept = h.line_list_filtered(block, &[2, 3, 4], &params, &only_j).unwrap().counts.kept;
+        });
+        (seconds, kept)
+    };
+    let ((list_device, kept_device), (list_host, kept_host)) = (judged(&mut h, 0), judged(&mut h, 1));
+    let ms = |s: f64, levels: usize| 1e3 * s / levels as f64;
+    emit(format!(
+        r#"{{"routine":"host_held_lower_states","device":"{}","n_vib":{n_vib},"J":{j},"d_J":{p},"eq14_lower_levels":256,"list_lower_levels":{n_lower},"batch":{batch},"pinned_upload_gb_per_s":{copy_rate:.1},"upload_ms_per_level_at_that_rate":{:.4},"eq14_ms_per_level_device":{:.4},"eq14_ms_per_level_host_held":{:.4},"eq14_ms_per_level_load_lower_unpipelined":{:.4},"eq14_host_over_device":{:.3},"list_ms_per_level_device":{:.4},"list_ms_per_level_host_held":{:.4},"list_host_over_device":{:.3},"kept":[{kept_device},{kept_host}]}}"#,
+        d.name(),
+        1e3 * (p * 8) as f64 / (copy_rate * 1e9),
+        ms(eq14_device, 256),
+        ms(eq14_host, 256),
+        ms(eq14_unpipelined, 256),
+        eq14_host / eq14_device,
+        ms(list_device, n_lower),
+        ms(list_host, n_lower),
+        list_host / list_device,
+    ));
+    drop(h);
+
+    // (d) Several GPUs: the judged list of all 512 lower levels, one GPU against n.
+    let visible = atomgpu::backend::cuda_device_count();
+    if visible < 2 {
+        eprintln!("one GPU visible: the several-GPU case is skipped");
+        return;
+    }
+    let (t1, k1) = (list_device, kept_device);
+    let mut many = model.handle(Backend::Cuda(d.clone()), visible);
+    let (tn, kn) = judged(&mut many, 0);
+    emit(format!(
+        r#"{{"routine":"line_list_several_gpus","device":"{}","gpus":{visible},"n_vib":{n_vib},"J":{j},"lower_levels":{n_lower},"upper_levels":"3 x {n_upper}","batch":{batch},"one_gpu_seconds":{t1:.6e},"several_gpus_seconds":{tn:.6e},"speedup":{:.3},"ms_per_lower_level":[{:.4},{:.4}],"kept":[{k1},{kn}]}}"#,
+        d.name(),
+        t1 / tn,
+        1e3 * t1 / n_lower as f64,
+        1e3 * tn / n_lower as f64,
     ));
 }

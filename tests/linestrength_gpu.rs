@@ -27,7 +27,14 @@ fn handle(
     vectors: &[(Labels, Vec<f64>, Vec<f64>)],
     max_bytes: u64,
 ) -> LineStrength {
-    let mut h = LineStrength::new_on(backend, n_vib, dipole, n_vib, Options { max_device_bytes: max_bytes }).unwrap();
+    let mut h = LineStrength::new_on(
+        backend,
+        n_vib,
+        dipole,
+        n_vib,
+        Options { max_device_bytes: max_bytes, ..Options::default() },
+    )
+    .unwrap();
     for (labels, energies, states) in vectors {
         let id = h.add_block(&labels.spec()).unwrap();
         h.set_states(id, energies, states, labels.len()).unwrap();
@@ -126,16 +133,42 @@ fn gpu_equals_cpu_for_degenerate_species_and_filters() {
             degenerate::random_block(&mut rng, 3, n_vib, 4, 3, 6, high, false),
             degenerate::random_block(&mut rng, 2, n_vib, 0, 1, 5, high, false),
         ];
-        let make = |backend| {
-            let mut h = LineStrength::new_on(backend, n_vib, &dipole, n_vib, Options::default()).unwrap();
+        // `on_host`: blocks 0, 2, 4 keep their states in host memory (staged lower batches,
+        // uploaded upper blocks); `devices`: GPUs the line lists spread over.
+        let make = |backend, on_host: bool, devices: usize| {
+            let options = Options { devices, ..Options::default() };
+            let mut h = LineStrength::new_on(backend, n_vib, &dipole, n_vib, options).unwrap();
             h.set_group(SymmetryGroup::named("Td(M)").unwrap()).unwrap();
             for b in &blocks {
                 let id = h.add_block(&b.spec()).unwrap();
-                h.set_states(id, &b.energies, &b.vectors, b.n_sym).unwrap();
+                if on_host && id % 2 == 0 {
+                    h.set_states_on_host(id, &b.energies, &b.vectors, b.n_sym).unwrap();
+                } else {
+                    h.set_states(id, &b.energies, &b.vectors, b.n_sym).unwrap();
+                }
             }
             h
         };
-        let (mut cpu, mut cuda) = (make(Backend::Cpu), make(gpu.clone()));
+        let (mut cpu, mut cuda) = (make(Backend::Cpu, false, 1), make(gpu.clone(), false, 1));
+        let mut host = make(gpu.clone(), true, 1);
+        // Two GPUs when the machine has them (a line list's batches alternate between them).
+        let two = atomgpu::backend::cuda_device_count() >= 2;
+        let mut spread = make(gpu.clone(), true, if two { 2 } else { 1 });
+        // Lower batches of a host-held block through the prefetch, as a caller pipelines them.
+        let all: Vec<usize> = (0..blocks[2].n_states()).collect();
+        let chunks: Vec<&[usize]> = all.chunks(batch).collect();
+        for (k, chunk) in chunks.iter().enumerate() {
+            cpu.load_lower_states(2, chunk, 0.0).unwrap();
+            host.load_lower_states(2, chunk, 0.0).unwrap();
+            if let Some(next) = chunks.get(k + 1) {
+                host.prefetch_lower_states(2, next).unwrap();
+            }
+            for upper in [3usize, 4] {
+                let d =
+                    relative_difference(&host.amplitudes(upper, 0.0).unwrap(), &cpu.amplitudes(upper, 0.0).unwrap());
+                assert!(d <= TOLERANCE, "Nvib {n_vib}, host-held lower block 2, upper {upper}: {d}");
+            }
+        }
         for (lower, upper) in [(0usize, 2usize), (1, 3), (1, 4)] {
             let states: Vec<usize> = (0..batch.min(blocks[lower].n_states())).collect();
             cpu.load_lower_states(lower, &states, 0.0).unwrap();
@@ -168,27 +201,49 @@ fn gpu_equals_cpu_for_degenerate_species_and_filters() {
         p.thresh_line = 0.5 * (s[s.len() / 2] + s[s.len() / 2 + 1]);
         for lower in [0usize, 1] {
             let uppers = if lower == 0 { vec![2usize, 3, 5] } else { vec![3, 4, 5] };
-            let (x, y) = (
-                cpu.line_list_filtered(lower, &uppers, &p, &filters).unwrap(),
-                cuda.line_list_filtered(lower, &uppers, &p, &filters).unwrap(),
-            );
-            assert_eq!(x.counts, y.counts, "Nvib {n_vib}, lower {lower}");
+            let x = cpu.line_list_filtered(lower, &uppers, &p, &filters).unwrap();
             assert!(x.counts.kept > 0 && x.counts.dropped_by_thresholds > 0, "{:?}", x.counts);
-            assert_eq!(x.lines.len(), y.lines.len());
-            for (l, m) in x.lines.iter().zip(&y.lines) {
-                assert_eq!((l.upper_id, l.lower_id), (m.upper_id, m.lower_id));
-                assert!((l.linestrength - m.linestrength).abs() <= TOLERANCE * l.linestrength);
-                assert!((l.intensity - m.intensity).abs() <= TOLERANCE * l.intensity);
-                assert!((l.einstein_a - m.einstein_a).abs() <= TOLERANCE * l.einstein_a);
-                assert_eq!(l.wavenumber, m.wavenumber);
+            for (what, h) in [("device", &mut cuda), ("host-held", &mut host), ("spread", &mut spread)] {
+                let y = h.line_list_filtered(lower, &uppers, &p, &filters).unwrap();
+                assert_eq!(x.counts, y.counts, "Nvib {n_vib}, lower {lower}, {what}");
+                assert_same_lines(&x.lines, &y.lines);
             }
         }
+        // The whole list streamed, host-held blocks as lower and as upper blocks.
+        let collect = |h: &mut LineStrength| {
+            let mut lines = Vec::new();
+            let counts = h
+                .line_list_stream(&p, &filters, &mut |b| {
+                    lines.extend_from_slice(b);
+                    Ok(())
+                })
+                .unwrap();
+            (lines, counts)
+        };
+        let (x, cx) = collect(&mut cpu);
+        for h in [&mut host, &mut spread] {
+            let (y, cy) = collect(h);
+            assert_eq!(cx, cy);
+            assert_same_lines(&x, &y);
+        }
         p.partition_function = 5e-324;
-        for h in [&mut cpu, &mut cuda] {
+        for h in [&mut cpu, &mut cuda, &mut spread] {
             match h.line_list_filtered(1, &[3], &p, &filters).unwrap_err() {
                 atomgpu::error::Error::NotFinite { name, .. } => assert_eq!(name, "intensity"),
                 other => panic!("{other}"),
             }
         }
+    }
+}
+
+/// Two line lists agree line by line: same IDs and wavenumbers, S, A and I to [`TOLERANCE`].
+fn assert_same_lines(x: &[atomgpu::linestrength::Line], y: &[atomgpu::linestrength::Line]) {
+    assert_eq!(x.len(), y.len());
+    for (l, m) in x.iter().zip(y) {
+        assert_eq!((l.upper_id, l.lower_id), (m.upper_id, m.lower_id));
+        assert!((l.linestrength - m.linestrength).abs() <= TOLERANCE * l.linestrength);
+        assert!((l.intensity - m.intensity).abs() <= TOLERANCE * l.intensity);
+        assert!((l.einstein_a - m.einstein_a).abs() <= TOLERANCE * l.einstein_a);
+        assert_eq!(l.wavenumber, m.wavenumber);
     }
 }

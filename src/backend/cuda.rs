@@ -6,7 +6,9 @@
 //! (`compute_XY` from its compute capability) the first time a routine needs it.
 
 use crate::error::{Error, Result};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
+};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -195,6 +197,26 @@ impl CudaDevice {
         // SAFETY: the buffer is valid device memory of `len` elements; its contents are
         // unspecified, and the callers (see above) write every element before reading any.
         unsafe { self.stream.alloc::<T>(len) }.map_err(|e| device_error::<T>(e, len))
+    }
+
+    /// A new stream of this device that does not wait for [`CudaDevice::stream`] (for copies
+    /// overlapped with its work; cudarc's event tracking orders the buffers the two share).
+    pub fn new_stream(&self) -> Result<Arc<CudaStream>> {
+        Ok(self.ctx.new_stream()?)
+    }
+
+    /// A new page-locked host buffer of `len` elements (write-combined: for data the host writes
+    /// and the device reads), not initialised.
+    pub fn alloc_pinned<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<PinnedHostSlice<T>> {
+        // SAFETY: the buffer's contents are unspecified; callers write what they upload.
+        unsafe { self.ctx.alloc_pinned::<T>(len) }.map_err(|e| match Error::from(e) {
+            Error::OutOfMemory { .. } => Error::OutOfMemory {
+                memory: crate::error::Memory::Host,
+                what: format!("a page-locked host buffer of {len} elements"),
+                bytes: Some(crate::memory::bytes_of::<T>(len)),
+            },
+            other => other,
+        })
     }
 
     /// Copies a device buffer back into `out` (which must have the buffer's length) and waits.

@@ -174,7 +174,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_create(
         let max_bytes = u64::try_from(max_device_bytes)
             .map_err(|_| Error::invalid("max_device_bytes", format!("must be >= 0, got {max_device_bytes}")))?;
         let out = output("handle", handle)?;
-        let inner = LineStrength::new(n, d, ld, Options { max_device_bytes: max_bytes })?;
+        let inner = LineStrength::new(n, d, ld, Options { max_device_bytes: max_bytes, ..Options::default() })?;
         *out = handles::register(atomgpu_linestrength { inner: Mutex::new(inner) })?;
         Ok(())
     })

@@ -38,10 +38,8 @@ impl Engine {
         Engine { n_vib, dipole, states: HashMap::new(), products: Vec::new(), lower_slots: 0, lower_columns: 0 }
     }
 
-    pub fn set_states(&mut self, id: usize, rows: usize, vectors: &[f64], ld: usize, n: usize) -> Result<()> {
-        let packed = packed_columns("the stored states", vectors, rows, ld, (0..n).map(|s| s * ld))?;
+    pub fn set_states(&mut self, id: usize, packed: Vec<f64>) {
         self.states.insert(id, packed);
-        Ok(())
     }
 
     pub fn load_lower(&mut self, id: usize, block: &Block, vectors: LowerVectors<'_>, thresh_coeff: f64) -> Result<()> {
@@ -105,7 +103,7 @@ impl Engine {
 }
 
 /// The columns of length `rows` that start at `starts` in `data`, packed one after another.
-fn packed_columns(
+pub(crate) fn packed_columns(
     what: &str,
     data: &[f64],
     rows: usize,

@@ -7,6 +7,13 @@
 //! [`super::Options::max_device_bytes`]; otherwise a host copy streamed in blocks of v' columns,
 //! each block's three components multiplied into the matching rows of Y, as GAIN blocks the dipole),
 //! each block's labels and unfolding, the stored eigenvectors, and X and Y of the last lower batch.
+//!
+//! Blocks whose states are kept in host memory ([`super::LineStrength::set_states_on_host`]) go
+//! to the device a batch at a time through two page-locked staging buffers and a copy stream:
+//! while one batch's products run on the compute stream, the next batch is gathered into the
+//! other pinned buffer (all cores) and uploaded ([`Engine::prefetch_lower`]); cudarc's event
+//! tracking orders the reuse of each buffer after the kernels that read it. Used as an upper
+//! block, such a block is uploaded whole for as long as it is needed ([`Engine::release_uploads`]).
 
 use super::filters::{BatchLines, LineRule, RawLine, Verdict};
 use super::rotation::{Contraction, COMPONENTS};
@@ -16,7 +23,8 @@ use crate::error::{Error, Result};
 use crate::memory;
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
-use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -61,9 +69,30 @@ struct DeviceBlock {
     v: CudaSlice<u32>,
     slot: CudaSlice<u32>,
     unfolding: Option<(DeviceCsr, DeviceCsr)>,
+    /// The stored states (`n_coefficients x n_states` packed): on the device, or kept on the host
+    /// with, while the block serves as an upper block, a whole copy on the device.
     states: Option<CudaSlice<f64>>,
+    host_states: Option<Arc<Vec<f64>>>,
+    uploaded: Option<CudaSlice<f64>>,
     /// Energies of the stored states (cm^-1), for the line filters.
     energies: Option<CudaSlice<f64>>,
+}
+
+/// One of the two staging buffers of host-held lower states: page-locked host memory, its device
+/// copy, and the batch (block, states) it holds.
+#[derive(Default)]
+struct StagingSlot {
+    host: Option<PinnedHostSlice<f64>>,
+    device: Option<CudaSlice<f64>>,
+    holds: Option<(usize, Vec<usize>)>,
+}
+
+/// Double-buffered upload of host-held lower states on their own stream.
+struct Staging {
+    copy: Arc<CudaStream>,
+    slots: [StagingSlot; 2],
+    /// The slot the loaded batch was read from (the other one is free for the next batch).
+    in_use: usize,
 }
 
 /// A contraction table on the device (uploaded once per (lower, upper, THRESH_COEFF)).
@@ -113,6 +142,8 @@ pub(crate) struct Engine {
     lower_columns: usize,
     /// Kept lines of the last judged batch, reused while large enough.
     lines: Option<CudaSlice<RawLine>>,
+    /// Staging of host-held lower states (made the first time one is loaded).
+    host_staging: Option<Staging>,
 }
 
 /// A dimension of a cuBLAS product (a 32-bit `int`): `value`, or an invalid argument naming the C
@@ -140,7 +171,7 @@ fn reserve(device: &CudaDevice, buffer: &mut Option<CudaSlice<f64>>, len: usize)
 }
 
 impl Engine {
-    pub fn new(device: Arc<CudaDevice>, n_vib: usize, dipole: Vec<f64>, options: Options) -> Result<Self> {
+    pub fn new(device: Arc<CudaDevice>, n_vib: usize, dipole: &[f64], options: Options) -> Result<Self> {
         let blas = device.blas()?;
         let bytes = (dipole.len() * 8) as u64;
         let allowed = if options.max_device_bytes > 0 {
@@ -149,12 +180,12 @@ impl Engine {
             (device.memory()?.0 as f64 * 0.8) as u64
         };
         let dipole = if bytes <= allowed {
-            Dipole::Resident(device.upload(&dipole)?)
+            Dipole::Resident(device.upload(dipole)?)
         } else {
             let per_column = (COMPONENTS * n_vib * 8) as u64;
             let columns = ((allowed / per_column) as usize).clamp(1, n_vib);
             let buffer = device.zeros::<f64>(COMPONENTS * n_vib * columns)?;
-            Dipole::Streamed { host: dipole, columns, buffer }
+            Dipole::Streamed { host: memory::copy_of("the dipole matrix", dipole)?, columns, buffer }
         };
         Ok(Engine {
             device,
@@ -169,6 +200,7 @@ impl Engine {
             lower_slots: 0,
             lower_columns: 0,
             lines: None,
+            host_staging: None,
         })
     }
 
@@ -191,24 +223,104 @@ impl Engine {
             slot: d.upload(&block.slots.of_function)?,
             unfolding,
             states: None,
+            host_states: None,
+            uploaded: None,
             energies: None,
         });
         Ok(())
     }
 
-    pub fn set_states(&mut self, id: usize, energies: &[f64], rows: usize, vectors: &[f64], ld: usize) -> Result<()> {
-        let n = energies.len();
-        let mut packed =
-            memory::with_capacity("the stored states", memory::elements::<f64>("the stored states", rows, n)?)?;
-        for s in 0..n {
-            packed.extend_from_slice(&vectors[s * ld..s * ld + rows]);
-        }
+    /// Stores the states of block `id` (`packed`: `n_coefficients x n_states`, packed) on the
+    /// device, or keeps them on the host when `on_host`.
+    pub fn set_states(&mut self, id: usize, energies: &[f64], packed: &Arc<Vec<f64>>, on_host: bool) -> Result<()> {
         // The earlier states go first, so that old and new never take device memory together.
-        self.blocks[id].states = None;
-        self.blocks[id].energies = None;
-        self.blocks[id].states = Some(self.device.upload(&packed)?);
-        self.blocks[id].energies = Some(self.device.upload(energies)?);
+        let block = &mut self.blocks[id];
+        (block.states, block.host_states, block.uploaded, block.energies) = (None, None, None, None);
+        if let Some(staging) = &mut self.host_staging {
+            for slot in &mut staging.slots {
+                slot.holds = slot.holds.take().filter(|(b, _)| *b != id);
+            }
+        }
+        if on_host {
+            block.host_states = Some(packed.clone());
+        } else {
+            block.states = Some(self.device.upload(packed)?);
+        }
+        block.energies = Some(self.device.upload(energies)?);
         Ok(())
+    }
+
+    /// Frees the device copies of host-held blocks that served as upper blocks, but those of the
+    /// blocks `keep`.
+    pub fn release_uploads(&mut self, keep: &[usize]) {
+        for (id, block) in self.blocks.iter_mut().enumerate() {
+            if !keep.contains(&id) {
+                block.uploaded = None;
+            }
+        }
+    }
+
+    /// Makes the stored states of block `id` available on the device: a host-held block is uploaded
+    /// whole and kept until [`Engine::release_uploads`].
+    fn ensure_device_states(&mut self, id: usize) -> Result<()> {
+        let block = &mut self.blocks[id];
+        if block.states.is_none() && block.uploaded.is_none() {
+            let host = block.host_states.as_ref().ok_or_else(|| Error::Internal("stored states missing".into()))?;
+            block.uploaded = Some(self.device.upload(host)?);
+        }
+        Ok(())
+    }
+
+    /// Starts the upload of states `states` of the host-held block `id` into the staging slot that
+    /// the loaded batch does not use: gathered into its pinned buffer now (all cores), copied to the
+    /// device on the copy stream while the compute stream works. A later
+    /// [`Engine::load_lower`] of the same states reads them from there. Nothing happens for a
+    /// block whose states are on the device.
+    pub fn prefetch_lower(&mut self, id: usize, block: &Block, states: &[usize]) -> Result<()> {
+        let Some(host) = self.blocks[id].host_states.clone() else { return Ok(()) };
+        let staging = match &mut self.host_staging {
+            Some(s) => s,
+            None => {
+                let copy = self.device.new_stream()?;
+                self.host_staging.insert(Staging { copy, slots: Default::default(), in_use: 1 })
+            }
+        };
+        let index = 1 - staging.in_use;
+        let rows = block.n_coefficients();
+        let len = memory::elements::<f64>("the lower batch's staging buffer", rows, states.len())?;
+        let slot = &mut staging.slots[index];
+        slot.holds = None;
+        if slot.host.as_ref().is_none_or(|h| h.len() < len) {
+            (slot.host, slot.device) = (None, None);
+            slot.host = Some(self.device.alloc_pinned(len)?);
+            slot.device = Some(self.device.uninit::<f64>(len)?);
+        }
+        let pinned = slot.host.as_mut().expect("allocated above");
+        // Waits for the pinned buffer's last upload before writing it.
+        let target = pinned.as_mut_slice()?;
+        target[..len].par_chunks_mut(rows).zip(states.par_iter()).for_each(|(column, &s)| {
+            column.copy_from_slice(&host[s * rows..(s + 1) * rows]);
+        });
+        staging.copy.memcpy_htod(pinned, slot.device.as_mut().expect("allocated above"))?;
+        slot.holds = Some((id, states.to_vec()));
+        Ok(())
+    }
+
+    /// The staging slot holding states `states` of block `id` (prefetched now when no slot holds
+    /// them), marked as the one in use.
+    fn staged(&mut self, id: usize, block: &Block, states: &[usize]) -> Result<usize> {
+        let holds = |s: &Staging, i: usize| s.slots[i].holds.as_ref().is_some_and(|(b, h)| *b == id && h == states);
+        let found = self.host_staging.as_ref().and_then(|s| (0..2).find(|&i| holds(s, i)));
+        let index = match found {
+            Some(i) => i,
+            None => {
+                self.prefetch_lower(id, block, states)?;
+                let staging = self.host_staging.as_ref().expect("made by prefetch_lower");
+                1 - staging.in_use
+            }
+        };
+        self.host_staging.as_mut().expect("made by prefetch_lower").in_use = index;
+        Ok(index)
     }
 
     /// X and then Y = M^T X for a batch of lower vectors of block `id` (one column per component).
@@ -226,29 +338,46 @@ impl Engine {
         let x_len = memory::elements::<f64>("the lower batch X", self.n_vib, cols)?;
         reserve(&self.device, &mut self.x, x_len)?;
         reserve(&self.device, &mut self.products, memory::elements::<f64>("the dipole products Y", rows, cols)?)?;
-        let x = self.x.as_mut().expect("reserved above");
-        stream.memset_zeros(&mut x.slice_mut(..x_len))?;
-
-        let (ld, columns): (usize, Option<CudaSlice<i64>>) = match vectors {
+        // Where the batch's vectors are: a device buffer of columns `ld` apart, or (`columns`) the
+        // stored states picked by index.
+        enum Source {
+            Given,
+            Staged(usize),
+            Stored(CudaSlice<i64>),
+        }
+        let (ld, from) = match vectors {
             LowerVectors::Given { data, ld, n } => {
                 let used = ld * (n - 1) + block.n_coefficients();
                 reserve(&self.device, &mut self.staging, used)?;
                 let staging = self.staging.as_mut().expect("reserved above");
                 stream.memcpy_htod(&data[..used], &mut staging.slice_mut(..used))?;
-                (ld, None)
+                (ld, Source::Given)
+            }
+            LowerVectors::Stored(states) if self.blocks[id].host_states.is_some() => {
+                (block.n_coefficients(), Source::Staged(self.staged(id, block, states)?))
             }
             LowerVectors::Stored(states) => {
                 let index = memory::collect("the lower batch's state indices", states.iter().map(|&s| s as i64))?;
-                (block.n_coefficients(), Some(self.device.upload(&index)?))
+                (block.n_coefficients(), Source::Stored(self.device.upload(&index)?))
             }
         };
         let db = &self.blocks[id];
-        let source = match &columns {
-            None => self.staging.as_ref().expect("filled above"),
-            Some(_) => {
+        let source = match &from {
+            Source::Given => self.staging.as_ref().expect("filled above"),
+            Source::Staged(i) => {
+                let slot = &self.host_staging.as_ref().expect("staged above").slots[*i];
+                slot.device.as_ref().expect("staged above")
+            }
+            Source::Stored(_) => {
                 db.states.as_ref().ok_or_else(|| Error::Internal("stored states missing on the device".into()))?
             }
         };
+        let columns = match &from {
+            Source::Stored(c) => Some(c),
+            _ => None,
+        };
+        let x = self.x.as_mut().expect("reserved above");
+        stream.memset_zeros(&mut x.slice_mut(..x_len))?;
         let func = self.device.function(FILE, SOURCE, "ls_scatter_lower")?;
         let null_i64 = 0u64;
         let null_f64 = 0u64;
@@ -256,7 +385,7 @@ impl Engine {
             (block.n_primitive() as i64, block.ndeg as i64, n as i64, ld as i64, self.n_vib as i64, slots as i64);
         let mut launch = stream.launch_builder(&func);
         launch.arg(&n_primitive).arg(&ndeg).arg(&n_i).arg(source).arg(&ld_i);
-        match &columns {
+        match columns {
             Some(c) => launch.arg(c),
             None => launch.arg(&null_i64),
         };
@@ -365,12 +494,13 @@ impl Engine {
     fn amplitudes_on_device(&mut self, key: TableKey, block: &Block, table: &Contraction) -> Result<CudaSlice<f64>> {
         let half = self.half(key, block, table)?;
         let n = self.lower_columns;
+        self.ensure_device_states(key.1)?;
         let db = &self.blocks[key.1];
+        let states = db.states.as_ref().or(db.uploaded.as_ref()).expect("made sure of above");
         let projected = match &db.unfolding {
             Some((_, projection)) => self.csr_times(projection, &half, n)?,
             None => half,
         };
-        let states = db.states.as_ref().ok_or_else(|| Error::Internal("stored states missing on the device".into()))?;
         let rows = blas_dim("upper_block", block.n_coefficients(), "the length of its eigenvectors")?;
         let ldb =
             blas_dim("upper_block", block.ndeg * block.n_coefficients(), "ndeg x the length of its eigenvectors")?;

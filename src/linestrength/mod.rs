@@ -65,14 +65,14 @@ pub mod intensity;
 pub mod rotation;
 pub mod symmetry;
 
-use crate::backend::{self, Backend};
+use crate::backend::{self, Backend, CudaDevice};
 use crate::error::{require_finite, require_finite_result, require_in_range, Error, Result};
 use crate::memory;
 use crate::progress::Tracker;
 pub use filters::{LineCounts, LineFilters, LineList};
 use rotation::{Contraction, Slots, COMPONENTS};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 pub use symmetry::{ComponentRule, SymmetryGroup, MAX_DEGENERACY};
 
 /// The primitive basis of one (J, Gamma) block: per function, the vibrational index `v`
@@ -208,7 +208,17 @@ pub struct Options {
     /// memory at creation. A larger matrix is kept on the host and streamed in blocks of v'
     /// columns at every lower batch (as GAIN blocks it).
     pub max_device_bytes: u64,
+    /// GPUs the line lists spread their lower batches over (0 or 1: the handle's GPU alone). With
+    /// n > 1, the handle's GPU and the next n - 1 visible ones (ordinals counted on from it,
+    /// modulo the number visible) each hold the dipole matrix, the blocks and the states; each
+    /// takes every n-th batch and the lines come back in the order one GPU gives, with the same
+    /// numbers. Every other call runs on the handle's GPU. On the CPU backend, n engines (each
+    /// with its own copy of the dipole matrix and the states) run the batches on n threads.
+    pub devices: usize,
 }
+
+/// Most GPUs one handle spreads over.
+pub const MAX_DEVICES: usize = 64;
 
 /// Filters and conditions of a line list, in TROVE's INTENSITY-block meaning.
 #[derive(Clone, Copy, Debug)]
@@ -257,10 +267,17 @@ pub struct Line {
     pub intensity: f64,
 }
 
-/// The engine behind a handle: the CPU reference or a GPU.
+/// The engines behind a handle: CPU references or one engine per GPU ([`Options::devices`]; the
+/// first serves every call, line lists spread their batches over all of them).
 enum Engine {
-    Cpu(cpu::Engine),
-    Cuda(Box<cuda::Engine>),
+    Cpu(Vec<cpu::Engine>),
+    Cuda(Vec<cuda::Engine>),
+}
+
+/// One engine of a handle, for the work on one batch of a line list.
+enum EngineRef<'a> {
+    Cpu(&'a mut cpu::Engine),
+    Cuda(&'a mut cuda::Engine),
 }
 
 /// The line-strength handle. Not thread-safe (`&mut self` for every call that changes it): use one
@@ -321,6 +338,9 @@ impl LineStrength {
         if n_vib == 0 {
             return Err(Error::invalid("n_vib", "must be >= 1"));
         }
+        if options.devices > MAX_DEVICES {
+            return Err(Error::invalid("devices", format!("must be in [0, {MAX_DEVICES}], got {}", options.devices)));
+        }
         let columns = memory::elements::<f64>("the dipole matrix", n_vib, COMPONENTS)?;
         check_matrix("dipole", dipole.len(), n_vib, columns, ld)?;
         let mut packed =
@@ -333,8 +353,23 @@ impl LineStrength {
             packed.extend_from_slice(col);
         }
         let engine = match backend {
-            Backend::Cpu => Engine::Cpu(cpu::Engine::new(n_vib, packed)),
-            Backend::Cuda(device) => Engine::Cuda(Box::new(cuda::Engine::new(device, n_vib, packed, options)?)),
+            Backend::Cpu => {
+                let mut team = Vec::new();
+                for _ in 1..options.devices {
+                    memory::reserve("the engines", &mut team, 1)?;
+                    team.push(cpu::Engine::new(n_vib, memory::copy_of("the dipole matrix", &packed)?));
+                }
+                team.insert(0, cpu::Engine::new(n_vib, packed));
+                Engine::Cpu(team)
+            }
+            Backend::Cuda(device) => {
+                let mut team = Vec::new();
+                for device in devices_from(device, options.devices)? {
+                    memory::reserve("the GPU engines", &mut team, 1)?;
+                    team.push(cuda::Engine::new(device, n_vib, &packed, options)?);
+                }
+                Engine::Cuda(team)
+            }
         };
         Ok(LineStrength { n_vib, blocks: Vec::new(), engine, lower: None, tables: HashMap::new(), group: None })
     }
@@ -356,7 +391,15 @@ impl LineStrength {
     pub fn dipole_blocks(&self) -> usize {
         match &self.engine {
             Engine::Cpu(_) => 1,
-            Engine::Cuda(e) => e.dipole_blocks(),
+            Engine::Cuda(team) => team[0].dipole_blocks(),
+        }
+    }
+
+    /// Number of engines (GPUs, or CPU engines) the handle's line lists use ([`Options::devices`]).
+    pub fn n_devices(&self) -> usize {
+        match &self.engine {
+            Engine::Cpu(team) => team.len(),
+            Engine::Cuda(team) => team.len(),
         }
     }
 
@@ -383,8 +426,10 @@ impl LineStrength {
     pub fn add_block(&mut self, spec: &BlockSpec<'_>) -> Result<usize> {
         let block = self.validate_block(spec)?;
         let id = self.blocks.len();
-        if let Engine::Cuda(e) = &mut self.engine {
-            e.add_block(&block)?;
+        if let Engine::Cuda(team) = &mut self.engine {
+            for e in team {
+                e.add_block(&block)?;
+            }
         }
         self.blocks.push(block);
         Ok(id)
@@ -510,7 +555,23 @@ impl LineStrength {
 
     /// Stores the eigenstates of block `id`: `energies` (cm^-1) and the vectors as the columns of
     /// `vectors` (`n_coefficients x n_states`, leading dimension `ld`). Replaces earlier states.
+    /// On the GPU the vectors are kept in device memory.
     pub fn set_states(&mut self, id: usize, energies: &[f64], vectors: &[f64], ld: usize) -> Result<()> {
+        self.store_states(id, energies, vectors, ld, false)
+    }
+
+    /// As [`LineStrength::set_states`], with the vectors kept in host memory (a copy held by the
+    /// handle), for blocks whose states do not fit on the GPU beside the others: as the lower
+    /// block of a line list they go to the device one batch at a time, each batch's upload
+    /// overlapped with the previous batch's products (two page-locked staging buffers of
+    /// `params.batch` vectors, a copy stream); as an upper block they are uploaded whole for the
+    /// line list that needs them and freed after it. The numbers are those of `set_states`. On
+    /// the CPU backend this is `set_states`.
+    pub fn set_states_on_host(&mut self, id: usize, energies: &[f64], vectors: &[f64], ld: usize) -> Result<()> {
+        self.store_states(id, energies, vectors, ld, true)
+    }
+
+    fn store_states(&mut self, id: usize, energies: &[f64], vectors: &[f64], ld: usize, on_host: bool) -> Result<()> {
         let rows = self.block("block", id)?.n_coefficients();
         if energies.is_empty() {
             return Err(Error::invalid("n_states", "must be >= 1"));
@@ -525,9 +586,20 @@ impl LineStrength {
             }
         }
         let energies = memory::copy_of("the state energies", energies)?;
+        let packed = cpu::packed_columns("the stored states", vectors, rows, ld, (0..energies.len()).map(|s| s * ld))?;
         match &mut self.engine {
-            Engine::Cpu(e) => e.set_states(id, rows, vectors, ld, energies.len())?,
-            Engine::Cuda(e) => e.set_states(id, &energies, rows, vectors, ld)?,
+            Engine::Cpu(team) => {
+                for e in &mut team[1..] {
+                    e.set_states(id, memory::copy_of("the stored states", &packed)?);
+                }
+                team[0].set_states(id, packed);
+            }
+            Engine::Cuda(team) => {
+                let packed = Arc::new(packed);
+                for e in team {
+                    e.set_states(id, &energies, &packed, on_host)?;
+                }
+            }
         }
         self.blocks[id].energies = energies;
         Ok(())
@@ -558,6 +630,13 @@ impl LineStrength {
     /// As [`LineStrength::load_lower`], for stored states of block `id` (by 0-based index): their
     /// vectors are already where the engine works (on the GPU: on the device), so nothing is copied.
     pub fn load_lower_states(&mut self, id: usize, states: &[usize], thresh_coeff: f64) -> Result<()> {
+        self.check_states(id, states)?;
+        check_threshold("thresh_coeff", thresh_coeff)?;
+        self.load(id, LowerVectors::Stored(states), thresh_coeff)
+    }
+
+    /// Checks `states` names stored states of block `id`.
+    fn check_states(&self, id: usize, states: &[usize]) -> Result<()> {
         let stored = self.block("block", id)?.energies.len();
         if states.is_empty() {
             return Err(Error::invalid("states", "must name at least one state"));
@@ -569,8 +648,20 @@ impl LineStrength {
                 format!("must be below the {stored} stored states of block {id}"),
             ));
         }
-        check_threshold("thresh_coeff", thresh_coeff)?;
-        self.load(id, LowerVectors::Stored(states), thresh_coeff)
+        Ok(())
+    }
+
+    /// Starts copying stored states `states` of block `id` to the GPU when the block keeps its
+    /// states on the host ([`LineStrength::set_states_on_host`]), so that a later
+    /// [`LineStrength::load_lower_states`] of the same states finds them there: call it after
+    /// loading one batch and before working on it, with the next batch, and the copy runs while
+    /// the GPU works. Does nothing otherwise (states on the device, or the CPU backend).
+    pub fn prefetch_lower_states(&mut self, id: usize, states: &[usize]) -> Result<()> {
+        self.check_states(id, states)?;
+        match &mut self.engine {
+            Engine::Cpu(_) => Ok(()),
+            Engine::Cuda(team) => team[0].prefetch_lower(id, &self.blocks[id], states),
+        }
     }
 
     fn load(&mut self, id: usize, vectors: LowerVectors<'_>, thresh_coeff: f64) -> Result<()> {
@@ -578,8 +669,8 @@ impl LineStrength {
         let n = vectors.count();
         let block = &self.blocks[id];
         match &mut self.engine {
-            Engine::Cpu(e) => e.load_lower(id, block, vectors, thresh_coeff)?,
-            Engine::Cuda(e) => e.load_lower(id, block, vectors, thresh_coeff)?,
+            Engine::Cpu(team) => team[0].load_lower(id, block, vectors, thresh_coeff)?,
+            Engine::Cuda(team) => team[0].load_lower(id, block, vectors, thresh_coeff)?,
         }
         self.lower = Some((id, n));
         Ok(())
@@ -637,8 +728,8 @@ impl LineStrength {
         check_matrix("half", out.len(), rows, n, ld)?;
         let (key, table) = self.contraction(lower, upper, thresh_coeff);
         let half = match &mut self.engine {
-            Engine::Cpu(e) => e.half(&self.blocks[upper], &table)?,
-            Engine::Cuda(e) => e.half_to_host(key, &self.blocks[upper], &table)?,
+            Engine::Cpu(team) => team[0].half(&self.blocks[upper], &table)?,
+            Engine::Cuda(team) => team[0].half_to_host(key, &self.blocks[upper], &table)?,
         };
         let ndeg = self.blocks[lower].ndeg;
         require_finite_result("half", &half, |e| {
@@ -663,8 +754,8 @@ impl LineStrength {
         check_threshold("thresh_coeff", thresh_coeff)?;
         let (key, table) = self.contraction(lower, upper, thresh_coeff);
         let amplitudes = match &mut self.engine {
-            Engine::Cpu(e) => e.amplitudes(upper, &self.blocks[upper], &table)?,
-            Engine::Cuda(e) => e.amplitudes(key, &self.blocks[upper], &table)?,
+            Engine::Cpu(team) => team[0].amplitudes(upper, &self.blocks[upper], &table)?,
+            Engine::Cuda(team) => team[0].amplitudes(key, &self.blocks[upper], &table)?,
         };
         let rows = self.blocks[upper].energies.len();
         let ndeg = self.blocks[lower].ndeg;
@@ -682,10 +773,10 @@ impl LineStrength {
         check_threshold("thresh_coeff", thresh_coeff)?;
         let (key, table) = self.contraction(lower, upper, thresh_coeff);
         match &mut self.engine {
-            Engine::Cpu(e) => {
-                e.half(&self.blocks[upper], &table)?;
+            Engine::Cpu(team) => {
+                team[0].half(&self.blocks[upper], &table)?;
             }
-            Engine::Cuda(e) => e.half_on_device(key, &self.blocks[upper], &table)?,
+            Engine::Cuda(team) => team[0].half_on_device(key, &self.blocks[upper], &table)?,
         }
         Ok(())
     }
@@ -742,7 +833,7 @@ impl LineStrength {
             lines.extend_from_slice(batch);
             tracker.update(done as f64, total)
         });
-        self.lower = None;
+        self.end_line_list(&[]);
         let counts = counts?;
         tracker.finish(total)?;
         Ok(LineList { lines, counts })
@@ -776,16 +867,29 @@ impl LineStrength {
                     b.j.abs_diff(j) <= 1 && b.j + j >= 1 && !b.energies.is_empty()
                 })
                 .collect();
+            self.end_line_list(&uppers);
             let block_counts = self.lines_of_lower(lower, &uppers, params, filters, &mut |batch, done| {
                 sink(batch)?;
                 tracker.update(before + done as f64, total)
             });
-            self.lower = None;
+            self.end_line_list(&uppers);
             counts.add(&block_counts?);
             before += n_lower as f64;
         }
+        self.end_line_list(&[]);
         tracker.finish(total)?;
         Ok(counts)
+    }
+
+    /// After (a lower block of) a line list: no lower batch is loaded any more, and the device
+    /// copies of host-held upper blocks are freed but those of `keep`.
+    fn end_line_list(&mut self, keep: &[usize]) {
+        self.lower = None;
+        if let Engine::Cuda(team) = &mut self.engine {
+            for e in team {
+                e.release_uploads(keep);
+            }
+        }
     }
 
     /// The lines from block `lower` into `uppers` (arguments checked), one batch of lower states at
@@ -830,6 +934,7 @@ impl LineStrength {
                 filters::LineRule::new(lb, ub, params, &components)
             }),
         )?;
+        let rules: Vec<filters::LineRule> = rules;
         let active_upper_states: usize = active.iter().map(|&u| blocks[u].energies.len()).sum();
         // Lower states with no pair inside the windows are dropped without computing anything.
         let mut candidates = Vec::new();
@@ -843,70 +948,214 @@ impl LineStrength {
                 counts.dropped_by_windows += active_upper_states as u64;
             }
         }
-        let mut lines = Vec::new();
-        for batch in candidates.chunks(params.batch) {
-            self.load(lower, LowerVectors::Stored(batch), params.thresh_coeff)?;
-            lines.clear();
-            for (&u, rule) in active.iter().zip(&rules) {
-                let rule = filters::LineRule { n_levels: batch.len() as i64, ..*rule };
-                let judged = self.judge_batch(lower, batch, u, &rule, params.thresh_coeff)?;
-                counts.dropped_by_windows += judged.dropped_by_windows;
-                counts.dropped_by_thresholds += judged.dropped_by_thresholds;
-                counts.kept += judged.lines.len() as u64;
-                let (upper_id, lower_id) = (self.state_id(u, 0), self.state_id(lower, 0));
-                memory::reserve("the line list", &mut lines, judged.lines.len())?;
-                lines.extend(judged.lines.iter().map(|l| Line {
-                    upper_id: upper_id + l.upper_state,
-                    lower_id: lower_id + batch[l.level as usize] as i64,
-                    upper_block: u,
-                    upper_state: l.upper_state as usize,
-                    lower_block: lower,
-                    lower_state: batch[l.level as usize],
-                    wavenumber: l.wavenumber,
-                    linestrength: l.linestrength,
-                    einstein_a: l.einstein_a,
-                    intensity: l.intensity,
-                }));
-            }
-            // Keys are unique per line, so the unstable sort (which allocates nothing) gives this order.
-            lines.sort_unstable_by_key(|l| {
-                (l.lower_state, uppers.iter().position(|&u| u == l.upper_block), l.upper_state)
-            });
-            emit(&lines, batch[batch.len() - 1] + 1)?;
+        let mut pairs = Vec::new();
+        for (&u, rule) in active.iter().zip(rules) {
+            let (key, table) = self.contraction(lower, u, params.thresh_coeff);
+            memory::reserve("the line rules", &mut pairs, 1)?;
+            pairs.push(UpperPair { block: u, key, table, rule, first_id: self.state_id(u, 0) });
         }
+        let batches: Vec<&[usize]> = candidates.chunks(params.batch).collect();
+        let work = LowerWork {
+            blocks: &self.blocks,
+            lower,
+            first_id: self.state_id(lower, 0),
+            uppers,
+            pairs: &pairs,
+            thresh_coeff: params.thresh_coeff,
+        };
+        let mut engines: Vec<EngineRef<'_>> = match &mut self.engine {
+            Engine::Cpu(team) => team.iter_mut().map(EngineRef::Cpu).collect(),
+            Engine::Cuda(team) => team.iter_mut().map(EngineRef::Cuda).collect(),
+        };
+        let mut add = |judged: &BatchResult, k: usize| {
+            counts.add(&judged.counts);
+            emit(&judged.lines, batches[k][batches[k].len() - 1] + 1)
+        };
+        if let [engine] = &mut engines[..] {
+            for k in 0..batches.len() {
+                add(&work.run(engine, batches[k], batches.get(k + 1).copied())?, k)?;
+            }
+        } else {
+            spread_batches(&work, &mut engines, &batches, &mut add)?;
+        }
+        // The loaded batch is no longer the one the handle's first engine holds.
+        self.lower = None;
         Ok(counts)
-    }
-
-    /// The judged pairs of the loaded batch (states `batch` of block `lower`) with the states of
-    /// block `upper`, on the engine.
-    fn judge_batch(
-        &mut self,
-        lower: usize,
-        batch: &[usize],
-        upper: usize,
-        rule: &filters::LineRule,
-        thresh_coeff: f64,
-    ) -> Result<filters::BatchLines> {
-        let lower_energies =
-            memory::collect("the lower energies", batch.iter().map(|&s| self.blocks[lower].energies[s]))?;
-        let describe =
-            |i: usize, f: usize| format!("from state {} of block {lower} to state {f} of block {upper}", batch[i]);
-        match &mut self.engine {
-            Engine::Cpu(_) => {
-                let amplitudes = self.amplitudes(upper, thresh_coeff)?;
-                filters::judge_batch(rule, &amplitudes, &lower_energies, &self.blocks[upper].energies, &describe)
-            }
-            Engine::Cuda(_) => {
-                let (key, table) = self.contraction(lower, upper, thresh_coeff);
-                let Engine::Cuda(e) = &mut self.engine else { unreachable!("matched above") };
-                e.judge_batch(key, &self.blocks[upper], &table, &lower_energies, rule, &describe)
-            }
-        }
     }
 
     pub(crate) fn blocks(&self) -> &[Block] {
         &self.blocks
     }
+}
+
+/// An upper block of a lower block's line list, with what judging its pairs needs.
+struct UpperPair {
+    block: usize,
+    key: TableKey,
+    table: Arc<Contraction>,
+    rule: filters::LineRule,
+    /// ExoMol ID of its first state.
+    first_id: i64,
+}
+
+/// The lines of one lower block: what every batch's work reads.
+struct LowerWork<'a> {
+    blocks: &'a [Block],
+    lower: usize,
+    /// ExoMol ID of the lower block's first state.
+    first_id: i64,
+    /// The upper blocks as the caller listed them (the order of the lines).
+    uppers: &'a [usize],
+    /// The upper blocks the rules allow.
+    pairs: &'a [UpperPair],
+    thresh_coeff: f64,
+}
+
+/// The kept lines of one batch of lower states and its counts.
+#[derive(Default)]
+struct BatchResult {
+    lines: Vec<Line>,
+    counts: LineCounts,
+}
+
+impl LowerWork<'_> {
+    /// Loads lower states `batch` on `engine` and judges their pairs with every upper block;
+    /// `next` is the batch this engine takes next (its upload starts here when its states are
+    /// held on the host). Lines come ordered by lower state, upper block, upper state.
+    fn run(&self, engine: &mut EngineRef<'_>, batch: &[usize], next: Option<&[usize]>) -> Result<BatchResult> {
+        let lb = &self.blocks[self.lower];
+        let vectors = LowerVectors::Stored(batch);
+        match engine {
+            EngineRef::Cpu(e) => e.load_lower(self.lower, lb, vectors, self.thresh_coeff)?,
+            EngineRef::Cuda(e) => {
+                e.load_lower(self.lower, lb, vectors, self.thresh_coeff)?;
+                if let Some(next) = next {
+                    e.prefetch_lower(self.lower, lb, next)?;
+                }
+            }
+        }
+        let lower_energies = memory::collect("the lower energies", batch.iter().map(|&s| lb.energies[s]))?;
+        let mut result = BatchResult::default();
+        for pair in self.pairs {
+            let ub = &self.blocks[pair.block];
+            let rule = filters::LineRule { n_levels: batch.len() as i64, ..pair.rule };
+            let describe = |i: usize, f: usize| {
+                format!("from state {} of block {} to state {f} of block {}", batch[i], self.lower, pair.block)
+            };
+            let judged = match engine {
+                EngineRef::Cpu(e) => {
+                    let amplitudes = e.amplitudes(pair.block, ub, &pair.table)?;
+                    filters::judge_batch(&rule, &amplitudes, &lower_energies, &ub.energies, &describe)?
+                }
+                EngineRef::Cuda(e) => e.judge_batch(pair.key, ub, &pair.table, &lower_energies, &rule, &describe)?,
+            };
+            result.counts.dropped_by_windows += judged.dropped_by_windows;
+            result.counts.dropped_by_thresholds += judged.dropped_by_thresholds;
+            result.counts.kept += judged.lines.len() as u64;
+            memory::reserve("the line list", &mut result.lines, judged.lines.len())?;
+            result.lines.extend(judged.lines.iter().map(|l| Line {
+                upper_id: pair.first_id + l.upper_state,
+                lower_id: self.first_id + batch[l.level as usize] as i64,
+                upper_block: pair.block,
+                upper_state: l.upper_state as usize,
+                lower_block: self.lower,
+                lower_state: batch[l.level as usize],
+                wavenumber: l.wavenumber,
+                linestrength: l.linestrength,
+                einstein_a: l.einstein_a,
+                intensity: l.intensity,
+            }));
+        }
+        // Keys are unique per line, so the unstable sort (which allocates nothing) gives this order.
+        let uppers = self.uppers;
+        result
+            .lines
+            .sort_unstable_by_key(|l| (l.lower_state, uppers.iter().position(|&u| u == l.upper_block), l.upper_state));
+        Ok(result)
+    }
+}
+
+/// Runs the batches of `work` on several engines at once, one thread each (engine e takes
+/// batches e, e + n, ...), and hands the results to `add(result, batch index)` in batch order on
+/// the calling thread. An engine runs at most `2 n` batches ahead of the last one handed over, so
+/// that the lines waiting for their turn stay bounded. The first error (of an engine or of `add`)
+/// stops every engine after its current batch and is returned.
+fn spread_batches(
+    work: &LowerWork<'_>,
+    engines: &mut [EngineRef<'_>],
+    batches: &[&[usize]],
+    add: &mut dyn FnMut(&BatchResult, usize) -> Result<()>,
+) -> Result<()> {
+    let n = engines.len();
+    // (batches handed over, stop) behind one lock; engines wait on `turn` when too far ahead.
+    let state = Mutex::new((0usize, false));
+    let turn = Condvar::new();
+    std::thread::scope(|scope| {
+        let (send, receive) = mpsc::channel::<(usize, Result<BatchResult>)>();
+        for (e, engine) in engines.iter_mut().enumerate() {
+            let (send, state, turn) = (send.clone(), &state, &turn);
+            scope.spawn(move || {
+                let mine: Vec<usize> = (e..batches.len()).step_by(n).collect();
+                for (m, &k) in mine.iter().enumerate() {
+                    {
+                        let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
+                        while !s.1 && k >= s.0 + 2 * n {
+                            s = turn.wait(s).unwrap_or_else(|p| p.into_inner());
+                        }
+                        if s.1 {
+                            return;
+                        }
+                    }
+                    let result = work.run(engine, batches[k], mine.get(m + 1).map(|&k| batches[k]));
+                    let failed = result.is_err();
+                    if send.send((k, result)).is_err() || failed {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(send);
+        let mut waiting = HashMap::new();
+        let mut outcome = Ok(());
+        for (k, result) in receive.iter() {
+            match result {
+                Ok(r) => {
+                    waiting.insert(k, r);
+                }
+                Err(e) => outcome = Err(e),
+            }
+            let mut handed = state.lock().unwrap_or_else(|p| p.into_inner()).0;
+            while outcome.is_ok() {
+                let Some(r) = waiting.remove(&handed) else { break };
+                outcome = add(&r, handed);
+                handed += 1;
+            }
+            let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
+            (s.0, s.1) = (handed, outcome.is_err());
+            turn.notify_all();
+            if outcome.is_err() {
+                break;
+            }
+        }
+        outcome
+    })
+}
+
+/// The GPUs of a handle on `first` asked for by [`Options::devices`]: `first` and the next
+/// `devices - 1` visible ones.
+fn devices_from(first: Arc<CudaDevice>, devices: usize) -> Result<Vec<Arc<CudaDevice>>> {
+    if devices <= 1 {
+        return Ok(vec![first]);
+    }
+    let visible = backend::cuda_device_count();
+    if devices > visible {
+        return Err(Error::invalid("devices", format!("asks for {devices} GPUs but this process sees {visible}")));
+    }
+    let mut team = vec![first.clone()];
+    for k in 1..devices {
+        team.push(backend::cuda_device_at((first.ordinal() + k) % visible)?);
+    }
+    Ok(team)
 }
 
 /// Checks a threshold (THRESH_COEFF and the like): finite and >= 0.
