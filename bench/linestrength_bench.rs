@@ -515,11 +515,32 @@ fn overlap_cases(
     let (t1, k1) = (list_device, kept_device);
     let mut many = model.handle(Backend::Cuda(d.clone()), visible);
     let (tn, kn) = judged(&mut many, 0);
+    drop(many);
+    // What the hardware allows: the same one-GPU list on GPU 1 alone, and on every GPU at once
+    // (independent handles, one thread each: the time of the slowest).
+    let handles: Vec<LineStrength> = (0..visible)
+        .map(|g| model.handle(Backend::Cuda(backend::cuda_device_at(g).unwrap()), 1))
+        .collect();
+    let mut handles = handles;
+    let (gpu1_alone, _) = judged(&mut handles[1], 0);
+    let all_at_once = median_seconds(3, || {
+        std::thread::scope(|scope| {
+            for h in handles.iter_mut() {
+                scope.spawn(|| judged_once(h, &params, &only_j));
+            }
+        });
+    });
+    drop(handles);
     emit(format!(
-        r#"{{"routine":"line_list_several_gpus","device":"{}","gpus":{visible},"n_vib":{n_vib},"J":{j},"lower_levels":{n_lower},"upper_levels":"3 x {n_upper}","batch":{batch},"one_gpu_seconds":{t1:.6e},"several_gpus_seconds":{tn:.6e},"speedup":{:.3},"ms_per_lower_level":[{:.4},{:.4}],"kept":[{k1},{kn}]}}"#,
+        r#"{{"routine":"line_list_several_gpus","device":"{}","gpus":{visible},"n_vib":{n_vib},"J":{j},"lower_levels":{n_lower},"upper_levels":"3 x {n_upper}","batch":{batch},"one_gpu_seconds":{t1:.6e},"several_gpus_seconds":{tn:.6e},"speedup":{:.3},"ms_per_lower_level":[{:.4},{:.4}],"kept":[{k1},{kn}],"gpu1_alone_seconds":{gpu1_alone:.6e},"every_gpu_its_own_list_seconds":{all_at_once:.6e}}}"#,
         d.name(),
         t1 / tn,
         1e3 * t1 / n_lower as f64,
         1e3 * tn / n_lower as f64,
     ));
+}
+
+/// One judged line list of lower block 0 into blocks 2-4 (its lines dropped).
+fn judged_once(h: &mut LineStrength, params: &IntensityParams, filters: &LineFilters) {
+    h.line_list_filtered(0, &[2, 3, 4], params, filters).unwrap();
 }
