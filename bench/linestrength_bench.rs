@@ -518,9 +518,8 @@ fn overlap_cases(
     drop(many);
     // What the hardware allows: the same one-GPU list on GPU 1 alone, and on every GPU at once
     // (independent handles, one thread each: the time of the slowest).
-    let handles: Vec<LineStrength> = (0..visible)
-        .map(|g| model.handle(Backend::Cuda(backend::cuda_device_at(g).unwrap()), 1))
-        .collect();
+    let handles: Vec<LineStrength> =
+        (0..visible).map(|g| model.handle(Backend::Cuda(backend::cuda_device_at(g).unwrap()), 1)).collect();
     let mut handles = handles;
     let (gpu1_alone, _) = judged(&mut handles[1], 0);
     let all_at_once = median_seconds(3, || {

@@ -21,6 +21,8 @@
 use super::{IntensityParams, Line, LineCounts, LineFilters, LineStrength};
 use crate::error::{Error, Result};
 use crate::memory;
+use rayon::prelude::*;
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -69,11 +71,33 @@ pub fn write_states(handle: &LineStrength, zpe: f64, out: &mut impl Write) -> io
     Ok(())
 }
 
-/// Writes the `.trans` lines of `lines`.
+/// Lines formatted per task when [`write_trans`] formats on all cores.
+const TRANS_CHUNK: usize = 4096;
+
+/// Bytes of one `.trans` line (12 + 1 + 12 + 1 + 10 + 1 + 15 + newline).
+const TRANS_LINE_BYTES: usize = 53;
+
+/// Bytes of `.trans` text [`write_line_list`] lets accumulate before syncing them to disk.
+const SYNC_BYTES: usize = 8 << 20;
+
+/// Writes the `.trans` lines of `lines`. Formatting the numbers is the costly part, so chunks of
+/// lines are formatted on all cores (rayon) and then written in order.
 pub fn write_trans(lines: &[Line], out: &mut impl Write) -> io::Result<()> {
-    for line in lines {
-        let a = fortran_e(line.einstein_a, 4);
-        writeln!(out, "{:>12} {:>12} {:>10} {:>15.6}", line.upper_id, line.lower_id, a, line.wavenumber)?;
+    let texts: Vec<String> = lines
+        .par_chunks(TRANS_CHUNK)
+        .map(|chunk| {
+            let mut text = String::with_capacity(chunk.len() * TRANS_LINE_BYTES);
+            for line in chunk {
+                let a = fortran_e(line.einstein_a, 4);
+                // Writing into a String cannot fail.
+                let _ =
+                    writeln!(text, "{:>12} {:>12} {:>10} {:>15.6}", line.upper_id, line.lower_id, a, line.wavenumber);
+            }
+            text
+        })
+        .collect();
+    for text in texts {
+        out.write_all(text.as_bytes())?;
     }
     Ok(())
 }
@@ -101,13 +125,22 @@ pub fn write_line_list(
     let trans = path(".trans");
     let mut failure = None;
     let mut counts = LineCounts::default();
-    // A writer thread formats and writes each batch while the next one is computed.
+    // A writer thread formats, writes and syncs each batch while the next one is computed.
     let written = write_file_atomically(&trans, |w| {
         std::thread::scope(|scope| {
             let (batches, received) = std::sync::mpsc::sync_channel::<Vec<Line>>(2);
             let writer = scope.spawn(move || -> io::Result<()> {
+                // The text goes to disk while the next batches are computed (every SYNC_BYTES),
+                // so that the final sync of write_file_atomically has little left to wait for.
+                let mut unsynced = 0;
                 for batch in received {
                     write_trans(&batch, w)?;
+                    unsynced += batch.len() * TRANS_LINE_BYTES;
+                    if unsynced >= SYNC_BYTES {
+                        w.flush()?;
+                        w.get_ref().sync_data()?;
+                        unsynced = 0;
+                    }
                 }
                 Ok(())
             });
