@@ -10,7 +10,8 @@
 ! Debye, line strengths in Debye^2, Einstein A in s^-1, intensities in cm/molecule, temperatures
 ! in K ([1e-3, 1e6]).
 module atomgpu_linestrength
-    use, intrinsic :: iso_c_binding, only: c_int32_t, c_int64_t, c_double, c_ptr, c_null_ptr, c_loc, c_associated
+    use, intrinsic :: iso_c_binding, only: c_int32_t, c_int64_t, c_double, c_char, c_null_char, c_ptr, c_null_ptr, &
+        c_loc, c_associated
     use atomgpu_core
     implicit none
     private
@@ -19,6 +20,8 @@ module atomgpu_linestrength
     public :: atomgpu_linestrength_set_states, atomgpu_linestrength_load_lower, atomgpu_linestrength_half
     public :: atomgpu_linestrength_amplitudes, atomgpu_linestrength_line_list, atomgpu_linestrength_count_lines
     public :: atomgpu_linestrength_state_id, atomgpu_linestrength_block_size
+    public :: atomgpu_linestrength_set_group, atomgpu_linestrength_add_block_species, atomgpu_linestrength_block_ndeg
+    public :: atomgpu_linestrength_set_states_on_host, atomgpu_linestrength_write_exomol
 
     ! A line-strength engine (paper: gain-half-linestrength-gpu, Al-Refaie, Yurchenko & Tennyson,
     ! CPC 2017) held by the library: the vibrational dipole matrix, the (J, Gamma) blocks with
@@ -51,6 +54,20 @@ module atomgpu_linestrength
         integer(c_int64_t) :: batch            ! lower states per batch, >= 1 (TROVE's products per pass)
     end type
 
+    ! TROVE's line-list rules beyond the windows and thresholds (C struct atomgpu_line_filters), for
+    ! the optional `filters` argument of atomgpu_linestrength_line_list, _count_lines and
+    ! _write_exomol. The defaults are no rule. SPECIES ARE NUMBERED FROM 1 here (TROVE's igamma;
+    ! the wrappers convert to C's 0-based numbers).
+    type, bind(C), public :: atomgpu_line_filters_t
+        integer(c_int32_t) :: j_min = 0               ! J'' and J' both in [j_min, j_max] (TROVE's J range)
+        integer(c_int32_t) :: j_max = 32767
+        integer(c_int32_t) :: reduced = 0             ! 1: TROVE's REDUCED (only d' = 1 summed, no 1/ndeg'')
+        integer(c_int32_t) :: degeneracy_filter = 0   ! 1: TROVE's degeneracy filter (needs set_group)
+        integer(c_int32_t) :: n_gamma_pair = 0        ! 0: every species pair; else the group's species count
+        integer(c_int32_t) :: gamma_pair(16) = 0      ! gamma_pair(g'') = the upper species g' that g'' reaches
+                                                      ! (TROVE's isym_pairs), 1-based
+    end type
+
     interface
         function c_atomgpu_linestrength_create(n_vib, dipole, ld_dipole, max_device_bytes, handle) &
                 bind(C, name="atomgpu_linestrength_create") result(status)
@@ -59,6 +76,88 @@ module atomgpu_linestrength
             real(c_double), intent(in) :: dipole(*)
             integer(c_int64_t), value :: ld_dipole, max_device_bytes
             type(c_ptr), intent(inout) :: handle
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_create_on_devices(n_vib, dipole, ld_dipole, max_device_bytes, n_devices, &
+                handle) bind(C, name="atomgpu_linestrength_create_on_devices") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            integer(c_int64_t), value :: n_vib
+            real(c_double), intent(in) :: dipole(*)
+            integer(c_int64_t), value :: ld_dipole, max_device_bytes
+            integer(c_int32_t), value :: n_devices
+            type(c_ptr), intent(inout) :: handle
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_set_group(handle, group) bind(C, name="atomgpu_linestrength_set_group") &
+                result(status)
+            import :: c_int32_t, c_char, c_ptr
+            type(c_ptr), value :: handle
+            character(kind=c_char), intent(in) :: group(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_add_block_species(handle, j, gamma, gns, n_primitive, v, k, tau, ndeg, &
+                n_sym, row_start, col, val, block) bind(C, name="atomgpu_linestrength_add_block_species") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: j, gamma
+            real(c_double), value :: gns
+            integer(c_int64_t), value :: n_primitive
+            integer(c_int64_t), intent(in) :: v(*)
+            integer(c_int32_t), intent(in) :: k(*), tau(*)
+            integer(c_int32_t), value :: ndeg
+            integer(c_int64_t), value :: n_sym
+            type(c_ptr), value :: row_start, col, val
+            integer(c_int32_t), intent(inout) :: block
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_set_states_on_host(handle, block, n_states, energies, vectors, ld) &
+                bind(C, name="atomgpu_linestrength_set_states_on_host") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: block
+            integer(c_int64_t), value :: n_states
+            real(c_double), intent(in) :: energies(*), vectors(*)
+            integer(c_int64_t), value :: ld
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_line_list_filtered(handle, lower_block, n_upper_blocks, upper_blocks, &
+                params, filters, capacity, n_lines, upper_id, lower_id, einstein_a, wavenumber, linestrength, &
+                intensity, counts) bind(C, name="atomgpu_linestrength_line_list_filtered") result(status)
+            import :: c_int32_t, c_int64_t, c_ptr, atomgpu_intensity_params_t, atomgpu_line_filters_t
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: lower_block, n_upper_blocks
+            integer(c_int32_t), intent(in) :: upper_blocks(*)
+            type(atomgpu_intensity_params_t), intent(in) :: params
+            type(atomgpu_line_filters_t), intent(in) :: filters
+            integer(c_int64_t), value :: capacity
+            integer(c_int64_t), intent(inout) :: n_lines
+            type(c_ptr), value :: upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity
+            integer(c_int64_t), intent(inout) :: counts(5)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_write_exomol(handle, stem, params, filters, counts) &
+                bind(C, name="atomgpu_linestrength_write_exomol") result(status)
+            import :: c_int32_t, c_int64_t, c_char, c_ptr, atomgpu_intensity_params_t, atomgpu_line_filters_t
+            type(c_ptr), value :: handle
+            character(kind=c_char), intent(in) :: stem(*)
+            type(atomgpu_intensity_params_t), intent(in) :: params
+            type(atomgpu_line_filters_t), intent(in) :: filters
+            integer(c_int64_t), intent(inout) :: counts(5)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_block_ndeg(handle, block, ndeg) &
+                bind(C, name="atomgpu_linestrength_block_ndeg") result(status)
+            import :: c_int32_t, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: block
+            integer(c_int32_t), intent(inout) :: ndeg
             integer(c_int32_t) :: status
         end function
 
@@ -204,14 +303,15 @@ contains
             "atomgpu_linestrength_create (or was destroyed)", status)
     end subroutine
 
-    ! Checks that a lower batch is loaded and gives its number of states (0 when the check fails
-    ! or an earlier one did).
-    subroutine check_lower_loaded(h, status, n_lower)
+    ! Checks that a lower batch is loaded and gives its number of states and its block's
+    ! degeneracy (0 when the check fails or an earlier one did).
+    subroutine check_lower_loaded(h, status, n_lower, ndeg)
         type(atomgpu_linestrength_t), intent(in) :: h
         integer(c_int32_t), intent(inout) :: status
-        integer(c_int64_t), intent(out) :: n_lower
-        integer(c_int32_t) :: block
+        integer(c_int64_t), intent(out) :: n_lower, ndeg
+        integer(c_int32_t) :: block, d
         n_lower = 0
+        ndeg = 0
         if (status /= int(ATOMGPU_OK, c_int32_t)) return
         ! A failure here is the library refusing the handle itself (destroyed through a copy).
         status = c_atomgpu_linestrength_loaded_batch(h%ptr, block, n_lower)
@@ -221,7 +321,26 @@ contains
         end if
         call reject(n_lower > 0, 1, "argument `handle`: no lower batch is loaded (call " // &
             "atomgpu_linestrength_load_lower first; line_list and count_lines replace the loaded batch)", status)
+        if (status /= int(ATOMGPU_OK, c_int32_t)) then
+            n_lower = 0
+            return
+        end if
+        status = c_atomgpu_linestrength_block_ndeg(h%ptr, block, d)
+        ndeg = d
     end subroutine
+
+    ! The degeneracy of the 1-based block `block` (already checked), 0 after a failed check.
+    function block_degeneracy(h, block, status) result(ndeg)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer, intent(in) :: block
+        integer(c_int32_t), intent(inout) :: status
+        integer(c_int64_t) :: ndeg
+        integer(c_int32_t) :: d
+        ndeg = 0
+        if (status /= int(ATOMGPU_OK, c_int32_t)) return
+        status = c_atomgpu_linestrength_block_ndeg(h%ptr, int(block - 1, c_int32_t), d)
+        ndeg = d
+    end function
 
     ! Checks the 1-based block index `block` (C argument `name`, at `position`; `element`: its
     ! 1-based element when the argument is an array) against the blocks of the handle, and gives
@@ -266,11 +385,15 @@ contains
     ! lower vibrational index first, m = 1, 2, 3 the molecule-fixed x, y, z. On the CUDA backend
     ! the matrix is kept on the GPU when it fits in max_device_bytes (bytes; 0 or absent: 80% of
     ! the free memory), else streamed from the host in column blocks at every lower batch.
-    subroutine atomgpu_linestrength_create(h, dipole, max_device_bytes, stat)
+    ! n_devices (1 when absent; pass it by keyword): GPUs the line lists spread their batches over
+    ! (this one and the next n_devices - 1 visible ones, each with its own copy of the data; the
+    ! lines come back as one GPU gives them); on the CPU backend, engines on as many threads.
+    subroutine atomgpu_linestrength_create(h, dipole, max_device_bytes, stat, n_devices)
         type(atomgpu_linestrength_t), intent(inout) :: h
         real(c_double), intent(in), contiguous :: dipole(:, :, :)
         integer(c_int64_t), intent(in), optional :: max_device_bytes
         integer, intent(out), optional :: stat
+        integer, intent(in), optional :: n_devices
         integer(c_int32_t) :: status
         integer(c_int64_t) :: nv, bytes
         type(c_ptr) :: handle
@@ -287,7 +410,12 @@ contains
         if (present(max_device_bytes)) bytes = max_device_bytes
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             handle = c_null_ptr
-            status = c_atomgpu_linestrength_create(nv, dipole, max(nv, 1_c_int64_t), bytes, handle)
+            if (present(n_devices)) then
+                status = c_atomgpu_linestrength_create_on_devices(nv, dipole, max(nv, 1_c_int64_t), bytes, &
+                    int(n_devices, c_int32_t), handle)
+            else
+                status = c_atomgpu_linestrength_create(nv, dipole, max(nv, 1_c_int64_t), bytes, handle)
+            end if
             if (status == int(ATOMGPU_OK, c_int32_t)) then
                 h%ptr = handle
                 h%n_vib = nv
@@ -331,26 +459,81 @@ contains
         real(c_double), intent(in), contiguous, optional :: value(:)
         integer(c_int64_t), intent(in), optional :: n_sym
         integer, intent(out), optional :: stat
-        integer(c_int32_t) :: status, b
-        integer(c_int64_t) :: n, nnz, ns, e
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call add_block_of(h, j, 0, 1, gns, v, k, tau, block, status, .false., row_start, col, value, n_sym)
+        call finish(status, stat, "atomgpu_linestrength_add_block")
+    end subroutine
+
+    ! Adds a (J, Gamma) block of symmetry species `gamma` (1-based in the order of the handle's
+    ! group, TROVE's igamma: C3v(M) A1, A2, E; Td(M) A1, A2, E, F1, F2; ...; set the group first
+    ! with atomgpu_linestrength_set_group) with ndeg components (1, 2 for E, 3 for F: the
+    ! species' degeneracy), as atomgpu_linestrength_add_block does, with the unfolding of every
+    ! component stacked (TROVE's repres(:, ideg, :)): rows (d - 1) n_primitive + p, d = 1..ndeg, of
+    ! the CSR matrix are component d of primitive function p, so size(row_start) =
+    ! ndeg n_primitive + 1 (1-based offsets, columns 1..n_sym). A degenerate block needs them.
+    subroutine atomgpu_linestrength_add_block_species(h, j, gamma, gns, v, k, tau, ndeg, block, row_start, col, &
+            value, n_sym, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: j, gamma, ndeg
+        real(c_double), intent(in) :: gns
+        integer(c_int64_t), intent(in), contiguous :: v(:)
+        integer, intent(in), contiguous :: k(:), tau(:)
+        integer, intent(inout) :: block
+        integer(c_int64_t), intent(in), contiguous, optional :: row_start(:), col(:)
+        real(c_double), intent(in), contiguous, optional :: value(:)
+        integer(c_int64_t), intent(in), optional :: n_sym
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call reject(gamma >= 1, 3, "argument `gamma`: is " // itoa(int(gamma, c_int64_t)) // &
+            ", species are numbered from 1 in Fortran (TROVE's igamma)", status)
+        call reject(ndeg >= 1 .and. ndeg <= 3, 9, "argument `ndeg`: is " // itoa(int(ndeg, c_int64_t)) // &
+            ", must be 1, 2 (E) or 3 (F)", status)
+        call add_block_of(h, j, gamma - 1, max(ndeg, 1), gns, v, k, tau, block, status, .true., row_start, col, &
+            value, n_sym)
+        call finish(status, stat, "atomgpu_linestrength_add_block_species")
+    end subroutine
+
+    ! The checks and the C call of add_block (species .false.: argument positions of C's
+    ! atomgpu_linestrength_add_block) and add_block_species (.true.: two more arguments before v
+    ! and before n_sym); gamma0 is 0-based.
+    subroutine add_block_of(h, j, gamma0, ndeg, gns, v, k, tau, block, status, species, row_start, col, value, n_sym)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: j, gamma0, ndeg
+        real(c_double), intent(in) :: gns
+        integer(c_int64_t), intent(in), contiguous :: v(:)
+        integer, intent(in), contiguous :: k(:), tau(:)
+        integer, intent(inout) :: block
+        integer(c_int32_t), intent(inout) :: status
+        logical, intent(in) :: species
+        integer(c_int64_t), intent(in), contiguous, optional :: row_start(:), col(:)
+        real(c_double), intent(in), contiguous, optional :: value(:)
+        integer(c_int64_t), intent(in), optional :: n_sym
+        integer(c_int32_t) :: b
+        integer(c_int64_t) :: n, rows, nnz, ns, e
         integer(c_int64_t), allocatable :: v0(:)
         integer(c_int32_t), allocatable :: k32(:), tau32(:)
         integer(c_int64_t), allocatable, target :: rs0(:), col0(:)
         real(c_double), allocatable, target :: val(:)
         type(c_ptr) :: prs, pcol, pval
         logical :: given(4)
-        integer :: i
+        integer :: i, o1, o2
         character(len=*), parameter :: names(4) = ["n_sym    ", "row_start", "col      ", "value    "]
-        call enter()
-        status = int(ATOMGPU_OK, c_int32_t)
+        ! C positions: v, k, tau at 4 + o1 ..; n_sym, row_start, col, value at 7 + o2 + 1 ..
+        o1 = merge(1, 0, species)
+        o2 = merge(2, 0, species)
         call check_linestrength(h, status)
         n = size(v, kind=c_int64_t)
-        call reject(size(k, kind=c_int64_t) == n, 6, size_message("k", size(k, kind=c_int64_t), "elements", &
+        rows = ndeg * n
+        call reject(size(k, kind=c_int64_t) == n, 6 + o1, size_message("k", size(k, kind=c_int64_t), "elements", &
             n, "size(v) = n_primitive"), status)
-        call reject(size(tau, kind=c_int64_t) == n, 7, size_message("tau", size(tau, kind=c_int64_t), "elements", &
-            n, "size(v) = n_primitive"), status)
+        call reject(size(tau, kind=c_int64_t) == n, 7 + o1, size_message("tau", size(tau, kind=c_int64_t), &
+            "elements", n, "size(v) = n_primitive"), status)
         do e = 1, n
-            call reject(v(e) >= 1 .and. v(e) <= h%n_vib, 5, "argument `v`: element " // itoa(e) // " is " // &
+            call reject(v(e) >= 1 .and. v(e) <= h%n_vib, 5 + o1, "argument `v`: element " // itoa(e) // " is " // &
                 itoa(v(e)) // ", vibrational functions are numbered 1.." // itoa(h%n_vib) // &
                 " (size(dipole, 1)) in Fortran", status)
         end do
@@ -358,70 +541,120 @@ contains
         given = [present(n_sym), present(row_start), present(col), present(value)]
         if (any(given) .and. .not. all(given)) then
             do i = 1, 4
-                call reject(given(i), 7 + i, "argument `" // trim(names(i)) // "`: missing; row_start, col, " // &
-                    "value and n_sym come together (a symmetrised block) or not at all (primitive vectors)", status)
+                call reject(given(i), 7 + o2 + i, "argument `" // trim(names(i)) // "`: missing; row_start, " // &
+                    "col, value and n_sym come together (a symmetrised block) or not at all (primitive vectors)", status)
             end do
         end if
+        call reject(ndeg == 1 .or. all(given), 8 + o2, "argument `n_sym`: missing; a block of " // &
+            itoa(int(ndeg, c_int64_t)) // " components needs its unfolding (one T_d per component)", status)
         ns = 0
         nnz = 0
         if (all(given)) then
             ns = n_sym
-            call reject(ns >= 1, 8, "argument `n_sym`: must be >= 1, got " // itoa(ns), status)
-            call reject(size(row_start, kind=c_int64_t) == n + 1, 9, size_message("row_start", &
-                size(row_start, kind=c_int64_t), "elements", n + 1, "n_primitive + 1"), status)
+            call reject(ns >= 1, 8 + o2, "argument `n_sym`: must be >= 1, got " // itoa(ns), status)
+            call reject(size(row_start, kind=c_int64_t) == rows + 1, 9 + o2, size_message("row_start", &
+                size(row_start, kind=c_int64_t), "elements", rows + 1, "ndeg n_primitive + 1"), status)
             if (status == int(ATOMGPU_OK, c_int32_t)) then
-                call reject(row_start(1) == 1, 9, "argument `row_start`: element 1 is " // itoa(row_start(1)) // &
-                    ", must be 1 (offsets are 1-based in Fortran)", status)
-                do e = 1, n
-                    call reject(row_start(e + 1) >= row_start(e), 9, "argument `row_start`: element " // &
+                call reject(row_start(1) == 1, 9 + o2, "argument `row_start`: element 1 is " // &
+                    itoa(row_start(1)) // ", must be 1 (offsets are 1-based in Fortran)", status)
+                do e = 1, rows
+                    call reject(row_start(e + 1) >= row_start(e), 9 + o2, "argument `row_start`: element " // &
                         itoa(e + 1) // " is " // itoa(row_start(e + 1)) // ", below element " // itoa(e) // &
                         " (must not decrease)", status)
                 end do
             end if
             if (status == int(ATOMGPU_OK, c_int32_t)) then
-                nnz = row_start(n + 1) - 1
-                call reject(size(col, kind=c_int64_t) == nnz, 10, size_message("col", size(col, kind=c_int64_t), &
-                    "elements", nnz, "row_start(n_primitive + 1) - 1"), status)
-                call reject(size(value, kind=c_int64_t) == nnz, 11, size_message("value", &
-                    size(value, kind=c_int64_t), "elements", nnz, "row_start(n_primitive + 1) - 1"), status)
+                nnz = row_start(rows + 1) - 1
+                call reject(size(col, kind=c_int64_t) == nnz, 10 + o2, size_message("col", &
+                    size(col, kind=c_int64_t), "elements", nnz, "row_start(ndeg n_primitive + 1) - 1"), status)
+                call reject(size(value, kind=c_int64_t) == nnz, 11 + o2, size_message("value", &
+                    size(value, kind=c_int64_t), "elements", nnz, "row_start(ndeg n_primitive + 1) - 1"), status)
             end if
             if (status == int(ATOMGPU_OK, c_int32_t)) then
                 do e = 1, nnz
-                    call reject(col(e) >= 1 .and. col(e) <= ns, 10, "argument `col`: element " // itoa(e) // &
+                    call reject(col(e) >= 1 .and. col(e) <= ns, 10 + o2, "argument `col`: element " // itoa(e) // &
                         " is " // itoa(col(e)) // ", columns are numbered 1.." // itoa(ns) // " (n_sym) in Fortran", &
                         status)
                 end do
             end if
         end if
-        if (status == int(ATOMGPU_OK, c_int32_t)) then
-            ! 0-based copies for C (at least one element, so that no zero-size array is passed).
-            allocate (v0(max(n, 1_c_int64_t)), k32(max(n, 1_c_int64_t)), tau32(max(n, 1_c_int64_t)))
-            v0 = 0
-            k32 = 0
-            tau32 = 0
-            v0(1:n) = v - 1
-            k32(1:n) = int(k, c_int32_t)
-            tau32(1:n) = int(tau, c_int32_t)
-            prs = c_null_ptr
-            pcol = c_null_ptr
-            pval = c_null_ptr
-            if (ns > 0) then
-                allocate (rs0(n + 1), col0(max(nnz, 1_c_int64_t)), val(max(nnz, 1_c_int64_t)))
-                col0 = 0
-                val = 0
-                rs0 = row_start - 1
-                col0(1:nnz) = col - 1
-                val(1:nnz) = value
-                prs = c_loc(rs0)
-                pcol = c_loc(col0)
-                pval = c_loc(val)
-            end if
-            b = -1
+        if (status /= int(ATOMGPU_OK, c_int32_t)) return
+        ! 0-based copies for C (at least one element, so that no zero-size array is passed).
+        allocate (v0(max(n, 1_c_int64_t)), k32(max(n, 1_c_int64_t)), tau32(max(n, 1_c_int64_t)))
+        v0 = 0
+        k32 = 0
+        tau32 = 0
+        v0(1:n) = v - 1
+        k32(1:n) = int(k, c_int32_t)
+        tau32(1:n) = int(tau, c_int32_t)
+        prs = c_null_ptr
+        pcol = c_null_ptr
+        pval = c_null_ptr
+        if (ns > 0) then
+            allocate (rs0(rows + 1), col0(max(nnz, 1_c_int64_t)), val(max(nnz, 1_c_int64_t)))
+            col0 = 0
+            val = 0
+            rs0 = row_start - 1
+            col0(1:nnz) = col - 1
+            val(1:nnz) = value
+            prs = c_loc(rs0)
+            pcol = c_loc(col0)
+            pval = c_loc(val)
+        end if
+        b = -1
+        if (species) then
+            status = c_atomgpu_linestrength_add_block_species(h%ptr, int(j, c_int32_t), int(gamma0, c_int32_t), gns, &
+                n, v0, k32, tau32, int(ndeg, c_int32_t), ns, prs, pcol, pval, b)
+        else
             status = c_atomgpu_linestrength_add_block(h%ptr, int(j, c_int32_t), gns, n, v0, k32, tau32, ns, &
                 prs, pcol, pval, b)
-            if (status == int(ATOMGPU_OK, c_int32_t)) block = int(b) + 1
         end if
-        call finish(status, stat, "atomgpu_linestrength_add_block")
+        if (status == int(ATOMGPU_OK, c_int32_t)) block = int(b) + 1
+    end subroutine
+
+    ! Sets the molecule's symmetry group (TROVE's sym%group: "C1", "Cs(M)", "C2v(M)", "C3v(M)",
+    ! "D3h(M)", "Td(M)"; case and the "(M)" optional) before any block is added; then blocks are
+    ! added with atomgpu_linestrength_add_block_species.
+    subroutine atomgpu_linestrength_set_group(h, group, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        character(len=*), intent(in) :: group
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) status = c_atomgpu_linestrength_set_group(h%ptr, c_text(group))
+        call finish(status, stat, "atomgpu_linestrength_set_group")
+    end subroutine
+
+    ! `text` (trailing blanks dropped) as a NUL-terminated C string.
+    function c_text(text) result(chars)
+        character(len=*), intent(in) :: text
+        character(kind=c_char) :: chars(len_trim(text) + 1)
+        integer :: i
+        do i = 1, len_trim(text)
+            chars(i) = text(i:i)
+        end do
+        chars(len_trim(text) + 1) = c_null_char
+    end function
+
+    ! The degeneracy (number of components) of block `block`'s species, into ndeg: 1, 2 or 3.
+    subroutine atomgpu_linestrength_block_ndeg(h, block, ndeg, stat)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer, intent(in) :: block
+        integer, intent(inout) :: ndeg
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status, d
+        integer(c_int64_t) :: np, nc, ns
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        call check_block(h, "block", block, 2, status, np, nc, ns)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_linestrength_block_ndeg(h%ptr, int(block - 1, c_int32_t), d)
+            if (status == int(ATOMGPU_OK, c_int32_t)) ndeg = int(d)
+        end if
+        call finish(status, stat, "atomgpu_linestrength_block_ndeg")
     end subroutine
 
     ! Stores the eigenstates of block `block` (replacing earlier ones): energies(n_states)
@@ -434,9 +667,37 @@ contains
         real(c_double), intent(in), contiguous :: energies(:), vectors(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: np, nc, ns
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
+        call store_states(h, block, energies, vectors, .false., status)
+        call finish(status, stat, "atomgpu_linestrength_set_states")
+    end subroutine
+
+    ! As atomgpu_linestrength_set_states, with the vectors kept in host memory (a copy held by the
+    ! library) instead of on the GPU, for blocks that do not fit there beside the others: as the
+    ! lower block of a line list they go to the GPU a batch at a time, each batch's upload overlapped
+    ! with the previous batch's products; as an upper block they are uploaded for the line list
+    ! that needs them. Same numbers; on the CPU backend it is set_states.
+    subroutine atomgpu_linestrength_set_states_on_host(h, block, energies, vectors, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: block
+        real(c_double), intent(in), contiguous :: energies(:), vectors(:, :)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call store_states(h, block, energies, vectors, .true., status)
+        call finish(status, stat, "atomgpu_linestrength_set_states_on_host")
+    end subroutine
+
+    ! The checks and the C call of the two set_states wrappers.
+    subroutine store_states(h, block, energies, vectors, on_host, status)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: block
+        real(c_double), intent(in), contiguous :: energies(:), vectors(:, :)
+        logical, intent(in) :: on_host
+        integer(c_int32_t), intent(inout) :: status
+        integer(c_int64_t) :: np, nc, ns
         call check_linestrength(h, status)
         call check_block(h, "block", block, 2, status, np, nc, ns)
         call reject(size(vectors, 1, kind=c_int64_t) == nc, 5, size_message("vectors", &
@@ -445,11 +706,14 @@ contains
         call reject(size(vectors, 2, kind=c_int64_t) == size(energies, kind=c_int64_t), 5, size_message("vectors", &
             size(vectors, 2, kind=c_int64_t), "columns", size(energies, kind=c_int64_t), "size(energies) = n_states"), &
             status)
-        if (status == int(ATOMGPU_OK, c_int32_t)) then
+        if (status /= int(ATOMGPU_OK, c_int32_t)) return
+        if (on_host) then
+            status = c_atomgpu_linestrength_set_states_on_host(h%ptr, int(block - 1, c_int32_t), &
+                size(energies, kind=c_int64_t), energies, vectors, max(nc, 1_c_int64_t))
+        else
             status = c_atomgpu_linestrength_set_states(h%ptr, int(block - 1, c_int32_t), &
                 size(energies, kind=c_int64_t), energies, vectors, max(nc, 1_c_int64_t))
         end if
-        call finish(status, stat, "atomgpu_linestrength_set_states")
     end subroutine
 
     ! Loads a batch of lower states of block `block`, the columns of vectors(n_coefficients,
@@ -481,8 +745,10 @@ contains
     end subroutine
 
     ! Half-linestrengths (eq. 14, Debye) of the loaded lower batch into block upper_block:
-    ! half(n_primitive of upper_block, n_lower), on the upper block's primitive functions. 3j
-    ! symbols below thresh_coeff are skipped. |J' - J''| <= 1 and J' + J'' >= 1.
+    ! half(n_primitive of upper_block, ndeg'' n_lower), on the upper block's primitive functions,
+    ! column d + ndeg'' (i - 1) for component d (1-based) of lower state i (ndeg'': the lower
+    ! block's degeneracy, 1 for non-degenerate species: column i). 3j symbols below thresh_coeff
+    ! are skipped. |J' - J''| <= 1 and J' + J'' >= 1.
     subroutine atomgpu_linestrength_half(h, upper_block, thresh_coeff, half, stat)
         type(atomgpu_linestrength_t), intent(in) :: h
         integer, intent(in) :: upper_block
@@ -490,16 +756,17 @@ contains
         real(c_double), intent(inout), contiguous :: half(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: np, nc, ns, n_lower
+        integer(c_int64_t) :: np, nc, ns, n_lower, ndeg_lower
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_linestrength(h, status)
-        call check_lower_loaded(h, status, n_lower)
+        call check_lower_loaded(h, status, n_lower, ndeg_lower)
         call check_block(h, "upper_block", upper_block, 2, status, np, nc, ns)
         call reject(size(half, 1, kind=c_int64_t) == np, 4, size_message("half", size(half, 1, kind=c_int64_t), &
             "rows", np, "n_primitive of upper_block"), status)
-        call reject(size(half, 2, kind=c_int64_t) == n_lower, 4, size_message("half", &
-            size(half, 2, kind=c_int64_t), "columns", n_lower, "the n_lower states of the loaded batch"), status)
+        call reject(size(half, 2, kind=c_int64_t) == ndeg_lower * n_lower, 4, size_message("half", &
+            size(half, 2, kind=c_int64_t), "columns", ndeg_lower * n_lower, &
+            "ndeg of the lower block x the n_lower states of the loaded batch"), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_linestrength_half(h%ptr, int(upper_block - 1, c_int32_t), thresh_coeff, half, &
                 max(np, 1_c_int64_t))
@@ -509,7 +776,9 @@ contains
 
     ! Transition amplitudes a(f, i) = sum_p c^f_p h_p(i) (eq. 15 before squaring, Debye) of the
     ! stored states f of block upper_block with the states i of the loaded lower batch:
-    ! amplitudes(n_states of upper_block, n_lower); L = a^2.
+    ! amplitudes(n_states of upper_block, n_lower); L = a^2. For degenerate species one amplitude
+    ! per component pair (TROVE's linestr_deg(d'', d')): amplitudes(n_states, ndeg'' n_lower ndeg'),
+    ! column d'' + ndeg'' (i - 1 + n_lower (d' - 1)) (1-based components), L = sum a^2 / ndeg''.
     subroutine atomgpu_linestrength_amplitudes(h, upper_block, thresh_coeff, amplitudes, stat)
         type(atomgpu_linestrength_t), intent(in) :: h
         integer, intent(in) :: upper_block
@@ -517,17 +786,18 @@ contains
         real(c_double), intent(inout), contiguous :: amplitudes(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: np, nc, ns, n_lower
+        integer(c_int64_t) :: np, nc, ns, n_lower, ndeg_lower, columns
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_linestrength(h, status)
-        call check_lower_loaded(h, status, n_lower)
+        call check_lower_loaded(h, status, n_lower, ndeg_lower)
         call check_block(h, "upper_block", upper_block, 2, status, np, nc, ns)
+        columns = ndeg_lower * n_lower * block_degeneracy(h, upper_block, status)
         call reject(size(amplitudes, 1, kind=c_int64_t) == ns, 4, size_message("amplitudes", &
             size(amplitudes, 1, kind=c_int64_t), "rows", ns, "n_states of upper_block"), status)
-        call reject(size(amplitudes, 2, kind=c_int64_t) == n_lower, 4, size_message("amplitudes", &
-            size(amplitudes, 2, kind=c_int64_t), "columns", n_lower, "the n_lower states of the loaded batch"), &
-            status)
+        call reject(size(amplitudes, 2, kind=c_int64_t) == columns, 4, size_message("amplitudes", &
+            size(amplitudes, 2, kind=c_int64_t), "columns", columns, &
+            "ndeg'' x the n_lower states of the loaded batch x ndeg'"), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_linestrength_amplitudes(h%ptr, int(upper_block - 1, c_int32_t), thresh_coeff, &
                 amplitudes, max(ns, 1_c_int64_t))
@@ -563,8 +833,12 @@ contains
     ! More lines than the capacity: ATOMGPU_ERR_INVALID_ARGUMENT and nothing written (size the
     ! arrays with atomgpu_linestrength_count_lines). Replaces the loaded lower batch (after a
     ! call that reached the library, successful or not, load_lower again before half/amplitudes).
+    ! Optional, by keyword: `filters`, TROVE's further rules (J range, species pairs, REDUCED,
+    ! degeneracy filter; type atomgpu_line_filters_t), and `counts(5)`, which receives the pairs
+    ! of states judged, and of them those dropped by the J range and species rules, by the energy
+    ! and frequency windows, by the thresholds, and those kept (the four parts sum to the first).
     subroutine atomgpu_linestrength_line_list(h, lower_block, upper_blocks, params, n_lines, upper_id, lower_id, &
-            einstein_a, wavenumber, linestrength, intensity, stat)
+            einstein_a, wavenumber, linestrength, intensity, stat, filters, counts)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: lower_block
         integer, intent(in), contiguous :: upper_blocks(:)
@@ -574,9 +848,12 @@ contains
         real(c_double), intent(inout), contiguous, target :: einstein_a(:), wavenumber(:), linestrength(:), &
             intensity(:)
         integer, intent(out), optional :: stat
+        type(atomgpu_line_filters_t), intent(in), optional :: filters
+        integer(c_int64_t), intent(inout), optional :: counts(5)
         integer(c_int32_t) :: status
         integer(c_int32_t), allocatable :: uppers0(:)
-        integer(c_int64_t) :: capacity
+        integer(c_int64_t) :: capacity, counted(5)
+        integer :: o
         ! Stand-ins for zero-size output arrays (a NULL upper_id would ask for the count only).
         integer(c_int64_t), target :: no_id(1, 2)
         real(c_double), target :: no_value(1, 4)
@@ -584,16 +861,18 @@ contains
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_line_list(h, lower_block, upper_blocks, status, uppers0)
+        ! C positions of the outputs: one further on in _line_list_filtered (its `filters`).
+        o = merge(1, 0, present(filters) .or. present(counts))
         capacity = size(upper_id, kind=c_int64_t)
-        call reject(size(lower_id, kind=c_int64_t) == capacity, 9, size_message("lower_id", &
+        call reject(size(lower_id, kind=c_int64_t) == capacity, 9 + o, size_message("lower_id", &
             size(lower_id, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(einstein_a, kind=c_int64_t) == capacity, 10, size_message("einstein_a", &
+        call reject(size(einstein_a, kind=c_int64_t) == capacity, 10 + o, size_message("einstein_a", &
             size(einstein_a, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(wavenumber, kind=c_int64_t) == capacity, 11, size_message("wavenumber", &
+        call reject(size(wavenumber, kind=c_int64_t) == capacity, 11 + o, size_message("wavenumber", &
             size(wavenumber, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(linestrength, kind=c_int64_t) == capacity, 12, size_message("linestrength", &
+        call reject(size(linestrength, kind=c_int64_t) == capacity, 12 + o, size_message("linestrength", &
             size(linestrength, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(intensity, kind=c_int64_t) == capacity, 13, size_message("intensity", &
+        call reject(size(intensity, kind=c_int64_t) == capacity, 13 + o, size_message("intensity", &
             size(intensity, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             if (capacity > 0) then
@@ -603,34 +882,89 @@ contains
                 p = [c_loc(no_id(1, 1)), c_loc(no_id(1, 2)), c_loc(no_value(1, 1)), c_loc(no_value(1, 2)), &
                     c_loc(no_value(1, 3)), c_loc(no_value(1, 4))]
             end if
-            status = c_atomgpu_linestrength_line_list(h%ptr, int(lower_block - 1, c_int32_t), &
-                int(size(upper_blocks), c_int32_t), uppers0, params, capacity, n_lines, p(1), p(2), p(3), p(4), &
-                p(5), p(6))
+            if (o == 1) then
+                status = c_atomgpu_linestrength_line_list_filtered(h%ptr, int(lower_block - 1, c_int32_t), &
+                    int(size(upper_blocks), c_int32_t), uppers0, params, filters0(filters), capacity, n_lines, &
+                    p(1), p(2), p(3), p(4), p(5), p(6), counted)
+                if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
+            else
+                status = c_atomgpu_linestrength_line_list(h%ptr, int(lower_block - 1, c_int32_t), &
+                    int(size(upper_blocks), c_int32_t), uppers0, params, capacity, n_lines, p(1), p(2), p(3), p(4), &
+                    p(5), p(6))
+            end if
         end if
         call finish(status, stat, "atomgpu_linestrength_line_list")
     end subroutine
 
-    ! The number of lines atomgpu_linestrength_line_list would give (same arguments), into
-    ! n_lines (the whole list is computed to count it). Replaces the loaded lower batch, as
-    ! atomgpu_linestrength_line_list does.
-    subroutine atomgpu_linestrength_count_lines(h, lower_block, upper_blocks, params, n_lines, stat)
+    ! The number of lines atomgpu_linestrength_line_list would give (same arguments, `filters` and
+    ! `counts` as there), into n_lines (the whole list is computed to count it). Replaces the
+    ! loaded lower batch, as atomgpu_linestrength_line_list does.
+    subroutine atomgpu_linestrength_count_lines(h, lower_block, upper_blocks, params, n_lines, stat, filters, counts)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: lower_block
         integer, intent(in), contiguous :: upper_blocks(:)
         type(atomgpu_intensity_params_t), intent(in) :: params
         integer(c_int64_t), intent(inout) :: n_lines
         integer, intent(out), optional :: stat
+        type(atomgpu_line_filters_t), intent(in), optional :: filters
+        integer(c_int64_t), intent(inout), optional :: counts(5)
         integer(c_int32_t) :: status
         integer(c_int32_t), allocatable :: uppers0(:)
+        integer(c_int64_t) :: counted(5)
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_line_list(h, lower_block, upper_blocks, status, uppers0)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
-            status = c_atomgpu_linestrength_line_list(h%ptr, int(lower_block - 1, c_int32_t), &
-                int(size(upper_blocks), c_int32_t), uppers0, params, 0_c_int64_t, n_lines, c_null_ptr, c_null_ptr, &
-                c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr)
+            if (present(filters) .or. present(counts)) then
+                status = c_atomgpu_linestrength_line_list_filtered(h%ptr, int(lower_block - 1, c_int32_t), &
+                    int(size(upper_blocks), c_int32_t), uppers0, params, filters0(filters), 0_c_int64_t, n_lines, &
+                    c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr, counted)
+                if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
+            else
+                status = c_atomgpu_linestrength_line_list(h%ptr, int(lower_block - 1, c_int32_t), &
+                    int(size(upper_blocks), c_int32_t), uppers0, params, 0_c_int64_t, n_lines, c_null_ptr, &
+                    c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr)
+            end if
         end if
         call finish(status, stat, "atomgpu_linestrength_count_lines")
+    end subroutine
+
+    ! The C filters of an optional Fortran one: species 0-based; absent: no rule.
+    function filters0(filters) result(f)
+        type(atomgpu_line_filters_t), intent(in), optional :: filters
+        type(atomgpu_line_filters_t) :: f
+        integer :: n
+        if (.not. present(filters)) return
+        f = filters
+        n = min(max(int(f%n_gamma_pair), 0), size(f%gamma_pair))
+        f%gamma_pair(1:n) = f%gamma_pair(1:n) - 1
+    end function
+
+    ! The whole line list of the handle written as the ExoMol files <stem>.states and <stem>.trans
+    ! (every block with states as the lower block, in the order added, into every block with states
+    ! that J' = J'' or J'' +- 1 reaches), judged by `params` and the optional `filters`, batch by
+    ! batch as the lines are judged (the list is never held in memory). Each file is written as
+    ! <name>.partial and renamed once complete. `.states`: ID, E - zpe [cm^-1], g_tot = g_ns (2J+1),
+    ! J, block and state (0-based); `.trans`: upper ID, lower ID, A [s^-1], nu [cm^-1]. `counts(5)`
+    ! (optional) as for atomgpu_linestrength_line_list, over the whole list. A file that cannot be
+    ! written is ATOMGPU_ERR_IO.
+    subroutine atomgpu_linestrength_write_exomol(h, stem, params, filters, counts, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        character(len=*), intent(in) :: stem
+        type(atomgpu_intensity_params_t), intent(in) :: params
+        type(atomgpu_line_filters_t), intent(in), optional :: filters
+        integer(c_int64_t), intent(inout), optional :: counts(5)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: counted(5)
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_linestrength_write_exomol(h%ptr, c_text(stem), params, filters0(filters), counted)
+            if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
+        end if
+        call finish(status, stat, "atomgpu_linestrength_write_exomol")
     end subroutine
 
     ! The ExoMol ID (the 1-based running number over the stored states of all blocks, in the

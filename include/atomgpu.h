@@ -305,6 +305,38 @@ typedef struct atomgpu_intensity_params {
 } atomgpu_intensity_params;
 
 /**
+ * TROVE's line-list rules beyond the windows and thresholds of `atomgpu_intensity_params`
+ * (`atomgpu_linestrength_line_list_filtered`, `atomgpu_linestrength_write_exomol`); a NULL
+ * pointer to it means no rule: every J, every species pair, the full sum over the component
+ * pairs.
+ */
+typedef struct atomgpu_line_filters {
+    /**
+     * J range (TROVE's `J` of the INTENSITY block): a line is kept only when J'' and J' both lie
+     * in [j_min, j_max], 0 <= j_min <= j_max.
+     */
+    int32_t j_min;
+    int32_t j_max;
+    /**
+     * TROVE's REDUCED (0 or 1): only the upper component d' = 0 is summed, and L is not divided
+     * by ndeg'' (equal to the full L for a complete degenerate pair).
+     */
+    int32_t reduced;
+    /**
+     * TROVE's `degeneracy_filter` (0 or 1): component pairs the group's rules forbid are dropped
+     * from the sum (needs `atomgpu_linestrength_set_group`).
+     */
+    int32_t degeneracy_filter;
+    /**
+     * 0: every species pair allowed; otherwise the group's number of species, and
+     * `gamma_pair[gamma'']` (0-based) is the one upper species each lower species reaches
+     * (TROVE's `isym_pairs`, the dipole selection rules).
+     */
+    int32_t n_gamma_pair;
+    int32_t gamma_pair[16];
+} atomgpu_line_filters;
+
+/**
  * The Hamiltonian and the SCF settings (`atomgpu_scf_default_params` fills DFRATOM's defaults).
  */
 typedef struct atomgpu_scf_params {
@@ -883,6 +915,27 @@ int32_t atomgpu_linestrength_create(int64_t n_vib,
                                     struct atomgpu_linestrength **handle);
 
 /**
+ * As `atomgpu_linestrength_create`, with the line lists (`_line_list`, `_line_list_filtered`,
+ * `_write_exomol`) spread over several GPUs of the node:
+ *
+ * - `n_devices` in [1, 64]: the handle's GPU (`ATOMGPU_DEVICE`, else the node-local MPI rank's)
+ *   and the next `n_devices - 1` visible ones each hold a copy of the dipole matrix, the blocks
+ *   and the states; each takes every n-th batch of lower states and the lines come back in the
+ *   order and with the numbers one GPU gives. Every other call runs on the handle's GPU. More
+ *   than the process sees is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend,
+ *   n engines (each with its own copy) run the batches on n threads.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above.
+ */
+int32_t atomgpu_linestrength_create_on_devices(int64_t n_vib,
+                                               const double *dipole,
+                                               int64_t ld_dipole,
+                                               int64_t max_device_bytes,
+                                               int32_t n_devices,
+                                               struct atomgpu_linestrength **handle);
+
+/**
  * Destroys a handle and frees its host and device memory (when a call on another thread still
  * uses it, as that call returns). NULL is a no-op; a handle already destroyed, or one of another
  * family, is `ATOMGPU_ERR_INVALID_ARGUMENT` (nothing is freed twice).
@@ -933,6 +986,61 @@ int32_t atomgpu_linestrength_add_block(struct atomgpu_linestrength *handle,
                                        int32_t *block);
 
 /**
+ * Registers a (J, Gamma) block of a symmetry species, degenerate or not, of the handle's group
+ * (`atomgpu_linestrength_set_group`), as TROVE's `dm_intensity_symmvec` holds it: the arguments
+ * of `atomgpu_linestrength_add_block`, and
+ *
+ * - `gamma`: the block's species, 0-based in the group's order (TROVE's `igamma` - 1; C3v(M):
+ *   A1, A2, E; Td(M): A1, A2, E, F1, F2; D3h(M): A1', A2', E', A1'', A2'', E''; C2v(M): A1, A2,
+ *   B1, B2; Cs(M): A', A''; C1: A); without a group only 0 is allowed;
+ * - `ndeg` (>= 1): the species' degeneracy (1, 2 for E, 3 for F), which must be the group's;
+ * - the unfolding, required when `ndeg > 1` (`n_sym` >= 1): one matrix T_d per component d
+ *   (TROVE's `repres(:, ideg, :)`), stacked in one CSR matrix of `ndeg * n_primitive` rows:
+ *   row `d * n_primitive + p` is component d of primitive function p, so `row_start` has
+ *   `ndeg * n_primitive + 1` entries. A level's vector of n_sym coefficients c gives component
+ *   d's primitive coefficients T_d c.
+ *
+ * The half-linestrengths of a batch of a degenerate lower block have one column per component
+ * (`atomgpu_linestrength_half`), its amplitudes one per component pair
+ * (`atomgpu_linestrength_amplitudes`), and line lists use L = sum over the component pairs of
+ * a^2 / ndeg'' (TROVE's `linestr_deg` summed; see `atomgpu_line_filters` for REDUCED and the
+ * degeneracy filter).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_add_block_species(struct atomgpu_linestrength *handle,
+                                               int32_t j,
+                                               int32_t gamma,
+                                               double gns,
+                                               int64_t n_primitive,
+                                               const int64_t *v,
+                                               const int32_t *k,
+                                               const int32_t *tau,
+                                               int32_t ndeg,
+                                               int64_t n_sym,
+                                               const int64_t *row_start,
+                                               const int64_t *col,
+                                               const double *value,
+                                               int32_t *block);
+
+/**
+ * Sets the molecule's symmetry group (TROVE's `sym%group`), before any block is added: then
+ * every block's species (`atomgpu_linestrength_add_block_species`) must be one of the group's,
+ * with its degeneracy, and the line filters can apply TROVE's degeneracy filter.
+ *
+ * - `handle`: the handle, with no block yet.
+ * - `group`: the group's name, NUL-terminated, as TROVE spells it (case and a trailing "(M)"
+ *   optional): "C1", "Cs(M)", "C2v(M)", "C3v(M)", "D3h(M)", "Td(M)".
+ *
+ * # Safety
+ * `group` must be NULL or a NUL-terminated string; `handle` may be any value (it is looked up in
+ * the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_set_group(struct atomgpu_linestrength *handle, const char *group);
+
+/**
  * Stores the eigenstates of a block (replacing earlier ones): their energies and eigenvectors.
  * Changing the number of states of a block renumbers the ExoMol IDs of later blocks.
  *
@@ -955,6 +1063,26 @@ int32_t atomgpu_linestrength_set_states(struct atomgpu_linestrength *handle,
                                         const double *energies,
                                         const double *vectors,
                                         int64_t ld);
+
+/**
+ * As `atomgpu_linestrength_set_states`, with the vectors kept in host memory (a copy held by the
+ * handle) instead of on the GPU: for blocks whose states do not fit beside the others. As the
+ * lower block of a line list they go to the GPU one batch at a time, each batch's upload (through
+ * two page-locked buffers, on a second stream) overlapped with the previous batch's products; as
+ * an upper block they are uploaded whole for the line list that needs them. The numbers are those
+ * of `set_states`. On the CPU backend it is `set_states`.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented at
+ * `atomgpu_linestrength_set_states`; `handle` may be any value (it is looked up in the registry
+ * of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_set_states_on_host(struct atomgpu_linestrength *handle,
+                                                int32_t block,
+                                                int64_t n_states,
+                                                const double *energies,
+                                                const double *vectors,
+                                                int64_t ld);
 
 /**
  * Loads a batch of lower states of a block and computes their dipole products (the first
@@ -991,8 +1119,9 @@ int32_t atomgpu_linestrength_load_lower(struct atomgpu_linestrength *handle,
  * - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
  * - `upper_block`: 0-based index of the upper block, |J' - J''| <= 1 and J' + J'' >= 1.
  * - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
- * - `half` (output): `n_primitive(upper_block) x n_lower`, column-major: row p is the upper
- *   block's primitive function p, column i the batch's state i.
+ * - `half` (output): `n_primitive(upper_block) x (ndeg'' n_lower)`, column-major: row p is the
+ *   upper block's primitive function p, column `d + ndeg'' i` component d of the batch's state i
+ *   (ndeg'' the lower block's degeneracy, `atomgpu_linestrength_block_ndeg`; 1: column i).
  * - `ld_half` (>= n_primitive(upper_block)): the leading dimension of `half`.
  *
  * # Safety
@@ -1009,13 +1138,17 @@ int32_t atomgpu_linestrength_half(struct atomgpu_linestrength *handle,
  * Transition amplitudes (paper eq. 15 before squaring) a(f, i) = sum_p c^f_p h_p(i), in Debye,
  * of every stored state f of an upper block with every state i of the loaded lower batch. Their
  * squares are L = a^2 (Debye^2), from which S = g_ns (2J'+1)(2J''+1) L and
- * A = 3.1361892e-7 (2J''+1) L nu^3 s^-1 follow.
+ * A = 3.1361892e-7 (2J''+1) L nu^3 s^-1 follow. For degenerate species, one amplitude per pair of
+ * components, a(f, d'; i, d'') = (T_d' c^f) . h(T_d'' c^i) (TROVE's `linestr_deg(d'', d')`), and
+ * L = sum of their squares / ndeg''.
  *
  * - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
  * - `upper_block`: 0-based index of the upper block (with stored states), |J' - J''| <= 1 and
  *   J' + J'' >= 1.
  * - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
- * - `amplitudes` (output): `n_states(upper_block) x n_lower`, column-major.
+ * - `amplitudes` (output): `n_states(upper_block) x (ndeg'' n_lower ndeg')`, column-major,
+ *   column `d'' + ndeg'' (i + n_lower d')` (ndeg'' and ndeg' the degeneracies of the lower and
+ *   upper blocks; for non-degenerate blocks `n_states(upper_block) x n_lower`).
  * - `ld` (>= n_states(upper_block)): the leading dimension of `amplitudes`.
  *
  * # Safety
@@ -1083,6 +1216,66 @@ int32_t atomgpu_linestrength_line_list(struct atomgpu_linestrength *handle,
                                        double *intensity);
 
 /**
+ * As `atomgpu_linestrength_line_list`, judged also by TROVE's further rules (`filters`: J range,
+ * species pairs, REDUCED, degeneracy filter; NULL: none), with the count of the pairs judged:
+ *
+ * - `filters`: the rules, or NULL;
+ * - `counts` (output, 5 entries, may be NULL): pairs of (lower, upper) states judged, dropped by
+ *   the J range and species rules (whole block pairs, nothing computed), dropped by the energy
+ *   and frequency windows, dropped by THRESH_LINE / THRESH_INTES, kept; the four parts sum to
+ *   the pairs judged. Written with the lines (not on a count query with `upper_id` NULL, where
+ *   it is written too, or on any failure).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_line_list_filtered(struct atomgpu_linestrength *handle,
+                                                int32_t lower_block,
+                                                int32_t n_upper_blocks,
+                                                const int32_t *upper_blocks,
+                                                const struct atomgpu_intensity_params *params,
+                                                const struct atomgpu_line_filters *filters,
+                                                int64_t capacity,
+                                                int64_t *n_lines,
+                                                int64_t *upper_id,
+                                                int64_t *lower_id,
+                                                double *einstein_a,
+                                                double *wavenumber,
+                                                double *linestrength,
+                                                double *intensity,
+                                                int64_t *counts);
+
+/**
+ * The whole line list of the handle written as ExoMol files `<stem>.states` and `<stem>.trans`:
+ * every block with states as the lower block, in registration order, into every block with
+ * states that J' = J'' or J'' +- 1 reaches, judged by `params` and `filters` (as
+ * `atomgpu_linestrength_line_list_filtered` judges) where the amplitudes are, the lines written
+ * batch by batch as they are judged (the list is never held in memory). Each file is written to
+ * `<name>.partial`, synced and renamed, so a failed or killed run leaves no half-written file
+ * under the final name. `.states`: `ID  E-ZPE  g_tot  J  block  state` (g_tot = g_ns (2J+1),
+ * E in cm^-1); `.trans`: `upper_ID  lower_ID  A  nu` (A in s^-1, nu in cm^-1), TROVE's formats.
+ *
+ * - `handle`: the handle.
+ * - `stem`: the path of the files without extension, NUL-terminated (its folder must exist).
+ * - `params`: temperature, partition function, windows, thresholds, batch.
+ * - `filters`: TROVE's further rules, or NULL for none.
+ * - `counts` (output, 5 entries, may be NULL): as `atomgpu_linestrength_line_list_filtered`'s,
+ *   over the whole list.
+ *
+ * A file that cannot be written is `ATOMGPU_ERR_IO` (the message names it).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_write_exomol(struct atomgpu_linestrength *handle,
+                                          const char *stem,
+                                          const struct atomgpu_intensity_params *params,
+                                          const struct atomgpu_line_filters *filters,
+                                          int64_t *counts);
+
+/**
  * ExoMol ID of a stored state: 1 + the number of states stored in earlier blocks + `state`
  * (the running 1-based number of the `.states` file, blocks in registration order).
  *
@@ -1114,6 +1307,19 @@ int32_t atomgpu_linestrength_block_size(const struct atomgpu_linestrength *handl
                                         int64_t *n_primitive,
                                         int64_t *n_coefficients,
                                         int64_t *n_states);
+
+/**
+ * The degeneracy of a block's species (its number of components: 1, 2 for E, 3 for F), as
+ * given to `atomgpu_linestrength_add_block_species` (1 for `atomgpu_linestrength_add_block`):
+ * the factor in the column counts of `_half` and `_amplitudes`.
+ *
+ * # Safety
+ * `ndeg` must be NULL or a valid pointer; `handle` may be any value (it is looked up in the
+ * registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_block_ndeg(const struct atomgpu_linestrength *handle,
+                                        int32_t block,
+                                        int32_t *ndeg);
 
 /**
  * The lower batch loaded by `atomgpu_linestrength_load_lower`: its 0-based block and number of

@@ -35,12 +35,17 @@
 //! ```
 //! with nu = E' - E'' in cm^-1, c2 = hc/k in cm K, g_ns the lower block's nuclear-spin weight.
 
-use super::common::{count, guard, input, leading_dimension, matrix_len, output, MAX_ELEMENTS};
+use super::common::{count, guard, input, leading_dimension, matrix_len, output, write_output, MAX_ELEMENTS};
 use super::handles::{self, Family};
 use crate::error::{Error, Result};
 use crate::linestrength::check_threshold;
-use crate::linestrength::{BlockSpec, IntensityParams, LineStrength, Options, Unfolding, MAX_J};
+use crate::linestrength::{
+    exomol, BlockSpec, IntensityParams, LineCounts, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding,
+    MAX_DEGENERACY, MAX_DEVICES, MAX_J,
+};
 use crate::memory;
+use std::ffi::{c_char, CStr};
+use std::path::Path;
 use std::sync::Mutex;
 
 /// A line-strength handle: the dipole matrix, the blocks and their states, the last lower batch,
@@ -163,21 +168,64 @@ pub unsafe extern "C" fn atomgpu_linestrength_create(
     handle: *mut *mut atomgpu_linestrength,
 ) -> i32 {
     guard(&["n_vib", "dipole", "ld_dipole", "max_device_bytes", "handle"], || {
-        let n = count("n_vib", n_vib)?;
-        let cols = n
-            .checked_mul(3)
-            .filter(|&c| c <= MAX_ELEMENTS)
-            .ok_or_else(|| Error::invalid("n_vib", format!("is too large ({n_vib})")))?;
-        let ld = leading_dimension("ld_dipole", ld_dipole, n, "n_vib")?;
-        let len = matrix_len(n, cols, ld, "n_vib")?;
-        let d = input("dipole", dipole, len)?;
-        let max_bytes = u64::try_from(max_device_bytes)
-            .map_err(|_| Error::invalid("max_device_bytes", format!("must be >= 0, got {max_device_bytes}")))?;
-        let out = output("handle", handle)?;
-        let inner = LineStrength::new(n, d, ld, Options { max_device_bytes: max_bytes, ..Options::default() })?;
-        *out = handles::register(atomgpu_linestrength { inner: Mutex::new(inner) })?;
-        Ok(())
+        create(n_vib, dipole, ld_dipole, max_device_bytes, 1, handle)
     })
+}
+
+/// As `atomgpu_linestrength_create`, with the line lists (`_line_list`, `_line_list_filtered`,
+/// `_write_exomol`) spread over several GPUs of the node:
+///
+/// - `n_devices` in [1, 64]: the handle's GPU (`ATOMGPU_DEVICE`, else the node-local MPI rank's)
+///   and the next `n_devices - 1` visible ones each hold a copy of the dipole matrix, the blocks
+///   and the states; each takes every n-th batch of lower states and the lines come back in the
+///   order and with the numbers one GPU gives. Every other call runs on the handle's GPU. More
+///   than the process sees is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend,
+///   n engines (each with its own copy) run the batches on n threads.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_create_on_devices(
+    n_vib: i64,
+    dipole: *const f64,
+    ld_dipole: i64,
+    max_device_bytes: i64,
+    n_devices: i32,
+    handle: *mut *mut atomgpu_linestrength,
+) -> i32 {
+    guard(&["n_vib", "dipole", "ld_dipole", "max_device_bytes", "n_devices", "handle"], || {
+        create(n_vib, dipole, ld_dipole, max_device_bytes, n_devices, handle)
+    })
+}
+
+/// The body of the two create functions.
+unsafe fn create(
+    n_vib: i64,
+    dipole: *const f64,
+    ld_dipole: i64,
+    max_device_bytes: i64,
+    n_devices: i32,
+    handle: *mut *mut atomgpu_linestrength,
+) -> Result<()> {
+    let n = count("n_vib", n_vib)?;
+    let cols = n
+        .checked_mul(3)
+        .filter(|&c| c <= MAX_ELEMENTS)
+        .ok_or_else(|| Error::invalid("n_vib", format!("is too large ({n_vib})")))?;
+    let ld = leading_dimension("ld_dipole", ld_dipole, n, "n_vib")?;
+    let len = matrix_len(n, cols, ld, "n_vib")?;
+    let d = input("dipole", dipole, len)?;
+    let max_bytes = u64::try_from(max_device_bytes)
+        .map_err(|_| Error::invalid("max_device_bytes", format!("must be >= 0, got {max_device_bytes}")))?;
+    let devices = usize::try_from(n_devices)
+        .ok()
+        .filter(|n| (1..=MAX_DEVICES).contains(n))
+        .ok_or_else(|| Error::invalid("n_devices", format!("must be in [1, {MAX_DEVICES}], got {n_devices}")))?;
+    let out = output("handle", handle)?;
+    let options = Options { max_device_bytes: max_bytes, devices };
+    let inner = LineStrength::new(n, d, ld, options).map_err(|e| e.renamed("devices", "n_devices"))?;
+    *out = handles::register(atomgpu_linestrength { inner: Mutex::new(inner) })?;
+    Ok(())
 }
 
 /// Destroys a handle and frees its host and device memory (when a call on another thread still
@@ -237,42 +285,177 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
     guard(
         &["handle", "j", "gns", "n_primitive", "v", "k", "tau", "n_sym", "row_start", "col", "value", "block"],
         || {
-            let j = u32::try_from(j).map_err(|_| Error::invalid("j", format!("must be in [0, {MAX_J}], got {j}")))?;
-            let n = count("n_primitive", n_primitive)?;
-            if n >= MAX_ELEMENTS {
-                return Err(Error::invalid("n_primitive", format!("is too large ({n_primitive})")));
-            }
-            let v = input("v", v, n)?;
-            let k = input("k", k, n)?;
-            let tau = input("tau", tau, n)?;
-            let unfolding = match n_sym {
-                0 => None,
-                s if s < 0 => return Err(Error::invalid("n_sym", format!("must be >= 0, got {n_sym}"))),
-                s => {
-                    let n_sym = count("n_sym", s)?;
-                    // row_start[n] sizes `col` and `value`; the rest of the CSR rules are checked by
-                    // the Rust API.
-                    let rows = input("row_start", row_start, n + 1)?;
-                    let nnz = usize::try_from(rows[n])
-                        .ok()
-                        .filter(|&x| x <= MAX_ELEMENTS)
-                        .ok_or_else(|| Error::invalid_at("row_start", n, format!("is too large ({})", rows[n])))?;
-                    let col = input("col", col, nnz)?;
-                    let value = input("value", value, nnz)?;
-                    Some(Unfolding { ndeg: 1, n_sym, row_start: rows, col, value })
-                }
-            };
-            let out = output("block", block)?;
-            let spec = BlockSpec { j, gamma: 0, gns, v, k, tau, unfolding };
-            with_handle(handle, |h| {
-                if h.n_blocks() >= i32::MAX as usize {
-                    return Err(Error::invalid("handle", "holds the most blocks an int32_t index can name"));
-                }
-                *out = h.add_block(&spec)? as i32;
-                Ok(())
-            })
+            let species = Species { gamma: 0, ndeg: 1 };
+            add_block(handle, j, species, gns, n_primitive, v, k, tau, n_sym, row_start, col, value, block)
         },
     )
+}
+
+/// Registers a (J, Gamma) block of a symmetry species, degenerate or not, of the handle's group
+/// (`atomgpu_linestrength_set_group`), as TROVE's `dm_intensity_symmvec` holds it: the arguments
+/// of `atomgpu_linestrength_add_block`, and
+///
+/// - `gamma`: the block's species, 0-based in the group's order (TROVE's `igamma` - 1; C3v(M):
+///   A1, A2, E; Td(M): A1, A2, E, F1, F2; D3h(M): A1', A2', E', A1'', A2'', E''; C2v(M): A1, A2,
+///   B1, B2; Cs(M): A', A''; C1: A); without a group only 0 is allowed;
+/// - `ndeg` (>= 1): the species' degeneracy (1, 2 for E, 3 for F), which must be the group's;
+/// - the unfolding, required when `ndeg > 1` (`n_sym` >= 1): one matrix T_d per component d
+///   (TROVE's `repres(:, ideg, :)`), stacked in one CSR matrix of `ndeg * n_primitive` rows:
+///   row `d * n_primitive + p` is component d of primitive function p, so `row_start` has
+///   `ndeg * n_primitive + 1` entries. A level's vector of n_sym coefficients c gives component
+///   d's primitive coefficients T_d c.
+///
+/// The half-linestrengths of a batch of a degenerate lower block have one column per component
+/// (`atomgpu_linestrength_half`), its amplitudes one per component pair
+/// (`atomgpu_linestrength_amplitudes`), and line lists use L = sum over the component pairs of
+/// a^2 / ndeg'' (TROVE's `linestr_deg` summed; see `atomgpu_line_filters` for REDUCED and the
+/// degeneracy filter).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_add_block_species(
+    handle: *mut atomgpu_linestrength,
+    j: i32,
+    gamma: i32,
+    gns: f64,
+    n_primitive: i64,
+    v: *const i64,
+    k: *const i32,
+    tau: *const i32,
+    ndeg: i32,
+    n_sym: i64,
+    row_start: *const i64,
+    col: *const i64,
+    value: *const f64,
+    block: *mut i32,
+) -> i32 {
+    guard(
+        &[
+            "handle",
+            "j",
+            "gamma",
+            "gns",
+            "n_primitive",
+            "v",
+            "k",
+            "tau",
+            "ndeg",
+            "n_sym",
+            "row_start",
+            "col",
+            "value",
+            "block",
+        ],
+        || {
+            let gamma =
+                u32::try_from(gamma).map_err(|_| Error::invalid("gamma", format!("must be >= 0, got {gamma}")))?;
+            let ndeg = usize::try_from(ndeg)
+                .ok()
+                .filter(|d| (1..=MAX_DEGENERACY).contains(d))
+                .ok_or_else(|| Error::invalid("ndeg", format!("must be in [1, {MAX_DEGENERACY}], got {ndeg}")))?;
+            if ndeg > 1 && n_sym == 0 {
+                return Err(Error::invalid(
+                    "n_sym",
+                    format!("must be >= 1: a block of {ndeg} components needs its unfolding (one T_d per component)"),
+                ));
+            }
+            let species = Species { gamma, ndeg };
+            add_block(handle, j, species, gns, n_primitive, v, k, tau, n_sym, row_start, col, value, block)
+        },
+    )
+}
+
+/// A block's symmetry species and its degeneracy.
+struct Species {
+    gamma: u32,
+    ndeg: usize,
+}
+
+/// The body of the two add_block functions.
+#[allow(clippy::too_many_arguments)]
+unsafe fn add_block(
+    handle: *mut atomgpu_linestrength,
+    j: i32,
+    species: Species,
+    gns: f64,
+    n_primitive: i64,
+    v: *const i64,
+    k: *const i32,
+    tau: *const i32,
+    n_sym: i64,
+    row_start: *const i64,
+    col: *const i64,
+    value: *const f64,
+    block: *mut i32,
+) -> Result<()> {
+    let j = u32::try_from(j).map_err(|_| Error::invalid("j", format!("must be in [0, {MAX_J}], got {j}")))?;
+    let n = count("n_primitive", n_primitive)?;
+    if n >= MAX_ELEMENTS {
+        return Err(Error::invalid("n_primitive", format!("is too large ({n_primitive})")));
+    }
+    let v = input("v", v, n)?;
+    let k = input("k", k, n)?;
+    let tau = input("tau", tau, n)?;
+    let unfolding = match n_sym {
+        0 => None,
+        s if s < 0 => return Err(Error::invalid("n_sym", format!("must be >= 0, got {n_sym}"))),
+        s => {
+            let n_sym = count("n_sym", s)?;
+            // row_start[ndeg n] sizes `col` and `value`; the rest of the CSR rules are checked by
+            // the Rust API.
+            let rows = species.ndeg * n;
+            let starts = input("row_start", row_start, rows + 1)?;
+            let nnz = usize::try_from(starts[rows])
+                .ok()
+                .filter(|&x| x <= MAX_ELEMENTS)
+                .ok_or_else(|| Error::invalid_at("row_start", rows, format!("is too large ({})", starts[rows])))?;
+            let col = input("col", col, nnz)?;
+            let value = input("value", value, nnz)?;
+            Some(Unfolding { ndeg: species.ndeg, n_sym, row_start: starts, col, value })
+        }
+    };
+    let out = output("block", block)?;
+    let spec = BlockSpec { j, gamma: species.gamma, gns, v, k, tau, unfolding };
+    with_handle(handle, |h| {
+        if h.n_blocks() >= i32::MAX as usize {
+            return Err(Error::invalid("handle", "holds the most blocks an int32_t index can name"));
+        }
+        *out = h.add_block(&spec)? as i32;
+        Ok(())
+    })
+}
+
+/// Sets the molecule's symmetry group (TROVE's `sym%group`), before any block is added: then
+/// every block's species (`atomgpu_linestrength_add_block_species`) must be one of the group's,
+/// with its degeneracy, and the line filters can apply TROVE's degeneracy filter.
+///
+/// - `handle`: the handle, with no block yet.
+/// - `group`: the group's name, NUL-terminated, as TROVE spells it (case and a trailing "(M)"
+///   optional): "C1", "Cs(M)", "C2v(M)", "C3v(M)", "D3h(M)", "Td(M)".
+///
+/// # Safety
+/// `group` must be NULL or a NUL-terminated string; `handle` may be any value (it is looked up in
+/// the registry of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_set_group(
+    handle: *mut atomgpu_linestrength,
+    group: *const c_char,
+) -> i32 {
+    guard(&["handle", "group"], || {
+        let name = c_text("group", group)?;
+        let group = SymmetryGroup::named(name)?;
+        with_handle(handle, |h| h.set_group(group))
+    })
+}
+
+/// A NUL-terminated UTF-8 string argument.
+unsafe fn c_text<'a>(name: &'static str, text: *const c_char) -> Result<&'a str> {
+    if text.is_null() {
+        return Err(Error::invalid(name, "must not be NULL"));
+    }
+    CStr::from_ptr(text).to_str().map_err(|_| Error::invalid(name, "must be UTF-8 text"))
 }
 
 /// Stores the eigenstates of a block (replacing earlier ones): their energies and eigenvectors.
@@ -300,16 +483,58 @@ pub unsafe extern "C" fn atomgpu_linestrength_set_states(
     ld: i64,
 ) -> i32 {
     guard(&["handle", "block", "n_states", "energies", "vectors", "ld"], || {
-        with_handle(handle, |h| {
-            let b = block_index("block", block, h.n_blocks())?;
-            let n = count("n_states", n_states)?;
-            let rows = h.n_coefficients(b)?;
-            let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
-            let len = matrix_len(rows, n, ld, "n_states")?;
-            let e = input("energies", energies, n)?;
-            let x = input("vectors", vectors, len)?;
+        store_states(handle, block, n_states, energies, vectors, ld, false)
+    })
+}
+
+/// As `atomgpu_linestrength_set_states`, with the vectors kept in host memory (a copy held by the
+/// handle) instead of on the GPU: for blocks whose states do not fit beside the others. As the
+/// lower block of a line list they go to the GPU one batch at a time, each batch's upload (through
+/// two page-locked buffers, on a second stream) overlapped with the previous batch's products; as
+/// an upper block they are uploaded whole for the line list that needs them. The numbers are those
+/// of `set_states`. On the CPU backend it is `set_states`.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented at
+/// `atomgpu_linestrength_set_states`; `handle` may be any value (it is looked up in the registry
+/// of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_set_states_on_host(
+    handle: *mut atomgpu_linestrength,
+    block: i32,
+    n_states: i64,
+    energies: *const f64,
+    vectors: *const f64,
+    ld: i64,
+) -> i32 {
+    guard(&["handle", "block", "n_states", "energies", "vectors", "ld"], || {
+        store_states(handle, block, n_states, energies, vectors, ld, true)
+    })
+}
+
+/// The body of the two set_states functions.
+unsafe fn store_states(
+    handle: *mut atomgpu_linestrength,
+    block: i32,
+    n_states: i64,
+    energies: *const f64,
+    vectors: *const f64,
+    ld: i64,
+    on_host: bool,
+) -> Result<()> {
+    with_handle(handle, |h| {
+        let b = block_index("block", block, h.n_blocks())?;
+        let n = count("n_states", n_states)?;
+        let rows = h.n_coefficients(b)?;
+        let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
+        let len = matrix_len(rows, n, ld, "n_states")?;
+        let e = input("energies", energies, n)?;
+        let x = input("vectors", vectors, len)?;
+        if on_host {
+            h.set_states_on_host(b, e, x, ld)
+        } else {
             h.set_states(b, e, x, ld)
-        })
+        }
     })
 }
 
@@ -364,8 +589,9 @@ pub unsafe extern "C" fn atomgpu_linestrength_load_lower(
 /// - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
 /// - `upper_block`: 0-based index of the upper block, |J' - J''| <= 1 and J' + J'' >= 1.
 /// - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
-/// - `half` (output): `n_primitive(upper_block) x n_lower`, column-major: row p is the upper
-///   block's primitive function p, column i the batch's state i.
+/// - `half` (output): `n_primitive(upper_block) x (ndeg'' n_lower)`, column-major: row p is the
+///   upper block's primitive function p, column `d + ndeg'' i` component d of the batch's state i
+///   (ndeg'' the lower block's degeneracy, `atomgpu_linestrength_block_ndeg`; 1: column i).
 /// - `ld_half` (>= n_primitive(upper_block)): the leading dimension of `half`.
 ///
 /// # Safety
@@ -386,8 +612,8 @@ pub unsafe extern "C" fn atomgpu_linestrength_half(
             let out = output("half", half)?;
             let rows = h.n_primitive(u)?;
             let ld = leading_dimension("ld_half", ld_half, rows, "n_primitive of the upper block")?;
-            let (_, n) = h.loaded_batch()?;
-            let len = matrix_len(rows, n, ld, "ld_half")?;
+            let (lower, n) = h.loaded_batch()?;
+            let len = matrix_len(rows, n * h.ndeg(lower)?, ld, "ld_half")?;
             // The Rust routine copies into `out` only once the whole result is there: untouched on error.
             let out = std::slice::from_raw_parts_mut(out, len);
             h.half_linestrength(u, thresh_coeff, out, ld)
@@ -398,13 +624,17 @@ pub unsafe extern "C" fn atomgpu_linestrength_half(
 /// Transition amplitudes (paper eq. 15 before squaring) a(f, i) = sum_p c^f_p h_p(i), in Debye,
 /// of every stored state f of an upper block with every state i of the loaded lower batch. Their
 /// squares are L = a^2 (Debye^2), from which S = g_ns (2J'+1)(2J''+1) L and
-/// A = 3.1361892e-7 (2J''+1) L nu^3 s^-1 follow.
+/// A = 3.1361892e-7 (2J''+1) L nu^3 s^-1 follow. For degenerate species, one amplitude per pair of
+/// components, a(f, d'; i, d'') = (T_d' c^f) . h(T_d'' c^i) (TROVE's `linestr_deg(d'', d')`), and
+/// L = sum of their squares / ndeg''.
 ///
 /// - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
 /// - `upper_block`: 0-based index of the upper block (with stored states), |J' - J''| <= 1 and
 ///   J' + J'' >= 1.
 /// - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
-/// - `amplitudes` (output): `n_states(upper_block) x n_lower`, column-major.
+/// - `amplitudes` (output): `n_states(upper_block) x (ndeg'' n_lower ndeg')`, column-major,
+///   column `d'' + ndeg'' (i + n_lower d')` (ndeg'' and ndeg' the degeneracies of the lower and
+///   upper blocks; for non-degenerate blocks `n_states(upper_block) x n_lower`).
 /// - `ld` (>= n_states(upper_block)): the leading dimension of `amplitudes`.
 ///
 /// # Safety
@@ -425,7 +655,8 @@ pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
             let out = output("amplitudes", amplitudes)?;
             let rows = h.n_states(u)?;
             let ld = leading_dimension("ld", ld, rows, "n_states of the upper block")?;
-            let (_, n) = h.loaded_batch()?;
+            let (lower, n_lower) = h.loaded_batch()?;
+            let n = n_lower * h.ndeg(lower)? * h.ndeg(u)?;
             let len = matrix_len(rows, n, ld, "ld")?;
             let a = h.amplitudes(u, thresh_coeff)?;
             if a.len() != rows * n {
@@ -514,76 +745,303 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list(
             "intensity",
         ],
         || {
-            with_handle(handle, |h| {
-                let lower = block_index("lower_block", lower_block, h.n_blocks())?;
-                let nu = count("n_upper_blocks", n_upper_blocks as i64)?;
-                let blocks = input("upper_blocks", upper_blocks, nu)?;
-                let mut uppers = memory::with_capacity("upper_blocks", nu)?;
-                for (i, &b) in blocks.iter().enumerate() {
-                    let u = usize::try_from(b).ok().filter(|&u| u < h.n_blocks()).ok_or_else(|| {
-                        Error::invalid_at(
-                            "upper_blocks",
-                            i,
-                            format!("must be a block index in [0, {}), got {b}", h.n_blocks()),
-                        )
-                    })?;
-                    uppers.push(u);
-                }
-                let p = params.as_ref().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
-                let batch = usize::try_from(p.batch)
-                    .ok()
-                    .filter(|&b| b >= 1)
-                    .ok_or_else(|| params_field("batch", format!("must be >= 1, got {}", p.batch)))?;
-                let rust_params = IntensityParams {
-                    temperature: p.temperature,
-                    partition_function: p.partition_function,
-                    zpe: p.zpe,
-                    freq_window: p.freq_window,
-                    lower_energy: p.lower_energy,
-                    upper_energy: p.upper_energy,
-                    thresh_coeff: p.thresh_coeff,
-                    thresh_line: p.thresh_line,
-                    thresh_intens: p.thresh_intens,
-                    batch,
-                };
-                let capacity = usize::try_from(capacity)
-                    .map_err(|_| Error::invalid("capacity", format!("must be >= 0, got {capacity}")))?;
-                let n_out = output("n_lines", n_lines)?;
-                let arrays = if upper_id.is_null() {
-                    None
-                } else {
-                    Some((
-                        upper_id,
-                        output("lower_id", lower_id)?,
-                        output("einstein_a", einstein_a)?,
-                        output("wavenumber", wavenumber)?,
-                        output("linestrength", linestrength)?,
-                        output("intensity", intensity)?,
-                    ))
-                };
-                let lines = h.line_list(lower, &uppers, &rust_params).map_err(to_params)?;
-                if let Some((up, lo, a, nu_out, s, i)) = arrays {
-                    if lines.len() > capacity {
-                        return Err(Error::invalid(
-                            "capacity",
-                            format!("must be >= the number of lines, {}, got {capacity}", lines.len()),
-                        ));
-                    }
-                    // Straight into the caller's arrays (checked to hold them): no copy of the list.
-                    for (e, l) in lines.iter().enumerate() {
-                        *up.add(e) = l.upper_id;
-                        *lo.add(e) = l.lower_id;
-                        *a.add(e) = l.einstein_a;
-                        *nu_out.add(e) = l.wavenumber;
-                        *s.add(e) = l.linestrength;
-                        *i.add(e) = l.intensity;
-                    }
-                }
-                *n_out = lines.len() as i64;
-                Ok(())
-            })
+            let outputs = LineOutputs { n_lines, upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity };
+            let list = ListRequest { lower_block, n_upper_blocks, upper_blocks, params, filters: std::ptr::null() };
+            line_list(handle, list, capacity, outputs, std::ptr::null_mut())
         },
     )
+}
+
+/// TROVE's line-list rules beyond the windows and thresholds of `atomgpu_intensity_params`
+/// (`atomgpu_linestrength_line_list_filtered`, `atomgpu_linestrength_write_exomol`); a NULL
+/// pointer to it means no rule: every J, every species pair, the full sum over the component
+/// pairs.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct atomgpu_line_filters {
+    /// J range (TROVE's `J` of the INTENSITY block): a line is kept only when J'' and J' both lie
+    /// in [j_min, j_max], 0 <= j_min <= j_max.
+    pub j_min: i32,
+    pub j_max: i32,
+    /// TROVE's REDUCED (0 or 1): only the upper component d' = 0 is summed, and L is not divided
+    /// by ndeg'' (equal to the full L for a complete degenerate pair).
+    pub reduced: i32,
+    /// TROVE's `degeneracy_filter` (0 or 1): component pairs the group's rules forbid are dropped
+    /// from the sum (needs `atomgpu_linestrength_set_group`).
+    pub degeneracy_filter: i32,
+    /// 0: every species pair allowed; otherwise the group's number of species, and
+    /// `gamma_pair[gamma'']` (0-based) is the one upper species each lower species reaches
+    /// (TROVE's `isym_pairs`, the dipole selection rules).
+    pub n_gamma_pair: i32,
+    pub gamma_pair: [i32; 16],
+}
+
+/// The fields of `atomgpu_line_filters`, as the Rust checks name them.
+const FILTER_FIELDS: &[&str] = &["j_range", "reduced", "degeneracy_filter", "gamma_pair"];
+
+/// The Rust filters of a C pointer (NULL: none), errors naming the argument `filters`.
+unsafe fn line_filters(filters: *const atomgpu_line_filters) -> Result<LineFilters> {
+    let Some(f) = filters.as_ref() else { return Ok(LineFilters::default()) };
+    let field = |name: &str, rule: String| Error::invalid("filters", format!("field `{name}` {rule}"));
+    let flag = |name: &str, x: i32| match x {
+        0 | 1 => Ok(x == 1),
+        _ => Err(field(name, format!("must be 0 or 1, got {x}"))),
+    };
+    let j = |name: &str, x: i32| {
+        u32::try_from(x)
+            .ok()
+            .filter(|&x| x <= MAX_J)
+            .ok_or_else(|| field(name, format!("must be in [0, {MAX_J}], got {x}")))
+    };
+    let n_pairs = usize::try_from(f.n_gamma_pair)
+        .ok()
+        .filter(|&n| n <= f.gamma_pair.len())
+        .ok_or_else(|| field("n_gamma_pair", format!("must be in [0, 16], got {}", f.n_gamma_pair)))?;
+    let gamma_pair = match n_pairs {
+        0 => None,
+        n => Some(
+            f.gamma_pair[..n]
+                .iter()
+                .enumerate()
+                .map(|(i, &g)| {
+                    u32::try_from(g).map_err(|_| field(&format!("gamma_pair[{i}]"), format!("must be >= 0, got {g}")))
+                })
+                .collect::<Result<Vec<u32>>>()?,
+        ),
+    };
+    Ok(LineFilters {
+        j_range: [j("j_min", f.j_min)?, j("j_max", f.j_max)?],
+        reduced: flag("reduced", f.reduced)?,
+        degeneracy_filter: flag("degeneracy_filter", f.degeneracy_filter)?,
+        gamma_pair,
+    })
+}
+
+/// Renames an error naming a field of the filters struct to the argument `filters`.
+fn to_filters(e: Error) -> Error {
+    match e {
+        Error::InvalidArgument { name, index, rule } if FILTER_FIELDS.contains(&name) => {
+            let at = index.map(|i| format!("[{i}]")).unwrap_or_default();
+            Error::invalid("filters", format!("field `{name}{at}` {rule}"))
+        }
+        other => other,
+    }
+}
+
+/// As `atomgpu_linestrength_line_list`, judged also by TROVE's further rules (`filters`: J range,
+/// species pairs, REDUCED, degeneracy filter; NULL: none), with the count of the pairs judged:
+///
+/// - `filters`: the rules, or NULL;
+/// - `counts` (output, 5 entries, may be NULL): pairs of (lower, upper) states judged, dropped by
+///   the J range and species rules (whole block pairs, nothing computed), dropped by the energy
+///   and frequency windows, dropped by THRESH_LINE / THRESH_INTES, kept; the four parts sum to
+///   the pairs judged. Written with the lines (not on a count query with `upper_id` NULL, where
+///   it is written too, or on any failure).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_line_list_filtered(
+    handle: *mut atomgpu_linestrength,
+    lower_block: i32,
+    n_upper_blocks: i32,
+    upper_blocks: *const i32,
+    params: *const atomgpu_intensity_params,
+    filters: *const atomgpu_line_filters,
+    capacity: i64,
+    n_lines: *mut i64,
+    upper_id: *mut i64,
+    lower_id: *mut i64,
+    einstein_a: *mut f64,
+    wavenumber: *mut f64,
+    linestrength: *mut f64,
+    intensity: *mut f64,
+    counts: *mut i64,
+) -> i32 {
+    guard(
+        &[
+            "handle",
+            "lower_block",
+            "n_upper_blocks",
+            "upper_blocks",
+            "params",
+            "filters",
+            "capacity",
+            "n_lines",
+            "upper_id",
+            "lower_id",
+            "einstein_a",
+            "wavenumber",
+            "linestrength",
+            "intensity",
+            "counts",
+        ],
+        || {
+            let outputs = LineOutputs { n_lines, upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity };
+            let list = ListRequest { lower_block, n_upper_blocks, upper_blocks, params, filters };
+            line_list(handle, list, capacity, outputs, counts)
+        },
+    )
+}
+
+/// What a line list is asked for (the C arguments).
+struct ListRequest {
+    lower_block: i32,
+    n_upper_blocks: i32,
+    upper_blocks: *const i32,
+    params: *const atomgpu_intensity_params,
+    filters: *const atomgpu_line_filters,
+}
+
+/// Where a line list goes (the C arguments).
+struct LineOutputs {
+    n_lines: *mut i64,
+    upper_id: *mut i64,
+    lower_id: *mut i64,
+    einstein_a: *mut f64,
+    wavenumber: *mut f64,
+    linestrength: *mut f64,
+    intensity: *mut f64,
+}
+
+/// The Rust params of a C pointer, errors naming the argument `params`.
+unsafe fn intensity_params(params: *const atomgpu_intensity_params) -> Result<IntensityParams> {
+    let p = params.as_ref().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
+    let batch = usize::try_from(p.batch)
+        .ok()
+        .filter(|&b| b >= 1)
+        .ok_or_else(|| params_field("batch", format!("must be >= 1, got {}", p.batch)))?;
+    Ok(IntensityParams {
+        temperature: p.temperature,
+        partition_function: p.partition_function,
+        zpe: p.zpe,
+        freq_window: p.freq_window,
+        lower_energy: p.lower_energy,
+        upper_energy: p.upper_energy,
+        thresh_coeff: p.thresh_coeff,
+        thresh_line: p.thresh_line,
+        thresh_intens: p.thresh_intens,
+        batch,
+    })
+}
+
+/// The five counts of `atomgpu_linestrength_line_list_filtered`'s `counts`, in order.
+fn counts_array(c: &LineCounts) -> [i64; 5] {
+    [c.pairs, c.dropped_by_rules, c.dropped_by_windows, c.dropped_by_thresholds, c.kept].map(|x| x as i64)
+}
+
+/// The body of the two line-list functions (`counts` NULL: not asked for).
+unsafe fn line_list(
+    handle: *mut atomgpu_linestrength,
+    list: ListRequest,
+    capacity: i64,
+    out: LineOutputs,
+    counts: *mut i64,
+) -> Result<()> {
+    with_handle(handle, |h| {
+        let lower = block_index("lower_block", list.lower_block, h.n_blocks())?;
+        let nu = count("n_upper_blocks", list.n_upper_blocks as i64)?;
+        let blocks = input("upper_blocks", list.upper_blocks, nu)?;
+        let mut uppers = memory::with_capacity("upper_blocks", nu)?;
+        for (i, &b) in blocks.iter().enumerate() {
+            let u = usize::try_from(b).ok().filter(|&u| u < h.n_blocks()).ok_or_else(|| {
+                Error::invalid_at("upper_blocks", i, format!("must be a block index in [0, {}), got {b}", h.n_blocks()))
+            })?;
+            uppers.push(u);
+        }
+        let rust_params = intensity_params(list.params)?;
+        let filters = line_filters(list.filters)?;
+        let capacity = usize::try_from(capacity)
+            .map_err(|_| Error::invalid("capacity", format!("must be >= 0, got {capacity}")))?;
+        let n_out = output("n_lines", out.n_lines)?;
+        let arrays = if out.upper_id.is_null() {
+            None
+        } else {
+            Some((
+                out.upper_id,
+                output("lower_id", out.lower_id)?,
+                output("einstein_a", out.einstein_a)?,
+                output("wavenumber", out.wavenumber)?,
+                output("linestrength", out.linestrength)?,
+                output("intensity", out.intensity)?,
+            ))
+        };
+        let listed =
+            h.line_list_filtered(lower, &uppers, &rust_params, &filters).map_err(to_params).map_err(to_filters)?;
+        let lines = &listed.lines;
+        if let Some((up, lo, a, nu_out, s, i)) = arrays {
+            if lines.len() > capacity {
+                return Err(Error::invalid(
+                    "capacity",
+                    format!("must be >= the number of lines, {}, got {capacity}", lines.len()),
+                ));
+            }
+            // Straight into the caller's arrays (checked to hold them): no copy of the list.
+            for (e, l) in lines.iter().enumerate() {
+                *up.add(e) = l.upper_id;
+                *lo.add(e) = l.lower_id;
+                *a.add(e) = l.einstein_a;
+                *nu_out.add(e) = l.wavenumber;
+                *s.add(e) = l.linestrength;
+                *i.add(e) = l.intensity;
+            }
+        }
+        *n_out = lines.len() as i64;
+        if !counts.is_null() {
+            write_output(counts, &counts_array(&listed.counts));
+        }
+        Ok(())
+    })
+}
+
+/// The whole line list of the handle written as ExoMol files `<stem>.states` and `<stem>.trans`:
+/// every block with states as the lower block, in registration order, into every block with
+/// states that J' = J'' or J'' +- 1 reaches, judged by `params` and `filters` (as
+/// `atomgpu_linestrength_line_list_filtered` judges) where the amplitudes are, the lines written
+/// batch by batch as they are judged (the list is never held in memory). Each file is written to
+/// `<name>.partial`, synced and renamed, so a failed or killed run leaves no half-written file
+/// under the final name. `.states`: `ID  E-ZPE  g_tot  J  block  state` (g_tot = g_ns (2J+1),
+/// E in cm^-1); `.trans`: `upper_ID  lower_ID  A  nu` (A in s^-1, nu in cm^-1), TROVE's formats.
+///
+/// - `handle`: the handle.
+/// - `stem`: the path of the files without extension, NUL-terminated (its folder must exist).
+/// - `params`: temperature, partition function, windows, thresholds, batch.
+/// - `filters`: TROVE's further rules, or NULL for none.
+/// - `counts` (output, 5 entries, may be NULL): as `atomgpu_linestrength_line_list_filtered`'s,
+///   over the whole list.
+///
+/// A file that cannot be written is `ATOMGPU_ERR_IO` (the message names it).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_write_exomol(
+    handle: *mut atomgpu_linestrength,
+    stem: *const c_char,
+    params: *const atomgpu_intensity_params,
+    filters: *const atomgpu_line_filters,
+    counts: *mut i64,
+) -> i32 {
+    guard(&["handle", "stem", "params", "filters", "counts"], || {
+        let stem = c_text("stem", stem)?;
+        if stem.is_empty() {
+            return Err(Error::invalid("stem", "must not be empty"));
+        }
+        let rust_params = intensity_params(params)?;
+        let filters = line_filters(filters)?;
+        with_handle(handle, |h| {
+            let written = exomol::write_line_list(h, Path::new(stem), &rust_params, &filters)
+                .map_err(to_params)
+                .map_err(to_filters)?;
+            if !counts.is_null() {
+                write_output(counts, &counts_array(&written));
+            }
+            Ok(())
+        })
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -651,6 +1109,29 @@ pub unsafe extern "C" fn atomgpu_linestrength_block_size(
             *p_out = sizes[0] as i64;
             *c_out = sizes[1] as i64;
             *s_out = sizes[2] as i64;
+            Ok(())
+        })
+    })
+}
+
+/// The degeneracy of a block's species (its number of components: 1, 2 for E, 3 for F), as
+/// given to `atomgpu_linestrength_add_block_species` (1 for `atomgpu_linestrength_add_block`):
+/// the factor in the column counts of `_half` and `_amplitudes`.
+///
+/// # Safety
+/// `ndeg` must be NULL or a valid pointer; `handle` may be any value (it is looked up in the
+/// registry of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_block_ndeg(
+    handle: *const atomgpu_linestrength,
+    block: i32,
+    ndeg: *mut i32,
+) -> i32 {
+    guard(&["handle", "block", "ndeg"], || {
+        with_handle(handle, |h| {
+            let b = block_index("block", block, h.n_blocks())?;
+            let out = output("ndeg", ndeg)?;
+            *out = h.ndeg(b)? as i32;
             Ok(())
         })
     })

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -503,6 +504,107 @@ static int32_t call_ls_loaded_batch(void) {
     int64_t n = ISENTINEL;
     int32_t s = atomgpu_linestrength_loaded_batch(P(fixture_ls, 1), P(&block, 2), P(&n, 3));
     untouched = block == ISENTINEL && n == ISENTINEL, finite = 1;
+    return s;
+}
+
+/* A line-strength handle with no block yet (for set_group, which comes before the blocks). */
+static atomgpu_linestrength *fresh_ls(void) {
+    atomgpu_linestrength *h = NULL;
+    if (atomgpu_linestrength_create(2, dipole, 2, 0, &h) != ATOMGPU_OK) {
+        printf("    fixture: line-strength handle: %s\n", message());
+        exit(1);
+    }
+    return h;
+}
+
+static int32_t call_ls_create_on_devices(void) {
+    atomgpu_linestrength *h = (atomgpu_linestrength *)&untouched;
+    atomgpu_linestrength *before = h;
+    int32_t s = atomgpu_linestrength_create_on_devices(N(2, 1), A(dipole, 12, 2), N(2, 3), BRK(K_NEG, 4) ? -1 : 0,
+                                                       BRK(K_ZERO, 5) ? 0 : BRK(K_NEG, 5) ? -1 : 2,
+                                                       BRK(K_NULL, 6) ? NULL : &h);
+    untouched = h == before, finite = 1;
+    if (s == ATOMGPU_OK) atomgpu_linestrength_destroy(h);
+    return s;
+}
+
+static int32_t call_ls_set_group(void) {
+    atomgpu_linestrength *h = fresh_ls();
+    int32_t s = atomgpu_linestrength_set_group(P(h, 1), BRK(K_NULL, 2) ? NULL : "C3v(M)");
+    untouched = 1, finite = 1;
+    return s; /* h is not destroyed: that would clear the error under test (the case's process ends) */
+}
+
+static int32_t call_ls_add_block_species(void) {
+    /* An E block of J = 1 with three primitive functions (v, K, tau) = (0, 0, 1), (1, 0, 1),
+     * (0, 1, 0) and n_sym = 2: a stacked unfolding of 2 x 3 rows, one entry per row. */
+    static const int64_t v[3] = {0, 1, 0};
+    static const int32_t k[3] = {0, 0, 1}, tau[3] = {1, 1, 0};
+    static const int64_t row_start[7] = {0, 1, 2, 3, 4, 5, 6};
+    static const int64_t col[6] = {0, 1, 0, 1, 0, 1};
+    static const double value[6] = {1.0, 1.0, 0.5, -0.5, 0.25, 0.75};
+    atomgpu_linestrength *h = fresh_ls();
+    int32_t block = ISENTINEL;
+    int32_t s = atomgpu_linestrength_set_group(h, "C3v(M)");
+    if (s != ATOMGPU_OK) return s;
+    s = atomgpu_linestrength_add_block_species(P(h, 1), 1, BRK(K_NEG, 3) ? -1 : 2, X(1.0, 4), N(3, 5), P(v, 6),
+                                               P(k, 7), P(tau, 8), BRK(K_ZERO, 9) ? 0 : BRK(K_NEG, 9) ? -1 : 2,
+                                               BRK(K_NEG, 10) ? -1 : 2, P(row_start, 11), P(col, 12), P(value, 13),
+                                               P(&block, 14));
+    untouched = block == ISENTINEL, finite = 1;
+    return s; /* h is not destroyed: that would clear the error under test (the case's process ends) */
+}
+
+static int32_t call_ls_set_states_on_host(void) {
+    int32_t s = atomgpu_linestrength_set_states_on_host(P(fixture_ls, 1), 1, N(2, 3), A(ls_e1, 2, 4),
+                                                        A(ls_vectors, 4, 5), N(2, 6));
+    untouched = 1, finite = 1;
+    return s;
+}
+
+static int32_t call_ls_line_list_filtered(void) {
+    const int32_t uppers[1] = {1};
+    atomgpu_intensity_params p = ls_params();
+    atomgpu_line_filters f = {0, 5, 0, 0, 0, {0}};
+    if (BRK(K_NEG, 6)) f.j_min = -1;
+    if (BRK(K_ZERO, 6)) f.reduced = 2;
+    int64_t n_lines = ISENTINEL, up_id[8], lo_id[8], counts[5];
+    double a[8], nu[8], strength[8], intensity[8];
+    for (int i = 0; i < 8; i++) up_id[i] = lo_id[i] = ISENTINEL;
+    for (int i = 0; i < 5; i++) counts[i] = ISENTINEL;
+    fill(a, 8, SENTINEL), fill(nu, 8, SENTINEL), fill(strength, 8, SENTINEL), fill(intensity, 8, SENTINEL);
+    int32_t s = atomgpu_linestrength_line_list_filtered(
+        P(fixture_ls, 1), 0, (int32_t)N(1, 3), P(uppers, 4), BRK(K_NULL, 5) ? NULL : &p, &f,
+        BRK(K_NEG, 7) ? -1 : 8, P(&n_lines, 8), up_id, P(lo_id, 10), P(a, 11), P(nu, 12), P(strength, 13),
+        P(intensity, 14), counts);
+    untouched = n_lines == ISENTINEL && all_equal(a, 8, SENTINEL) && up_id[0] == ISENTINEL && counts[0] == ISENTINEL;
+    finite = n_lines >= 0 && n_lines <= 8 && counts[0] == counts[1] + counts[2] + counts[3] + counts[4] &&
+             counts[4] == n_lines && all_finite(a, (size_t)(n_lines > 0 ? n_lines : 0));
+    return s;
+}
+
+static int32_t call_ls_write_exomol(void) {
+    char stem[64];
+    snprintf(stem, sizeof stem, "/tmp/atomgpu-reliability-%d", (int)getpid());
+    atomgpu_intensity_params p = ls_params();
+    if (BRK(K_NAN, 3)) p.temperature = NAN;
+    atomgpu_line_filters f = {0, 5, 0, 0, 0, {0}};
+    if (BRK(K_NEG, 4)) f.j_max = -1;
+    int64_t counts[5] = {ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL};
+    int32_t s = atomgpu_linestrength_write_exomol(P(fixture_ls, 1), BRK(K_NULL, 2) ? NULL : stem,
+                                                  BRK(K_NULL, 3) ? NULL : &p, &f, counts);
+    untouched = counts[0] == ISENTINEL;
+    finite = counts[0] == counts[1] + counts[2] + counts[3] + counts[4];
+    char path[80];
+    snprintf(path, sizeof path, "%s.states", stem), remove(path);
+    snprintf(path, sizeof path, "%s.trans", stem), remove(path);
+    return s;
+}
+
+static int32_t call_ls_block_ndeg(void) {
+    int32_t ndeg = ISENTINEL;
+    int32_t s = atomgpu_linestrength_block_ndeg(P(fixture_ls, 1), BRK(K_NEG, 2) ? -1 : 1, P(&ndeg, 3));
+    untouched = ndeg == ISENTINEL, finite = 1;
     return s;
 }
 
@@ -1159,6 +1261,41 @@ static const struct argument arguments[] = {
     {call_ls_loaded_batch, "linestrength_loaded_batch", 1, "handle", "n"},
     {call_ls_loaded_batch, "linestrength_loaded_batch", 2, "block", "n"},
     {call_ls_loaded_batch, "linestrength_loaded_batch", 3, "n_lower", "n"},
+    {call_ls_create_on_devices, "linestrength_create_on_devices", 1, "n_vib", "zmh"},
+    {call_ls_create_on_devices, "linestrength_create_on_devices", 2, "dipole", "nai"},
+    {call_ls_create_on_devices, "linestrength_create_on_devices", 5, "n_devices", "zm"},
+    {call_ls_create_on_devices, "linestrength_create_on_devices", 6, "handle", "n"},
+    {call_ls_set_group, "linestrength_set_group", 1, "handle", "n"},
+    {call_ls_set_group, "linestrength_set_group", 2, "group", "n"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 1, "handle", "n"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 3, "gamma", "m"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 4, "gns", "ai"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 5, "n_primitive", "zmh"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 6, "v", "n"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 9, "ndeg", "zm"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 10, "n_sym", "m"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 11, "row_start", "n"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 12, "col", "n"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 13, "value", "n"},
+    {call_ls_add_block_species, "linestrength_add_block_species", 14, "block", "n"},
+    {call_ls_set_states_on_host, "linestrength_set_states_on_host", 1, "handle", "n"},
+    {call_ls_set_states_on_host, "linestrength_set_states_on_host", 3, "n_states", "zmh"},
+    {call_ls_set_states_on_host, "linestrength_set_states_on_host", 4, "energies", "nai"},
+    {call_ls_set_states_on_host, "linestrength_set_states_on_host", 5, "vectors", "nai"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 1, "handle", "n"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 5, "params", "n"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 6, "filters", "zm"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 7, "capacity", "m"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 8, "n_lines", "n"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 10, "lower_id", "n"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 14, "intensity", "n"},
+    {call_ls_write_exomol, "linestrength_write_exomol", 1, "handle", "n"},
+    {call_ls_write_exomol, "linestrength_write_exomol", 2, "stem", "n"},
+    {call_ls_write_exomol, "linestrength_write_exomol", 3, "params", "na"},
+    {call_ls_write_exomol, "linestrength_write_exomol", 4, "filters", "m"},
+    {call_ls_block_ndeg, "linestrength_block_ndeg", 1, "handle", "n"},
+    {call_ls_block_ndeg, "linestrength_block_ndeg", 2, "block", "m"},
+    {call_ls_block_ndeg, "linestrength_block_ndeg", 3, "ndeg", "n"},
     {call_st_grid, "sturmian_grid", 1, "rmax", "ai"},
     {call_st_grid, "sturmian_grid", 2, "nq", "zmh"},
     {call_st_grid, "sturmian_grid", 3, "ns", "zmh"},
@@ -1411,6 +1548,13 @@ static const struct {
     {call_ls_state_id, "linestrength_state_id"},
     {call_ls_block_size, "linestrength_block_size"},
     {call_ls_loaded_batch, "linestrength_loaded_batch"},
+    {call_ls_create_on_devices, "linestrength_create_on_devices"},
+    {call_ls_set_group, "linestrength_set_group"},
+    {call_ls_add_block_species, "linestrength_add_block_species"},
+    {call_ls_set_states_on_host, "linestrength_set_states_on_host"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered"},
+    {call_ls_write_exomol, "linestrength_write_exomol"},
+    {call_ls_block_ndeg, "linestrength_block_ndeg"},
     {call_st_grid, "sturmian_grid"},
     {call_st_create, "sturmian_create"},
     {call_st_add_channel, "sturmian_add_channel"},
@@ -2298,6 +2442,8 @@ int main(void) {
         int takes_handle = arguments[i].position == 1 && arguments[i].kinds[0] == 'n' &&
                            (strcmp(arguments[i].name, "model") == 0 || strcmp(arguments[i].name, "handle") == 0) &&
                            arguments[i].call != call_cr_create && arguments[i].call != call_ls_create &&
+                           arguments[i].call != call_ls_create_on_devices && arguments[i].call != call_ls_set_group &&
+                           arguments[i].call != call_ls_add_block_species &&
                            arguments[i].call != call_st_create && arguments[i].call != call_scf_create &&
                            arguments[i].call != call_td_create;
         for (int v = 0; takes_handle && v < 3; v++) {
