@@ -328,9 +328,9 @@ typedef struct atomgpu_line_filters {
      */
     int32_t degeneracy_filter;
     /**
-     * 0: every species pair allowed; otherwise the group's number of species, and
-     * `gamma_pair[gamma'']` (0-based) is the one upper species each lower species reaches
-     * (TROVE's `isym_pairs`, the dipole selection rules).
+     * 0: every species pair allowed; otherwise (at most 16) one entry per species the blocks
+     * use, `gamma_pair[gamma'']` (0-based) being the one upper species each lower species
+     * reaches (TROVE's `isym_pairs`, the dipole selection rules).
      */
     int32_t n_gamma_pair;
     int32_t gamma_pair[16];
@@ -992,8 +992,10 @@ int32_t atomgpu_linestrength_add_block(struct atomgpu_linestrength *handle,
  *
  * - `gamma`: the block's species, 0-based in the group's order (TROVE's `igamma` - 1; C3v(M):
  *   A1, A2, E; Td(M): A1, A2, E, F1, F2; D3h(M): A1', A2', E', A1'', A2'', E''; C2v(M): A1, A2,
- *   B1, B2; Cs(M): A', A''; C1: A); without a group only 0 is allowed;
- * - `ndeg` (>= 1): the species' degeneracy (1, 2 for E, 3 for F), which must be the group's;
+ *   B1, B2; Cs(M): A', A''; C1: A); without a group, any label >= 0 the caller numbers its
+ *   species by (the `gamma_pair` rule of `atomgpu_line_filters` then uses these labels);
+ * - `ndeg` (in [1, 3]): the species' degeneracy (1, 2 for E, 3 for F), which must be the group's
+ *   when a group is set;
  * - the unfolding, required when `ndeg > 1` (`n_sym` >= 1): one matrix T_d per component d
  *   (TROVE's `repres(:, ideg, :)`), stacked in one CSR matrix of `ndeg * n_primitive` rows:
  *   row `d * n_primitive + p` is component d of primitive function p, so `row_start` has

@@ -1203,6 +1203,21 @@ fn validate_unfolding(u: &Unfolding<'_>, n_primitive: usize) -> Result<(Csr, Csr
             ));
         }
     }
+    for d in 0..u.ndeg {
+        if u.ndeg > 1 && u.row_start[(d + 1) * n_primitive] == u.row_start[d * n_primitive] {
+            return Err(Error::invalid_at(
+                "row_start",
+                (d + 1) * n_primitive,
+                format!(
+                    "component {d} (rows {}..{}) has no entry: a level of a degenerate species needs all its {} \
+                     components",
+                    d * n_primitive,
+                    (d + 1) * n_primitive,
+                    u.ndeg
+                ),
+            ));
+        }
+    }
     let nnz = u.row_start[rows] as usize;
     if u.col.len() < nnz || u.value.len() < nnz {
         return Err(Error::invalid(

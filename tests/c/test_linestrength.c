@@ -16,7 +16,16 @@
  *       S = mu^2 (J''+1) and I = 4.1623797e-19 S nu exp(-c2 E''/T)(1 - exp(-c2 nu/T))/Q (paper
  *       eq. 2), c2 = hc/k from the CODATA 2010 constants TROVE uses (accuracy.f90), to 1e-12;
  *       the ExoMol IDs are the running numbers of the states; the count query and the capacity
- *       rule of atomgpu_linestrength_line_list.
+ *       rule of atomgpu_linestrength_line_list;
+ *   (d) degenerate species (issue 13) on the same rigid symmetric top in C3v(M), mu along z:
+ *       the K = 1 Wang pair of J'' = 1 and of J' = 2 as E levels (one component per Wang
+ *       function), the K = 0 functions as A2 (J'' = 1) and A1 (J' = 2): the E level's line
+ *       strength is the Hoenl-London factor of its K, S = mu^2 ((J''+1)^2 - K^2)/(J''+1) = 1.5 mu^2
+ *       (sum over the component pairs / ndeg'' = 2, TROVE's rule), the same with REDUCED, the
+ *       A2 -> A1 line 2 mu^2; the amplitudes of the component pairs are a^2 = 1.5 mu^2 / 15 for
+ *       the pairs of opposite tau (mu_z flips tau between J'' and J'' + 1) and 0 for the others; the species rule drops E -> A1 and the counts add up; the ExoMol
+ *       files of the whole list hold the kept lines; on two engines (create_on_devices) and with
+ *       states held on the host, the same numbers.
  *
  * Build (from the repository root, after `cargo build --release`):
  *   cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/c/test_linestrength.c -o test_linestrength \
@@ -245,10 +254,100 @@ static void test_rigid_rotor(void) {
     atomgpu_linestrength_destroy(h);
 }
 
+/* Adds a block of J with the given Wang functions (v = 0) of species gamma; with ndeg = 2 the
+ * two functions are the two components (T_0 = e_0, T_1 = e_1, one symmetrised level). */
+static int32_t species_block(atomgpu_linestrength *h, int32_t j, int32_t gamma, int32_t ndeg, int64_t n,
+                             const int32_t *k, const int32_t *tau, double energy, int on_host) {
+    static const int64_t v[2] = {0, 0};
+    static const int64_t start_e[5] = {0, 1, 1, 1, 2}, start_a[2] = {0, 1};
+    static const int64_t col[2] = {0, 0};
+    static const double value[2] = {1.0, 1.0}, vector[1] = {1.0};
+    int32_t block = -1;
+    check_ok("add_block_species", atomgpu_linestrength_add_block_species(h, j, gamma, 1.0, n, v, k, tau, ndeg, 1,
+                                                                         ndeg == 2 ? start_e : start_a, col, value,
+                                                                         &block));
+    int32_t (*store)(atomgpu_linestrength *, int32_t, int64_t, const double *, const double *, int64_t) =
+        on_host ? atomgpu_linestrength_set_states_on_host : atomgpu_linestrength_set_states;
+    check_ok("set_states", store(h, block, 1, &energy, vector, 1));
+    return block;
+}
+
+static void test_degenerate_species(int32_t n_devices, int on_host) {
+    const double mu = 1.7, b = 5.0;
+    double dipole[3] = {0.0, 0.0, mu};
+    atomgpu_linestrength *h = NULL;
+    check_ok("create_on_devices", atomgpu_linestrength_create_on_devices(1, dipole, 1, 0, n_devices, &h));
+    check_ok("set_group", atomgpu_linestrength_set_group(h, "C3v(M)"));
+    const int32_t k1[2] = {1, 1}, tau01[2] = {0, 1}, k0[1] = {0}, tau1[1] = {1}, tau0[1] = {0};
+    /* Blocks: 0 E J''=1, 1 A2 J''=1, 2 E J'=2, 3 A1 J'=2 (E = B J(J+1) + 2 B K^2, any K term). */
+    int32_t e1 = species_block(h, 1, 2, 2, 2, k1, tau01, 2.0 * b + 2.0 * b, on_host);
+    int32_t a2 = species_block(h, 1, 1, 1, 1, k0, tau1, 2.0 * b, 0);
+    int32_t e2 = species_block(h, 2, 2, 2, 2, k1, tau01, 6.0 * b + 2.0 * b, 0);
+    int32_t a1 = species_block(h, 2, 0, 1, 1, k0, tau0, 6.0 * b, on_host);
+    int32_t ndeg = 0;
+    check_ok("block_ndeg", atomgpu_linestrength_block_ndeg(h, e1, &ndeg));
+    check("block_ndeg: E has 2 components", ndeg == 2);
+
+    /* Amplitudes of the component pairs: column dI + 2 (i + 1 dF). */
+    const double vector[1] = {1.0};
+    double a[4], half[4];
+    check_ok("load_lower E", atomgpu_linestrength_load_lower(h, e1, 1, vector, 1, 0.0));
+    check_ok("amplitudes E -> E", atomgpu_linestrength_amplitudes(h, e2, 0.0, a, 1));
+    /* mu_z keeps K and, between J'' and J' = J'' + 1, flips tau (TROVE's Wang functions: tau =
+     * J mod 2 at K = 0), so component d'' couples to component d' = 1 - d''. */
+    check_rel("a(d''=1, d'=0)^2 = HL mu^2 / 15", a[1] * a[1], 1.5 * mu * mu / 15.0, 1e-12);
+    check_rel("a(d''=0, d'=1)^2 = HL mu^2 / 15", a[2] * a[2], 1.5 * mu * mu / 15.0, 1e-12);
+    check("a(0,0) = a(1,1) = 0", fabs(a[0]) < 1e-15 && fabs(a[3]) < 1e-15);
+    check_ok("half E -> E", atomgpu_linestrength_half(h, e2, 0.0, half, 2));
+    check_rel("half: component 0 on the tau 1 function", half[1] * half[1], 1.5 * mu * mu / 15.0, 1e-12);
+    check_rel("half: component 1 on the tau 0 function", half[2] * half[2], 1.5 * mu * mu / 15.0, 1e-12);
+    check("half: nothing on the same tau", fabs(half[0]) < 1e-15 && fabs(half[3]) < 1e-15);
+
+    atomgpu_intensity_params p = default_params(296.0, 10.0);
+    atomgpu_line_filters f = {0, 10, 0, 0, 3, {1, 0, 2}};
+    int64_t n = -1, up[2], lo[2], counts[5];
+    double ea[2], wn[2], st[2], in[2];
+    const int32_t uppers[2] = {e2, a1};
+    for (int reduced = 0; reduced <= 1; reduced++) {
+        f.reduced = reduced;
+        check_ok("line_list_filtered E", atomgpu_linestrength_line_list_filtered(h, e1, 2, uppers, &p, &f, 2, &n, up,
+                                                                                 lo, ea, wn, st, in, counts));
+        check("E -> {E, A1}: one line", n == 1);
+        check_rel(reduced ? "S(E) = mu^2 (4 - 1)/2, REDUCED" : "S(E) = mu^2 ((J''+1)^2 - K^2)/(J''+1)", st[0],
+                  1.5 * mu * mu, 1e-12);
+        check("counts: 2 pairs, 1 dropped by the species rule, 1 kept",
+              counts[0] == 2 && counts[1] == 1 && counts[2] == 0 && counts[3] == 0 && counts[4] == 1);
+    }
+    const int32_t upper_a1[1] = {a1};
+    check_ok("line_list_filtered A2", atomgpu_linestrength_line_list_filtered(h, a2, 1, upper_a1, &p, NULL, 2, &n, up,
+                                                                              lo, ea, wn, st, in, NULL));
+    check("A2 -> A1: one line", n == 1);
+    check_rel("S(A2 -> A1) = mu^2 (J''+1)", st[0], 2.0 * mu * mu, 1e-12);
+
+    /* The whole list to ExoMol files: the two absorption lines (the J' = 2 blocks as lower
+     * blocks only emit, nu < 0, outside the window). */
+    const char *stem = "test_linestrength_c3v";
+    f.reduced = 0;
+    for (int i = 0; i < 5; i++) counts[i] = -1;
+    check_ok("write_exomol", atomgpu_linestrength_write_exomol(h, stem, &p, &f, counts));
+    check("write_exomol counts add up",
+          counts[0] == counts[1] + counts[2] + counts[3] + counts[4] && counts[4] == 2);
+    FILE *trans = fopen("test_linestrength_c3v.trans", "r");
+    int lines = 0;
+    for (int c; trans && (c = fgetc(trans)) != EOF;) lines += c == '\n';
+    if (trans) fclose(trans);
+    check(".trans holds the kept lines", lines == 2);
+    remove("test_linestrength_c3v.trans");
+    remove("test_linestrength_c3v.states");
+    atomgpu_linestrength_destroy(h);
+}
+
 int main(void) {
     test_diatomic();
     test_hoenl_london();
     test_rigid_rotor();
+    test_degenerate_species(1, 0);
+    test_degenerate_species(2, 1);
     atomgpu_linestrength_destroy(NULL);
     printf("test_linestrength: %d checks, %d failures\n", checks, failures);
     return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

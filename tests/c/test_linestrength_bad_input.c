@@ -498,6 +498,80 @@ static void test_queries(void) {
                NULL);
 }
 
+/* Degenerate species and the filters (issue 13): a component count that does not match the
+ * species, a degenerate block without its unfolding or without all its components, an unfolding
+ * of the wrong shape, a group set too late or unknown, filters that break their rules, a file
+ * that cannot be written. A fresh handle `g` with group C3v(M) (A1, A2, E) takes the blocks. */
+static void test_species(void) {
+    /* An E pair of J = 1 over v = 0, 1 with K = 0 (tau 1): T_0 = e_0, T_1 = e_1 (one level). */
+    static const int64_t rs_e[5] = {0, 1, 1, 1, 2}, rs_e_missing[5] = {0, 1, 1, 1, 1}, col_e[2] = {0, 0};
+    static const int64_t col_e_bad[2] = {0, 3};
+    atomgpu_linestrength *g = NULL;
+    expect_ok("create g", atomgpu_linestrength_create(2, dipole, 2, 0, &g));
+    reset();
+    expect_bad("set_group: unknown group", atomgpu_linestrength_set_group(g, "D6h(M)"), 2, "group", "C3v(M)");
+    reset();
+    expect_bad("set_group: after the blocks", atomgpu_linestrength_set_group(h, "C3v(M)"), 2, "group", "before");
+    expect_ok("set_group g", atomgpu_linestrength_set_group(g, "c3v"));
+    reset();
+    expect_bad("add_block_species: E with one component",
+               atomgpu_linestrength_add_block_species(g, 1, 2, 1.0, 2, v2, k2, tau1, 1, 1, rs, col, val, &out_i[0]),
+               9, "ndeg", NULL);
+    reset();
+    expect_bad("add_block_species: A1 with two components",
+               atomgpu_linestrength_add_block_species(g, 1, 0, 1.0, 2, v2, k2, tau1, 2, 1, rs_e, col_e, val, &out_i[0]),
+               9, "ndeg", NULL);
+    reset();
+    expect_bad("add_block_species: species 3 of C3v(M)",
+               atomgpu_linestrength_add_block_species(g, 1, 3, 1.0, 2, v2, k2, tau1, 1, 0, NULL, NULL, NULL, &out_i[0]),
+               3, "gamma", NULL);
+    reset();
+    expect_bad("add_block_species: E without its unfolding",
+               atomgpu_linestrength_add_block_species(g, 1, 2, 1.0, 2, v2, k2, tau1, 2, 0, NULL, NULL, NULL, &out_i[0]),
+               10, "n_sym", NULL);
+    reset();
+    expect_bad("add_block_species: E with component 1 missing",
+               atomgpu_linestrength_add_block_species(g, 1, 2, 1.0, 2, v2, k2, tau1, 2, 1, rs_e_missing, col_e, val,
+                                                      &out_i[0]),
+               11, "row_start", "component 1");
+    reset();
+    expect_bad("add_block_species: a column beyond n_sym",
+               atomgpu_linestrength_add_block_species(g, 1, 2, 1.0, 2, v2, k2, tau1, 2, 1, rs_e, col_e_bad, val,
+                                                      &out_i[0]),
+               12, "col", "[1]");
+    int32_t e = -1;
+    expect_ok("add_block_species: a valid E block",
+              atomgpu_linestrength_add_block_species(g, 1, 2, 1.0, 2, v2, k2, tau1, 2, 1, rs_e, col_e, val, &e));
+    reset();
+    expect_bad("block_ndeg: block out of range", atomgpu_linestrength_block_ndeg(g, 1, &out_i[0]), 2, "block", NULL);
+
+    /* Filters on the first handle (no group). */
+    atomgpu_intensity_params p = params();
+    const int32_t uppers[1] = {1};
+    atomgpu_line_filters f = {0, 5, 0, 1, 0, {0}};
+    reset();
+    expect_bad("line_list_filtered: degeneracy filter without a group",
+               atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, &f, N_OUT, &out_n[0], out_l, out_m, out_a,
+                                                       out_b, out_c, out_d, out_n),
+               6, "filters", "degeneracy_filter");
+    atomgpu_line_filters pairs = {0, 5, 0, 0, 17, {1, 0}};
+    reset();
+    expect_bad("line_list_filtered: 17 species pairs",
+               atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, &pairs, N_OUT, &out_n[0], out_l, out_m,
+                                                       out_a, out_b, out_c, out_d, out_n),
+               6, "filters", "n_gamma_pair");
+    atomgpu_line_filters j_reversed = {3, 1, 0, 0, 0, {0}};
+    reset();
+    expect_bad("write_exomol: j_min > j_max", atomgpu_linestrength_write_exomol(h, "unused", &p, &j_reversed, out_n), 4,
+               "filters", "j_range");
+    /* A folder that does not exist: a file error, nothing written. */
+    reset();
+    int32_t s = atomgpu_linestrength_write_exomol(h, "no-such-folder/lines", &p, NULL, out_n);
+    check("write_exomol into a missing folder: ATOMGPU_ERR_IO", s == ATOMGPU_ERR_IO);
+    check("write_exomol into a missing folder: counts untouched", untouched());
+    atomgpu_linestrength_destroy(g);
+}
+
 int main(void) {
     setup();
     test_create();
@@ -509,6 +583,7 @@ int main(void) {
     test_amplitudes_no_states();
     test_queries();
     test_line_list();
+    test_species();
     atomgpu_linestrength_destroy(h);
     printf("test_linestrength_bad_input: %d checks, %d failures\n", checks, failures);
     return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -16,7 +16,15 @@
 !       T^T half;
 !   (d) bad input through stat (K > J, a NaN temperature, 1-based indices out of range, shapes,
 !       a handle never created, too small a capacity, ...): stat = ATOMGPU_ERR_INVALID_ARGUMENT,
-!       the argument's position in the C function, its name in the message, untouched outputs.
+!       the argument's position in the C function, its name in the message, untouched outputs;
+!   (e) degenerate species (issue 13), a rigid symmetric top in C3v(M) with mu along z: the
+!       K = 1 Wang pairs of J'' = 1 and J' = 2 as E levels (1-based components = tau + 1), K = 0
+!       as A2 (J'' = 1) and A1 (J' = 2): S(E) = mu^2 ((J''+1)^2 - K^2)/(J''+1) = 1.5 mu^2 (the sum
+!       over component pairs / ndeg'' = 2), the same with REDUCED, S(A2 -> A1) = 2 mu^2; the
+!       component amplitudes a^2 = 1.5 mu^2 / 15 for opposite tau (mu_z flips tau from J'' to
+!       J'' + 1), 0 otherwise; the species rule (gamma_pair, 1-based) drops E -> A1 and the counts
+!       add up; write_exomol writes the kept lines; with two engines and host-held states the same;
+!       a species whose component count is wrong is refused naming ndeg.
 !
 ! Build (from the repository root, after `cargo build --release`):
 !   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/support/checks.f90 \
@@ -51,6 +59,8 @@ program test_linestrength
     call test_hoenl_london()
     call test_unfolding()
     call test_bad_input()
+    call test_degenerate(1, .false.)
+    call test_degenerate(2, .true.)
 
     print '(a, i0, a, i0, a, f0.2, a)', "test_linestrength (Fortran): ", checks, " checks, ", failures, &
         " failures (", elapsed_seconds(clock_start), " s)"
@@ -380,6 +390,117 @@ contains
         call check_rel("unfolding: L(1) = (c d1 + s d3)^2 / 3", amp(1, 1)**2, (c * d(1) + s * d(3))**2 / 3, tol)
         call atomgpu_linestrength_destroy(h)
     end subroutine
+
+    ! (e) Degenerate species: see the header. n_devices engines; on_host: two blocks keep their
+    ! states on the host.
+    subroutine test_degenerate(n_devices, on_host)
+        integer, intent(in) :: n_devices
+        logical, intent(in) :: on_host
+        real(dp), parameter :: mu = 1.7_dp, b = 5.0_dp
+        type(atomgpu_linestrength_t) :: h
+        type(atomgpu_intensity_params_t) :: p
+        type(atomgpu_line_filters_t) :: f
+        real(dp) :: dipole(1, 1, 3), amp(1, 4), half(2, 2), ea(2), wn(2), st(2), in(2)
+        integer(i8) :: up(2), lo(2), n_lines, counts(5), lines
+        integer :: e1, a2, e2, a1, ndeg, reduced, unit, ios, refused
+        character(len=80) :: text
+        dipole = 0
+        dipole(1, 1, 3) = mu
+        call atomgpu_linestrength_create(h, dipole, stat=stat, n_devices=n_devices)
+        if (.not. succeeded("degenerate: create", stat)) return
+        call atomgpu_linestrength_set_group(h, "C3v(M)", stat)
+        if (.not. succeeded("degenerate: set_group", stat)) return
+        e1 = species_block(h, 1, 3, [1, 1], [0, 1], 4 * b, on_host)
+        a2 = species_block(h, 1, 2, [0], [1], 2 * b, .false.)
+        e2 = species_block(h, 2, 3, [1, 1], [0, 1], 8 * b, .false.)
+        a1 = species_block(h, 2, 1, [0], [0], 6 * b, on_host)
+        call atomgpu_linestrength_block_ndeg(h, e1, ndeg, stat)
+        if (succeeded("degenerate: block_ndeg", stat)) call check("degenerate: E has 2 components", ndeg == 2)
+        call atomgpu_linestrength_add_block_species(h, 1, 3, 1.0_dp, [1_i8], [0], [1], 1, refused, row_start=[1_i8, 2_i8], &
+            col=[1_i8], value=[1.0_dp], n_sym=1_i8, stat=stat)
+        call expect_bad_only("degenerate: E with one component", 9, "ndeg")
+
+        ! Amplitudes of the component pairs, column d'' + 2 (i - 1 + (d' - 1)).
+        call atomgpu_linestrength_load_lower(h, e1, reshape([1.0_dp], [1, 1]), 0.0_dp, stat)
+        if (.not. succeeded("degenerate: load_lower", stat)) return
+        call atomgpu_linestrength_amplitudes(h, e2, 0.0_dp, amp, stat)
+        if (succeeded("degenerate: amplitudes", stat)) then
+            call check_rel("degenerate: a(d''=2, d'=1)^2 = 1.5 mu^2 / 15", amp(1, 2)**2, 1.5_dp * mu**2 / 15, tol)
+            call check_rel("degenerate: a(d''=1, d'=2)^2 = 1.5 mu^2 / 15", amp(1, 3)**2, 1.5_dp * mu**2 / 15, tol)
+            call check("degenerate: a(1, 1) = a(2, 2) = 0", abs(amp(1, 1)) < 1e-15_dp .and. abs(amp(1, 4)) < 1e-15_dp)
+        end if
+        call atomgpu_linestrength_half(h, e2, 0.0_dp, half, stat)
+        if (succeeded("degenerate: half", stat)) then
+            call check_rel("degenerate: half of component 1 on tau 1", half(2, 1)**2, 1.5_dp * mu**2 / 15, tol)
+            call check_rel("degenerate: half of component 2 on tau 0", half(1, 2)**2, 1.5_dp * mu**2 / 15, tol)
+        end if
+
+        p = open_params(296.0_dp, 10.0_dp, 0.0_dp)
+        f%j_max = 10
+        f%n_gamma_pair = 3
+        f%gamma_pair(1:3) = [2, 1, 3]
+        do reduced = 0, 1
+            f%reduced = reduced
+            call atomgpu_linestrength_line_list(h, e1, [e2, a1], p, n_lines, up, lo, ea, wn, st, in, stat, &
+                filters=f, counts=counts)
+            if (.not. succeeded("degenerate: line_list with filters", stat)) cycle
+            call check("degenerate: E -> {E, A1}: one line", n_lines == 1)
+            call check_rel("degenerate: S(E) = mu^2 ((J''+1)^2 - K^2)/(J''+1)", st(1), 1.5_dp * mu**2, tol)
+            call check("degenerate: counts 2 pairs, 1 by the species rule, 1 kept", &
+                all(counts == [2_i8, 1_i8, 0_i8, 0_i8, 1_i8]))
+        end do
+        f%reduced = 0
+        call atomgpu_linestrength_count_lines(h, a2, [a1], p, n_lines, stat, counts=counts)
+        if (succeeded("degenerate: count_lines", stat)) call check("degenerate: A2 -> A1 one line", &
+            n_lines == 1 .and. counts(5) == 1)
+        call atomgpu_linestrength_line_list(h, a2, [a1], p, n_lines, up, lo, ea, wn, st, in, stat)
+        if (succeeded("degenerate: line_list A2 -> A1", stat)) then
+            call check_rel("degenerate: S(A2 -> A1) = 2 mu^2", st(1), 2 * mu**2, tol)
+        end if
+
+        call atomgpu_linestrength_write_exomol(h, "test_linestrength_f_c3v", p, f, counts, stat)
+        if (succeeded("degenerate: write_exomol", stat)) then
+            call check("degenerate: write_exomol counts add up", counts(1) == sum(counts(2:5)) .and. counts(5) == 2)
+            lines = 0
+            open (newunit=unit, file="test_linestrength_f_c3v.trans", status="old", action="read", iostat=ios)
+            do while (ios == 0)
+                read (unit, '(a)', iostat=ios) text
+                if (ios == 0) lines = lines + 1
+            end do
+            close (unit, status="delete")
+            call check("degenerate: .trans holds the 2 kept lines", lines == 2)
+            open (newunit=unit, file="test_linestrength_f_c3v.states", status="old", iostat=ios)
+            if (ios == 0) close (unit, status="delete")
+        end if
+        call atomgpu_linestrength_destroy(h)
+    end subroutine
+
+    ! Adds a block of J with the given Wang functions (v = 1) of the 1-based species gamma: two
+    ! functions are the two components of one E level (T_1 = e_1, T_2 = e_2), one function is a
+    ! non-degenerate level; one state of energy `energy`.
+    integer function species_block(h, j, gamma, k, tau, energy, on_host) result(block)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: j, gamma
+        integer, intent(in), contiguous :: k(:), tau(:)
+        real(dp), intent(in) :: energy
+        logical, intent(in) :: on_host
+        integer(i8) :: v(size(k))
+        v = 1
+        block = -1
+        if (size(k) == 2) then
+            call atomgpu_linestrength_add_block_species(h, j, gamma, 1.0_dp, v, k, tau, 2, block, &
+                row_start=[1_i8, 2_i8, 2_i8, 2_i8, 3_i8], col=[1_i8, 1_i8], value=[1.0_dp, 1.0_dp], n_sym=1_i8, stat=stat)
+        else
+            call atomgpu_linestrength_add_block_species(h, j, gamma, 1.0_dp, v, k, tau, 1, block, stat=stat)
+        end if
+        if (.not. succeeded("degenerate: add_block_species", stat)) return
+        if (on_host) then
+            call atomgpu_linestrength_set_states_on_host(h, block, [energy], reshape([1.0_dp], [1, 1]), stat)
+        else
+            call atomgpu_linestrength_set_states(h, block, [energy], reshape([1.0_dp], [1, 1]), stat)
+        end if
+        if (.not. succeeded("degenerate: set_states", stat)) block = -1
+    end function
 
     ! (d) Bad input through stat.
     subroutine test_bad_input()
