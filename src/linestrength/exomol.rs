@@ -120,6 +120,9 @@ pub fn write_line_list(
         PathBuf::from(p)
     };
     let io = |what: &Path, e: io::Error| Error::Io(format!("{}: {e}", what.display()));
+    // Arguments refused before any file is touched.
+    super::intensity::check_params(params)?;
+    filters.check(handle.blocks(), handle.group().is_some())?;
     let states = path(".states");
     write_file_atomically(&states, |w| write_states(handle, params.zpe, w)).map_err(|e| io(&states, e))?;
     let trans = path(".trans");

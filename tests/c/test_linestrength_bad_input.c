@@ -564,6 +564,9 @@ static void test_species(void) {
     reset();
     expect_bad("write_exomol: j_min > j_max", atomgpu_linestrength_write_exomol(h, "unused", &p, &j_reversed, out_n), 4,
                "filters", "j_range");
+    FILE *written = fopen("unused.states", "r");
+    check("write_exomol refused: no .states file written", written == NULL);
+    if (written) fclose(written), remove("unused.states");
     /* A folder that does not exist: a file error, nothing written. */
     reset();
     int32_t s = atomgpu_linestrength_write_exomol(h, "no-such-folder/lines", &p, NULL, out_n);
