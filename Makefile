@@ -3,6 +3,7 @@
 #   make            the library (target/release/libatomgpu.so and .a)
 #   make demo       builds the library and the Fortran aluminium CR example, runs it (out/)
 #   make linelist   builds the library and the Fortran line-list example, runs it (out/linelist/)
+#   make linelist-c3v  the degenerate-species (C3v) line-list example, run into out/linelist-c3v/
 #   make test       every test: cargo tests, header check, C and Fortran programs, kernel
 #                   compile check, exported symbols, install check (scripts/test-all.sh)
 #   make install    PREFIX=/usr/local (default), DESTDIR honoured
@@ -33,7 +34,7 @@ RELEASE     = $(TARGET_DIR)/release
 VERSION := $(shell sed -n '/^\[package\]/,/^\[/s/^version *= *"\([^"]*\)".*/\1/p' Cargo.toml)
 VERSION_MAJOR := $(word 1,$(subst ., ,$(VERSION)))
 
-.PHONY: all lib demo linelist test install uninstall header clean
+.PHONY: all lib demo linelist linelist-c3v test install uninstall header clean
 
 all: lib
 
@@ -45,6 +46,9 @@ demo:
 
 linelist:
 	scripts/linelist-demo.sh
+
+linelist-c3v:
+	scripts/linelist-c3v-demo.sh
 
 test:
 	scripts/test-all.sh

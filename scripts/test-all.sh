@@ -251,6 +251,18 @@ stage_c_examples() {
     done
     [ "$n" -gt 0 ] || echo "no C examples (examples/c/*.c) to compile"
     # The helium example is quick (a few seconds): run it too, into a scratch folder.
+    # The degenerate-species example (a few seconds): on the model the Rust example writes (built by
+    # the cargo test stage); it checks its counts and the split-by-hand line strengths itself.
+    if [ -x "$out/linelist_c3v" ]; then
+        if [ -x "$LIB/examples/c3v_model" ] && "$LIB/examples/c3v_model" "$out/c3v_model.bin"; then
+            "$out/linelist_c3v" "$out/c3v_model.bin" "$out/linelist-c3v" \
+                || { echo "FAIL: linelist_c3v exited non-zero"; bad=$((bad + 1)); }
+            [ -s "$out/linelist-c3v/c3v.trans" ] || { echo "FAIL: no c3v.trans written"; bad=$((bad + 1)); }
+        else
+            echo "FAIL: the C3v model (examples/rust/c3v_model.rs) was not written"
+            bad=$((bad + 1))
+        fi
+    fi
     if [ -x "$out/sturmian_helium" ]; then
         "$out/sturmian_helium" "$out/sturmian_helium.dat" || { echo "FAIL: sturmian_helium (C) exited non-zero"; bad=$((bad + 1)); }
         check_helium_table "$out/sturmian_helium.dat" || bad=$((bad + 1))
@@ -306,6 +318,18 @@ stage_fortran_examples() {
     if [ -x "$out/linelist_synthetic" ]; then
         "$out/linelist_synthetic" "$out/linelist" || { echo "FAIL: linelist_synthetic exited non-zero"; bad=$((bad + 1)); }
         [ -s "$out/linelist/linelist.trans" ] || { echo "FAIL: no linelist.trans written"; bad=$((bad + 1)); }
+    fi
+    # The degenerate-species example (a few seconds): on the model the Rust example writes (built by
+    # the cargo test stage); it checks its counts and the split-by-hand line strengths itself.
+    if [ -x "$out/linelist_c3v" ]; then
+        if [ -x "$LIB/examples/c3v_model" ] && "$LIB/examples/c3v_model" "$out/c3v_model.bin"; then
+            "$out/linelist_c3v" "$out/c3v_model.bin" "$out/linelist-c3v" \
+                || { echo "FAIL: linelist_c3v exited non-zero"; bad=$((bad + 1)); }
+            [ -s "$out/linelist-c3v/c3v.trans" ] || { echo "FAIL: no c3v.trans written"; bad=$((bad + 1)); }
+        else
+            echo "FAIL: the C3v model (examples/rust/c3v_model.rs) was not written"
+            bad=$((bad + 1))
+        fi
     fi
     if [ -x "$out/sturmian_helium" ]; then
         "$out/sturmian_helium" "$out/sturmian_helium.dat" || { echo "FAIL: sturmian_helium (Fortran) exited non-zero"; bad=$((bad + 1)); }
