@@ -276,7 +276,12 @@ static void test_degenerate_species(int32_t n_devices, int on_host) {
     const double mu = 1.7, b = 5.0;
     double dipole[3] = {0.0, 0.0, mu};
     atomgpu_linestrength *h = NULL;
-    check_ok("create_on_devices", atomgpu_linestrength_create_on_devices(1, dipole, 1, 0, n_devices, &h));
+    int32_t s = atomgpu_linestrength_create_on_devices(1, dipole, 1, 0, n_devices, &h);
+    if (s == ATOMGPU_ERR_INVALID_ARGUMENT && atomgpu_last_error_arg() == 5 && n_devices > 1) {
+        printf("note: %d GPUs asked for, fewer visible: the degenerate case runs on one\n", (int)n_devices);
+        s = atomgpu_linestrength_create_on_devices(1, dipole, 1, 0, 1, &h);
+    }
+    check_ok("create_on_devices", s);
     check_ok("set_group", atomgpu_linestrength_set_group(h, "C3v(M)"));
     const int32_t k1[2] = {1, 1}, tau01[2] = {0, 1}, k0[1] = {0}, tau1[1] = {1}, tau0[1] = {0};
     /* Blocks: 0 E J''=1, 1 A2 J''=1, 2 E J'=2, 3 A1 J'=2 (E = B J(J+1) + 2 B K^2, any K term). */

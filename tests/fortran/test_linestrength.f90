@@ -407,6 +407,10 @@ contains
         dipole = 0
         dipole(1, 1, 3) = mu
         call atomgpu_linestrength_create(h, dipole, stat=stat, n_devices=n_devices)
+        if (stat == ATOMGPU_ERR_INVALID_ARGUMENT .and. atomgpu_last_error_arg() == 5 .and. n_devices > 1) then
+            print '(a, i0, a)', "note: ", n_devices, " GPUs asked for, fewer visible: the degenerate case runs on one"
+            call atomgpu_linestrength_create(h, dipole, stat=stat)
+        end if
         if (.not. succeeded("degenerate: create", stat)) return
         call atomgpu_linestrength_set_group(h, "C3v(M)", stat)
         if (.not. succeeded("degenerate: set_group", stat)) return
