@@ -340,18 +340,7 @@ fn degenerate_cases(
             }
         }
     });
-    let params = IntensityParams {
-        temperature: 296.0,
-        partition_function: 1000.0,
-        zpe: 0.0,
-        freq_window: [0.0, 8000.0],
-        lower_energy: [0.0, 2500.0],
-        upper_energy: [0.0, 8500.0],
-        thresh_coeff: 0.0,
-        thresh_line: 0.0,
-        thresh_intens: 1e-30,
-        batch,
-    };
+    let params = list_params(batch);
     let only_70 = LineFilters { gamma_pair: Some(vec![1, 2]), ..LineFilters::default() };
     let stem = std::path::Path::new(out_dir).join("bench_linelist");
     let mut counts = Default::default();
@@ -442,18 +431,7 @@ fn overlap_cases(
         })
         .collect();
     let model = OverlapModel { n_vib, j, dipole, lower_energies, lower_vectors, upper };
-    let params = IntensityParams {
-        temperature: 296.0,
-        partition_function: 1000.0,
-        zpe: 0.0,
-        freq_window: [0.0, 8000.0],
-        lower_energy: [0.0, 2500.0],
-        upper_energy: [0.0, 8500.0],
-        thresh_coeff: 0.0,
-        thresh_line: 0.0,
-        thresh_intens: 1e-30,
-        batch,
-    };
+    let params = list_params(batch);
     let only_j = LineFilters { gamma_pair: Some(vec![1, 2]), ..LineFilters::default() };
     let copy_rate = pinned_upload_rate(d);
     let mut h = model.handle(Backend::Cuda(d.clone()), 1);
@@ -542,4 +520,21 @@ fn overlap_cases(
 /// One judged line list of lower block 0 into blocks 2-4 (its lines dropped).
 fn judged_once(h: &mut LineStrength, params: &IntensityParams, filters: &LineFilters) {
     h.line_list_filtered(0, &[2, 3, 4], params, filters).unwrap();
+}
+
+/// The windows and threshold of the J'' = 70 line lists (TROVE-like: E'' - ZPE <= 2500 cm^-1,
+/// nu <= 8000 cm^-1, THRESH_INTES = 1e-30), T = 296 K, Q = 1000.
+fn list_params(batch: usize) -> IntensityParams {
+    IntensityParams {
+        temperature: 296.0,
+        partition_function: 1000.0,
+        zpe: 0.0,
+        freq_window: [0.0, 8000.0],
+        lower_energy: [0.0, 2500.0],
+        upper_energy: [0.0, 8500.0],
+        thresh_coeff: 0.0,
+        thresh_line: 0.0,
+        thresh_intens: 1e-30,
+        batch,
+    }
 }
