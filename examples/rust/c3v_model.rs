@@ -28,10 +28,8 @@
 //! ```
 
 #[path = "../../tests/support/molecule.rs"]
-#[allow(dead_code)]
 mod molecule;
 #[path = "../../tests/support/symmetric_top.rs"]
-#[allow(dead_code)]
 mod symmetric_top;
 
 use std::io::{BufWriter, Write};
