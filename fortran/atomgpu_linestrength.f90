@@ -63,7 +63,7 @@ module atomgpu_linestrength
         integer(c_int32_t) :: j_max = 32767
         integer(c_int32_t) :: reduced = 0             ! 1: TROVE's REDUCED (only d' = 1 summed, no 1/ndeg'')
         integer(c_int32_t) :: degeneracy_filter = 0   ! 1: TROVE's degeneracy filter (needs set_group)
-        integer(c_int32_t) :: n_gamma_pair = 0        ! 0: every species pair; else the group's species count
+        integer(c_int32_t) :: n_gamma_pair = 0        ! 0: every species pair; else one entry per species the blocks use
         integer(c_int32_t) :: gamma_pair(16) = 0      ! gamma_pair(g'') = the upper species g' that g'' reaches
                                                       ! (TROVE's isym_pairs), 1-based
     end type
@@ -861,6 +861,7 @@ contains
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_line_list(h, lower_block, upper_blocks, status, uppers0)
+        call check_filters(filters, 6, status)
         ! C positions of the outputs: one further on in _line_list_filtered (its `filters`).
         o = merge(1, 0, present(filters) .or. present(counts))
         capacity = size(upper_id, kind=c_int64_t)
@@ -914,6 +915,7 @@ contains
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_line_list(h, lower_block, upper_blocks, status, uppers0)
+        call check_filters(filters, 6, status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             if (present(filters) .or. present(counts)) then
                 status = c_atomgpu_linestrength_line_list_filtered(h%ptr, int(lower_block - 1, c_int32_t), &
@@ -927,6 +929,22 @@ contains
             end if
         end if
         call finish(status, stat, "atomgpu_linestrength_count_lines")
+    end subroutine
+
+    ! Checks the 1-based species of the optional `filters` (C argument position `position`); the
+    ! other fields, and n_gamma_pair, are checked by the library.
+    subroutine check_filters(filters, position, status)
+        type(atomgpu_line_filters_t), intent(in), optional :: filters
+        integer, intent(in) :: position
+        integer(c_int32_t), intent(inout) :: status
+        integer :: i
+        if (.not. present(filters)) return
+        if (filters%n_gamma_pair < 0 .or. filters%n_gamma_pair > size(filters%gamma_pair)) return
+        do i = 1, int(filters%n_gamma_pair)
+            call reject(filters%gamma_pair(i) >= 1, position, "argument `filters`: field `gamma_pair(" // &
+                itoa(int(i, c_int64_t)) // ")` is " // itoa(int(filters%gamma_pair(i), c_int64_t)) // &
+                ", species are numbered from 1 in Fortran (TROVE's isym_pairs)", status)
+        end do
     end subroutine
 
     ! The C filters of an optional Fortran one: species 0-based; absent: no rule.
@@ -960,6 +978,7 @@ contains
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_linestrength(h, status)
+        call check_filters(filters, 4, status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_linestrength_write_exomol(h%ptr, c_text(stem), params, filters0(filters), counted)
             if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted

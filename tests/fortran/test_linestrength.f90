@@ -24,7 +24,19 @@
 !       component amplitudes a^2 = 1.5 mu^2 / 15 for opposite tau (mu_z flips tau from J'' to
 !       J'' + 1), 0 otherwise; the species rule (gamma_pair, 1-based) drops E -> A1 and the counts
 !       add up; write_exomol writes the kept lines; with two engines and host-held states the same;
-!       a species whose component count is wrong is refused naming ndeg.
+!       a species whose component count is wrong is refused naming ndeg;
+!   (f) degenerate blocks against the same blocks split by hand (tests/linestrength_degenerate.rs
+!       does it in Rust, tests/c/test_linestrength.c through C): in Td(M), E (J'' = 1) into F2
+!       (J' = 2) and F1 (J'' = 2) into A2 (J' = 1), full Wang sets over two vibrational
+!       functions, a random dipole, random sparse unfoldings T_d (1-based stacked CSR) and random
+!       levels; the reference is a second handle without a group holding one non-degenerate block
+!       per component d (unfolding T_d alone, atomgpu_linestrength_add_block, the path (a)-(c)
+!       check against closed forms): the component amplitudes and half-linestrengths in the
+!       documented 1-based column order, S and A of the line list from TROVE's sum over the
+!       component pairs / ndeg'' (REDUCED: d' = 1 only, no division), count_lines and counts;
+!   (g) bad input to the species wrappers (set_group, add_block_species, block_ndeg, the shapes of
+!       half and amplitudes for a degenerate batch, filters with 1-based species, write_exomol):
+!       stat, position, name, untouched outputs; a file that cannot be written is ATOMGPU_ERR_IO.
 !
 ! Build (from the repository root, after `cargo build --release`):
 !   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/support/checks.f90 \
@@ -48,11 +60,21 @@ program test_linestrength
     ! Outputs of the bad-input calls (d): checked to stay untouched.
     integer :: bad_block
     integer(i8) :: bad_n_lines, bad_id, bad_np, bad_nc, bad_ns
-    real(dp) :: bad_half(11, 2), bad_amp(11, 2)
-    integer(i8) :: bad_upper_id(4), bad_lower_id(4)
+    real(dp) :: bad_half(11, 2), bad_amp(11, 2), bad_amp_row(1, 2)
+    integer(i8) :: bad_upper_id(4), bad_lower_id(4), bad_counts(5)
     real(dp) :: bad_a(4), bad_nu(4), bad_s(4), bad_i(4)
     integer :: stat
     integer(i8) :: clock_start
+    integer(i8) :: rng_state = 20261124   ! the generator of (f)
+
+    ! (f) A block of one species: its Wang functions, its unfoldings t(p, s, d) and its levels.
+    type :: split_block_t
+        integer :: j, gamma, ndeg, n_prim, n_sym
+        real(dp) :: gns
+        integer(i8), allocatable :: v(:)
+        integer, allocatable :: k(:), tau(:)
+        real(dp), allocatable :: t(:, :, :), vectors(:, :), energies(:)
+    end type
 
     call system_clock(clock_start)
     call test_rigid_rotor()
@@ -61,6 +83,8 @@ program test_linestrength
     call test_bad_input()
     call test_degenerate(1, .false.)
     call test_degenerate(2, .true.)
+    call test_split_by_hand()
+    call test_species_bad_input()
 
     print '(a, i0, a, i0, a, f0.2, a)', "test_linestrength (Fortran): ", checks, " checks, ", failures, &
         " failures (", elapsed_seconds(clock_start), " s)"
@@ -506,6 +530,361 @@ contains
         if (.not. succeeded("degenerate: set_states", stat)) block = -1
     end function
 
+    ! (f) A deterministic generator (Park & Miller's minimal standard) for the random test data.
+    real(dp) function uniform(lo, hi)
+        real(dp), intent(in) :: lo, hi
+        rng_state = mod(16807_i8 * rng_state, 2147483647_i8)
+        uniform = lo + (hi - lo) * real(rng_state, dp) / 2147483647.0_dp
+    end function
+
+    ! A block of 1-based species `gamma` with ndeg components: the full Wang sets of J on
+    ! vibrational functions 1 and 2, one random sparse unfolding T_d (n_primitive x n_sym) per
+    ! component, n_states random levels with energies in [e_lo, e_hi).
+    function random_species_block(j, gamma, ndeg, n_states, e_lo, e_hi) result(b)
+        integer, intent(in) :: j, gamma, ndeg, n_states
+        real(dp), intent(in) :: e_lo, e_hi
+        type(split_block_t) :: b
+        integer(i8), allocatable :: vv(:)
+        integer, allocatable :: kk(:), tt(:)
+        integer :: d, p, c, s, m
+        b%j = j
+        b%gamma = gamma
+        b%ndeg = ndeg
+        b%gns = uniform(0.5_dp, 3.0_dp)
+        call wang_set(j, 1_i8, vv, kk, tt)
+        m = size(vv)
+        b%n_prim = 2 * m
+        allocate (b%v(b%n_prim), b%k(b%n_prim), b%tau(b%n_prim))
+        b%v(1:m) = vv
+        b%v(m + 1:) = vv + 1
+        b%k(1:m) = kk
+        b%k(m + 1:) = kk
+        b%tau(1:m) = tt
+        b%tau(m + 1:) = tt
+        b%n_sym = b%n_prim / ndeg
+        allocate (b%t(b%n_prim, b%n_sym, ndeg), b%vectors(b%n_sym, n_states), b%energies(n_states))
+        do d = 1, ndeg
+            do c = 1, b%n_sym
+                do p = 1, b%n_prim
+                    b%t(p, c, d) = 0
+                    if (uniform(0.0_dp, 1.0_dp) < 0.4_dp) b%t(p, c, d) = uniform(-1.0_dp, 1.0_dp)
+                end do
+            end do
+            b%t(d, 1, d) = 1 + 0.5_dp * (d - 1)   ! no component left empty
+        end do
+        do s = 1, n_states
+            do c = 1, b%n_sym
+                b%vectors(c, s) = uniform(-1.0_dp, 1.0_dp)
+            end do
+            b%energies(s) = uniform(e_lo, e_hi)
+        end do
+    end function
+
+    ! Registers block b with all its components stacked (d = 0: add_block_species) or component d
+    ! alone as a non-degenerate block (add_block with T_d), 1-based CSR; stores its levels.
+    integer function register_split_block(h, b, d) result(block)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        type(split_block_t), intent(in) :: b
+        integer, intent(in) :: d
+        integer(i8), allocatable :: row_start(:), col(:)
+        real(dp), allocatable :: value(:)
+        integer :: c, p, s, first, last, e, r
+        first = merge(1, d, d == 0)
+        last = merge(b%ndeg, d, d == 0)
+        allocate (row_start((last - first + 1) * b%n_prim + 1), col(count(b%t(:, :, first:last) /= 0)))
+        allocate (value(size(col)))
+        row_start(1) = 1
+        e = 0
+        r = 1
+        do c = first, last
+            do p = 1, b%n_prim
+                do s = 1, b%n_sym
+                    if (b%t(p, s, c) /= 0) then
+                        e = e + 1
+                        col(e) = s
+                        value(e) = b%t(p, s, c)
+                    end if
+                end do
+                r = r + 1
+                row_start(r) = e + 1
+            end do
+        end do
+        block = -1
+        if (d == 0) then
+            call atomgpu_linestrength_add_block_species(h, b%j, b%gamma, b%gns, b%v, b%k, b%tau, b%ndeg, block, &
+                row_start, col, value, int(b%n_sym, i8), stat)
+        else
+            call atomgpu_linestrength_add_block(h, b%j, b%gns, b%v, b%k, b%tau, block, row_start, col, value, &
+                int(b%n_sym, i8), stat)
+        end if
+        if (.not. succeeded("split: add the block", stat)) return
+        call atomgpu_linestrength_set_states(h, block, b%energies, b%vectors, stat)
+        if (.not. succeeded("split: set_states", stat)) block = -1
+    end function
+
+    ! One (lower, upper) pair of degenerate blocks against their components split by hand.
+    subroutine check_split_pair(dipole, group, lo, up)
+        real(dp), intent(in) :: dipole(2, 2, 3)
+        character(len=*), intent(in) :: group
+        type(split_block_t), intent(in) :: lo, up
+        type(atomgpu_linestrength_t) :: dg, sp
+        type(atomgpu_intensity_params_t) :: p
+        type(atomgpu_line_filters_t) :: f
+        integer :: lower, upper, lower_d(3), upper_d(3), di, df, i, fu, n, nf, np, ndi, ndf, reduced, ndeg_lo, ndeg_up
+        real(dp), allocatable :: a_sp(:, :, :, :), h_sp(:, :, :), a_dg(:, :), h_dg(:, :), amp(:, :), half(:, :)
+        real(dp), allocatable :: ea(:), wn(:), st(:), in(:)
+        integer(i8), allocatable :: up_id(:), lo_id(:)
+        integer(i8) :: n_lines, counted, counts(5)
+        real(dp) :: worst_a, largest_a, worst_h, largest_h, worst_s, worst_e, l, nu, s_want, a_want
+        n = size(lo%energies)
+        nf = size(up%energies)
+        np = up%n_prim
+        ndi = lo%ndeg
+        ndf = up%ndeg
+        call atomgpu_linestrength_create(dg, dipole, stat=stat)
+        if (.not. succeeded("split: create degenerate", stat)) return
+        call atomgpu_linestrength_create(sp, dipole, stat=stat)
+        if (.not. succeeded("split: create split", stat)) return
+        call atomgpu_linestrength_set_group(dg, group, stat)
+        if (.not. succeeded("split: set_group", stat)) return
+        lower = register_split_block(dg, lo, 0)
+        upper = register_split_block(dg, up, 0)
+        do di = 1, ndi
+            lower_d(di) = register_split_block(sp, lo, di)
+        end do
+        do df = 1, ndf
+            upper_d(df) = register_split_block(sp, up, df)
+        end do
+        call atomgpu_linestrength_block_ndeg(dg, lower, ndeg_lo, stat)
+        if (succeeded("split: block_ndeg", stat)) call atomgpu_linestrength_block_ndeg(dg, upper, ndeg_up, stat)
+        if (succeeded("split: block_ndeg", stat)) call check("split " // group // ": block_ndeg", &
+            ndeg_lo == ndi .and. ndeg_up == ndf)
+
+        ! The split blocks' amplitudes a_sp(f, i, d'', d') and half-linestrengths h_sp(p, i, d'')
+        ! (on upper component 1's block: they live on the primitive functions).
+        allocate (a_sp(nf, n, ndi, ndf), h_sp(np, n, ndi), a_dg(nf, ndi * n * ndf), h_dg(np, ndi * n))
+        allocate (amp(nf, n), half(np, n))
+        do di = 1, ndi
+            call atomgpu_linestrength_load_lower(sp, lower_d(di), lo%vectors, 0.0_dp, stat)
+            if (.not. succeeded("split: load_lower component", stat)) return
+            do df = 1, ndf
+                call atomgpu_linestrength_amplitudes(sp, upper_d(df), 0.0_dp, amp, stat)
+                if (.not. succeeded("split: amplitudes component", stat)) return
+                a_sp(:, :, di, df) = amp
+            end do
+            call atomgpu_linestrength_half(sp, upper_d(1), 0.0_dp, half, stat)
+            if (.not. succeeded("split: half component", stat)) return
+            h_sp(:, :, di) = half
+        end do
+        call atomgpu_linestrength_load_lower(dg, lower, lo%vectors, 0.0_dp, stat)
+        if (.not. succeeded("split: load_lower degenerate", stat)) return
+        call atomgpu_linestrength_amplitudes(dg, upper, 0.0_dp, a_dg, stat)
+        if (.not. succeeded("split: amplitudes degenerate", stat)) return
+        call atomgpu_linestrength_half(dg, upper, 0.0_dp, h_dg, stat)
+        if (.not. succeeded("split: half degenerate", stat)) return
+        worst_a = 0
+        worst_h = 0
+        do i = 1, n
+            do di = 1, ndi
+                do df = 1, ndf
+                    ! Column d'' + ndeg'' (i - 1 + n (d' - 1)).
+                    worst_a = max(worst_a, maxval(abs(a_dg(:, di + ndi * (i - 1 + n * (df - 1))) - a_sp(:, i, di, df))))
+                end do
+                worst_h = max(worst_h, maxval(abs(h_dg(:, di + ndi * (i - 1)) - h_sp(:, i, di))))   ! d'' + ndeg'' (i - 1)
+            end do
+        end do
+        largest_a = maxval(abs(a_sp))
+        largest_h = maxval(abs(h_sp))
+        call check("split " // group // ": amplitudes of every component pair = the split blocks'", &
+            largest_a > 0.1_dp .and. worst_a <= 1e-13_dp * largest_a)
+        call check("split " // group // ": half-linestrengths of every component = the split blocks'", &
+            largest_h > 0.1_dp .and. worst_h <= 1e-13_dp * largest_h)
+
+        ! The line list: every pair a line (open windows, no thresholds), by lower then upper state.
+        p = open_params(296.0_dp, 250.0_dp, 0.0_dp)
+        f%j_max = 10
+        allocate (up_id(n * nf), lo_id(n * nf), ea(n * nf), wn(n * nf), st(n * nf), in(n * nf))
+        do reduced = 0, 1
+            f%reduced = reduced
+            call atomgpu_linestrength_count_lines(dg, lower, [upper], p, counted, stat, filters=f)
+            if (succeeded("split: count_lines", stat)) call check("split " // group // ": count_lines", counted == n * nf)
+            call atomgpu_linestrength_line_list(dg, lower, [upper], p, n_lines, up_id, lo_id, ea, wn, st, in, stat, &
+                filters=f, counts=counts)
+            if (.not. succeeded("split: line_list with filters", stat)) cycle
+            call check("split " // group // ": every pair a line, counts add up", n_lines == n * nf .and. &
+                counts(1) == n * nf .and. counts(5) == n * nf .and. counts(1) == sum(counts(2:5)))
+            worst_s = 0
+            worst_e = 0
+            do i = 1, n
+                do fu = 1, nf
+                    ! TROVE: L = sum over the component pairs of a^2 / ndeg''; REDUCED: d' = 1 only, no division.
+                    if (reduced == 1) then
+                        l = sum(a_sp(fu, i, :, 1)**2)
+                    else
+                        l = sum(a_sp(fu, i, :, :)**2) / ndi
+                    end if
+                    nu = up%energies(fu) - lo%energies(i)
+                    s_want = lo%gns * (2 * up%j + 1) * (2 * lo%j + 1) * l
+                    a_want = a_coef * (2 * lo%j + 1) * l * nu**3
+                    worst_s = max(worst_s, abs(st(fu + nf * (i - 1)) - s_want) / s_want)
+                    worst_e = max(worst_e, abs(ea(fu + nf * (i - 1)) - a_want) / a_want)
+                end do
+            end do
+            call check("split " // group // ": S = g_ns (2J'+1)(2J''+1) sum a^2 / ndeg'' of the split blocks", &
+                worst_s <= tol)
+            call check("split " // group // ": A = 3.1361892e-7 (2J''+1) L nu^3", worst_e <= tol)
+        end do
+        call atomgpu_linestrength_destroy(dg)
+        call atomgpu_linestrength_destroy(sp)
+    end subroutine
+
+    ! (f) Degenerate blocks against the same blocks split by hand: see the header.
+    subroutine test_split_by_hand()
+        real(dp) :: dipole(2, 2, 3)
+        integer :: v, w, m
+        do m = 1, 3
+            do w = 1, 2
+                do v = 1, 2
+                    dipole(v, w, m) = uniform(-1.0_dp, 1.0_dp)
+                end do
+            end do
+        end do
+        ! Td(M): A1, A2, E, F1, F2 = 1..5 (TROVE's igamma).
+        call check_split_pair(dipole, "Td(M)", random_species_block(1, 3, 2, 3, 100.0_dp, 1500.0_dp), &
+            random_species_block(2, 5, 3, 2, 2000.0_dp, 3500.0_dp))
+        call check_split_pair(dipole, "Td(M)", random_species_block(2, 4, 3, 4, 100.0_dp, 1500.0_dp), &
+            random_species_block(1, 2, 1, 3, 2000.0_dp, 3500.0_dp))
+    end subroutine
+
+    ! (g) Bad input to the species wrappers: see the header.
+    subroutine test_species_bad_input()
+        type(atomgpu_linestrength_t) :: g, never
+        type(atomgpu_intensity_params_t) :: p
+        type(atomgpu_line_filters_t) :: f, bad
+        real(dp) :: dipole(2, 2, 3)
+        integer :: e1, e2, a2, unit, ios
+        integer(i8), parameter :: rs_e(5) = [1_i8, 2_i8, 2_i8, 2_i8, 3_i8], col_e(2) = [1_i8, 1_i8]
+        real(dp), parameter :: val_e(2) = [1.0_dp, 1.0_dp]
+
+        dipole = 0
+        dipole(1, 1, 3) = 1.3_dp
+        p = open_params(296.0_dp, 1.0_dp, 0.0_dp)
+        call reset_bad_outputs()
+        call atomgpu_linestrength_set_group(never, "C3v(M)", stat)
+        call expect_bad("set_group: handle never created", 1, "handle")
+        call atomgpu_linestrength_block_ndeg(never, 1, bad_block, stat)
+        call expect_bad("block_ndeg: handle never created", 1, "handle")
+        call atomgpu_linestrength_write_exomol(never, "unused", p, counts=bad_counts, stat=stat)
+        call expect_bad("write_exomol: handle never created", 1, "handle")
+
+        call atomgpu_linestrength_create(g, dipole, stat=stat)
+        if (.not. succeeded("species bad input: create", stat)) return
+        call atomgpu_linestrength_set_group(g, "D6h(M)", stat)
+        call expect_bad("set_group: unknown group", 2, "group", "C3v(M)")
+        call atomgpu_linestrength_set_group(g, "C3v(M)", stat)
+        if (.not. succeeded("species bad input: set_group", stat)) return
+
+        ! add_block_species (C positions: j 2, gamma 3, v 6, k 7, tau 8, ndeg 9, n_sym 10,
+        ! row_start 11, col 12, value 13); an E pair of J = 1 on v = 1: T_1 = e_1, T_2 = e_2.
+        call atomgpu_linestrength_add_block_species(g, 1, 0, 1.0_dp, [1_i8, 1_i8], [1, 1], [0, 1], 2, bad_block, &
+            rs_e, col_e, val_e, 1_i8, stat)
+        call expect_bad("add_block_species: gamma 0 (1-based)", 3, "gamma", "numbered from 1")
+        call atomgpu_linestrength_add_block_species(g, 1, 4, 1.0_dp, [1_i8, 1_i8], [1, 1], [0, 1], 2, bad_block, &
+            rs_e, col_e, val_e, 1_i8, stat)
+        call expect_bad("add_block_species: species 4 of C3v(M)", 3, "gamma")
+        call atomgpu_linestrength_add_block_species(g, 1, 3, 1.0_dp, [1_i8, 1_i8], [1, 1], [0, 1], 4, bad_block, &
+            rs_e, col_e, val_e, 1_i8, stat)
+        call expect_bad("add_block_species: ndeg 4", 9, "ndeg")
+        call atomgpu_linestrength_add_block_species(g, 1, 1, 1.0_dp, [1_i8, 1_i8], [1, 1], [0, 1], 2, bad_block, &
+            rs_e, col_e, val_e, 1_i8, stat)
+        call expect_bad("add_block_species: A1 with two components", 9, "ndeg")
+        call atomgpu_linestrength_add_block_species(g, 1, 3, 1.0_dp, [1_i8, 1_i8], [1, 1], [0, 1], 2, bad_block, stat=stat)
+        call expect_bad("add_block_species: E without its unfolding", 10, "n_sym")
+        call atomgpu_linestrength_add_block_species(g, 1, 3, 1.0_dp, [1_i8, 1_i8], [1, 1], [0, 1], 2, bad_block, &
+            rs_e(1:3), col_e, val_e, 1_i8, stat)
+        call expect_bad("add_block_species: row_start of one component", 11, "row_start", "ndeg n_primitive + 1")
+        call atomgpu_linestrength_add_block_species(g, 1, 3, 1.0_dp, [1_i8, 1_i8], [1, 1], [0, 1], 2, bad_block, &
+            [1_i8, 2_i8, 2_i8, 2_i8, 2_i8], col_e(1:1), val_e(1:1), 1_i8, stat)
+        call expect_bad("add_block_species: E without its second component", 11, "row_start", "component")
+        call atomgpu_linestrength_add_block_species(g, 1, 3, 1.0_dp, [1_i8, 1_i8], [1, 1], [0, 1], 2, bad_block, &
+            rs_e, [1_i8, 2_i8], val_e, 1_i8, stat)
+        call expect_bad("add_block_species: col beyond n_sym", 12, "col", "numbered 1..1")
+        call atomgpu_linestrength_add_block_species(g, 1, 3, 1.0_dp, [1_i8, 1_i8], [1, 1], [0], 2, bad_block, &
+            rs_e, col_e, val_e, 1_i8, stat)
+        call expect_bad("add_block_species: size(tau)", 8, "tau")
+        call atomgpu_linestrength_add_block_species(g, 1, 3, 1.0_dp, [1_i8, 3_i8], [1, 1], [0, 1], 2, bad_block, &
+            rs_e, col_e, val_e, 1_i8, stat)
+        call expect_bad("add_block_species: v beyond n_vib", 6, "v")
+
+        ! Good blocks: E J'' = 1, A2 J'' = 1, E J' = 2 (one level each).
+        call atomgpu_linestrength_add_block_species(g, 1, 3, 1.0_dp, [1_i8, 1_i8], [1, 1], [0, 1], 2, e1, rs_e, col_e, &
+            val_e, 1_i8, stat)
+        if (.not. succeeded("species bad input: add E", stat)) return
+        call atomgpu_linestrength_add_block_species(g, 1, 2, 1.0_dp, [1_i8], [0], [1], 1, a2, stat=stat)
+        if (.not. succeeded("species bad input: add A2", stat)) return
+        call atomgpu_linestrength_add_block_species(g, 2, 3, 1.0_dp, [1_i8, 1_i8], [1, 1], [0, 1], 2, e2, rs_e, col_e, &
+            val_e, 1_i8, stat)
+        if (.not. succeeded("species bad input: add E'", stat)) return
+        call atomgpu_linestrength_set_states(g, e1, [20.0_dp], identity(1), stat)
+        if (succeeded("species bad input: states", stat)) call atomgpu_linestrength_set_states(g, a2, [10.0_dp], &
+            identity(1), stat)
+        if (succeeded("species bad input: states", stat)) call atomgpu_linestrength_set_states(g, e2, [40.0_dp], &
+            identity(1), stat)
+        if (.not. succeeded("species bad input: states", stat)) return
+        call reset_bad_outputs()
+        call atomgpu_linestrength_set_group(g, "C3v(M)", stat)
+        call expect_bad("set_group: after the blocks", 2, "group", "before")
+        call atomgpu_linestrength_block_ndeg(g, 0, bad_block, stat)
+        call expect_bad("block_ndeg: block 0", 2, "block", "numbered from 1")
+        call atomgpu_linestrength_block_ndeg(g, 4, bad_block, stat)
+        call expect_bad("block_ndeg: block 4 of 3", 2, "block", "no such block")
+
+        ! half and amplitudes of a degenerate lower batch: columns ndeg'' n_lower (ndeg'').
+        call atomgpu_linestrength_load_lower(g, e1, identity(1), 0.0_dp, stat)
+        if (.not. succeeded("species bad input: load_lower E", stat)) return
+        call atomgpu_linestrength_half(g, e2, 0.0_dp, bad_half(1:2, 1:1), stat)
+        call expect_bad("half: one column for the two components of one E level", 4, "half", "ndeg")
+        call atomgpu_linestrength_amplitudes(g, e2, 0.0_dp, bad_amp_row, stat)
+        call expect_bad("amplitudes: two columns for the four E x E component pairs", 4, "amplitudes", "ndeg'")
+
+        ! Filters (C position 6 of line_list_filtered, 4 of write_exomol).
+        f%j_max = 10
+        bad = f
+        bad%degeneracy_filter = 2
+        call atomgpu_linestrength_line_list(g, e1, [e2], p, bad_n_lines, bad_upper_id, bad_lower_id, bad_a, bad_nu, &
+            bad_s, bad_i, stat, filters=bad, counts=bad_counts)
+        call expect_bad("line_list: degeneracy_filter 2", 6, "filters", "degeneracy_filter")
+        bad = f
+        bad%n_gamma_pair = 3
+        bad%gamma_pair(1:3) = [2, 0, 3]
+        call atomgpu_linestrength_line_list(g, e1, [e2], p, bad_n_lines, bad_upper_id, bad_lower_id, bad_a, bad_nu, &
+            bad_s, bad_i, stat, filters=bad, counts=bad_counts)
+        call expect_bad("line_list: species pair 0 (1-based)", 6, "filters", "gamma_pair(2)")
+        call atomgpu_linestrength_write_exomol(g, "unused", p, bad, bad_counts, stat)
+        call expect_bad("write_exomol: species pair 0 (1-based)", 4, "filters", "gamma_pair(2)")
+        bad = f
+        bad%n_gamma_pair = 17
+        call atomgpu_linestrength_count_lines(g, e1, [e2], p, bad_n_lines, stat, filters=bad, counts=bad_counts)
+        call expect_bad("count_lines: 17 species pairs", 6, "filters", "n_gamma_pair")
+        bad = f
+        bad%j_min = 3
+        bad%j_max = 1
+        call atomgpu_linestrength_count_lines(g, e1, [e2], p, bad_n_lines, stat, filters=bad, counts=bad_counts)
+        call expect_bad("count_lines: j_min > j_max", 6, "filters", "j_range")
+        call atomgpu_linestrength_write_exomol(g, "unused", p, bad, bad_counts, stat)
+        call expect_bad("write_exomol: j_min > j_max", 4, "filters", "j_range")
+        open (newunit=unit, file="unused.states", status="old", iostat=ios)
+        call check("write_exomol refused: no .states written", ios /= 0)
+        if (ios == 0) close (unit, status="delete")
+        call atomgpu_linestrength_write_exomol(g, "", p, f, bad_counts, stat)
+        call expect_bad("write_exomol: empty stem", 2, "stem")
+        ! A folder that does not exist: a file error, counts untouched.
+        call atomgpu_linestrength_write_exomol(g, "no-such-folder/lines", p, f, bad_counts, stat)
+        call check("write_exomol into a missing folder: ATOMGPU_ERR_IO, counts untouched", &
+            stat == ATOMGPU_ERR_IO .and. all(bad_counts == -7))
+        call atomgpu_linestrength_destroy(g)
+    end subroutine
+
     ! (d) Bad input through stat.
     subroutine test_bad_input()
         type(atomgpu_linestrength_t) :: h, never, copy
@@ -717,8 +1096,10 @@ contains
         bad_ns = -7
         bad_half = sentinel
         bad_amp = sentinel
+        bad_amp_row = sentinel
         bad_upper_id = -7
         bad_lower_id = -7
+        bad_counts = -7
         bad_a = sentinel
         bad_nu = sentinel
         bad_s = sentinel
@@ -735,8 +1116,9 @@ contains
         checks = checks + 1
         ok = invalid_argument_reported(what, stat, position, name, fragment)
         if (bad_block /= -7 .or. bad_n_lines /= -7 .or. bad_id /= -7 .or. bad_np /= -7 .or. bad_nc /= -7 &
-            .or. bad_ns /= -7 .or. any(bad_half /= sentinel) .or. any(bad_amp /= sentinel) &
-            .or. any(bad_upper_id /= -7) .or. any(bad_lower_id /= -7) .or. any(bad_a /= sentinel) &
+            .or. bad_ns /= -7 .or. any(bad_half /= sentinel) .or. any(bad_amp /= sentinel) .or. any(bad_amp_row /= sentinel) &
+            .or. any(bad_upper_id /= -7) .or. any(bad_lower_id /= -7) .or. any(bad_counts /= -7) &
+            .or. any(bad_a /= sentinel) &
             .or. any(bad_nu /= sentinel) .or. any(bad_s /= sentinel) .or. any(bad_i /= sentinel)) then
             print '(a, a, a)', "FAIL ", what, ": an output was written on error"
             ok = .false.
