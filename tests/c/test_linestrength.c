@@ -25,7 +25,17 @@
  *       A2 -> A1 line 2 mu^2; the amplitudes of the component pairs are a^2 = 1.5 mu^2 / 15 for
  *       the pairs of opposite tau (mu_z flips tau between J'' and J'' + 1) and 0 for the others; the species rule drops E -> A1 and the counts add up; the ExoMol
  *       files of the whole list hold the kept lines; on two engines (create_on_devices) and with
- *       states held on the host, the same numbers.
+ *       states held on the host, the same numbers;
+ *   (e) degenerate blocks against the same blocks split by hand (as tests/linestrength_degenerate.rs
+ *       does in Rust): in Td(M), an E block (J'' = 1) into an F2 block (J' = 2) and an F1 block
+ *       (J'' = 2) into an A2 block (J' = 1), full Wang sets over two vibrational functions, a
+ *       random dipole, random sparse unfoldings T_d and random levels; the reference is a second
+ *       handle without a group holding one non-degenerate block per component d (unfolding T_d
+ *       alone, through atomgpu_linestrength_add_block, the path (a)-(c) check against closed
+ *       forms). The component amplitudes a(f, d'; i, d'') and half-linestrengths of the
+ *       degenerate blocks equal those of the split blocks, in the documented column order; the
+ *       line list's S and A follow from the split amplitudes by TROVE's sum over the component
+ *       pairs / ndeg'' (REDUCED: d' = 0 only, no division), with the counts adding up.
  *
  * Build (from the repository root, after `cargo build --release`):
  *   cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/c/test_linestrength.c -o test_linestrength \
@@ -347,12 +357,205 @@ static void test_degenerate_species(int32_t n_devices, int on_host) {
     atomgpu_linestrength_destroy(h);
 }
 
+/* (e) A deterministic generator (Park & Miller's minimal standard) for the random test data. */
+static int64_t rng_state = 20261124;
+
+static double uniform(double lo, double hi) {
+    rng_state = (16807 * rng_state) % 2147483647;
+    return lo + (hi - lo) * (double)rng_state / 2147483647.0;
+}
+
+#define N_VIB_SPLIT 2
+#define MAX_PRIM 20 /* N_VIB_SPLIT full Wang sets of J <= 4 */
+#define MAX_SYM 10
+#define MAX_LEVELS 4
+
+/* A block of one species: its Wang functions, its dense unfoldings T_d (n_prim x n_sym,
+ * column-major) and its levels (n_sym x n_states, column-major). */
+typedef struct {
+    int32_t j, gamma, ndeg;
+    int64_t n_prim, n_sym, n_states;
+    int64_t v[MAX_PRIM];
+    int32_t k[MAX_PRIM], tau[MAX_PRIM];
+    double t[3][MAX_PRIM * MAX_SYM];
+    double vectors[MAX_SYM * MAX_LEVELS], energies[MAX_LEVELS];
+    double gns;
+} split_block;
+
+static split_block random_species_block(int32_t j, int32_t gamma, int32_t ndeg, int64_t n_states, double e_lo,
+                                        double e_hi) {
+    split_block b;
+    memset(&b, 0, sizeof b);
+    b.j = j, b.gamma = gamma, b.ndeg = ndeg, b.n_states = n_states, b.gns = uniform(0.5, 3.0);
+    for (int64_t v = 0; v < N_VIB_SPLIT; v++)
+        for (int32_t k = 0; k <= j; k++)
+            for (int32_t tau = 0; tau <= 1; tau++) {
+                if (k == 0 && tau != j % 2) continue; /* the one Wang function of K = 0 */
+                b.v[b.n_prim] = v, b.k[b.n_prim] = k, b.tau[b.n_prim] = tau;
+                b.n_prim++;
+            }
+    b.n_sym = b.n_prim / ndeg;
+    for (int32_t d = 0; d < ndeg; d++) {
+        for (int64_t e = 0; e < b.n_prim * b.n_sym; e++) b.t[d][e] = uniform(0.0, 1.0) < 0.4 ? uniform(-1.0, 1.0) : 0.0;
+        b.t[d][d] = 1.0 + 0.5 * d; /* no component left empty */
+    }
+    for (int64_t e = 0; e < b.n_sym * n_states; e++) b.vectors[e] = uniform(-1.0, 1.0);
+    for (int64_t s = 0; s < n_states; s++) b.energies[s] = uniform(e_lo, e_hi);
+    return b;
+}
+
+/* Appends T_d as CSR rows (0-based, zeros left out) after `*nnz` entries; row_start gets n_prim
+ * more entries (the first one already set). */
+static void append_csr(const split_block *b, int32_t d, int64_t *row_start, int64_t *col, double *value, int64_t *nnz) {
+    for (int64_t p = 0; p < b->n_prim; p++) {
+        for (int64_t c = 0; c < b->n_sym; c++) {
+            double x = b->t[d][p + b->n_prim * c];
+            if (x != 0.0) col[*nnz] = c, value[*nnz] = x, (*nnz)++;
+        }
+        row_start[p + 1] = *nnz;
+    }
+}
+
+/* Registers the block with all its components (degenerate handle) or component d alone as a
+ * non-degenerate block (the split handle); stores its levels. Returns the block index. */
+static int32_t register_split_block(atomgpu_linestrength *h, const split_block *b, int32_t d) {
+    int64_t row_start[3 * MAX_PRIM + 1] = {0}, col[3 * MAX_PRIM * MAX_SYM];
+    double value[3 * MAX_PRIM * MAX_SYM];
+    int64_t nnz = 0;
+    int32_t block = -1;
+    if (d < 0) {
+        for (int32_t c = 0; c < b->ndeg; c++) append_csr(b, c, row_start + c * b->n_prim, col, value, &nnz);
+        check_ok("split: add_block_species", atomgpu_linestrength_add_block_species(h, b->j, b->gamma, b->gns, b->n_prim,
+                                                                                    b->v, b->k, b->tau, b->ndeg,
+                                                                                    b->n_sym, row_start, col, value,
+                                                                                    &block));
+    } else {
+        append_csr(b, d, row_start, col, value, &nnz);
+        check_ok("split: add_block of one component", atomgpu_linestrength_add_block(h, b->j, b->gns, b->n_prim, b->v,
+                                                                                      b->k, b->tau, b->n_sym, row_start,
+                                                                                      col, value, &block));
+    }
+    check_ok("split: set_states", atomgpu_linestrength_set_states(h, block, b->n_states, b->energies, b->vectors,
+                                                                  b->n_sym));
+    return block;
+}
+
+/* Checks one (lower, upper) pair of degenerate blocks against their components split by hand. */
+static void check_split_pair(const double *dipole, const char *group, const split_block *lo, const split_block *up) {
+    char what[160];
+    atomgpu_linestrength *dg = NULL, *sp = NULL;
+    if (!check_ok("split: create degenerate", atomgpu_linestrength_create(N_VIB_SPLIT, dipole, N_VIB_SPLIT, 0, &dg)) ||
+        !check_ok("split: create split", atomgpu_linestrength_create(N_VIB_SPLIT, dipole, N_VIB_SPLIT, 0, &sp)))
+        return;
+    check_ok("split: set_group", atomgpu_linestrength_set_group(dg, group));
+    int32_t lower = register_split_block(dg, lo, -1), upper = register_split_block(dg, up, -1);
+    int32_t lower_d[3], upper_d[3];
+    for (int32_t d = 0; d < lo->ndeg; d++) lower_d[d] = register_split_block(sp, lo, d);
+    for (int32_t d = 0; d < up->ndeg; d++) upper_d[d] = register_split_block(sp, up, d);
+    int32_t ndeg_lo = 0, ndeg_up = 0;
+    check_ok("split: block_ndeg lower", atomgpu_linestrength_block_ndeg(dg, lower, &ndeg_lo));
+    check_ok("split: block_ndeg upper", atomgpu_linestrength_block_ndeg(dg, upper, &ndeg_up));
+    snprintf(what, sizeof what, "split %s: block_ndeg gives %d and %d", group, (int)lo->ndeg, (int)up->ndeg);
+    check(what, ndeg_lo == lo->ndeg && ndeg_up == up->ndeg);
+
+    const int64_t n = lo->n_states, nf = up->n_states, np = up->n_prim;
+    const int64_t ndi = lo->ndeg, ndf = up->ndeg;
+    /* Split amplitudes a_sp[dI][dF][f + nf i] and half-linestrengths h_sp[dI][p + np i] (upper
+     * component 0's block: the half-linestrengths live on the primitive functions). */
+    static double a_sp[3][3][MAX_LEVELS * MAX_LEVELS], h_sp[3][MAX_PRIM * MAX_LEVELS];
+    static double a_dg[MAX_LEVELS * 3 * MAX_LEVELS * 3], h_dg[MAX_PRIM * 3 * MAX_LEVELS];
+    for (int32_t di = 0; di < ndi; di++) {
+        check_ok("split: load_lower component", atomgpu_linestrength_load_lower(sp, lower_d[di], n, lo->vectors,
+                                                                                lo->n_sym, 0.0));
+        for (int32_t df = 0; df < ndf; df++)
+            check_ok("split: amplitudes component", atomgpu_linestrength_amplitudes(sp, upper_d[df], 0.0, a_sp[di][df], nf));
+        check_ok("split: half component", atomgpu_linestrength_half(sp, upper_d[0], 0.0, h_sp[di], np));
+    }
+    check_ok("split: load_lower degenerate", atomgpu_linestrength_load_lower(dg, lower, n, lo->vectors, lo->n_sym, 0.0));
+    check_ok("split: amplitudes degenerate", atomgpu_linestrength_amplitudes(dg, upper, 0.0, a_dg, nf));
+    check_ok("split: half degenerate", atomgpu_linestrength_half(dg, upper, 0.0, h_dg, np));
+    double worst_a = 0.0, largest_a = 0.0, worst_h = 0.0, largest_h = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        for (int32_t di = 0; di < ndi; di++) {
+            for (int32_t df = 0; df < ndf; df++)
+                for (int64_t f = 0; f < nf; f++) {
+                    double want = a_sp[di][df][f + nf * i];
+                    double got = a_dg[f + nf * (di + ndi * (i + n * df))]; /* column d'' + ndeg'' (i + n d') */
+                    largest_a = fmax(largest_a, fabs(want));
+                    worst_a = fmax(worst_a, fabs(got - want));
+                }
+            for (int64_t p = 0; p < np; p++) {
+                double want = h_sp[di][p + np * i], got = h_dg[p + np * (di + ndi * i)]; /* column d + ndeg'' i */
+                largest_h = fmax(largest_h, fabs(want));
+                worst_h = fmax(worst_h, fabs(got - want));
+            }
+        }
+    snprintf(what, sizeof what, "split %s: amplitudes of every component pair = the split blocks' (%.2g of %.2g)", group,
+             worst_a, largest_a);
+    check(what, largest_a > 0.1 && worst_a <= 1e-13 * largest_a);
+    snprintf(what, sizeof what, "split %s: half-linestrengths of every component = the split blocks' (%.2g of %.2g)",
+             group, worst_h, largest_h);
+    check(what, largest_h > 0.1 && worst_h <= 1e-13 * largest_h);
+
+    /* The line list: every pair kept (open windows, no thresholds), by lower state then upper. */
+    atomgpu_intensity_params p = default_params(296.0, 250.0);
+    atomgpu_line_filters f = {0, 10, 0, 0, 0, {0}};
+    for (int reduced = 0; reduced <= 1; reduced++) {
+        int64_t n_lines = -1, up_id[MAX_LEVELS * MAX_LEVELS], lo_id[MAX_LEVELS * MAX_LEVELS], counts[5] = {-1, -1, -1, -1, -1};
+        double ea[MAX_LEVELS * MAX_LEVELS], wn[MAX_LEVELS * MAX_LEVELS], st[MAX_LEVELS * MAX_LEVELS];
+        double in[MAX_LEVELS * MAX_LEVELS];
+        f.reduced = reduced;
+        if (!check_ok("split: line_list_filtered",
+                      atomgpu_linestrength_line_list_filtered(dg, lower, 1, &upper, &p, &f, MAX_LEVELS * MAX_LEVELS,
+                                                              &n_lines, up_id, lo_id, ea, wn, st, in, counts)))
+            continue;
+        snprintf(what, sizeof what, "split %s%s: every pair a line, counts add up", group, reduced ? " REDUCED" : "");
+        check(what, n_lines == n * nf && counts[0] == n * nf && counts[4] == n * nf &&
+                        counts[0] == counts[1] + counts[2] + counts[3] + counts[4]);
+        if (n_lines != n * nf) continue;
+        double worst_s = 0.0, worst_e = 0.0;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t fu = 0; fu < nf; fu++) {
+                double sum = 0.0;
+                for (int32_t di = 0; di < ndi; di++)
+                    for (int32_t df = 0; df < (reduced ? 1 : ndf); df++) sum += pow(a_sp[di][df][fu + nf * i], 2);
+                double l = reduced ? sum : sum / (double)ndi, nu = up->energies[fu] - lo->energies[i];
+                double s_want = lo->gns * (2.0 * up->j + 1.0) * (2.0 * lo->j + 1.0) * l;
+                double a_want = k_einstein * (2.0 * lo->j + 1.0) * l * nu * nu * nu;
+                int64_t e = fu + nf * i;
+                worst_s = fmax(worst_s, fabs(st[e] - s_want) / s_want);
+                worst_e = fmax(worst_e, fabs(ea[e] - a_want) / a_want);
+            }
+        snprintf(what, sizeof what, "split %s%s: S = g_ns (2J'+1)(2J''+1) sum a^2 / ndeg'' of the split blocks (%.2g)",
+                 group, reduced ? " REDUCED" : "", worst_s);
+        check(what, worst_s <= 1e-12);
+        snprintf(what, sizeof what, "split %s%s: A = 3.1361892e-7 (2J''+1) L nu^3 (%.2g)", group,
+                 reduced ? " REDUCED" : "", worst_e);
+        check(what, worst_e <= 1e-12);
+    }
+    atomgpu_linestrength_destroy(dg);
+    atomgpu_linestrength_destroy(sp);
+}
+
+static void test_split_by_hand(void) {
+    double dipole[N_VIB_SPLIT * 3 * N_VIB_SPLIT];
+    for (int e = 0; e < N_VIB_SPLIT * 3 * N_VIB_SPLIT; e++) dipole[e] = uniform(-1.0, 1.0);
+    /* Td(M): A1, A2, E, F1, F2 = 0..4. */
+    split_block e_low = random_species_block(1, 2, 2, 3, 100.0, 1500.0);
+    split_block f2_high = random_species_block(2, 4, 3, 2, 2000.0, 3500.0);
+    check_split_pair(dipole, "Td(M)", &e_low, &f2_high);
+    split_block f1_low = random_species_block(2, 3, 3, 4, 100.0, 1500.0);
+    split_block a2_high = random_species_block(1, 1, 1, 3, 2000.0, 3500.0);
+    check_split_pair(dipole, "Td(M)", &f1_low, &a2_high);
+}
+
 int main(void) {
     test_diatomic();
     test_hoenl_london();
     test_rigid_rotor();
     test_degenerate_species(1, 0);
     test_degenerate_species(2, 1);
+    test_split_by_hand();
     atomgpu_linestrength_destroy(NULL);
     printf("test_linestrength: %d checks, %d failures\n", checks, failures);
     return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
