@@ -9,8 +9,13 @@
 //! - a vibrational J = 1 <- 0 band of two vibrational functions: each absorbing line has
 //!   A = 3.1361892e-7 mu_(v v')^2 nu^3 / 3, with the count query and the capacity rule of
 //!   atomgpu_linestrength_line_list;
-//! - bad input: status, 1-based position (fields of `params` at `params`), the name in the message
-//!   and untouched outputs (the same rules as tests/c/test_linestrength_bad_input.c).
+//! - degenerate species (issue 13) on a rigid symmetric top in C3v(M): an E level's line strength
+//!   is the Hoenl-London factor of its K through TROVE's sum over the component pairs / ndeg''
+//!   (also with REDUCED), NULL filters are the rule-free defaults, the species rule and the counts,
+//!   write_exomol's .trans holds the kept lines;
+//! - bad input: status, 1-based position (fields of `params` at `params`, of the filters at
+//!   `filters`), the name in the message and untouched outputs (the same rules as
+//!   tests/c/test_linestrength_bad_input.c), a file that cannot be written ATOMGPU_ERR_IO.
 //!
 //! The handles run on the backend `auto` picks (the CPU without a GPU).
 
@@ -718,5 +723,232 @@ fn states_batches_products_and_queries_reject_bad_input() {
     bad!(f, w("NULL n_primitive"), bs(hp, 0, null_mut(), p1, p2), 3, "n_primitive", None, same());
     bad!(f, w("NULL n_coefficients"), bs(hp, 0, p0, null_mut(), p2), 4, "n_coefficients", None, same());
     bad!(f, w("NULL n_states"), bs(hp, 0, p0, p1, null_mut()), 5, "n_states", None, same());
+    report(f);
+}
+
+// Degenerate species (issue 13).
+
+impl Handle {
+    /// A block of species `gamma` (0-based) on v = 0 with the given Wang functions and one state:
+    /// two functions are the two components of one E level (T_0 = e_0, T_1 = e_1), one function
+    /// a non-degenerate level.
+    fn species_block(&self, j: i32, gamma: i32, k: &[i32], tau: &[i32], energy: f64) -> i32 {
+        let ndeg = k.len() as i32;
+        let (row_start, col, value): (&[i64], &[i64], &[f64]) =
+            if ndeg == 2 { (&[0, 1, 1, 1, 2], &[0, 0], &[1.0, 1.0]) } else { (&[0, 1], &[0], &[1.0]) };
+        let v = vec![0i64; k.len()];
+        let mut b = -1;
+        ok("add_block_species", unsafe {
+            atomgpu_linestrength_add_block_species(
+                self.0,
+                j,
+                gamma,
+                1.0,
+                k.len() as i64,
+                v.as_ptr(),
+                k.as_ptr(),
+                tau.as_ptr(),
+                ndeg,
+                1,
+                row_start.as_ptr(),
+                col.as_ptr(),
+                value.as_ptr(),
+                &mut b,
+            )
+        });
+        self.set_states(b, &[energy], &[1.0], 1);
+        b
+    }
+
+    /// `line_list_filtered` with room for `capacity` lines: (n_lines, S of each, counts).
+    fn filtered(
+        &self,
+        lower: i32,
+        uppers: &[i32],
+        filters: *const atomgpu_line_filters,
+        capacity: usize,
+    ) -> (i64, Vec<f64>, [i64; 5]) {
+        let (mut up, mut lo) = (vec![ISENTINEL; capacity], vec![ISENTINEL; capacity]);
+        let (mut a, mut nu, mut s, mut i) =
+            (vec![SENTINEL; capacity], vec![SENTINEL; capacity], vec![SENTINEL; capacity], vec![SENTINEL; capacity]);
+        let (mut n, mut counts) = (-1, [ISENTINEL; 5]);
+        let p = params();
+        ok("line_list_filtered", unsafe {
+            atomgpu_linestrength_line_list_filtered(
+                self.0,
+                lower,
+                uppers.len() as i32,
+                uppers.as_ptr(),
+                &p,
+                filters,
+                capacity as i64,
+                &mut n,
+                up.as_mut_ptr(),
+                lo.as_mut_ptr(),
+                a.as_mut_ptr(),
+                nu.as_mut_ptr(),
+                s.as_mut_ptr(),
+                i.as_mut_ptr(),
+                counts.as_mut_ptr(),
+            )
+        });
+        s.truncate(n.max(0) as usize);
+        (n, s, counts)
+    }
+}
+
+fn set_group(h: &Handle, group: &std::ffi::CStr) -> i32 {
+    unsafe { atomgpu_linestrength_set_group(h.0, group.as_ptr()) }
+}
+
+/// No rule: every J, every species pair, no REDUCED, no degeneracy filter.
+fn no_filters() -> atomgpu_line_filters {
+    atomgpu_line_filters {
+        j_min: 0,
+        j_max: 32767,
+        reduced: 0,
+        degeneracy_filter: 0,
+        n_gamma_pair: 0,
+        gamma_pair: [0; 16],
+    }
+}
+
+/// A rigid symmetric top in C3v(M), mu along z: the K = 1 Wang pair of J'' = 1 and of J' = 2 as
+/// E levels, K = 0 as A2 (J'' = 1) and A1 (J' = 2). The E level's line strength is the
+/// Hoenl-London factor of its K (Herzberg II, eqs. IV,81), S = mu^2 ((J''+1)^2 - K^2)/(J''+1) =
+/// 1.5 mu^2, through TROVE's sum over the component pairs / ndeg'' (also with REDUCED); A2 -> A1
+/// (K = 0) is 2 mu^2. NULL filters are the rule-free defaults; the species rule (A2 -> A1 only,
+/// E -> E) drops E -> A1 and the counts add up; write_exomol writes the kept lines.
+#[test]
+fn degenerate_species_give_the_hoenl_london_factors_through_the_c_abi() {
+    let mu = 1.7;
+    let h = Handle::parallel(1, &[mu]);
+    ok("set_group", set_group(&h, c"C3v(M)"));
+    let e1 = h.species_block(1, 2, &[1, 1], &[0, 1], 20.0);
+    let a2 = h.species_block(1, 1, &[0], &[1], 10.0);
+    let e2 = h.species_block(2, 2, &[1, 1], &[0, 1], 40.0);
+    let a1 = h.species_block(2, 0, &[0], &[0], 30.0);
+    let mut ndeg = -1;
+    ok("block_ndeg", unsafe { atomgpu_linestrength_block_ndeg(h.0, e1, &mut ndeg) });
+    assert_eq!(ndeg, 2);
+    ok("block_ndeg", unsafe { atomgpu_linestrength_block_ndeg(h.0, a2, &mut ndeg) });
+    assert_eq!(ndeg, 1);
+
+    let hl = 1.5 * mu * mu;
+    let defaults = no_filters();
+    let (n, s, counts) = h.filtered(e1, &[e2, a1], null(), 4);
+    assert_eq!((n, counts), (2, [2, 0, 0, 0, 2]), "NULL filters: every pair kept");
+    assert!(rel(s[0], hl) < 1e-12, "S(E -> E) = {} want {hl}", s[0]);
+    assert!(s[1].abs() < 1e-12 * hl, "E -> A1: mu_z gives no K = 1 -> K = 0 line, S = {}", s[1]);
+    assert_eq!(h.filtered(e1, &[e2, a1], &defaults, 4), (n, s.clone(), counts), "NULL = the default filters");
+
+    let mut rule = atomgpu_line_filters { n_gamma_pair: 3, ..no_filters() };
+    rule.gamma_pair[..3].copy_from_slice(&[1, 0, 2]);
+    for reduced in [0, 1] {
+        rule.reduced = reduced;
+        let (n, s, counts) = h.filtered(e1, &[e2, a1], &rule, 4);
+        assert_eq!((n, counts), (1, [2, 1, 0, 0, 1]), "the species rule drops E -> A1 (reduced {reduced})");
+        assert!(rel(s[0], hl) < 1e-12, "S(E -> E), reduced {reduced}: {} want {hl}", s[0]);
+    }
+    let (n, s, _) = h.filtered(a2, &[a1], &rule, 1);
+    assert!(n == 1 && rel(s[0], 2.0 * mu * mu) < 1e-12, "S(A2 -> A1) = mu^2 (J''+1): {s:?}");
+
+    let dir = std::env::temp_dir().join(format!("atomgpu-ffi-degenerate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stem = std::ffi::CString::new(dir.join("c3v").to_str().unwrap()).unwrap();
+    let (p, mut counts) = (params(), [ISENTINEL; 5]);
+    ok("write_exomol", unsafe {
+        atomgpu_linestrength_write_exomol(h.0, stem.as_ptr(), &p, &rule, counts.as_mut_ptr())
+    });
+    assert_eq!(counts[0], counts[1..].iter().sum::<i64>(), "counts add up: {counts:?}");
+    let trans = std::fs::read_to_string(dir.join("c3v.trans")).unwrap();
+    assert_eq!(trans.lines().count() as i64, counts[4], ".trans holds the kept lines");
+    assert_eq!(counts[4], 2, "E -> E and A2 -> A1 absorb");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+#[rustfmt::skip]
+fn species_filters_and_write_exomol_reject_bad_input() {
+    let mut f = Vec::new();
+    let h = Handle::parallel(1, &[1.0]);
+    let hp = h.0;
+    let (v, k, tau) = ([0i64, 0], [1i32, 1], [0i32, 1]);
+    let (rs, col, val) = ([0i64, 1, 1, 1, 2], [0i64, 0], [1.0, 1.0]);
+    let mut block = ISENTINEL as i32;
+    let b_ptr: *mut i32 = &mut block;
+    let same = || unsafe { *b_ptr == ISENTINEL as i32 };
+    let add = |gamma: i32, ndeg: i32, n_sym: i64, rs: &[i64], col: &[i64]| unsafe {
+        atomgpu_linestrength_add_block_species(hp, 1, gamma, 1.0, 2, v.as_ptr(), k.as_ptr(), tau.as_ptr(), ndeg, n_sym,
+                                               rs.as_ptr(), col.as_ptr(), val.as_ptr(), b_ptr)
+    };
+    let w = |what: &str| format!("set_group / add_block_species: {what}");
+    bad!(f, w("NULL group"), unsafe { atomgpu_linestrength_set_group(hp, null()) }, 2, "group", None, true);
+    bad!(f, w("unknown group"), set_group(&h, c"D6h(M)"), 2, "group", Some("C3v(M)"), true);
+    ok("set_group", set_group(&h, c"C3v(M)"));
+    bad!(f, w("negative gamma"), add(-1, 2, 1, &rs, &col), 3, "gamma", None, same());
+    bad!(f, w("species 3 of three"), add(3, 2, 1, &rs, &col), 3, "gamma", None, same());
+    bad!(f, w("ndeg 0"), add(2, 0, 1, &rs, &col), 9, "ndeg", None, same());
+    bad!(f, w("E with one component"), add(2, 1, 1, &rs[..3], &col), 9, "ndeg", None, same());
+    bad!(f, w("A1 with two components"), add(0, 2, 1, &rs, &col), 9, "ndeg", None, same());
+    bad!(f, w("E without its unfolding"), add(2, 2, 0, &rs, &col), 10, "n_sym", None, same());
+    bad!(f, w("E without its second component"), add(2, 2, 1, &[0, 1, 1, 1, 1], &col), 11, "row_start",
+         Some("component 1"), same());
+    bad!(f, w("column beyond n_sym"), add(2, 2, 1, &rs, &[0, 1]), 12, "col", None, same());
+    let e1 = h.species_block(1, 2, &[1, 1], &[0, 1], 20.0);
+    let e2 = h.species_block(2, 2, &[1, 1], &[0, 1], 40.0);
+    bad!(f, w("group after the blocks"), set_group(&h, c"C3v(M)"), 2, "group", Some("before"), true);
+    let mut ndeg = ISENTINEL as i32;
+    let n_ptr: *mut i32 = &mut ndeg;
+    let same_ndeg = || unsafe { *n_ptr == ISENTINEL as i32 };
+    let nd = |hh: *const atomgpu_linestrength, b: i32, o: *mut i32| unsafe { atomgpu_linestrength_block_ndeg(hh, b, o) };
+    bad!(f, "block_ndeg: NULL handle", nd(null(), 0, n_ptr), 1, "handle", None, same_ndeg());
+    bad!(f, "block_ndeg: block out of range", nd(hp, 2, n_ptr), 2, "block", None, same_ndeg());
+    bad!(f, "block_ndeg: NULL ndeg", nd(hp, 0, null_mut()), 3, "ndeg", None, same_ndeg());
+
+    // The filters, each broken field named at `filters` (argument 6; 4 of write_exomol).
+    let mut counts = [ISENTINEL; 5];
+    let c_ptr: *mut i64 = counts.as_mut_ptr();
+    let (mut n, mut s) = (ISENTINEL, SENTINEL);
+    let (n_ptr, s_ptr): (*mut i64, *mut f64) = (&mut n, &mut s);
+    let same = || unsafe { (0..5).all(|i| *c_ptr.add(i) == ISENTINEL) && *n_ptr == ISENTINEL && *s_ptr == SENTINEL };
+    let (mut ids, mut values) = ([0i64; 2], [0.0; 3]);
+    let [up, lo] = ids.each_mut().map(|x| x as *mut i64);
+    let [a, nu, i] = values.each_mut().map(|x| x as *mut f64);
+    let p = params();
+    let uppers = [e2];
+    let list = |filters: &atomgpu_line_filters| unsafe {
+        atomgpu_linestrength_line_list_filtered(hp, e1, 1, uppers.as_ptr(), &p, filters, 1, n_ptr, up, lo, a, nu, s_ptr, i,
+                                                c_ptr)
+    };
+    let broken = [
+        ("j_min > j_max", atomgpu_line_filters { j_min: 3, j_max: 1, ..no_filters() }, "j_range"),
+        ("negative j_min", atomgpu_line_filters { j_min: -1, ..no_filters() }, "j_min"),
+        ("reduced 2", atomgpu_line_filters { reduced: 2, ..no_filters() }, "reduced"),
+        ("degeneracy_filter -1", atomgpu_line_filters { degeneracy_filter: -1, ..no_filters() }, "degeneracy_filter"),
+        ("17 species pairs", atomgpu_line_filters { n_gamma_pair: 17, ..no_filters() }, "n_gamma_pair"),
+        ("species pair -1", atomgpu_line_filters { n_gamma_pair: 3, gamma_pair: [2, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], ..no_filters() }, "gamma_pair[1]"),
+        ("E without a pair", atomgpu_line_filters { n_gamma_pair: 2, gamma_pair: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], ..no_filters() }, "gamma_pair"),
+    ];
+    let stem = std::env::temp_dir().join(format!("atomgpu-ffi-refused-{}", std::process::id()));
+    let c_stem = std::ffi::CString::new(stem.to_str().unwrap()).unwrap();
+    for (what, filters, field) in &broken {
+        bad!(f, format!("line_list_filtered: {what}"), list(filters), 6, "filters", Some(*field), same());
+        bad!(f, format!("write_exomol: {what}"),
+             unsafe { atomgpu_linestrength_write_exomol(hp, c_stem.as_ptr(), &p, filters, c_ptr) }, 4, "filters",
+             Some(*field), same());
+    }
+    assert!(!stem.with_extension("states").exists(), "a refused write_exomol writes no file");
+    bad!(f, "write_exomol: NULL stem", unsafe { atomgpu_linestrength_write_exomol(hp, null(), &p, null(), c_ptr) }, 2,
+         "stem", None, same());
+    bad!(f, "write_exomol: empty stem", unsafe { atomgpu_linestrength_write_exomol(hp, c"".as_ptr(), &p, null(), c_ptr) },
+         2, "stem", None, same());
+    bad!(f, "write_exomol: NULL params", unsafe { atomgpu_linestrength_write_exomol(hp, c_stem.as_ptr(), null(), null(),
+         c_ptr) }, 3, "params", None, same());
+    let missing = c"no-such-folder-atomgpu/lines";
+    let status = unsafe { atomgpu_linestrength_write_exomol(hp, missing.as_ptr(), &p, null(), c_ptr) };
+    if status != ATOMGPU_ERR_IO || !same() {
+        f.push(format!("write_exomol into a missing folder: status {status}, want ATOMGPU_ERR_IO, counts untouched"));
+    }
     report(f);
 }
