@@ -27,6 +27,11 @@
 //! host path); (d) when two or more GPUs are visible, the judged line list of 512 lower levels on
 //! one GPU and spread over two (`Options::devices`).
 //!
+//! `--scaling` (issue 14) runs instead: (e) the judged line list of 1024 lower levels of
+//! Nvib = 15948, J'' = 70 (d_J = 2.25e6, 18 MB per level) into J' = 69, 70, 71 (3 x 300 levels)
+//! on 1, 2, 4, … visible GPUs, each count beside the one-GPU run of the same call, then every GPU
+//! running its own whole list at once. Add `--quick` for Nvib = 600, J = 10, 256 levels.
+//!
 //! What is timed, per batch: loading the lower states (scatter of their vectors into X, then
 //! Y = [mu_x mu_y mu_z]^T X, one DGEMM of 3Nvib x (141 n) x Nvib) and the contraction into the three
 //! upper blocks, synchronised, without downloads (`time_half_linestrength`). Two variants: the
@@ -133,6 +138,7 @@ fn main() {
     let quick = args.iter().any(|a| a == "--quick");
     let degenerate = args.iter().any(|a| a == "--degenerate");
     let overlap = args.iter().any(|a| a == "--overlap");
+    let scaling = args.iter().any(|a| a == "--scaling");
     std::fs::create_dir_all(&out_dir).unwrap();
     let mut jsonl = std::fs::File::create(format!("{out_dir}/linestrength_bench.jsonl")).unwrap();
     let mut emit = |line: String| {
@@ -144,6 +150,14 @@ fn main() {
     let ceiling = device.as_ref().map(|d| dgemm_ceiling(d));
     if let (Some(d), Some(c)) = (&device, ceiling) {
         emit(format!(r#"{{"routine":"cublas_dgemm_8192","device":"{}","tflops":{c:.2}}}"#, d.name()));
+    }
+    if scaling {
+        if device.is_none() {
+            eprintln!("no CUDA device: the scaling case needs one");
+            return;
+        }
+        let (n_vib, j, n_lower) = if quick { (600, 10, 256) } else { (15948, 70, 1024) };
+        return scaling_cases(n_vib, j, n_lower, ceiling.unwrap_or(f64::NAN), &mut emit);
     }
     if degenerate || overlap {
         let Some(d) = &device else {
@@ -391,16 +405,18 @@ struct OverlapModel {
 
 impl OverlapModel {
     /// Its handle: blocks 0 (lower, states on the device) and 1 (the same lower states, kept on the
-    /// host), species 0; blocks 2-4: J' = j-1, j, j+1, species 1, states on the device.
-    /// `gamma_pair = [1, 2]` then lets the lower blocks reach the upper ones only.
-    fn handle(&self, backend: Backend, devices: usize) -> LineStrength {
+    /// host; without `host_held`, no states), species 0; blocks 2-4: J' = j-1, j, j+1, species 1,
+    /// states on the device. `gamma_pair = [1, 2]` then lets the lower blocks reach the upper ones only.
+    fn handle(&self, backend: Backend, devices: usize, host_held: bool) -> LineStrength {
         let options = Options { devices, ..Options::default() };
         let mut h = LineStrength::new_on(backend, self.n_vib, &self.dipole, self.n_vib, options).unwrap();
         let lower = full_block(self.j, self.n_vib);
         h.add_block(&lower.spec()).unwrap();
         h.add_block(&lower.spec()).unwrap();
         h.set_states(0, &self.lower_energies, &self.lower_vectors, lower.len()).unwrap();
-        h.set_states_on_host(1, &self.lower_energies, &self.lower_vectors, lower.len()).unwrap();
+        if host_held {
+            h.set_states_on_host(1, &self.lower_energies, &self.lower_vectors, lower.len()).unwrap();
+        }
         for (jj, (energies, vectors)) in [self.j - 1, self.j, self.j + 1].into_iter().zip(&self.upper) {
             let block = full_block(jj, self.n_vib);
             let id = h.add_block(&BlockSpec { gamma: 1, ..block.spec() }).unwrap();
@@ -434,7 +450,7 @@ fn overlap_cases(
     let params = list_params(batch);
     let only_j = LineFilters { gamma_pair: Some(vec![1, 2]), ..LineFilters::default() };
     let copy_rate = pinned_upload_rate(d);
-    let mut h = model.handle(Backend::Cuda(d.clone()), 1);
+    let mut h = model.handle(Backend::Cuda(d.clone()), 1, true);
 
     // (c) eq. 14 for 256 lower levels, and the judged list of all 512, host-held vs on the device.
     let levels: Vec<usize> = (0..256).collect();
@@ -491,13 +507,13 @@ fn overlap_cases(
         return;
     }
     let (t1, k1) = (list_device, kept_device);
-    let mut many = model.handle(Backend::Cuda(d.clone()), visible);
+    let mut many = model.handle(Backend::Cuda(d.clone()), visible, true);
     let (tn, kn) = judged(&mut many, 0);
     drop(many);
     // What the hardware allows: the same one-GPU list on GPU 1 alone, and on every GPU at once
     // (independent handles, one thread each: the time of the slowest).
     let handles: Vec<LineStrength> =
-        (0..visible).map(|g| model.handle(Backend::Cuda(backend::cuda_device_at(g).unwrap()), 1)).collect();
+        (0..visible).map(|g| model.handle(Backend::Cuda(backend::cuda_device_at(g).unwrap()), 1, true)).collect();
     let mut handles = handles;
     let (gpu1_alone, _) = judged(&mut handles[1], 0);
     let all_at_once = median_seconds(3, || {
@@ -514,6 +530,84 @@ fn overlap_cases(
         t1 / tn,
         1e3 * t1 / n_lower as f64,
         1e3 * tn / n_lower as f64,
+    ));
+}
+
+/// `n` random values in [-1, 1), made on all cores (chunks of 2^20 with their own seeds).
+fn random_values_parallel(seed: u64, n: usize) -> Vec<f64> {
+    use rayon::prelude::*;
+    let mut v = vec![0.0; n];
+    v.par_chunks_mut(1 << 20).enumerate().for_each(|(c, chunk)| {
+        let mut rng = Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(c as u64));
+        chunk.iter_mut().for_each(|x| *x = rng.uniform(-1.0, 1.0));
+    });
+    v
+}
+
+/// (e) `--scaling` (issue 14): the judged J'' = j line list of `n_lower` random lower levels into
+/// three blocks of 300 upper levels (the model of the overlap cases, lower states on the device),
+/// batches of 64, on 1, 2, 4, … visible GPUs (`Options::devices`), every count in this run beside
+/// the one-GPU time; median of 3 after a warm-up. Then every GPU running its own one-GPU list at
+/// the same time (the slowest), what the hardware allows without any sharing of work.
+/// Fraction of the DGEMM ceiling (`ceiling`, TFLOP/s of one GPU, times the count): the eq. 14
+/// DGEMM's 2 x 3Nvib x Nvib x (2J+1) FLOPs per lower level, over the whole list's time.
+fn scaling_cases(n_vib: usize, j: u32, n_lower: usize, ceiling: f64, emit: &mut impl FnMut(String)) {
+    let mut rng = Rng::new(17 + n_vib as u64);
+    let p = full_block(j, n_vib).len();
+    let (n_upper, batch) = (300usize, 64usize);
+    let dipole = random_dipole(&mut rng, n_vib);
+    let lower_energies: Vec<f64> = (0..n_lower).map(|_| rng.uniform(0.0, 3000.0)).collect();
+    let upper = [j - 1, j, j + 1]
+        .iter()
+        .enumerate()
+        .map(|(k, &jj)| {
+            let size = full_block(jj, n_vib).len();
+            let energies = (0..n_upper).map(|_| rng.uniform(2000.0, 9000.0)).collect();
+            (energies, random_values_parallel(100 + k as u64, size * n_upper))
+        })
+        .collect();
+    let lower_vectors = random_values_parallel(99, p * n_lower);
+    let model = OverlapModel { n_vib, j, dipole, lower_energies, lower_vectors, upper };
+    let params = list_params(batch);
+    let only_j = LineFilters { gamma_pair: Some(vec![1, 2]), ..LineFilters::default() };
+    let visible = backend::cuda_device_count();
+    let mut counts: Vec<usize> =
+        std::iter::successors(Some(1usize), |c| Some(2 * c)).take_while(|&c| c <= visible).collect();
+    if *counts.last().unwrap() != visible {
+        counts.push(visible);
+    }
+    let first = backend::cuda_device().unwrap();
+    let mut one = None;
+    for count in counts {
+        let mut h = model.handle(Backend::Cuda(first.clone()), count, false);
+        let mut kept = 0;
+        let seconds = median_seconds(3, || {
+            kept = h.line_list_filtered(0, &[2, 3, 4], &params, &only_j).unwrap().counts.kept;
+        });
+        let (t1, k1) = *one.get_or_insert((seconds, kept));
+        emit(format!(
+            r#"{{"routine":"line_list_scaling","device":"{}","gpus":{count},"n_vib":{n_vib},"J":{j},"d_J":{p},"lower_levels":{n_lower},"upper_levels":"3 x {n_upper}","batch":{batch},"seconds":{seconds:.6e},"ms_per_lower_level":{:.4},"one_gpu_seconds":{t1:.6e},"speedup":{:.3},"fraction_of_dgemm":{:.3},"kept":{kept},"kept_one_gpu":{k1}}}"#,
+            first.name(),
+            1e3 * seconds / n_lower as f64,
+            t1 / seconds,
+            2.0 * 3.0 * (n_vib * p * n_lower) as f64 / seconds / 1e12 / (ceiling * count as f64),
+        ));
+    }
+    if visible < 2 {
+        return;
+    }
+    let mut handles: Vec<LineStrength> =
+        (0..visible).map(|g| model.handle(Backend::Cuda(backend::cuda_device_at(g).unwrap()), 1, false)).collect();
+    let all_at_once = median_seconds(3, || {
+        std::thread::scope(|scope| {
+            for h in handles.iter_mut() {
+                scope.spawn(|| judged_once(h, &params, &only_j));
+            }
+        });
+    });
+    emit(format!(
+        r#"{{"routine":"line_list_every_gpu_its_own","gpus":{visible},"n_vib":{n_vib},"J":{j},"lower_levels":{n_lower},"seconds_slowest":{all_at_once:.6e},"ms_per_lower_level_per_gpu":{:.4}}}"#,
+        1e3 * all_at_once / n_lower as f64
     ));
 }
 

@@ -2,7 +2,7 @@
 //! repulsion blocks, whole Hamiltonians and the generalised eigen-solve, CPU and CUDA.
 //!
 //!   cargo build --release --example sturmian_bench
-//!   target/release/examples/sturmian_bench OUT_DIR [--quick] [--no-e3e] [--helium-only]
+//!   target/release/examples/sturmian_bench OUT_DIR [--quick] [--no-e3e] [--helium-only] [--e3e-spread]
 //!
 //! 1. Ceilings measured in the same run: cuBLAS ZGEMM and DGEMM (FP64, CUBLAS_DEFAULT_MATH as the
 //!    library uses) on 8192^3 NN and on 16384 x 16384 x 512 NT (exactly the GEMM of a repulsion block
@@ -28,6 +28,10 @@
 //! 4. (e,3e) Hamiltonian (§2.1): complex synthetic basis, l = 0..4 on both electrons, N = 84; L = 0..4
 //!    with 5 pairs each; H and S (35280^2 complex, 19.9 GB each) per L into reused pinned host buffers
 //!    (S in device memory when the host is short). FLOPs: 25 GEMMs of 8 N^4 (2Nq) per L. `--no-e3e`.
+//! 5. `--e3e-spread` (instead of 1-4; issue 14): the ceilings, then case 4's five Hamiltonians with
+//!    their pair blocks spread over 1, 2, 4, … visible GPUs (`Basis::new_on_devices`), H and S in
+//!    portable pinned host memory, each count beside the one-GPU time of the same run and the
+//!    device-to-host rate of that many GPUs copying at once.
 //!
 //! GPU times: median of 3 after a warm-up, each call synchronised (eigen-solve and (e,3e): one run);
 //! CPU: one run after a warm-up. Agreement: max |GPU - CPU| / max |CPU| over the matrix. `--quick`:
@@ -129,7 +133,19 @@ fn add_both<T: Scalar>(basis: &mut Basis<T>, l: u32, n: usize, values: &[T], bet
 
 /// The synthetic basis: channels l in `ls` on both electrons, `n` smooth functions each.
 fn smooth_basis<T: Scalar>(backend: Backend, grid: &Grid, n: usize, ls: &[u32], polar: Polar<T>) -> Result<Basis<T>> {
-    let mut basis = Basis::new_on(backend, grid.clone())?;
+    smooth_basis_on(backend, grid, n, ls, polar, 1)
+}
+
+/// As `smooth_basis`, its Hamiltonians spread over `devices` GPUs.
+fn smooth_basis_on<T: Scalar>(
+    backend: Backend,
+    grid: &Grid,
+    n: usize,
+    ls: &[u32],
+    polar: Polar<T>,
+    devices: usize,
+) -> Result<Basis<T>> {
+    let mut basis = Basis::new_on_devices(backend, grid.clone(), devices)?;
     let generating: Vec<f64> = grid.abscissas().iter().map(|r| -2.0 * (-r).exp() / r).collect();
     let beta: Vec<T> = (0..n).map(|i| polar(1.0 + i as f64, 0.2)).collect();
     for &l in ls {
@@ -156,8 +172,9 @@ fn helium_basis(backend: Backend, grid: &Grid, n: usize) -> Result<Basis<f64>> {
     Ok(basis)
 }
 
-/// Cacheable page-locked host memory of `doubles` (not write-combined: the host reads it back),
-/// when the host can spare it with HOST_MARGIN left.
+/// Cacheable page-locked host memory of `doubles` (not write-combined: the host reads it back;
+/// portable: pinned for every GPU's context, as `atomgpu_host_alloc` makes it), when the host can
+/// spare it with HOST_MARGIN left.
 fn pinned(device: &CudaDevice, doubles: usize) -> Outcome<Pinned> {
     let (bytes, available) = (doubles as u128 * 8, memory::available_bytes().unwrap_or(u128::MAX));
     if bytes + HOST_MARGIN > available {
@@ -165,7 +182,10 @@ fn pinned(device: &CudaDevice, doubles: usize) -> Outcome<Pinned> {
         return Err(format!("skipped: needs {need} of pinned host memory, {have} available"));
     }
     // SAFETY: the contents are unset; every user writes them before reading.
-    unsafe { device.stream().context().alloc_pinned_with_flags::<f64>(doubles, 0) }.map_err(|e| format!("{e:?}"))
+    unsafe {
+        device.stream().context().alloc_pinned_with_flags::<f64>(doubles, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)
+    }
+    .map_err(|e| format!("{e:?}"))
 }
 
 /// `pool`, replaced by a larger buffer when it holds fewer than `doubles`.
@@ -617,12 +637,110 @@ fn e3e(b: &mut Bench, nq: usize, n: usize) {
     b.report.emit(&c, "cuda", Ok((total, None)), "sum over L");
 }
 
+/// Case 5: the (e,3e) Hamiltonian of case 4 with its pair blocks spread over 1, 2, 4, … GPUs
+/// (`Basis::new_on_devices`; 1 is the one-GPU path of case 4), all five L into the same pinned host
+/// buffers (H and S), one run per count, every count in this run. Ceiling: the device-to-host rate
+/// of that many GPUs copying into pinned host memory at once, measured here.
+fn e3e_spread(b: &mut Bench, nq: usize, n: usize) {
+    let Some(gpu) = &b.gpu else { return b.report.note("(e,3e) spread skipped: no GPU") };
+    let visible = backend::cuda_device_count();
+    let mut counts: Vec<usize> =
+        std::iter::successors(Some(1usize), |c| Some(2 * c)).take_while(|&c| c <= visible).collect();
+    if *counts.last().unwrap() != visible {
+        counts.push(visible);
+    }
+    b.pool = None;
+    let (size, grid) = (5 * n * n, Grid::gauss_legendre(RMAX, nq, NS).expect("grid"));
+    let len = size * size;
+    let flops = 5.0 * 25.0 * 8.0 * n.pow(4) as f64 * (2 * nq) as f64;
+    let landed = 5.0 * 2.0 * (len * size_of::<Complex64>()) as f64;
+    let case = |count: usize| {
+        let sizes =
+            format!("e3e L=0..4 spread over {count} GPU(s), 5 pairs per L, N={n}, n={size}, complex, Nq={nq} Ns={NS}");
+        Case {
+            integrals: 5.0 * len as f64,
+            flops,
+            ceiling: Some(gpu.zgemm * count as f64),
+            ..Case::new("e3e_spread", sizes)
+        }
+    };
+    let buffers = pinned(&gpu.device, 2 * len).and_then(|h| Ok((h, pinned(&gpu.device, 2 * len)?)));
+    let (mut h, mut s) = match buffers {
+        Ok(x) => x,
+        Err(e) => return b.report.emit(&case(1), "cuda", Err(e), ""),
+    };
+    let mut one_gpu = None;
+    for count in counts {
+        let rate = landing_rate(count, view::<f64>(&mut h, 2 * len));
+        let basis = smooth_basis_on(Backend::Cuda(gpu.device.clone()), &grid, n, &[0, 1, 2, 3, 4], COMPLEX, count);
+        let t = basis.map_err(msg).and_then(|basis| {
+            let t0 = Instant::now();
+            for (l_total, pairs) in E3E_PAIRS.iter().enumerate() {
+                let pairs = pairs.iter().map(|&(la, lb)| Pair { la, lb }).collect();
+                let spec = spec(l_total as u32, pairs, [-0.5, 0.5]);
+                let (ht, st) = (host(view::<Complex64>(&mut h, len), size), host(view::<Complex64>(&mut s, len), size));
+                basis.hamiltonian(&spec, AF, ht, st).map_err(msg)?;
+            }
+            Ok(t0.elapsed().as_secs_f64())
+        });
+        let t_one = *one_gpu.get_or_insert(t.clone().unwrap_or(f64::NAN));
+        let note = match (&t, rate) {
+            (Ok(t), Ok(rate)) => format!(
+                "one run; H and S ({:.1} GB each per L) into portable pinned host memory; speedup over 1 GPU {:.2}; landed {:.1} GB/s = {:.2} of the {count}-GPU device-to-host ceiling {:.1} GB/s measured just before",
+                (16 * len) as f64 / 1e9,
+                t_one / t,
+                landed / t / 1e9,
+                landed / t / rate,
+                rate / 1e9
+            ),
+            (_, Err(e)) => format!("one run; ceiling not measured: {e}"),
+            (Err(_), _) => String::new(),
+        };
+        b.report.emit(&case(count), "cuda", t.map(|t| (t, None)), &note);
+    }
+}
+
+/// Bytes per second landed when GPUs 0..count each copy 2 GiB from device memory into their own
+/// part of `host` (portable pinned memory) at once.
+fn landing_rate(count: usize, host: &mut [f64]) -> Outcome<f64> {
+    let part = (1usize << 28).min(host.len() / count);
+    let devices = (0..count).map(backend::cuda_device_at).collect::<Result<Vec<_>>>().map_err(msg)?;
+    let sources = devices.iter().map(|d| d.zeros::<f64>(part)).collect::<Result<Vec<_>>>().map_err(msg)?;
+    let copy_all = |host: &mut [f64]| -> Outcome<f64> {
+        let t0 = Instant::now();
+        std::thread::scope(|scope| {
+            let jobs: Vec<_> = host
+                .chunks_mut(part)
+                .zip(devices.iter().zip(&sources))
+                .map(|(chunk, (d, src))| {
+                    scope.spawn(move || -> Outcome<()> {
+                        d.stream().context().bind_to_thread().map_err(|e| format!("{e:?}"))?;
+                        // SAFETY: `src` holds `part` doubles on device `d`; `chunk` is this thread's.
+                        unsafe {
+                            cudarc::driver::result::memcpy_dtoh_async(chunk, device_ptr(src, d), d.stream().cu_stream())
+                        }
+                        .map_err(|e| format!("{e:?}"))?;
+                        d.synchronize().map_err(msg)
+                    })
+                })
+                .collect();
+            jobs.into_iter().try_for_each(|j| j.join().map_err(|_| "a copy thread panicked".to_string())?)
+        })?;
+        Ok((count * part * 8) as f64 / t0.elapsed().as_secs_f64())
+    };
+    copy_all(host)?;
+    let mut rates = (0..3).map(|_| copy_all(host)).collect::<Outcome<Vec<f64>>>()?;
+    rates.sort_by(f64::total_cmp);
+    Ok(rates[1])
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let out_dir = args.get(1).filter(|a| !a.starts_with("--")).cloned().unwrap_or_else(|| "out".into());
     let flag = |f: &str| args.iter().any(|a| a == f);
     let (quick, helium_only) = (flag("--quick"), flag("--helium-only"));
     let no_e3e = flag("--no-e3e") || helium_only;
+    let spread_only = flag("--e3e-spread");
     std::fs::create_dir_all(&out_dir).expect("creating OUT_DIR");
     let jsonl = std::fs::File::create(format!("{out_dir}/sturmian_bench.jsonl")).expect("creating the JSON lines");
     let mut b = Bench { gpu: None, pool: None, report: Report { jsonl, gpu_name: String::new() } };
@@ -635,6 +753,9 @@ fn main() {
             }
         }
         Err(e) => b.report.note(&format!("no CUDA device ({e}): GPU cases skipped")),
+    }
+    if spread_only {
+        return e3e_spread(&mut b, 256, if quick { 6 } else { 84 });
     }
     let (nqs, sizes, real_sizes): (&[usize], &[usize], &[usize]) =
         if quick { (&[32], &[8, 16], &[16]) } else { (&[128, 256], &[16, 32, 64, 128, 256], &[64, 128]) };

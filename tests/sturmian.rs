@@ -921,11 +921,14 @@ fn compare<T: Draw>(a: &[T], b: &[T]) -> f64 {
 /// both orders, leading dimensions larger than n, elements outside the matrix untouched. This
 /// checks the assembly (index order, offsets, ld, the sum over l and its couplings, the
 /// one-electron Kronecker terms), not the integrals. Tolerance 1e-13 of the largest element
-/// (the two sides sum the same terms in different orders; measured ~1e-16).
-fn assembly_matches_reference<T: Draw>(seed: u64) -> f64 {
+/// (the two sides sum the same terms in different orders; measured ~1e-16). With `engines` > 1
+/// the basis spreads `hamiltonian`'s blocks over that many CPU engines (one thread each, the path
+/// of several GPUs): the same reference must come out, padding untouched.
+fn assembly_matches_reference<T: Draw>(seed: u64, engines: usize) -> f64 {
     let mut rng = Rng::new(seed);
     let grid = Grid::gauss_legendre(10.0, 17, 3).unwrap();
-    let mut basis = Basis::<T>::new_on(Backend::Cpu, grid).unwrap();
+    let mut basis = Basis::<T>::new_on_devices(Backend::Cpu, grid, engines).unwrap();
+    assert_eq!(basis.n_devices(), engines);
     let mut betas = Vec::new();
     for (electron, l, n, central) in [
         (Electron::A, 0, 3, false),
@@ -1020,13 +1023,24 @@ fn assembly_matches_reference<T: Draw>(seed: u64) -> f64 {
 
 #[test]
 fn hamiltonian_matches_an_independent_assembly_real() {
-    let worst = assembly_matches_reference::<f64>(11);
+    let worst = assembly_matches_reference::<f64>(11, 1);
     println!("assembly (real): max relative difference {worst:.1e}");
 }
 
 #[test]
+fn hamiltonian_spread_over_engines_matches_an_independent_assembly() {
+    for engines in [2, 3, 7] {
+        let real = assembly_matches_reference::<f64>(13, engines);
+        let complex = assembly_matches_reference::<Complex64>(14, engines);
+        println!(
+            "assembly over {engines} CPU engines: max relative difference {real:.1e} (real), {complex:.1e} (complex)"
+        );
+    }
+}
+
+#[test]
 fn hamiltonian_matches_an_independent_assembly_complex() {
-    let worst = assembly_matches_reference::<Complex64>(12);
+    let worst = assembly_matches_reference::<Complex64>(12, 1);
     println!("assembly (complex, complex β): max relative difference {worst:.1e}");
 }
 
@@ -1043,7 +1057,7 @@ const HELIUM_S_LIMIT: f64 = -2.879028767;
 /// with the symmetric H (lower triangle, as the solver reads it), c^T S c = 1.
 fn helium_s_limit(n: usize) -> f64 {
     let energy = -2.2;
-    let basis = helium_gsf_basis(&Grid::gauss_legendre(40.0, 160, 9).unwrap(), &[n], 10);
+    let basis = helium_gsf_basis(&Grid::gauss_legendre(40.0, 160, 9).unwrap(), &[n], 10, 1);
     let spec = HamiltonianSpec {
         l_total: 0,
         m: 0,
@@ -1111,9 +1125,9 @@ const HELIUM_2_TRIPLET_S: f64 = -2.175229378;
 
 /// A helium-like basis on `grid`: the same GSFs (Z = 2, Yukawa 2 e^{-r}/r, E = -2.2 hartree,
 /// λ = 2, N + `extra_parents` Laguerre parents) for both electrons, `sizes[l]` functions for
-/// l = 0, 1, ….
-fn helium_gsf_basis(grid: &Grid, sizes: &[usize], extra_parents: usize) -> Basis<f64> {
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+/// l = 0, 1, …; its Hamiltonians spread over `engines` CPU engines.
+fn helium_gsf_basis(grid: &Grid, sizes: &[usize], extra_parents: usize, engines: usize) -> Basis<f64> {
+    let mut basis = Basis::<f64>::new_on_devices(Backend::Cpu, grid.clone(), engines).unwrap();
     for (l, &n) in sizes.iter().enumerate() {
         let spec = GsfSpec {
             l: l as u32,
@@ -1157,9 +1171,16 @@ fn spectrum(basis: &Basis<f64>, spec: &HamiltonianSpec, order: Order) -> Vec<f64
 /// values: the singlet ground state above 1¹S and equal to the direct one, the lowest triplet
 /// L = 0 state above 2³S and above the singlet (this basis, generated at E = -2.2 hartree, decays
 /// as e^{-2.1 r} and cannot bind a 2s electron, so the triplet is a bound only, -1.37 hartree).
+/// Run on one engine and with the blocks spread over three CPU engines (the path of several GPUs).
 #[test]
 fn exchange_spectra_partition_the_direct_spectrum() {
-    let basis = helium_gsf_basis(&Grid::gauss_legendre(40.0, 120, 9).unwrap(), &[6, 4, 3], 12);
+    for engines in [1, 3] {
+        exchange_spectra_partition(engines);
+    }
+}
+
+fn exchange_spectra_partition(engines: usize) {
+    let basis = helium_gsf_basis(&Grid::gauss_legendre(40.0, 120, 9).unwrap(), &[6, 4, 3], 12, engines);
     // (L, M, pairs la <= lb, the same closed under exchange)
     type Case<'a> = (u32, i32, &'a [(u32, u32)], &'a [(u32, u32)]);
     let cases: [Case; 3] = [
@@ -1188,7 +1209,7 @@ fn exchange_spectra_partition_the_direct_spectrum() {
             let scale = direct.iter().fold(0.0f64, |m, e| m.max(e.abs()));
             let worst = union.iter().zip(&direct).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
             println!(
-                "L = {l_total} {order:?}: {} = {} + {} eigenvalues, max |difference| {worst:.1e} (of {scale:.1}); lowest singlet {:.9}, triplet {:.9}",
+                "{engines} engine(s), L = {l_total} {order:?}: {} = {} + {} eigenvalues, max |difference| {worst:.1e} (of {scale:.1}); lowest singlet {:.9}, triplet {:.9}",
                 direct.len(),
                 singlet.len(),
                 triplet.len(),
@@ -1273,6 +1294,12 @@ fn bad_input_is_refused_naming_the_argument() {
     basis.add_channel(&channel(Electron::B, 0, 2, &values, np, &beta, &generating)).unwrap();
     basis.add_channel(&channel(Electron::A, 1, 1, &values, np, &beta, &generating)).unwrap();
     let before = basis.one_electron(Electron::A, 0).unwrap().overlap;
+
+    // Engines: 1 to MAX_DEVICES.
+    for devices in [0, atomgpu::sturmian::MAX_DEVICES + 1] {
+        let refused = Basis::<f64>::new_on_devices(Backend::Cpu, grid.clone(), devices).map(|b| b.n_devices());
+        assert_eq!(argument(refused), ("devices", None));
+    }
 
     // Channels. A failed replacement of (A, 0) leaves the old channel in place.
     let ok = channel(Electron::A, 0, 3, &values, np, &beta, &generating);

@@ -122,6 +122,23 @@ pub fn cuda_device_count() -> usize {
     CudaDevice::count()
 }
 
+/// `first` and the next `n - 1` visible GPUs (wrapping around): the devices of a routine that
+/// spreads one problem over n GPUs. More than the process sees is refused, naming `arg`.
+pub fn cuda_devices_from(first: Arc<CudaDevice>, n: usize, arg: &'static str) -> Result<Vec<Arc<CudaDevice>>> {
+    if n <= 1 {
+        return Ok(vec![first]);
+    }
+    let visible = cuda_device_count();
+    if n > visible {
+        return Err(Error::invalid(arg, format!("asks for {n} GPUs but this process sees {visible}")));
+    }
+    let mut devices = vec![first.clone()];
+    for k in 1..n {
+        devices.push(cuda_device_at((first.ordinal() + k) % visible)?);
+    }
+    Ok(devices)
+}
+
 /// GPU `ordinal`, opened once per process (the same object as [`cuda_device`] when that one has
 /// this ordinal): for routines that spread one problem over several GPUs.
 pub fn cuda_device_at(ordinal: usize) -> Result<Arc<CudaDevice>> {

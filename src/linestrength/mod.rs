@@ -65,7 +65,7 @@ pub mod intensity;
 pub mod rotation;
 pub mod symmetry;
 
-use crate::backend::{self, Backend, CudaDevice};
+use crate::backend::{self, Backend};
 use crate::error::{require_finite, require_finite_result, require_in_range, Error, Result};
 use crate::memory;
 use crate::progress::Tracker;
@@ -364,7 +364,7 @@ impl LineStrength {
             }
             Backend::Cuda(device) => {
                 let mut team = Vec::new();
-                for device in devices_from(device, options.devices)? {
+                for device in backend::cuda_devices_from(device, options.devices, "devices")? {
                     memory::reserve("the GPU engines", &mut team, 1)?;
                     team.push(cuda::Engine::new(device, n_vib, &packed, options)?);
                 }
@@ -1139,23 +1139,6 @@ fn spread_batches(
         }
         outcome
     })
-}
-
-/// The GPUs of a handle on `first` asked for by [`Options::devices`]: `first` and the next
-/// `devices - 1` visible ones.
-fn devices_from(first: Arc<CudaDevice>, devices: usize) -> Result<Vec<Arc<CudaDevice>>> {
-    if devices <= 1 {
-        return Ok(vec![first]);
-    }
-    let visible = backend::cuda_device_count();
-    if devices > visible {
-        return Err(Error::invalid("devices", format!("asks for {devices} GPUs but this process sees {visible}")));
-    }
-    let mut team = vec![first.clone()];
-    for k in 1..devices {
-        team.push(backend::cuda_device_at((first.ordinal() + k) % visible)?);
-    }
-    Ok(team)
 }
 
 /// Checks a threshold (THRESH_COEFF and the like): finite and >= 0.

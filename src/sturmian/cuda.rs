@@ -8,7 +8,7 @@
 //! code: device buffers hold doubles, 1 or 2 per element.
 
 use super::exchange::IndexMap;
-use super::scalar::{as_doubles, as_doubles_mut, width};
+use super::scalar::{as_doubles, width};
 use super::{BlockJob, Channel, Grid, Kronecker, Order, Scalar, Target};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
@@ -146,7 +146,7 @@ fn blas_dim(value: usize, what: &str) -> Result<i32> {
 type InnerWeights = (CudaSlice<f64>, CudaSlice<f64>);
 
 /// A channel on the device.
-struct DeviceChannel {
+pub struct DeviceChannel {
     n: usize,
     /// Point-major values, n_points x n doubles (x 2 for complex).
     values: CudaSlice<f64>,
@@ -197,8 +197,8 @@ impl<T: Scalar> Engine<T> {
         self.device.function(FILE, SOURCE, &format!("{name}{suffix}"))
     }
 
-    /// Uploads channel `slot` (replacing one there) point-major.
-    pub fn upload_channel(&mut self, slot: usize, channel: &Channel<T>) -> Result<()> {
+    /// The device copy of `channel`, point-major ([`Engine::install_channel`] puts it in place).
+    pub fn upload_channel(&self, channel: &Channel<T>) -> Result<DeviceChannel> {
         let (n, np, w) = (channel.n, self.n_points, width::<T>());
         let source = as_doubles(&channel.values);
         let mut point_major = crate::memory::filled("the channel's device copy", np * n * w, 0.0)?;
@@ -209,14 +209,16 @@ impl<T: Scalar> Engine<T> {
                 }
             }
         }
-        let values = self.device.upload(&point_major)?;
-        let dc = DeviceChannel { n, values };
+        Ok(DeviceChannel { n, values: self.device.upload(&point_major)? })
+    }
+
+    /// Makes `copy` channel `slot` (replacing one there, or appended).
+    pub fn install_channel(&mut self, slot: usize, copy: DeviceChannel) {
         if slot < self.channels.len() {
-            self.channels[slot] = dc;
+            self.channels[slot] = copy;
         } else {
-            self.channels.push(dc);
+            self.channels.push(copy);
         }
-        Ok(())
     }
 
     fn inner_weights(&self, l: u32) -> Result<Arc<InnerWeights>> {
@@ -449,9 +451,23 @@ impl<T: Scalar> Engine<T> {
     /// Copies `ncols` columns of `rows` elements (device, contiguous) into host columns
     /// col0.. of `data` (leading dimension `ld`), and waits.
     fn land(&self, src: u64, rows: usize, ncols: usize, data: &mut [T], ld: usize, col0: usize) -> Result<()> {
+        let span = &mut data[col0 * ld..];
+        assert!(ncols == 0 || ld * (ncols - 1) + rows <= span.len(), "the landing lies inside the target");
+        // SAFETY: the range was checked just above; `data` is borrowed until the copy is waited for.
+        unsafe { self.land_ptr(src, rows, ncols, span.as_mut_ptr(), ld) }
+    }
+
+    /// Copies `ncols` columns of `rows` elements (device, contiguous) to host memory at `dst`
+    /// (leading dimension `ld`), and waits.
+    ///
+    /// # Safety
+    /// `dst` must be valid for writes of `ld * (ncols - 1) + rows` elements, none of which another
+    /// thread reads or writes during the call.
+    pub unsafe fn land_ptr(&self, src: u64, rows: usize, ncols: usize, dst: *mut T, ld: usize) -> Result<()> {
         use cudarc::driver::sys;
+        // The calling thread may have last used another GPU (a spread Hamiltonian's threads).
+        self.device.stream().context().bind_to_thread()?;
         let size = 8 * width::<T>();
-        let dst = as_doubles_mut(&mut data[col0 * ld..]).as_mut_ptr() as *mut std::ffi::c_void;
         let copy = sys::CUDA_MEMCPY2D_st {
             srcXInBytes: 0,
             srcY: 0,
@@ -463,16 +479,15 @@ impl<T: Scalar> Engine<T> {
             dstXInBytes: 0,
             dstY: 0,
             dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_HOST,
-            dstHost: dst,
+            dstHost: dst as *mut std::ffi::c_void,
             dstDevice: 0,
             dstArray: std::ptr::null_mut(),
             dstPitch: ld * size,
             WidthInBytes: rows * size,
             Height: ncols,
         };
-        // SAFETY: src holds ncols columns of rows elements; the host range col0*ld .. +
-        // ld*(ncols-1)+rows lies inside `data` (checked by check_target). The copy is waited for
-        // before `data` is released.
+        // SAFETY: src holds ncols columns of rows elements; dst is the caller's (see above). The
+        // copy is waited for before returning.
         let result = unsafe { sys::cuMemcpy2DAsync_v2(&copy, self.device.stream().cu_stream()) };
         if result != sys::CUresult::CUDA_SUCCESS {
             return Err(Error::Cuda(format!("cuMemcpy2DAsync: {result:?}")));

@@ -57,6 +57,7 @@ pub mod grid;
 pub mod gsf;
 pub mod scalar;
 pub mod solve;
+mod spread;
 
 pub use grid::Grid;
 pub use scalar::Scalar;
@@ -205,7 +206,12 @@ pub struct Basis<T: Scalar> {
     grid: Arc<Grid>,
     channels: Vec<Channel<T>>,
     engine: Engine<T>,
+    /// The other engines of [`Basis::new_on_devices`] (each with a copy of the channels).
+    peers: Vec<Engine<T>>,
 }
+
+/// The most engines one basis may spread a Hamiltonian over ([`Basis::new_on_devices`]).
+pub const MAX_DEVICES: usize = 64;
 
 impl<T: Scalar> Basis<T> {
     /// An empty basis on the current backend ([`backend::current`]).
@@ -215,11 +221,44 @@ impl<T: Scalar> Basis<T> {
 
     /// An empty basis on `backend`.
     pub fn new_on(backend: Backend, grid: Grid) -> Result<Self> {
-        let engine = match backend {
-            Backend::Cpu => Engine::Cpu,
-            Backend::Cuda(device) => Engine::Cuda(Box::new(cuda::Engine::new(device, &grid)?)),
-        };
-        Ok(Basis { grid: Arc::new(grid), channels: Vec::new(), engine })
+        Self::new_on_devices(backend, grid, 1)
+    }
+
+    /// An empty basis whose Hamiltonians are assembled on `devices` engines at once (in [1,
+    /// [`MAX_DEVICES`]]): on the CUDA backend `backend`'s GPU and the next `devices - 1` visible
+    /// ones, each holding a copy of the channels; on the CPU backend `devices` CPU engines (one
+    /// thread each). Only [`Basis::hamiltonian`] into host targets uses them all ([`spread`]);
+    /// every other call runs on the first engine.
+    pub fn new_on_devices(backend: Backend, grid: Grid, devices: usize) -> Result<Self> {
+        if !(1..=MAX_DEVICES).contains(&devices) {
+            return Err(Error::invalid("devices", format!("must be in [1, {MAX_DEVICES}], got {devices}")));
+        }
+        let mut engines = Vec::new();
+        match backend {
+            Backend::Cpu => engines.extend((0..devices).map(|_| Engine::Cpu)),
+            Backend::Cuda(device) => {
+                for device in backend::cuda_devices_from(device, devices, "devices")? {
+                    engines.push(Engine::Cuda(Box::new(cuda::Engine::new(device, &grid)?)));
+                }
+            }
+        }
+        let engine = engines.remove(0);
+        Ok(Basis { grid: Arc::new(grid), channels: Vec::new(), engine, peers: engines })
+    }
+
+    /// Number of engines [`Basis::hamiltonian`] spreads its blocks over ([`Basis::new_on_devices`]).
+    pub fn n_devices(&self) -> usize {
+        1 + self.peers.len()
+    }
+
+    /// The first engine, which runs every call but a spread [`Basis::hamiltonian`].
+    fn main(&self) -> Member<'_, T> {
+        Member { basis: self, engine: &self.engine }
+    }
+
+    /// Every engine, the first one first.
+    fn members(&self) -> impl Iterator<Item = Member<'_, T>> {
+        std::iter::once(&self.engine).chain(&self.peers).map(move |engine| Member { basis: self, engine })
     }
 
     /// `"cpu"` or `"cuda"`.
@@ -303,8 +342,20 @@ impl<T: Scalar> Basis<T> {
         }
         let channel = Channel { electron: spec.electron, l: spec.l, n: spec.n, values, beta, one };
         let slot = self.channels.iter().position(|c| c.electron == spec.electron && c.l == spec.l);
-        if let Engine::Cuda(engine) = &mut self.engine {
-            engine.upload_channel(slot.unwrap_or(self.channels.len()), &channel)?;
+        // Every engine's copy first, then installed everywhere: a failed upload changes nothing.
+        let engines = || std::iter::once(&self.engine).chain(&self.peers);
+        let copies = engines()
+            .filter_map(|e| match e {
+                Engine::Cuda(engine) => Some(engine.upload_channel(&channel)),
+                Engine::Cpu => None,
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let cuda_engines = std::iter::once(&mut self.engine).chain(&mut self.peers).filter_map(|e| match e {
+            Engine::Cuda(engine) => Some(engine),
+            Engine::Cpu => None,
+        });
+        for (engine, copy) in cuda_engines.zip(copies) {
+            engine.install_channel(slot.unwrap_or(self.channels.len()), copy);
         }
         match slot {
             Some(i) => self.channels[i] = channel,
@@ -357,8 +408,8 @@ impl<T: Scalar> Basis<T> {
         self.check_target("h", &h, size, size)?;
         self.check_target("s", &s, size, size)?;
         let terms = self.diagonal_terms(pair, spec)?;
-        self.write_kronecker(&terms.h, order, h)?;
-        self.write_kronecker(&terms.s, order, s)
+        self.main().write_kronecker(&terms.h, order, h)?;
+        self.main().write_kronecker(&terms.s, order, s)
     }
 
     /// The radial repulsion block R^{l'a l'b la lb l} (eq. 15) for bra pair `bra`, ket pair `ket`
@@ -369,7 +420,7 @@ impl<T: Scalar> Basis<T> {
         }
         let job = self.block_job(bra, ket, vec![(l, 1.0)])?;
         self.check_target("out", &out, job.rows(), job.cols())?;
-        self.run_block(&job, order, None, out)
+        self.main().run_block(&job, order, None, out)
     }
 
     /// Size n of the Hamiltonian of `spec`: Σ_p N_a(la_p) N_b(lb_p), or the symmetrised
@@ -380,7 +431,9 @@ impl<T: Scalar> Basis<T> {
 
     /// Assembles the Hamiltonian H and overlap S of `spec` (module docs; with an exchange
     /// symmetry, in the symmetrised basis of [`exchange`]), both `n x n` with n =
-    /// [`Basis::hamiltonian_size`], pair blocks in the order of `spec.pairs`.
+    /// [`Basis::hamiltonian_size`], pair blocks in the order of `spec.pairs`. On a basis of
+    /// several engines ([`Basis::new_on_devices`]) with both targets in host memory, the pair
+    /// blocks are computed on all of them at once ([`spread`]).
     pub fn hamiltonian(
         &self,
         spec: &HamiltonianSpec,
@@ -388,10 +441,29 @@ impl<T: Scalar> Basis<T> {
         mut h: Target<'_, T>,
         mut s: Target<'_, T>,
     ) -> Result<()> {
-        let layout = self.layout(spec)?;
-        let n = *layout.offsets.last().unwrap();
+        let plan = self.plan(spec, order)?;
+        let n = plan.size();
         self.check_target("h", &h, n, n)?;
         self.check_target("s", &s, n, n)?;
+        if !self.peers.is_empty() {
+            if let (Target::Host { data: h, ld: ld_h }, Target::Host { data: s, ld: ld_s }) = (&mut h, &mut s) {
+                return spread::hamiltonian(self, spec, order, &plan, [(h, *ld_h), (s, *ld_s)]);
+            }
+        }
+        let member = self.main();
+        let mut tracker = crate::progress::Tracker::start(c"atomgpu_sturmian_hamiltonian");
+        let total = plan.n_blocks() as f64;
+        for (k, (pp, p)) in plan.blocks().enumerate() {
+            let (r0, c0) = (plan.offsets[pp], plan.offsets[p]);
+            member.pair_block(spec, order, &plan, pp, p, sub_target(&mut h, r0, c0), sub_target(&mut s, r0, c0))?;
+            tracker.update((k + 1) as f64, total)?;
+        }
+        tracker.finish(total)
+    }
+
+    /// The layout of `spec`'s Hamiltonian and, with an exchange symmetry, its pairs' index maps.
+    fn plan(&self, spec: &HamiltonianSpec, order: Order) -> Result<Plan> {
+        let Layout { offsets } = self.layout(spec)?;
         let maps = match spec.exchange.sign() {
             Some(sign) => Some(
                 spec.pairs
@@ -405,23 +477,7 @@ impl<T: Scalar> Basis<T> {
             ),
             None => None,
         };
-        let mut tracker = crate::progress::Tracker::start(c"atomgpu_sturmian_hamiltonian");
-        let total = (spec.pairs.len() * spec.pairs.len()) as f64;
-        for (p, &ket) in spec.pairs.iter().enumerate() {
-            for (pp, &bra) in spec.pairs.iter().enumerate() {
-                let (r0, c0) = (layout.offsets[pp], layout.offsets[p]);
-                let (h_out, s_out) = (sub_target(&mut h, r0, c0), sub_target(&mut s, r0, c0));
-                match &maps {
-                    None => {
-                        self.direct_h(bra, ket, spec, order, h_out)?;
-                        self.direct_s(bra, ket, spec, order, s_out)?;
-                    }
-                    Some(maps) => self.symmetrised_block(bra, ket, spec, order, [&maps[pp], &maps[p]], h_out, s_out)?,
-                }
-                tracker.update((p * spec.pairs.len() + pp + 1) as f64, total)?;
-            }
-        }
-        tracker.finish(total)
+        Ok(Plan { offsets, maps })
     }
 
     /// Checks `spec` against the basis (its channels first, then the spec's own rules) and places
@@ -496,110 +552,6 @@ impl<T: Scalar> Basis<T> {
         Ok(())
     }
 
-    /// The direct Hamiltonian block (bra, ket) of eq. 12 into `out`.
-    fn direct_h(&self, bra: Pair, ket: Pair, spec: &HamiltonianSpec, order: Order, out: Target<'_, T>) -> Result<()> {
-        let couplings = angular::multipoles(bra.la, bra.lb, ket.la, ket.lb)
-            .map(|l| {
-                let a = angular::legendre_coupling(spec.l_total, spec.m, bra.la, bra.lb, ket.la, ket.lb, l);
-                (l, spec.interaction_charge * a)
-            })
-            .filter(|&(_, c)| c != 0.0)
-            .collect::<Vec<_>>();
-        let job = self.block_job(bra, ket, couplings)?;
-        let extra = if bra == ket { Some(self.diagonal_terms(ket, spec)?.h) } else { None };
-        self.run_block(&job, order, extra.as_ref(), out)
-    }
-
-    /// The direct overlap block (bra, ket) into `out`: Oa ⊗ Ob on the diagonal, else zeros.
-    fn direct_s(&self, bra: Pair, ket: Pair, spec: &HamiltonianSpec, order: Order, out: Target<'_, T>) -> Result<()> {
-        if bra == ket {
-            self.write_kronecker(&self.diagonal_terms(ket, spec)?.s, order, out)
-        } else {
-            self.write_kronecker(&Kronecker::zero(self.pair_size(bra)?, self.pair_size(ket)?), order, out)
-        }
-    }
-
-    /// The symmetrised H and S blocks (bra, ket) ([`exchange`]), gathered from the direct blocks
-    /// of (bra, ket) and (bra, swapped ket); `maps` = [rows, columns].
-    #[allow(clippy::too_many_arguments)]
-    fn symmetrised_block(
-        &self,
-        bra: Pair,
-        ket: Pair,
-        spec: &HamiltonianSpec,
-        order: Order,
-        maps: [&exchange::IndexMap; 2],
-        h: Target<'_, T>,
-        s: Target<'_, T>,
-    ) -> Result<()> {
-        let [rows, cols] = maps;
-        if rows.len() == 0 || cols.len() == 0 {
-            return Ok(());
-        }
-        let (dr, dc) = (self.pair_size(bra)?, self.pair_size(ket)?);
-        let swapped = Pair { la: ket.lb, lb: ket.la };
-        let mut d1 = self.work(dr, dc)?;
-        self.direct_h(bra, ket, spec, order, d1.target(dr))?;
-        let d2 = if swapped == ket {
-            None
-        } else {
-            let mut d2 = self.work(dr, dc)?;
-            self.direct_h(bra, swapped, spec, order, d2.target(dr))?;
-            Some(d2)
-        };
-        self.gather(&d1, Some(d2.as_ref().unwrap_or(&d1)), dr, rows, cols, h)?;
-        if bra != ket {
-            // S_d(bra, ket) = 0, and S_d(bra, swapped ket) = 0 too: bra = (lb, la) with la < lb
-            // is not a pair of a symmetrised basis.
-            return self.write_kronecker(&Kronecker::zero(rows.len(), cols.len()), order, s);
-        }
-        self.direct_s(bra, ket, spec, order, d1.target(dr))?;
-        let partner = if swapped == ket { Some(&d1) } else { None };
-        self.gather(&d1, partner, dr, rows, cols, s)
-    }
-
-    /// A `rows x cols` work matrix on the basis's backend.
-    fn work(&self, rows: usize, cols: usize) -> Result<Work<T>> {
-        let len = memory::elements::<T>("an exchange work block", rows, cols)?;
-        match &self.engine {
-            Engine::Cpu => Ok(Work::Host(memory::filled("an exchange work block", len, T::default())?)),
-            Engine::Cuda(engine) => {
-                let (buffer, ptr) = engine.buffer(len)?;
-                Ok(Work::Device { _buffer: buffer, ptr, len })
-            }
-        }
-    }
-
-    /// Symmetrised block `out` from the direct blocks `d1` and `d2` (leading dimension `ld`).
-    fn gather(
-        &self,
-        d1: &Work<T>,
-        d2: Option<&Work<T>>,
-        ld: usize,
-        rows: &exchange::IndexMap,
-        cols: &exchange::IndexMap,
-        out: Target<'_, T>,
-    ) -> Result<()> {
-        match (&self.engine, d1, out) {
-            (Engine::Cpu, Work::Host(d1), Target::Host { data, ld: ld_out }) => {
-                let d2 = d2.map(|w| match w {
-                    Work::Host(v) => v.as_slice(),
-                    Work::Device { .. } => unreachable!("work blocks live on the basis's backend"),
-                });
-                exchange::gather_host(d1, d2, ld, rows, cols, data, ld_out);
-                Ok(())
-            }
-            (Engine::Cuda(engine), Work::Device { ptr, .. }, out) => {
-                let d2 = d2.map(|w| match w {
-                    Work::Device { ptr, .. } => *ptr,
-                    Work::Host(_) => unreachable!("work blocks live on the basis's backend"),
-                });
-                engine.gather(*ptr, d2, ld, rows, cols, out)
-            }
-            _ => Err(Error::Internal("an exchange work block on the wrong backend".into())),
-        }
-    }
-
     /// Checks that `target` holds a `rows x cols` matrix, and is host memory unless the basis
     /// lives on a GPU (checked before any work, so that a refused call writes nothing).
     fn check_target(&self, name: &'static str, target: &Target<'_, T>, rows: usize, cols: usize) -> Result<()> {
@@ -629,33 +581,6 @@ impl<T: Scalar> Basis<T> {
             BlockJob { bra_a, bra_b, ket_a, ket_b, n: [c[bra_a].n, c[ket_a].n, c[bra_b].n, c[ket_b].n], couplings };
         memory::elements::<T>("a Hamiltonian block", job.rows(), job.cols())?;
         Ok(job)
-    }
-
-    /// The repulsion block of `job`, plus the one-electron terms `extra` of a diagonal block.
-    fn run_block(
-        &self,
-        job: &BlockJob,
-        order: Order,
-        extra: Option<&Kronecker<T>>,
-        mut out: Target<'_, T>,
-    ) -> Result<()> {
-        match &self.engine {
-            Engine::Cpu => {
-                cpu::block(&self.grid, &self.channels, job, order, sub_target(&mut out, 0, 0))?;
-                match extra {
-                    Some(k) => cpu::kronecker(k, order, out, true),
-                    None => Ok(()),
-                }
-            }
-            Engine::Cuda(engine) => engine.block(job, order, extra, out),
-        }
-    }
-
-    fn write_kronecker(&self, k: &Kronecker<T>, order: Order, out: Target<'_, T>) -> Result<()> {
-        match &self.engine {
-            Engine::Cpu => cpu::kronecker(k, order, out, false),
-            Engine::Cuda(engine) => engine.kronecker(k, order, out),
-        }
     }
 
     /// The two Kronecker terms of a diagonal block and its overlap (module docs).
@@ -688,6 +613,168 @@ impl<T: Scalar> Basis<T> {
             },
             s: Kronecker { na: ca.n, nb: cb.n, terms: vec![(ca.one.overlap.clone(), cb.one.overlap.clone())] },
         })
+    }
+}
+
+/// One engine of a basis, with the basis's channels: what computes a block (the basis's own
+/// engine, or one of its peers on another GPU).
+struct Member<'a, T: Scalar> {
+    basis: &'a Basis<T>,
+    engine: &'a Engine<T>,
+}
+
+impl<T: Scalar> Member<'_, T> {
+    /// H and S block (bra `pp`, ket `p`) of `plan` into `h` and `s`.
+    #[allow(clippy::too_many_arguments)]
+    fn pair_block(
+        &self,
+        spec: &HamiltonianSpec,
+        order: Order,
+        plan: &Plan,
+        pp: usize,
+        p: usize,
+        h: Target<'_, T>,
+        s: Target<'_, T>,
+    ) -> Result<()> {
+        let (bra, ket) = (spec.pairs[pp], spec.pairs[p]);
+        match &plan.maps {
+            None => {
+                self.direct_h(bra, ket, spec, order, h)?;
+                self.direct_s(bra, ket, spec, order, s)
+            }
+            Some(maps) => self.symmetrised_block(bra, ket, spec, order, [&maps[pp], &maps[p]], h, s),
+        }
+    }
+
+    /// The direct Hamiltonian block (bra, ket) of eq. 12 into `out`.
+    fn direct_h(&self, bra: Pair, ket: Pair, spec: &HamiltonianSpec, order: Order, out: Target<'_, T>) -> Result<()> {
+        let couplings = angular::multipoles(bra.la, bra.lb, ket.la, ket.lb)
+            .map(|l| {
+                let a = angular::legendre_coupling(spec.l_total, spec.m, bra.la, bra.lb, ket.la, ket.lb, l);
+                (l, spec.interaction_charge * a)
+            })
+            .filter(|&(_, c)| c != 0.0)
+            .collect::<Vec<_>>();
+        let job = self.basis.block_job(bra, ket, couplings)?;
+        let extra = if bra == ket { Some(self.basis.diagonal_terms(ket, spec)?.h) } else { None };
+        self.run_block(&job, order, extra.as_ref(), out)
+    }
+
+    /// The direct overlap block (bra, ket) into `out`: Oa ⊗ Ob on the diagonal, else zeros.
+    fn direct_s(&self, bra: Pair, ket: Pair, spec: &HamiltonianSpec, order: Order, out: Target<'_, T>) -> Result<()> {
+        if bra == ket {
+            self.write_kronecker(&self.basis.diagonal_terms(ket, spec)?.s, order, out)
+        } else {
+            self.write_kronecker(&Kronecker::zero(self.basis.pair_size(bra)?, self.basis.pair_size(ket)?), order, out)
+        }
+    }
+
+    /// The symmetrised H and S blocks (bra, ket) ([`exchange`]), gathered from the direct blocks
+    /// of (bra, ket) and (bra, swapped ket); `maps` = [rows, columns].
+    #[allow(clippy::too_many_arguments)]
+    fn symmetrised_block(
+        &self,
+        bra: Pair,
+        ket: Pair,
+        spec: &HamiltonianSpec,
+        order: Order,
+        maps: [&exchange::IndexMap; 2],
+        h: Target<'_, T>,
+        s: Target<'_, T>,
+    ) -> Result<()> {
+        let [rows, cols] = maps;
+        if rows.len() == 0 || cols.len() == 0 {
+            return Ok(());
+        }
+        let (dr, dc) = (self.basis.pair_size(bra)?, self.basis.pair_size(ket)?);
+        let swapped = Pair { la: ket.lb, lb: ket.la };
+        let mut d1 = self.work(dr, dc)?;
+        self.direct_h(bra, ket, spec, order, d1.target(dr))?;
+        let d2 = if swapped == ket {
+            None
+        } else {
+            let mut d2 = self.work(dr, dc)?;
+            self.direct_h(bra, swapped, spec, order, d2.target(dr))?;
+            Some(d2)
+        };
+        self.gather(&d1, Some(d2.as_ref().unwrap_or(&d1)), dr, rows, cols, h)?;
+        if bra != ket {
+            // S_d(bra, ket) = 0, and S_d(bra, swapped ket) = 0 too: bra = (lb, la) with la < lb
+            // is not a pair of a symmetrised basis.
+            return self.write_kronecker(&Kronecker::zero(rows.len(), cols.len()), order, s);
+        }
+        self.direct_s(bra, ket, spec, order, d1.target(dr))?;
+        let partner = if swapped == ket { Some(&d1) } else { None };
+        self.gather(&d1, partner, dr, rows, cols, s)
+    }
+
+    /// A `rows x cols` work matrix on the basis's backend.
+    fn work(&self, rows: usize, cols: usize) -> Result<Work<T>> {
+        let len = memory::elements::<T>("an exchange work block", rows, cols)?;
+        match self.engine {
+            Engine::Cpu => Ok(Work::Host(memory::filled("an exchange work block", len, T::default())?)),
+            Engine::Cuda(engine) => {
+                let (buffer, ptr) = engine.buffer(len)?;
+                Ok(Work::Device { _buffer: buffer, ptr, len })
+            }
+        }
+    }
+
+    /// Symmetrised block `out` from the direct blocks `d1` and `d2` (leading dimension `ld`).
+    fn gather(
+        &self,
+        d1: &Work<T>,
+        d2: Option<&Work<T>>,
+        ld: usize,
+        rows: &exchange::IndexMap,
+        cols: &exchange::IndexMap,
+        out: Target<'_, T>,
+    ) -> Result<()> {
+        match (self.engine, d1, out) {
+            (Engine::Cpu, Work::Host(d1), Target::Host { data, ld: ld_out }) => {
+                let d2 = d2.map(|w| match w {
+                    Work::Host(v) => v.as_slice(),
+                    Work::Device { .. } => unreachable!("work blocks live on the basis's backend"),
+                });
+                exchange::gather_host(d1, d2, ld, rows, cols, data, ld_out);
+                Ok(())
+            }
+            (Engine::Cuda(engine), Work::Device { ptr, .. }, out) => {
+                let d2 = d2.map(|w| match w {
+                    Work::Device { ptr, .. } => *ptr,
+                    Work::Host(_) => unreachable!("work blocks live on the basis's backend"),
+                });
+                engine.gather(*ptr, d2, ld, rows, cols, out)
+            }
+            _ => Err(Error::Internal("an exchange work block on the wrong backend".into())),
+        }
+    }
+
+    /// The repulsion block of `job`, plus the one-electron terms `extra` of a diagonal block.
+    fn run_block(
+        &self,
+        job: &BlockJob,
+        order: Order,
+        extra: Option<&Kronecker<T>>,
+        mut out: Target<'_, T>,
+    ) -> Result<()> {
+        match self.engine {
+            Engine::Cpu => {
+                cpu::block(&self.basis.grid, &self.basis.channels, job, order, sub_target(&mut out, 0, 0))?;
+                match extra {
+                    Some(k) => cpu::kronecker(k, order, out, true),
+                    None => Ok(()),
+                }
+            }
+            Engine::Cuda(engine) => engine.block(job, order, extra, out),
+        }
+    }
+
+    fn write_kronecker(&self, k: &Kronecker<T>, order: Order, out: Target<'_, T>) -> Result<()> {
+        match self.engine {
+            Engine::Cpu => cpu::kronecker(k, order, out, false),
+            Engine::Cuda(engine) => engine.kronecker(k, order, out),
+        }
     }
 }
 
@@ -726,6 +813,34 @@ impl<T> Kronecker<T> {
 /// Row/column offsets of the pair blocks of a Hamiltonian (the last is its size).
 struct Layout {
     offsets: Vec<usize>,
+}
+
+/// A Hamiltonian's assembly: its pair blocks' offsets (the last is its size) and, with an
+/// exchange symmetry, each pair's index map.
+struct Plan {
+    offsets: Vec<usize>,
+    maps: Option<Vec<exchange::IndexMap>>,
+}
+
+impl Plan {
+    fn size(&self) -> usize {
+        *self.offsets.last().unwrap()
+    }
+
+    fn n_blocks(&self) -> usize {
+        (self.offsets.len() - 1).pow(2)
+    }
+
+    /// The pair blocks (bra, ket), bras fastest.
+    fn blocks(&self) -> impl Iterator<Item = (usize, usize)> {
+        let n = self.offsets.len() - 1;
+        (0..n * n).map(move |k| (k % n, k / n))
+    }
+
+    /// First row (column) and row (column) count of pair `p`'s blocks.
+    fn extent(&self, p: usize) -> (usize, usize) {
+        (self.offsets[p], self.offsets[p + 1] - self.offsets[p])
+    }
 }
 
 /// A work matrix of a symmetrised block: host memory, or a device buffer of `len` elements
