@@ -387,7 +387,8 @@ contains
     ! the free memory), else streamed from the host in column blocks at every lower batch.
     ! n_devices (1 when absent; pass it by keyword): GPUs the line lists spread their batches over
     ! (this one and the next n_devices - 1 visible ones, each with its own copy of the data; the
-    ! lines come back as one GPU gives them); on the CPU backend, engines on as many threads.
+    ! batches are cut evenly over them, the lines come back in the order one GPU gives, equal to
+    ! its values but for the last bits); on the CPU backend, engines on as many threads.
     subroutine atomgpu_linestrength_create(h, dipole, max_device_bytes, stat, n_devices)
         type(atomgpu_linestrength_t), intent(inout) :: h
         real(c_double), intent(in), contiguous :: dipole(:, :, :)

@@ -114,13 +114,13 @@ module atomgpu_sturmian
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_create(rmax, nq, ns, abscissas, weights, is_complex, handle) &
-                bind(C, name="atomgpu_sturmian_create") result(status)
+        function c_atomgpu_sturmian_create_on_devices(rmax, nq, ns, abscissas, weights, is_complex, n_devices, &
+                handle) bind(C, name="atomgpu_sturmian_create_on_devices") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             real(c_double), value :: rmax
             integer(c_int64_t), value :: nq, ns
             real(c_double), intent(in), optional :: abscissas(*), weights(*)
-            integer(c_int32_t), value :: is_complex
+            integer(c_int32_t), value :: is_complex, n_devices
             type(c_ptr), intent(inout) :: handle
             integer(c_int32_t) :: status
         end function
@@ -368,20 +368,33 @@ contains
     ! Creates an empty basis on the current backend for the grid (rmax, nq, ns): the
     ! Gauss-Legendre one of atomgpu_sturmian_grid, or the caller's when abscissas(nq) (strictly
     ! increasing inside (0, rmax)) and weights(nq) (> 0) are given (both or neither).
-    ! is_complex (default .false.) chooses real or complex values.
-    subroutine atomgpu_sturmian_create(b, rmax, nq, ns, is_complex, abscissas, weights, stat)
+    ! is_complex (default .false.) chooses real or complex values. n_devices (1 when absent; pass it
+    ! by keyword): GPUs atomgpu_sturmian_hamiltonian spreads its pair blocks over when H and S are
+    ! host arrays (this one and the next n_devices - 1 visible ones, each with a copy of the
+    ! channels; the matrices equal one GPU's), as atomgpu_sturmian_create_on_devices in C; on the
+    ! CPU backend, engines on as many threads.
+    subroutine atomgpu_sturmian_create(b, rmax, nq, ns, is_complex, abscissas, weights, stat, n_devices)
         type(atomgpu_sturmian_basis), intent(inout) :: b
         real(c_double), intent(in) :: rmax
         integer, intent(in) :: nq, ns
         logical, intent(in), optional :: is_complex
         real(c_double), intent(in), contiguous, optional :: abscissas(:), weights(:)
         integer, intent(out), optional :: stat
-        integer(c_int32_t) :: status, complex_flag
+        integer, intent(in), optional :: n_devices
+        integer(c_int32_t) :: status, complex_flag, devices
+        integer :: handle_arg
         type(c_ptr) :: handle
         logical :: want_complex
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call reject(.not. c_associated(b%ptr), 7, "argument `handle`: already holds a handle " // &
+        ! The argument numbers of C's atomgpu_sturmian_create, or of _create_on_devices with n_devices.
+        handle_arg = 7
+        devices = 1
+        if (present(n_devices)) then
+            handle_arg = 8
+            devices = int(n_devices, c_int32_t)
+        end if
+        call reject(.not. c_associated(b%ptr), handle_arg, "argument `handle`: already holds a handle " // &
             "(call atomgpu_sturmian_destroy on it first)", status)
         call reject(present(abscissas) .or. .not. present(weights), 4, "argument `abscissas`: missing; " // &
             "abscissas and weights come together (the caller's grid) or not at all (Gauss-Legendre)", status)
@@ -402,15 +415,15 @@ contains
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             handle = c_null_ptr
             if (present(abscissas) .and. nq >= 1) then
-                status = c_atomgpu_sturmian_create(rmax, int(nq, c_int64_t), int(ns, c_int64_t), abscissas, &
-                    weights, complex_flag, handle)
+                status = c_atomgpu_sturmian_create_on_devices(rmax, int(nq, c_int64_t), int(ns, c_int64_t), &
+                    abscissas, weights, complex_flag, devices, handle)
             else if (present(abscissas)) then
                 ! nq < 1 (empty arrays): the library refuses nq before reading any array.
-                status = c_atomgpu_sturmian_create(rmax, int(nq, c_int64_t), int(ns, c_int64_t), [0.0_c_double], &
-                    [0.0_c_double], complex_flag, handle)
+                status = c_atomgpu_sturmian_create_on_devices(rmax, int(nq, c_int64_t), int(ns, c_int64_t), &
+                    [0.0_c_double], [0.0_c_double], complex_flag, devices, handle)
             else
-                status = c_atomgpu_sturmian_create(rmax, int(nq, c_int64_t), int(ns, c_int64_t), &
-                    is_complex=complex_flag, handle=handle)
+                status = c_atomgpu_sturmian_create_on_devices(rmax, int(nq, c_int64_t), int(ns, c_int64_t), &
+                    is_complex=complex_flag, n_devices=devices, handle=handle)
             end if
             if (status == int(ATOMGPU_OK, c_int32_t)) then
                 b%ptr = handle

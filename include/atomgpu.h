@@ -920,10 +920,12 @@ int32_t atomgpu_linestrength_create(int64_t n_vib,
  *
  * - `n_devices` in [1, 64]: the handle's GPU (`ATOMGPU_DEVICE`, else the node-local MPI rank's)
  *   and the next `n_devices - 1` visible ones each hold a copy of the dipole matrix, the blocks
- *   and the states; each takes every n-th batch of lower states and the lines come back in the
- *   order and with the numbers one GPU gives. Every other call runs on the handle's GPU. More
- *   than the process sees is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend,
- *   n engines (each with its own copy) run the batches on n threads.
+ *   and the states; a list's lower states are cut into batches of at most `params.batch`
+ *   states, a multiple of n_devices in number and as even as possible (every GPU gets the same
+ *   work), each GPU takes every n-th batch, and the lines come back in the order one GPU gives,
+ *   with its values but for the last bits (other GEMM shapes). Every other call runs on the
+ *   handle's GPU. More than the process sees is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`.
+ *   On the CPU backend, n engines (each with its own copy) run the batches on n threads.
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above.
@@ -1786,6 +1788,31 @@ int32_t atomgpu_sturmian_create(double rmax,
                                 const double *weights,
                                 int32_t is_complex,
                                 struct atomgpu_sturmian **handle);
+
+/**
+ * As `atomgpu_sturmian_create`, with `atomgpu_sturmian_hamiltonian` spread over several GPUs of
+ * the node when H and S are host memory:
+ *
+ * - `n_devices` in [1, 64]: the handle's GPU (`ATOMGPU_DEVICE`, else the node-local MPI rank's)
+ *   and the next `n_devices - 1` visible ones each hold a copy of the channels; each takes the
+ *   next pair block (bra, ket) not yet taken, computes it with the one-GPU kernels and lands it
+ *   in its place in H and S (its own PCIe link; pinned buffers from `atomgpu_host_alloc` land
+ *   fastest). The matrices equal one GPU's. Every other call (and a Hamiltonian into device
+ *   memory) runs on the handle's GPU. More than the process sees is
+ *   `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend, n engines run the blocks
+ *   on n threads.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for the documented number of elements.
+ */
+int32_t atomgpu_sturmian_create_on_devices(double rmax,
+                                           int64_t nq,
+                                           int64_t ns,
+                                           const double *abscissas,
+                                           const double *weights,
+                                           int32_t is_complex,
+                                           int32_t n_devices,
+                                           struct atomgpu_sturmian **handle);
 
 /**
  * Destroys a handle and frees its host and device memory. NULL is a no-op; a handle already

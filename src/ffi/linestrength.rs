@@ -177,10 +177,12 @@ pub unsafe extern "C" fn atomgpu_linestrength_create(
 ///
 /// - `n_devices` in [1, 64]: the handle's GPU (`ATOMGPU_DEVICE`, else the node-local MPI rank's)
 ///   and the next `n_devices - 1` visible ones each hold a copy of the dipole matrix, the blocks
-///   and the states; each takes every n-th batch of lower states and the lines come back in the
-///   order and with the numbers one GPU gives. Every other call runs on the handle's GPU. More
-///   than the process sees is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend,
-///   n engines (each with its own copy) run the batches on n threads.
+///   and the states; a list's lower states are cut into batches of at most `params.batch`
+///   states, a multiple of n_devices in number and as even as possible (every GPU gets the same
+///   work), each GPU takes every n-th batch, and the lines come back in the order one GPU gives,
+///   with its values but for the last bits (other GEMM shapes). Every other call runs on the
+///   handle's GPU. More than the process sees is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`.
+///   On the CPU backend, n engines (each with its own copy) run the batches on n threads.
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above.

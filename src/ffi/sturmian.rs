@@ -320,26 +320,82 @@ pub unsafe extern "C" fn atomgpu_sturmian_create(
     handle: *mut *mut atomgpu_sturmian,
 ) -> i32 {
     guard(&["rmax", "nq", "ns", "abscissas", "weights", "is_complex", "handle"], || {
-        let nq = count("nq", nq)?;
-        let ns = count("ns", ns)?;
-        let grid = if abscissas.is_null() && weights.is_null() {
-            Grid::gauss_legendre(rmax, nq, ns)?
-        } else {
-            let nq_ok =
-                if nq > crate::sturmian::grid::MAX_NQ { Err(Error::invalid("nq", "must be <= 1024")) } else { Ok(nq) }?;
-            Grid::new(rmax, ns, input("abscissas", abscissas, nq_ok)?, input("weights", weights, nq_ok)?)?
-        };
-        let out = output("handle", handle)?;
-        let inner = match is_complex {
-            0 => AnyBasis::Real(Basis::new(grid)?),
-            1 => AnyBasis::Complex(Basis::new(grid)?),
-            _ => {
-                return Err(Error::invalid("is_complex", format!("must be 0 (real) or 1 (complex), got {is_complex}")))
-            }
-        };
-        *out = handles::register(atomgpu_sturmian { inner: Mutex::new(inner) })?;
-        Ok(())
+        create(rmax, nq, ns, abscissas, weights, is_complex, 1, handle)
     })
+}
+
+/// As `atomgpu_sturmian_create`, with `atomgpu_sturmian_hamiltonian` spread over several GPUs of
+/// the node when H and S are host memory:
+///
+/// - `n_devices` in [1, 64]: the handle's GPU (`ATOMGPU_DEVICE`, else the node-local MPI rank's)
+///   and the next `n_devices - 1` visible ones each hold a copy of the channels; each takes the
+///   next pair block (bra, ket) not yet taken, computes it with the one-GPU kernels and lands it
+///   in its place in H and S (its own PCIe link; pinned buffers from `atomgpu_host_alloc` land
+///   fastest). The matrices equal one GPU's. Every other call (and a Hamiltonian into device
+///   memory) runs on the handle's GPU. More than the process sees is
+///   `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend, n engines run the blocks
+///   on n threads.
+///
+/// # Safety
+/// Pointers must be NULL or valid for the documented number of elements.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn atomgpu_sturmian_create_on_devices(
+    rmax: f64,
+    nq: i64,
+    ns: i64,
+    abscissas: *const f64,
+    weights: *const f64,
+    is_complex: i32,
+    n_devices: i32,
+    handle: *mut *mut atomgpu_sturmian,
+) -> i32 {
+    guard(&["rmax", "nq", "ns", "abscissas", "weights", "is_complex", "n_devices", "handle"], || {
+        create(rmax, nq, ns, abscissas, weights, is_complex, n_devices, handle)
+    })
+}
+
+/// The body of the two create functions.
+#[allow(clippy::too_many_arguments)]
+unsafe fn create(
+    rmax: f64,
+    nq: i64,
+    ns: i64,
+    abscissas: *const f64,
+    weights: *const f64,
+    is_complex: i32,
+    n_devices: i32,
+    handle: *mut *mut atomgpu_sturmian,
+) -> Result<()> {
+    let nq = count("nq", nq)?;
+    let ns = count("ns", ns)?;
+    let grid = if abscissas.is_null() && weights.is_null() {
+        Grid::gauss_legendre(rmax, nq, ns)?
+    } else {
+        let nq_ok =
+            if nq > crate::sturmian::grid::MAX_NQ { Err(Error::invalid("nq", "must be <= 1024")) } else { Ok(nq) }?;
+        Grid::new(rmax, ns, input("abscissas", abscissas, nq_ok)?, input("weights", weights, nq_ok)?)?
+    };
+    let devices = usize::try_from(n_devices)
+        .ok()
+        .filter(|n| (1..=crate::sturmian::MAX_DEVICES).contains(n))
+        .ok_or_else(|| {
+            Error::invalid("n_devices", format!("must be in [1, {}], got {n_devices}", crate::sturmian::MAX_DEVICES))
+        })?;
+    let out = output("handle", handle)?;
+    let backend = backend::current()?;
+    let inner = match is_complex {
+        0 => AnyBasis::Real(Basis::new_on_devices(backend, grid, devices).map_err(rename_devices)?),
+        1 => AnyBasis::Complex(Basis::new_on_devices(backend, grid, devices).map_err(rename_devices)?),
+        _ => return Err(Error::invalid("is_complex", format!("must be 0 (real) or 1 (complex), got {is_complex}"))),
+    };
+    *out = handles::register(atomgpu_sturmian { inner: Mutex::new(inner) })?;
+    Ok(())
+}
+
+/// The Rust API's `devices` is the C ABI's `n_devices`.
+fn rename_devices(e: Error) -> Error {
+    e.renamed("devices", "n_devices")
 }
 
 /// Destroys a handle and frees its host and device memory. NULL is a no-op; a handle already

@@ -210,10 +210,13 @@ pub struct Options {
     pub max_device_bytes: u64,
     /// GPUs the line lists spread their lower batches over (0 or 1: the handle's GPU alone). With
     /// n > 1, the handle's GPU and the next n - 1 visible ones (ordinals counted on from it,
-    /// modulo the number visible) each hold the dipole matrix, the blocks and the states; each
-    /// takes every n-th batch and the lines come back in the order one GPU gives, with the same
-    /// numbers. Every other call runs on the handle's GPU. On the CPU backend, n engines (each
-    /// with its own copy of the dipole matrix and the states) run the batches on n threads.
+    /// modulo the number visible) each hold the dipole matrix, the blocks and the states; the
+    /// lower states of a list are cut into batches of at most `batch` states whose number is a
+    /// multiple of n and whose sizes differ by at most one ([`even_batches`]: every GPU gets the
+    /// same work), each GPU takes every n-th batch, and the lines come back in the order one GPU
+    /// gives. The values equal one GPU's but for the last bits the other batch shapes may change
+    /// in the GEMMs. Every other call runs on the handle's GPU. On the CPU backend, n engines
+    /// (each with its own copy of the dipole matrix and the states) run the batches on n threads.
     pub devices: usize,
 }
 
@@ -954,7 +957,7 @@ impl LineStrength {
             memory::reserve("the line rules", &mut pairs, 1)?;
             pairs.push(UpperPair { block: u, key, table, rule, first_id: self.state_id(u, 0) });
         }
-        let batches: Vec<&[usize]> = candidates.chunks(params.batch).collect();
+        let batches = even_batches(&candidates, params.batch, self.n_devices());
         let work = LowerWork {
             blocks: &self.blocks,
             lower,
@@ -986,6 +989,27 @@ impl LineStrength {
     pub(crate) fn blocks(&self) -> &[Block] {
         &self.blocks
     }
+}
+
+/// `states` cut, in order, into batches of at most `batch` states; for several engines their
+/// number is also a multiple of `engines` (or one state each, when there are fewer states) and
+/// their sizes differ by at most one, so that every engine gets the same work: 853 states in
+/// batches of 64 make 14 batches, which would leave two of four GPUs idle for the last round,
+/// but 16 batches of 53-54 do not.
+pub fn even_batches(states: &[usize], batch: usize, engines: usize) -> Vec<&[usize]> {
+    if engines <= 1 || states.is_empty() {
+        return states.chunks(batch).collect();
+    }
+    let count = states.len().div_ceil(batch).next_multiple_of(engines).min(states.len());
+    let (base, longer) = (states.len() / count, states.len() % count);
+    let mut rest = states;
+    (0..count)
+        .map(|i| {
+            let (first, tail) = rest.split_at(base + usize::from(i < longer));
+            rest = tail;
+            first
+        })
+        .collect()
 }
 
 /// An upper block of a lower block's line list, with what judging its pairs needs.

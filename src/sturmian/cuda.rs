@@ -14,7 +14,7 @@ use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
 use cudarc::cublas::sys::{cublasOperation_t, cublasStatus_t};
 use cudarc::cublas::CudaBlas;
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
@@ -464,9 +464,34 @@ impl<T: Scalar> Engine<T> {
     /// `dst` must be valid for writes of `ld * (ncols - 1) + rows` elements, none of which another
     /// thread reads or writes during the call.
     pub unsafe fn land_ptr(&self, src: u64, rows: usize, ncols: usize, dst: *mut T, ld: usize) -> Result<()> {
+        // SAFETY: the caller's contract; the copy is waited for before returning.
+        unsafe { self.land_async(self.device.stream(), src, rows, ncols, dst, ld)? };
+        self.device.synchronize()
+    }
+
+    /// A second stream on this engine's GPU, for landings that run beside the next block's work.
+    pub fn copy_stream(&self) -> Result<Arc<CudaStream>> {
+        self.device.new_stream()
+    }
+
+    /// Enqueues on `stream` (of this engine's GPU) the copy of `ncols` columns of `rows` elements
+    /// (device, contiguous) to host memory at `dst` (leading dimension `ld`); does not wait.
+    ///
+    /// # Safety
+    /// `dst` must be valid for writes of `ld * (ncols - 1) + rows` elements, which nothing else
+    /// reads or writes, and `src` must keep its contents, until the copy has completed.
+    pub unsafe fn land_async(
+        &self,
+        stream: &CudaStream,
+        src: u64,
+        rows: usize,
+        ncols: usize,
+        dst: *mut T,
+        ld: usize,
+    ) -> Result<()> {
         use cudarc::driver::sys;
         // The calling thread may have last used another GPU (a spread Hamiltonian's threads).
-        self.device.stream().context().bind_to_thread()?;
+        stream.context().bind_to_thread()?;
         let size = 8 * width::<T>();
         let copy = sys::CUDA_MEMCPY2D_st {
             srcXInBytes: 0,
@@ -486,13 +511,12 @@ impl<T: Scalar> Engine<T> {
             WidthInBytes: rows * size,
             Height: ncols,
         };
-        // SAFETY: src holds ncols columns of rows elements; dst is the caller's (see above). The
-        // copy is waited for before returning.
-        let result = unsafe { sys::cuMemcpy2DAsync_v2(&copy, self.device.stream().cu_stream()) };
+        // SAFETY: src holds ncols columns of rows elements; dst is the caller's (see above).
+        let result = unsafe { sys::cuMemcpy2DAsync_v2(&copy, stream.cu_stream()) };
         if result != sys::CUresult::CUDA_SUCCESS {
             return Err(Error::Cuda(format!("cuMemcpy2DAsync: {result:?}")));
         }
-        self.device.synchronize()
+        Ok(())
     }
 
     fn upload_terms(&self, k: &Kronecker<T>) -> Result<DeviceKronecker> {

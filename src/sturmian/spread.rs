@@ -2,16 +2,19 @@
 //! one thread per engine takes the next pair block (bra, ket) not yet taken, computes its H and S
 //! blocks into its own work memory (device memory on a GPU: the same kernels and GEMM as one
 //! engine) and lands them in their place in the caller's matrices (a strided copy; on a GPU from
-//! its own PCIe link, so the landings of several GPUs run at once). The blocks are the same
-//! numbers one engine writes; only who computes them changes. The calling thread reports
-//! progress and honours cancellation ([`crate::progress`]); the first error stops every engine
-//! at its next block.
+//! its own PCIe link, so the landings of several GPUs run at once). A GPU has two such work
+//! slots and lands from one on a second stream while it computes the next block into the other,
+//! so that its copy engine and its SMs both stay busy. The blocks are the same numbers one engine
+//! writes; only who computes them changes. The calling thread reports progress and honours
+//! cancellation ([`crate::progress`]); the first error stops every engine at its next block, and
+//! no landing is still running when the call returns.
 
 use super::{Basis, Engine, HamiltonianSpec, Member, Order, Plan, Scalar, Work};
 use crate::error::{Error, Result};
+use cudarc::driver::{CudaEvent, CudaStream};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Assembles `plan`'s H and S into `outputs` = [(h, ld_h), (s, ld_s)] (checked by the caller to
@@ -42,22 +45,43 @@ pub(super) fn hamiltonian<T: Scalar>(
                 (&blocks, &outputs, &next, &done, &running, &stop, &fail);
             scope.spawn(move || {
                 let work = || -> Result<()> {
-                    let mut h_work = member.work_matrix(largest)?;
-                    let mut s_work = member.work_matrix(largest)?;
-                    while !stop.load(Relaxed) {
-                        let Some(&(pp, p)) = blocks.get(next.fetch_add(1, Relaxed)) else { break };
-                        let ((r0, rows), (c0, cols)) = (plan.extent(pp), plan.extent(p));
-                        if rows > 0 && cols > 0 {
-                            member.pair_block(spec, order, plan, pp, p, h_work.target(rows), s_work.target(rows))?;
-                            for (w, out) in [&h_work, &s_work].into_iter().zip(outputs) {
-                                // SAFETY: block (pp, p) is this thread's alone (taken from `next`),
-                                // and the blocks of a plan do not overlap.
-                                unsafe { member.land(w, rows, cols, out, r0, c0)? };
+                    let copier = member.copy_stream()?;
+                    let mut slots = [Slot::new(&member, largest)?, Slot::new(&member, largest)?];
+                    let run = |slots: &mut [Slot<T>; 2]| -> Result<()> {
+                        for turn in 0.. {
+                            if stop.load(Relaxed) {
+                                break;
                             }
+                            let Some(&(pp, p)) = blocks.get(next.fetch_add(1, Relaxed)) else { break };
+                            let ((r0, rows), (c0, cols)) = (plan.extent(pp), plan.extent(p));
+                            if rows > 0 && cols > 0 {
+                                let slot = &mut slots[turn % 2];
+                                slot.wait()?;
+                                member.pair_block(
+                                    spec,
+                                    order,
+                                    plan,
+                                    pp,
+                                    p,
+                                    slot.h.target(rows),
+                                    slot.s.target(rows),
+                                )?;
+                                for (w, out) in [&slot.h, &slot.s].into_iter().zip(outputs) {
+                                    // SAFETY: block (pp, p) is this thread's alone (taken from
+                                    // `next`), the blocks of a plan do not overlap, and the slot
+                                    // is not written again before this landing has completed.
+                                    unsafe { member.land(w, rows, cols, out, r0, c0, copier.as_deref())? };
+                                }
+                                slot.landed = copier.as_ref().map(|c| c.record_event(None)).transpose()?;
+                            }
+                            done.fetch_add(1, Relaxed);
                         }
-                        done.fetch_add(1, Relaxed);
-                    }
-                    Ok(())
+                        slots.iter_mut().try_for_each(Slot::wait)
+                    };
+                    let outcome = run(&mut slots);
+                    // Whatever happened, no copy into the caller's matrices outlives the call.
+                    let drained = copier.as_ref().map_or(Ok(()), |c| c.synchronize().map_err(Error::from));
+                    outcome.and(drained)
                 };
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
                     .unwrap_or_else(|_| Err(Error::Internal("an engine's thread panicked".into())));
@@ -114,17 +138,44 @@ impl<'a, T> HostMatrix<'a, T> {
     }
 }
 
+/// A GPU's (or CPU engine's) work matrices for one block's H and S, and the event that marks
+/// the end of their last landing.
+struct Slot<T> {
+    h: Work<T>,
+    s: Work<T>,
+    landed: Option<CudaEvent>,
+}
+
+impl<T: Scalar> Slot<T> {
+    fn new(member: &Member<'_, T>, len: usize) -> Result<Self> {
+        Ok(Slot { h: member.work(len, 1)?, s: member.work(len, 1)?, landed: None })
+    }
+
+    /// Waits until the slot's last landing has completed.
+    fn wait(&mut self) -> Result<()> {
+        match self.landed.take() {
+            Some(event) => Ok(event.synchronize()?),
+            None => Ok(()),
+        }
+    }
+}
+
 impl<T: Scalar> Member<'_, T> {
-    /// A work matrix of `len` elements on this engine.
-    fn work_matrix(&self, len: usize) -> Result<Work<T>> {
-        self.work(len, 1)
+    /// A second stream on a GPU engine (None on the CPU).
+    fn copy_stream(&self) -> Result<Option<Arc<CudaStream>>> {
+        match self.engine {
+            Engine::Cuda(engine) => engine.copy_stream().map(Some),
+            Engine::Cpu => Ok(None),
+        }
     }
 
     /// Copies the `rows x cols` matrix in `work` (leading dimension `rows`) to block (r0, c0) of
-    /// `out`, and waits.
+    /// `out`: on a GPU enqueued on `stream` (not waited for), else done before returning.
     ///
     /// # Safety
-    /// No other thread may read or write that block during the call.
+    /// No other thread may read or write that block, and `work` must not be written, until the
+    /// copy has completed.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn land(
         &self,
         work: &Work<T>,
@@ -133,10 +184,11 @@ impl<T: Scalar> Member<'_, T> {
         out: &HostMatrix<'_, T>,
         r0: usize,
         c0: usize,
+        stream: Option<&CudaStream>,
     ) -> Result<()> {
         let dst = out.block(r0, c0, rows, cols);
-        match (self.engine, work) {
-            (_, Work::Host(values)) => {
+        match (self.engine, work, stream) {
+            (_, Work::Host(values), _) => {
                 for (c, column) in values.chunks_exact(rows).take(cols).enumerate() {
                     // SAFETY: column c of the block lies inside `out` (checked by `block`) and is
                     // this thread's alone (the caller's contract).
@@ -144,11 +196,11 @@ impl<T: Scalar> Member<'_, T> {
                 }
                 Ok(())
             }
-            // SAFETY: as above, for the whole block.
-            (Engine::Cuda(engine), Work::Device { ptr, .. }) => unsafe {
-                engine.land_ptr(*ptr, rows, cols, dst, out.ld)
+            // SAFETY: as above, for the whole block (the caller's contract covers the wait).
+            (Engine::Cuda(engine), Work::Device { ptr, .. }, Some(stream)) => unsafe {
+                engine.land_async(stream, *ptr, rows, cols, dst, out.ld)
             },
-            (Engine::Cpu, Work::Device { .. }) => Err(Error::Internal("a device work block on the CPU".into())),
+            _ => Err(Error::Internal("a work block on the wrong backend".into())),
         }
     }
 }

@@ -627,6 +627,18 @@ static int32_t call_st_create(void) {
     return s;
 }
 
+static int32_t call_st_create_on_devices(void) {
+    atomgpu_sturmian *h = (atomgpu_sturmian *)&untouched; /* a sentinel value, never a handle */
+    atomgpu_sturmian *before = h;
+    int32_t s = atomgpu_sturmian_create_on_devices(X(20.0, 1), N(ST_NQ, 2), N(1, 3), A(st_abscissas, ST_NQ, 4),
+                                                   A(st_weights, ST_NQ, 5), BRK(K_NEG, 6) ? -1 : 0,
+                                                   BRK(K_ZERO, 7) ? 0 : BRK(K_NEG, 7) ? -1 : 1,
+                                                   BRK(K_NULL, 8) ? NULL : &h);
+    untouched = h == before, finite = 1;
+    if (s == ATOMGPU_OK) atomgpu_sturmian_destroy(h);
+    return s;
+}
+
 static int32_t call_st_add_channel(void) {
     int32_t s = atomgpu_sturmian_add_channel(P(fixture_st, 1), BRK(K_NEG, 2) ? -1 : ATOMGPU_ELECTRON_B,
                                              BRK(K_NEG, 3) ? -1 : 1, N(2, 4), A(st_values, 2 * ST_NP, 5), N(ST_NP, 6),
@@ -1309,6 +1321,14 @@ static const struct argument arguments[] = {
     {call_st_create, "sturmian_create", 5, "weights", "nai"},
     {call_st_create, "sturmian_create", 6, "is_complex", "m"},
     {call_st_create, "sturmian_create", 7, "handle", "n"},
+    {call_st_create_on_devices, "sturmian_create_on_devices", 1, "rmax", "ai"},
+    {call_st_create_on_devices, "sturmian_create_on_devices", 2, "nq", "zmh"},
+    {call_st_create_on_devices, "sturmian_create_on_devices", 3, "ns", "zmh"},
+    {call_st_create_on_devices, "sturmian_create_on_devices", 4, "abscissas", "nai"},
+    {call_st_create_on_devices, "sturmian_create_on_devices", 5, "weights", "nai"},
+    {call_st_create_on_devices, "sturmian_create_on_devices", 6, "is_complex", "m"},
+    {call_st_create_on_devices, "sturmian_create_on_devices", 7, "n_devices", "zm"},
+    {call_st_create_on_devices, "sturmian_create_on_devices", 8, "handle", "n"},
     {call_st_add_channel, "sturmian_add_channel", 1, "handle", "n"},
     {call_st_add_channel, "sturmian_add_channel", 2, "electron", "m"},
     {call_st_add_channel, "sturmian_add_channel", 3, "l", "m"},
@@ -1557,6 +1577,7 @@ static const struct {
     {call_ls_block_ndeg, "linestrength_block_ndeg"},
     {call_st_grid, "sturmian_grid"},
     {call_st_create, "sturmian_create"},
+    {call_st_create_on_devices, "sturmian_create_on_devices"},
     {call_st_add_channel, "sturmian_add_channel"},
     {call_st_add_gsf, "sturmian_add_gsf"},
     {call_st_one_electron, "sturmian_one_electron"},

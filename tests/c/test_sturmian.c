@@ -17,6 +17,11 @@
  *       (0, 0)): E0 in (-2.8791, -2.87), above the s-limit -2.879028767 (Goldman) as a
  *       variational bound must be; S-normalised vectors; the Hamiltonian is the one-electron
  *       block plus F0 (4 pi A = 1 for s waves): H = h1 + R^0 (1e-12) and S = Oa x Ob;
+ *   (f) atomgpu_sturmian_create_on_devices (2 GPUs, or 2 CPU engines; 1 with a note when one GPU
+ *       is visible): channels 1s, 2s (l = 0) and 2p (P = r^2 e^(-r/2) / (2 sqrt 6), l = 1), L = 0
+ *       pairs (0, 0) and (1, 1), H and S of 5 x 5 with ld 7 (rows 5-6 untouched): S = identity
+ *       (the functions are orthonormal; the (0,0)-(1,1) blocks of S vanish) to 1e-10, H equal to
+ *       one handle's within 1e-12 of its largest element, and n_devices 0 and 65 refused;
  *   (e) bad input: status ATOMGPU_ERR_INVALID_ARGUMENT, atomgpu_last_error_arg() at the argument,
  *       its name in the message, the outputs untouched (NULL handle output, l = -1, n = 0, ld too
  *       small, NaN values, unknown electron, a destroyed handle, a line-strength handle, ...).
@@ -446,6 +451,67 @@ static void test_bad_input(void) {
     free(bad_values);
 }
 
+/* (f) */
+static double p2p(double r) { return r * r * exp(-0.5 * r) / (2.0 * sqrt(6.0)); }
+
+static int spread_handle(int32_t n_devices, atomgpu_sturmian **h) {
+    static double p2p_values[NP];
+    const double beta_2p[1] = {2.0};
+    for (int i = 0; i < NP; i++) p2p_values[i] = p2p(points[i]);
+    int32_t s = atomgpu_sturmian_create_on_devices(RMAX, NQ, NS, NULL, NULL, 0, n_devices, h);
+    if (s == ATOMGPU_ERR_INVALID_ARGUMENT && atomgpu_last_error_arg() == 7 && n_devices > 1) {
+        printf("note: %d GPUs asked for, fewer visible: the spread case runs on one\n", (int)n_devices);
+        s = atomgpu_sturmian_create_on_devices(RMAX, NQ, NS, NULL, NULL, 0, 1, h);
+    }
+    if (!check_ok("create_on_devices", s)) return 0;
+    int ok = 1;
+    for (int32_t e = ATOMGPU_ELECTRON_A; e <= ATOMGPU_ELECTRON_B; e++) {
+        ok &= check_ok("add_channel 1s, 2s", atomgpu_sturmian_add_channel(*h, e, 0, 2, hyd_values, NP, hyd_beta,
+                                                                        minus_one_over_r, NULL));
+        ok &= check_ok("add_channel 2p", atomgpu_sturmian_add_channel(*h, e, 1, 1, p2p_values, NP, beta_2p,
+                                                                    minus_one_over_r, NULL));
+    }
+    return ok;
+}
+
+static void test_spread_over_devices(void) {
+    enum { N = 5, LD = 7 };
+    const atomgpu_sturmian_params params = {0, 0, -0.5, -0.5, 1.0, 1.0, ATOMGPU_EXCHANGE_NONE};
+    const int32_t la[2] = {0, 1}, lb[2] = {0, 1};
+    atomgpu_sturmian *spread = NULL, *one = NULL;
+    double hs[LD * N], ss[LD * N], h1[LD * N], s1[LD * N];
+    fill(hs, LD * N, SENTINEL), fill(ss, LD * N, SENTINEL), fill(h1, LD * N, SENTINEL), fill(s1, LD * N, SENTINEL);
+    if (spread_handle(2, &spread) && spread_handle(1, &one) &&
+        check_ok("hamiltonian (spread)",
+                 atomgpu_sturmian_hamiltonian(spread, &params, 2, la, lb, ATOMGPU_ORDER_A_FASTEST, hs, LD, ss, LD)) &&
+        check_ok("hamiltonian (one engine)",
+                 atomgpu_sturmian_hamiltonian(one, &params, 2, la, lb, ATOMGPU_ORDER_A_FASTEST, h1, LD, s1, LD))) {
+        double ds = 0.0, dh = 0.0, scale = 0.0;
+        int untouched = 1;
+        for (int j = 0; j < N; j++) {
+            for (int i = 0; i < N; i++) {
+                ds = fmax(ds, fabs(ss[i + LD * j] - (i == j ? 1.0 : 0.0)));
+                dh = fmax(dh, fabs(hs[i + LD * j] - h1[i + LD * j]));
+                scale = fmax(scale, fabs(h1[i + LD * j]));
+            }
+            for (int i = N; i < LD; i++) untouched &= hs[i + LD * j] == SENTINEL && ss[i + LD * j] == SENTINEL;
+        }
+        check_abs("spread: S = identity (orthonormal 1s, 2s, 2p)", ds, 0.0, 1e-10);
+        check_abs("spread: H equals one engine's", dh / scale, 0.0, 1e-12);
+        check("spread: rows past n untouched", untouched);
+    }
+    atomgpu_sturmian_destroy(spread);
+    atomgpu_sturmian_destroy(one);
+    atomgpu_sturmian *out = (atomgpu_sturmian *)&checks; /* a sentinel, never a handle */
+    atomgpu_sturmian *const before = out;
+    expect_invalid("create_on_devices: n_devices = 0",
+                   atomgpu_sturmian_create_on_devices(RMAX, NQ, NS, NULL, NULL, 0, 0, &out), 7, "n_devices", out == before);
+    expect_invalid("create_on_devices: n_devices = 65",
+                   atomgpu_sturmian_create_on_devices(RMAX, NQ, NS, NULL, NULL, 0, 65, &out), 7, "n_devices", out == before);
+    expect_invalid("create_on_devices: NULL handle output",
+                   atomgpu_sturmian_create_on_devices(RMAX, NQ, NS, NULL, NULL, 0, 1, NULL), 8, "handle", 1);
+}
+
 int main(void) {
     test_grid();
     make_hydrogenic();
@@ -453,6 +519,7 @@ int main(void) {
     test_complex();
     test_angular();
     test_helium_s_limit();
+    test_spread_over_devices();
     test_bad_input();
     printf("test_sturmian: %d checks, %d failures\n", checks, failures);
     return failures == 0 ? 0 : 1;

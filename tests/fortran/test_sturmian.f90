@@ -50,6 +50,7 @@ program test_sturmian
     call test_complex()
     call test_angular()
     call test_helium()
+    call test_spread()
     call test_bad_input()
 
     print '(a, i0, a, i0, a, f0.2, a)', "test_sturmian (Fortran): ", checks, " checks, ", failures, &
@@ -300,6 +301,52 @@ contains
         call atomgpu_sturmian_add_gsf(b, ATOMGPU_ELECTRON_A, 1, n, gsf, beta(:3), stat=stat)
         call expect_invalid("add_gsf: size(beta) /= n", stat, 6, "beta", all(beta == sentinel))
         call atomgpu_sturmian_destroy(b)
+    end subroutine
+
+    ! (f) n_devices = 2 (two GPUs, or two CPU engines; one with a note when one GPU is visible):
+    ! channels 1s, 2s (l = 0) and 2p (P = r^2 e^(-r/2) / (2 sqrt 6), l = 1) for both electrons, L = 0
+    ! pairs (0, 0) and (1, 1): S = identity (orthonormal functions) to 1e-10 and H equal to one
+    ! engine's within 1e-12 of its largest element; n_devices = 0 refused at argument 7.
+    subroutine test_spread()
+        type(atomgpu_sturmian_basis) :: spread, one, never
+        type(atomgpu_sturmian_params_t) :: params
+        real(dp) :: h(5, 5), s(5, 5), h1(5, 5), s1(5, 5), p2p(np, 1)
+        real(dp), parameter :: identity(5, 5) = reshape([1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, &
+            0, 0, 0, 1, 0, 0, 0, 0, 0, 1], [5, 5]) * 1.0_dp
+        integer :: stat, e
+        p2p(:, 1) = points**2 * exp(-points / 2) / (2 * sqrt(6.0_dp))
+        params = atomgpu_sturmian_params_t(l_total=0, m=0, energy_a=-0.5_dp, energy_b=-0.5_dp, &
+            nuclear_charge=1.0_dp, interaction_charge=1.0_dp)
+        call atomgpu_sturmian_create(spread, rmax, nq, ns, stat=stat, n_devices=2)
+        if (stat == ATOMGPU_ERR_INVALID_ARGUMENT .and. atomgpu_last_error_arg() == 7) then
+            print '(a)', "note: 2 GPUs asked for, fewer visible: the spread case runs on one"
+            call atomgpu_sturmian_create(spread, rmax, nq, ns, stat=stat, n_devices=1)
+        end if
+        if (.not. succeeded("create (n_devices = 2)", stat)) return
+        call atomgpu_sturmian_create(one, rmax, nq, ns, stat=stat)
+        if (.not. succeeded("create (one engine)", stat)) return
+        do e = ATOMGPU_ELECTRON_A, ATOMGPU_ELECTRON_B
+            call atomgpu_sturmian_add_channel(spread, e, 0, hyd, [1.0_dp, 2.0_dp], minus_one_over_r, stat=stat)
+            if (succeeded("add_channel 1s, 2s (spread)", stat)) &
+                call atomgpu_sturmian_add_channel(spread, e, 1, p2p, [2.0_dp], minus_one_over_r, stat=stat)
+            if (succeeded("add_channel 2p (spread)", stat)) &
+                call atomgpu_sturmian_add_channel(one, e, 0, hyd, [1.0_dp, 2.0_dp], minus_one_over_r, stat=stat)
+            if (succeeded("add_channel 1s, 2s (one)", stat)) &
+                call atomgpu_sturmian_add_channel(one, e, 1, p2p, [2.0_dp], minus_one_over_r, stat=stat)
+            if (.not. succeeded("add_channel 2p (one)", stat)) return
+        end do
+        call atomgpu_sturmian_hamiltonian(spread, params, [0, 1], [0, 1], ATOMGPU_ORDER_A_FASTEST, h, s, stat=stat)
+        if (succeeded("hamiltonian (spread)", stat)) &
+            call atomgpu_sturmian_hamiltonian(one, params, [0, 1], [0, 1], ATOMGPU_ORDER_A_FASTEST, h1, s1, stat=stat)
+        if (succeeded("hamiltonian (one engine)", stat)) then
+            call check_abs("spread: S = identity", maxval(abs(s - identity)), 0.0_dp, 1e-10_dp)
+            call check_abs("spread: H equals one engine's", maxval(abs(h - h1)) / maxval(abs(h1)), 0.0_dp, 1e-12_dp)
+        end if
+        call atomgpu_sturmian_destroy(spread)
+        call atomgpu_sturmian_destroy(one)
+        call atomgpu_sturmian_create(never, rmax, nq, ns, stat=stat, n_devices=0)
+        call expect_invalid("create: n_devices = 0", stat, 7, "n_devices", .true.)
+        call atomgpu_sturmian_destroy(never)
     end subroutine
 
     ! (e)
