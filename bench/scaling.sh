@@ -8,7 +8,8 @@
 #                                     1e9 and 2e9 points, on 1, 2, 4, 8 ranks up to the GPU count;
 #                                     then the in-process team (tdse_bench --scaling-only)
 #   bash bench/scaling.sh assembly    the GPU tests of the spread paths (sturmian_gpu,
-#                                     linestrength_gpu, tdse_gpu), sturmian_bench --e3e-spread and
+#                                     linestrength_gpu, tdse_gpu), the C and Fortran programs packed
+#                                     in .device/extra/progs, sturmian_bench --e3e-spread and
 #                                     linestrength_bench --scaling
 #
 # Each rank count runs in the same call as its one-GPU run. Everything lands in $OUT.
@@ -56,6 +57,10 @@ assembly)
         done
     done
     grep -E "GPUs|team" "$out/tests.log" | head
+    for p in "$here"/extra/progs/*; do
+        [ -x "$p" ] || continue
+        if "$p" >> "$out/progs.log" 2>&1; then echo "PASS $(basename "$p")"; else echo "FAIL $(basename "$p")"; fail=1; fi
+    done
     "$here"/extra/bench/sturmian_bench "$out" --e3e-spread 2> "$out/sturmian_bench.err" | grep -v '"routine":"note"'
     "$here"/extra/bench/linestrength_bench "$out" --scaling 2> "$out/linestrength_bench.err"
     ;;
