@@ -638,7 +638,7 @@ fn e3e(b: &mut Bench, nq: usize, n: usize) {
 }
 
 /// Case 5: the (e,3e) Hamiltonian of case 4 with its pair blocks spread over 1, 2, 4, … GPUs
-/// (`Basis::new_on_devices`; 1 is the one-GPU path of case 4), all five L into the same pinned host
+/// (`Basis::new_on_devices`; 1: one GPU, the path of case 4), all five L into the same pinned host
 /// buffers (H and S), one run per count, every count in this run. Ceiling: the device-to-host rate
 /// of that many GPUs copying into pinned host memory at once, measured here.
 fn e3e_spread(b: &mut Bench, nq: usize, n: usize) {

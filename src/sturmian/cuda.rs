@@ -469,6 +469,11 @@ impl<T: Scalar> Engine<T> {
         self.device.synchronize()
     }
 
+    /// Free and total bytes of this engine's GPU.
+    pub fn memory(&self) -> Result<(usize, usize)> {
+        self.device.memory()
+    }
+
     /// A second stream on this engine's GPU, for landings that run beside the next block's work.
     pub fn copy_stream(&self) -> Result<Arc<CudaStream>> {
         self.device.new_stream()

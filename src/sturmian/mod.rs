@@ -431,9 +431,11 @@ impl<T: Scalar> Basis<T> {
 
     /// Assembles the Hamiltonian H and overlap S of `spec` (module docs; with an exchange
     /// symmetry, in the symmetrised basis of [`exchange`]), both `n x n` with n =
-    /// [`Basis::hamiltonian_size`], pair blocks in the order of `spec.pairs`. On a basis of
-    /// several engines ([`Basis::new_on_devices`]) with both targets in host memory, the pair
-    /// blocks are computed on all of them at once ([`spread`]).
+    /// [`Basis::hamiltonian_size`], pair blocks in the order of `spec.pairs`. With both targets in
+    /// host memory, the pair blocks are computed on all the basis's engines at once
+    /// ([`Basis::new_on_devices`]), each GPU landing one block while it computes the next
+    /// ([`spread`], also on one GPU), when every GPU has room for its work blocks; else one block
+    /// after another on the first engine, in tiles that fit its memory.
     pub fn hamiltonian(
         &self,
         spec: &HamiltonianSpec,
@@ -445,8 +447,8 @@ impl<T: Scalar> Basis<T> {
         let n = plan.size();
         self.check_target("h", &h, n, n)?;
         self.check_target("s", &s, n, n)?;
-        if !self.peers.is_empty() {
-            if let (Target::Host { data: h, ld: ld_h }, Target::Host { data: s, ld: ld_s }) = (&mut h, &mut s) {
+        if let (Target::Host { data: h, ld: ld_h }, Target::Host { data: s, ld: ld_s }) = (&mut h, &mut s) {
+            if spread::suits(self, &plan)? {
                 return spread::hamiltonian(self, spec, order, &plan, [(h, *ld_h), (s, *ld_s)]);
             }
         }

@@ -17,6 +17,25 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// Whether `plan` goes this way on `basis`: on GPUs, when each has room for its four work blocks
+/// (two slots of H and S, the largest pair block each) in half its free memory, leaving the rest
+/// to the block's operands and GEMM tiles; on the CPU, when there are several engines (one engine
+/// writes straight into the targets).
+pub(super) fn suits<T: Scalar>(basis: &Basis<T>, plan: &Plan) -> Result<bool> {
+    let largest = plan.blocks().map(|(pp, p)| plan.extent(pp).1 * plan.extent(p).1).max().unwrap_or(0);
+    let need = 4 * largest as u128 * std::mem::size_of::<T>() as u128;
+    let mut on_gpus = false;
+    for member in basis.members() {
+        if let Engine::Cuda(engine) = member.engine {
+            if 2 * need > engine.memory()?.0 as u128 {
+                return Ok(false);
+            }
+            on_gpus = true;
+        }
+    }
+    Ok(on_gpus || basis.n_devices() > 1)
+}
+
 /// Assembles `plan`'s H and S into `outputs` = [(h, ld_h), (s, ld_s)] (checked by the caller to
 /// hold `plan.size()` square matrices).
 pub(super) fn hamiltonian<T: Scalar>(
