@@ -12,7 +12,8 @@
 #   test programs again under valgrind memcheck (no error, no definite leak), the C examples
 #   (compiled; the helium one run), the Fortran test programs (tests/fortran), the Fortran
 #   examples (compiled; the line-list and helium ones run), the MPI stage (OpenMPI installed if
-#   missing: the TDSE domain split at 2 and 3 ranks, the jellium example on 1 and 2 ranks), the
+#   missing: the TDSE domain split at 2 and 3 ranks, the jellium example on 1 and 2 ranks, the
+#   scaling benchmark on 2), the
 #   exported-symbol check, and `make
 #   install` into a staging folder with a C program built through pkg-config (and CMake's
 #   find_package when cmake is there).
@@ -404,7 +405,7 @@ stage_mpi() {
     # Runs as root in containers; more ranks than cores on a 2-core machine.
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
     shopt -s nullglob
-    for src in tests/mpi/*.c examples/mpi/*.c; do
+    for src in tests/mpi/*.c examples/mpi/*.c bench/mpi/*.c; do
         name=$(basename "$src" .c)
         mpicc "${CFLAGS[@]}" -Iinclude "$src" -o "$out/$name" -L"$LIB" -latomgpu -Wl,-rpath,"$LIB" -lm \
             || { echo "FAIL: $src does not compile with mpicc"; bad=$((bad + 1)); }
@@ -421,6 +422,12 @@ stage_mpi() {
         mpirun -np "$ranks" "$out/tdse_jellium" "$out/tdse_jellium_$ranks.dat" \
             || { echo "FAIL: examples/mpi/tdse_jellium.c on $ranks rank(s)"; bad=$((bad + 1)); }
     done
+    # The scaling benchmark (bench/scaling.sh runs it on GPUs): 2 ranks on a 12-plane grid, 1 step.
+    if mpirun -np 2 "$out/tdse_scaling" 12 1 smoke; then
+        echo "ok: bench/mpi/tdse_scaling.c runs on 2 ranks"
+    else
+        echo "FAIL: bench/mpi/tdse_scaling.c on 2 ranks"; bad=$((bad + 1))
+    fi
     if cmp -s <(grep -v '^#' "$out/tdse_jellium_1.dat") <(grep -v '^#' "$out/tdse_jellium_2.dat"); then
         echo "ok: the jellium example gives the same table on 1 and 2 ranks:"
         cat "$out/tdse_jellium_2.dat"
