@@ -369,13 +369,9 @@ unsafe fn create(
 ) -> Result<()> {
     let nq = count("nq", nq)?;
     let ns = count("ns", ns)?;
-    let grid = if abscissas.is_null() && weights.is_null() {
-        Grid::gauss_legendre(rmax, nq, ns)?
-    } else {
-        let nq_ok =
-            if nq > crate::sturmian::grid::MAX_NQ { Err(Error::invalid("nq", "must be <= 1024")) } else { Ok(nq) }?;
-        Grid::new(rmax, ns, input("abscissas", abscissas, nq_ok)?, input("weights", weights, nq_ok)?)?
-    };
+    if !(0..=1).contains(&is_complex) {
+        return Err(Error::invalid("is_complex", format!("must be 0 (real) or 1 (complex), got {is_complex}")));
+    }
     let devices = usize::try_from(n_devices)
         .ok()
         .filter(|n| (1..=crate::sturmian::MAX_DEVICES).contains(n))
@@ -383,11 +379,18 @@ unsafe fn create(
             Error::invalid("n_devices", format!("must be in [1, {}], got {n_devices}", crate::sturmian::MAX_DEVICES))
         })?;
     let out = output("handle", handle)?;
+    let grid = if abscissas.is_null() && weights.is_null() {
+        Grid::gauss_legendre(rmax, nq, ns)?
+    } else {
+        let nq_ok =
+            if nq > crate::sturmian::grid::MAX_NQ { Err(Error::invalid("nq", "must be <= 1024")) } else { Ok(nq) }?;
+        Grid::new(rmax, ns, input("abscissas", abscissas, nq_ok)?, input("weights", weights, nq_ok)?)?
+    };
     let backend = backend::current()?;
-    let inner = match is_complex {
-        0 => AnyBasis::Real(Basis::new_on_devices(backend, grid, devices).map_err(rename_devices)?),
-        1 => AnyBasis::Complex(Basis::new_on_devices(backend, grid, devices).map_err(rename_devices)?),
-        _ => return Err(Error::invalid("is_complex", format!("must be 0 (real) or 1 (complex), got {is_complex}"))),
+    let inner = if is_complex == 1 {
+        AnyBasis::Complex(Basis::new_on_devices(backend, grid, devices).map_err(rename_devices)?)
+    } else {
+        AnyBasis::Real(Basis::new_on_devices(backend, grid, devices).map_err(rename_devices)?)
     };
     *out = handles::register(atomgpu_sturmian { inner: Mutex::new(inner) })?;
     Ok(())

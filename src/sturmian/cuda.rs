@@ -453,19 +453,8 @@ impl<T: Scalar> Engine<T> {
     fn land(&self, src: u64, rows: usize, ncols: usize, data: &mut [T], ld: usize, col0: usize) -> Result<()> {
         let span = &mut data[col0 * ld..];
         assert!(ncols == 0 || ld * (ncols - 1) + rows <= span.len(), "the landing lies inside the target");
-        // SAFETY: the range was checked just above; `data` is borrowed until the copy is waited for.
-        unsafe { self.land_ptr(src, rows, ncols, span.as_mut_ptr(), ld) }
-    }
-
-    /// Copies `ncols` columns of `rows` elements (device, contiguous) to host memory at `dst`
-    /// (leading dimension `ld`), and waits.
-    ///
-    /// # Safety
-    /// `dst` must be valid for writes of `ld * (ncols - 1) + rows` elements, none of which another
-    /// thread reads or writes during the call.
-    pub unsafe fn land_ptr(&self, src: u64, rows: usize, ncols: usize, dst: *mut T, ld: usize) -> Result<()> {
-        // SAFETY: the caller's contract; the copy is waited for before returning.
-        unsafe { self.land_async(self.device.stream(), src, rows, ncols, dst, ld)? };
+        // SAFETY: the range was checked just above; `data` stays borrowed until the copy is waited for.
+        unsafe { self.land_async(self.device.stream(), src, rows, ncols, span.as_mut_ptr(), ld)? };
         self.device.synchronize()
     }
 

@@ -839,6 +839,11 @@ impl Plan {
         (0..n * n).map(move |k| (k % n, k / n))
     }
 
+    /// Elements of the largest pair block.
+    fn largest_block(&self) -> usize {
+        self.blocks().map(|(pp, p)| self.extent(pp).1 * self.extent(p).1).max().unwrap_or(0)
+    }
+
     /// First row (column) and row (column) count of pair `p`'s blocks.
     fn extent(&self, p: usize) -> (usize, usize) {
         (self.offsets[p], self.offsets[p + 1] - self.offsets[p])

@@ -22,8 +22,7 @@ use std::time::Duration;
 /// to the block's operands and GEMM tiles; on the CPU, when there are several engines (one engine
 /// writes straight into the targets).
 pub(super) fn suits<T: Scalar>(basis: &Basis<T>, plan: &Plan) -> Result<bool> {
-    let largest = plan.blocks().map(|(pp, p)| plan.extent(pp).1 * plan.extent(p).1).max().unwrap_or(0);
-    let need = 4 * largest as u128 * std::mem::size_of::<T>() as u128;
+    let need = 4 * plan.largest_block() as u128 * std::mem::size_of::<T>() as u128;
     let mut on_gpus = false;
     for member in basis.members() {
         if let Engine::Cuda(engine) = member.engine {
@@ -48,7 +47,7 @@ pub(super) fn hamiltonian<T: Scalar>(
     let [(h, ld_h), (s, ld_s)] = outputs;
     let outputs = [HostMatrix::new(h, ld_h), HostMatrix::new(s, ld_s)];
     let blocks: Vec<(usize, usize)> = plan.blocks().collect();
-    let largest = blocks.iter().map(|&(pp, p)| plan.extent(pp).1 * plan.extent(p).1).max().unwrap_or(0).max(1);
+    let largest = plan.largest_block().max(1);
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let running = AtomicUsize::new(basis.n_devices());
@@ -63,48 +62,42 @@ pub(super) fn hamiltonian<T: Scalar>(
             let (blocks, outputs, next, done, running, stop, fail) =
                 (&blocks, &outputs, &next, &done, &running, &stop, &fail);
             scope.spawn(move || {
+                // Made outside the unwinding part, so that even a panic cannot end the call
+                // while a landing into the caller's matrices is still running.
+                let copier = member.copy_stream();
                 let work = || -> Result<()> {
-                    let copier = member.copy_stream()?;
+                    let copier = copier.as_ref().map_err(Error::clone)?;
                     let mut slots = [Slot::new(&member, largest)?, Slot::new(&member, largest)?];
-                    let run = |slots: &mut [Slot<T>; 2]| -> Result<()> {
-                        for turn in 0.. {
-                            if stop.load(Relaxed) {
-                                break;
-                            }
-                            let Some(&(pp, p)) = blocks.get(next.fetch_add(1, Relaxed)) else { break };
-                            let ((r0, rows), (c0, cols)) = (plan.extent(pp), plan.extent(p));
-                            if rows > 0 && cols > 0 {
-                                let slot = &mut slots[turn % 2];
-                                slot.wait()?;
-                                member.pair_block(
-                                    spec,
-                                    order,
-                                    plan,
-                                    pp,
-                                    p,
-                                    slot.h.target(rows),
-                                    slot.s.target(rows),
-                                )?;
-                                for (w, out) in [&slot.h, &slot.s].into_iter().zip(outputs) {
-                                    // SAFETY: block (pp, p) is this thread's alone (taken from
-                                    // `next`), the blocks of a plan do not overlap, and the slot
-                                    // is not written again before this landing has completed.
-                                    unsafe { member.land(w, rows, cols, out, r0, c0, copier.as_deref())? };
-                                }
-                                slot.landed = copier.as_ref().map(|c| c.record_event(None)).transpose()?;
-                            }
-                            done.fetch_add(1, Relaxed);
+                    for turn in 0.. {
+                        if stop.load(Relaxed) {
+                            break;
                         }
-                        slots.iter_mut().try_for_each(Slot::wait)
-                    };
-                    let outcome = run(&mut slots);
-                    // Whatever happened, no copy into the caller's matrices outlives the call.
-                    let drained = copier.as_ref().map_or(Ok(()), |c| c.synchronize().map_err(Error::from));
-                    outcome.and(drained)
+                        let Some(&(pp, p)) = blocks.get(next.fetch_add(1, Relaxed)) else { break };
+                        let ((r0, rows), (c0, cols)) = (plan.extent(pp), plan.extent(p));
+                        if rows > 0 && cols > 0 {
+                            let slot = &mut slots[turn % 2];
+                            slot.wait()?;
+                            member.pair_block(spec, order, plan, pp, p, slot.h.target(rows), slot.s.target(rows))?;
+                            for (w, out) in [&slot.h, &slot.s].into_iter().zip(outputs) {
+                                // SAFETY: block (pp, p) is this thread's alone (taken from `next`),
+                                // the blocks of a plan do not overlap, and the slot is not written
+                                // again before this landing has completed (`wait`).
+                                unsafe { member.land(w, rows, cols, out, r0, c0, copier.as_deref())? };
+                            }
+                            slot.landed = copier.as_ref().map(|c| c.record_event(None)).transpose()?;
+                        }
+                        done.fetch_add(1, Relaxed);
+                    }
+                    slots.iter_mut().try_for_each(Slot::wait)
                 };
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
                     .unwrap_or_else(|_| Err(Error::Internal("an engine's thread panicked".into())));
-                if let Err(e) = outcome {
+                // Whatever happened, no copy into the caller's matrices outlives the call.
+                let drained = match &copier {
+                    Ok(Some(c)) => c.synchronize().map_err(Error::from),
+                    _ => Ok(()),
+                };
+                if let Err(e) = outcome.and(drained) {
                     fail(e);
                 }
                 running.fetch_sub(1, Relaxed);
