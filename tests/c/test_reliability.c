@@ -1103,6 +1103,17 @@ struct argument {
     const char *kinds; /* letters: n NULL, z zero, m minus one, h 2^62, a NaN, i +Inf */
 };
 
+/* ------------------------------------------------------------------------------------------ */
+/* Cases kept in one file per family (tests/c/reliability/): each file defines its own calls and
+ * cases and three lists of table rows, RELIABILITY_<FAMILY>_ARGUMENTS (struct argument rows),
+ * _VALID (valid-call rows) and _SPECIAL (hand-written case rows), spliced into the tables below. */
+
+#include "reliability/scf.c"
+#include "reliability/tdse.c"
+#include "reliability/sturmian.c"
+#include "reliability/lines_cr.c"
+#include "reliability/process.c"
+
 static const struct argument arguments[] = {
     {call_chemical_potential, "rates_chemical_potential", 1, "stats", "m"},
     {call_chemical_potential, "rates_chemical_potential", 2, "n_states", "zmh"},
@@ -1536,6 +1547,11 @@ static const struct argument arguments[] = {
     {call_set_progress, "set_progress", 3, "interval_s", "mai"},
     {call_host_alloc, "host_alloc", 1, "bytes", "zmh"},
     {call_host_alloc, "host_alloc", 2, "ptr", "n"},
+    RELIABILITY_SCF_ARGUMENTS
+    RELIABILITY_TDSE_ARGUMENTS
+    RELIABILITY_STURMIAN_ARGUMENTS
+    RELIABILITY_LINES_CR_ARGUMENTS
+    RELIABILITY_PROCESS_ARGUMENTS
 };
 #define N_ARGUMENTS (sizeof arguments / sizeof arguments[0])
 
@@ -1621,6 +1637,11 @@ static const struct {
     {call_set_time_limit, "set_time_limit"},
     {call_set_progress, "set_progress"},
     {call_host_alloc, "host_alloc"},
+    RELIABILITY_SCF_VALID
+    RELIABILITY_TDSE_VALID
+    RELIABILITY_STURMIAN_VALID
+    RELIABILITY_LINES_CR_VALID
+    RELIABILITY_PROCESS_VALID
 };
 #define N_VALID (sizeof valid_calls / sizeof valid_calls[0])
 
@@ -2400,6 +2421,11 @@ static const struct {
     {"sturmian: values of 1e300", case_st_values_1e300},
     {"8 threads on one Sturmian handle", case_threads_sturmian},
     {"host buffers: double free, foreign and interior pointers", case_host_buffers},
+    RELIABILITY_SCF_SPECIAL
+    RELIABILITY_TDSE_SPECIAL
+    RELIABILITY_STURMIAN_SPECIAL
+    RELIABILITY_LINES_CR_SPECIAL
+    RELIABILITY_PROCESS_SPECIAL
 };
 #define N_SPECIAL (sizeof special / sizeof special[0])
 
