@@ -55,6 +55,34 @@ pub fn set_time_limit(seconds: f64) -> Result<()> {
     Ok(())
 }
 
+/// A thread's progress settings (callback and time limit), carried to the thread that runs its
+/// call when that is another one (a forked child's pool: `backend::threads`).
+#[derive(Clone, Copy)]
+pub struct Settings {
+    reporting: Option<Reporting>,
+    time_limit_s: f64,
+}
+
+/// The calling thread's settings.
+pub fn current_settings() -> Settings {
+    Settings { reporting: REPORTING.with(Cell::get), time_limit_s: TIME_LIMIT_S.with(Cell::get) }
+}
+
+/// Runs `work` with `settings` as the calling thread's, then restores the thread's own.
+pub fn with_settings<R>(settings: Settings, work: impl FnOnce() -> R) -> R {
+    struct Restore(Settings);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            REPORTING.with(|r| r.set(self.0.reporting));
+            TIME_LIMIT_S.with(|t| t.set(self.0.time_limit_s));
+        }
+    }
+    let _restore = Restore(current_settings());
+    REPORTING.with(|r| r.set(settings.reporting));
+    TIME_LIMIT_S.with(|t| t.set(settings.time_limit_s));
+    work()
+}
+
 /// The progress of one long call, on the thread that makes it.
 pub struct Tracker {
     task: &'static CStr,

@@ -2,7 +2,7 @@
 //!
 //! - carries `#[no_mangle]` (or `#[unsafe(no_mangle)]`) and a name that starts with `atomgpu_`;
 //! - runs its whole body inside the panic guard: the body's first statement is a call of
-//!   `guard(` or `guard_value(` (src/ffi/common.rs), so that no panic crosses the boundary;
+//!   `guard(`, `guard_here(` or `guard_value(` (src/ffi/common.rs), so that no panic crosses the boundary;
 //! - has only fixed-width types in its signature: no `c_int`, `c_long`, ... nor bare
 //!   `isize`/`usize` (a `usize` buffer length is allowed in `atomgpu_last_error_message` alone,
 //!   where it is C's `size_t`).
@@ -42,7 +42,7 @@ const SIZE_T: &[&str] = &["usize", "size_t", "c_size_t"];
 /// Functions allowed a `usize` (C `size_t`) argument: a buffer capacity.
 const SIZE_T_ALLOWED: &[&str] = &["atomgpu_last_error_message"];
 
-const GUARDS: &[&str] = &["guard", "guard_value"];
+const GUARDS: &[&str] = &["guard", "guard_here", "guard_value"];
 
 /// The crate's source tree: at build time, or the current directory (where cargo runs tests,
 /// and where device-pack runs them on the device machine).
@@ -173,7 +173,7 @@ fn check_function(item: &syn::ItemFn) -> Vec<String> {
         problems.push("is not pub".to_string());
     }
     if !first_statement_is_guard(&item.block) {
-        problems.push("body does not start with a call of guard( or guard_value(".to_string());
+        problems.push("body does not start with a call of guard(, guard_here( or guard_value(".to_string());
     }
     let mut bad_types = Vec::new();
     for input in &item.sig.inputs {

@@ -13,11 +13,13 @@
 //! [`set_backend`] (C: `atomgpu_set_backend`) overrides `ATOMGPU_BACKEND` for the process.
 
 mod cuda;
+pub mod threads;
 
 pub use cuda::{compile_ptx, nvrtc_available, CudaDevice};
 
 use crate::error::{Error, Result};
 use once_cell::sync::OnceCell;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Which backend the caller asks for.
@@ -97,8 +99,35 @@ pub(crate) fn log_enabled() -> bool {
     env_flag("ATOMGPU_LOG")
 }
 
+/// The process that opened a CUDA context (0: none yet).
+static CUDA_PROCESS: AtomicU32 = AtomicU32::new(0);
+
+fn note_cuda_opened() {
+    let _ = CUDA_PROCESS.compare_exchange(0, std::process::id(), Ordering::SeqCst, Ordering::SeqCst);
+}
+
+/// When this process was forked from one that had opened a CUDA context: why CUDA cannot be used
+/// here. The driver's state does not survive `fork()` (a child can neither use the parent's
+/// context nor make its own), so such a child's calls run on the CPU under `auto`, fail with
+/// [`Error::NoDevice`] under `cuda` or `ATOMGPU_REQUIRE_GPU`, and a handle the parent made on a
+/// GPU fails with this sentence; a child that starts a new program (`exec`, Python's `spawn` or
+/// `forkserver` start methods) can use the GPU.
+pub fn cuda_forked_message() -> Option<String> {
+    let opened_in = CUDA_PROCESS.load(Ordering::SeqCst);
+    (opened_in != 0 && opened_in != std::process::id()).then(|| {
+        format!(
+            "this process was forked from process {opened_in} after that one had opened CUDA, and CUDA does not \
+             survive fork(): use the CPU here (ATOMGPU_BACKEND=cpu or auto), or start the worker processes with \
+             exec (Python multiprocessing's `spawn` or `forkserver` start method)"
+        )
+    })
+}
+
 /// The process's CUDA device, opened once (driver, NVRTC, context, stream).
 pub fn cuda_device() -> Result<Arc<CudaDevice>> {
+    if let Some(why) = cuda_forked_message() {
+        return Err(Error::NoDevice(why));
+    }
     DEVICE
         .get_or_init(|| {
             let opened = CudaDevice::open_default();
@@ -107,6 +136,9 @@ pub fn cuda_device() -> Result<Arc<CudaDevice>> {
                     Ok(d) => eprintln!("atomgpu: using CUDA device {} ({})", d.ordinal(), d.name()),
                     Err(e) => eprintln!("atomgpu: no CUDA device: {e}"),
                 }
+            }
+            if opened.is_ok() {
+                note_cuda_opened();
             }
             opened.map(Arc::new)
         })
@@ -117,8 +149,12 @@ pub fn cuda_device() -> Result<Arc<CudaDevice>> {
 /// Devices opened by [`cuda_device_at`], by ordinal (the default one of [`cuda_device`] too).
 static DEVICES: Mutex<Vec<Arc<CudaDevice>>> = Mutex::new(Vec::new());
 
-/// The number of visible GPUs (0 when there is no driver or no device).
+/// The number of visible GPUs (0 when there is no driver or no device, or in a child forked after
+/// CUDA was opened: [`cuda_forked_message`]).
 pub fn cuda_device_count() -> usize {
+    if cuda_forked_message().is_some() {
+        return 0;
+    }
     CudaDevice::count()
 }
 
@@ -142,6 +178,9 @@ pub fn cuda_devices_from(first: Arc<CudaDevice>, n: usize, arg: &'static str) ->
 /// GPU `ordinal`, opened once per process (the same object as [`cuda_device`] when that one has
 /// this ordinal): for routines that spread one problem over several GPUs.
 pub fn cuda_device_at(ordinal: usize) -> Result<Arc<CudaDevice>> {
+    if let Some(why) = cuda_forked_message() {
+        return Err(Error::NoDevice(why));
+    }
     // The default device is opened first (it serves every single-GPU call), so that its ordinal
     // never gets a second context object and kernel cache.
     if let Ok(d) = cuda_device() {
@@ -154,6 +193,7 @@ pub fn cuda_device_at(ordinal: usize) -> Result<Arc<CudaDevice>> {
         return Ok(d.clone());
     }
     let device = Arc::new(CudaDevice::open(ordinal).map_err(Error::NoDevice)?);
+    note_cuda_opened();
     opened.push(device.clone());
     Ok(device)
 }

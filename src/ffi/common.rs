@@ -1,7 +1,7 @@
 //! Status codes, the panic guard every entry point runs in, argument checks, the thread-local
 //! last error, and the library-wide functions (version, backend choice, device information).
 
-use crate::backend::{self, BackendChoice};
+use crate::backend::{self, threads, BackendChoice};
 use crate::error::{Error, Result};
 pub use crate::error::{
     ATOMGPU_ERR_CANCELLED, ATOMGPU_ERR_CUDA, ATOMGPU_ERR_DEVICE_OUT_OF_MEMORY, ATOMGPU_ERR_INTERNAL,
@@ -31,8 +31,6 @@ thread_local! {
     static LAST_ERROR: RefCell<(String, i32)> = const { RefCell::new((String::new(), 0)) };
     /// Entry points running on this thread (a callback may call back into the library).
     static CALL_DEPTH: Cell<u32> = const { Cell::new(0) };
-    /// Set on the threads of the rayon pool atomgpu built.
-    static POOL_WORKER: Cell<bool> = const { Cell::new(false) };
 }
 
 fn set_last_error(message: String, position: i32) {
@@ -45,14 +43,14 @@ static QUIET_PANICS: std::sync::Once = std::sync::Once::new();
 /// `ATOMGPU_ERR_INTERNAL` with its message for `atomgpu_last_error_message`, and the host's
 /// stderr is not atomgpu's to write on (unless `ATOMGPU_LOG` asks). Panics elsewhere in the
 /// process go to the hook that was there before. To tell its own worker threads apart, atomgpu
-/// builds rayon's global pool itself with a start handler that marks them (when the host has not
-/// built it first: then panics on its workers keep the host's hook).
+/// starts rayon's global pool itself with its workers marked (`backend::threads`; when the host
+/// has built it first, panics on its workers keep the host's hook).
 fn install_quiet_panic_hook() {
     QUIET_PANICS.call_once(|| {
-        let _ = rayon::ThreadPoolBuilder::new().start_handler(|_| POOL_WORKER.with(|w| w.set(true))).build_global();
+        threads::start_pool();
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            let ours = CALL_DEPTH.with(Cell::get) > 0 || POOL_WORKER.with(Cell::get);
+            let ours = CALL_DEPTH.with(Cell::get) > 0 || threads::is_library_worker();
             if !ours {
                 previous(info);
             } else if backend::log_enabled() {
@@ -66,7 +64,20 @@ fn install_quiet_panic_hook() {
 /// (`ATOMGPU_ERR_INTERNAL`, printed nowhere), and turns an [`Error`] into its status, message and
 /// argument position. `arguments` names the C function's parameters in order, so that an
 /// [`Error::InvalidArgument`] naming one of them reports its 1-based position.
+///
+/// In a child forked after atomgpu started its threads, the body runs on the child's own pool
+/// (`backend::threads::run`), so that the call works there as in the parent.
 pub fn guard<F: FnOnce() -> Result<()>>(arguments: &[&str], body: F) -> i32 {
+    guarded(arguments, || threads::run(body).and_then(|r| r))
+}
+
+/// [`guard`] for the entry points that set the calling thread's own state (its progress callback
+/// and time limit): the body always runs on the calling thread.
+pub fn guard_here<F: FnOnce() -> Result<()>>(arguments: &[&str], body: F) -> i32 {
+    guarded(arguments, body)
+}
+
+fn guarded<F: FnOnce() -> Result<()>>(arguments: &[&str], body: F) -> i32 {
     install_quiet_panic_hook();
     set_last_error(String::new(), 0);
     CALL_DEPTH.with(|d| d.set(d.get() + 1));
@@ -83,6 +94,10 @@ pub fn guard<F: FnOnce() -> Result<()>>(arguments: &[&str], body: F) -> i32 {
     match outcome {
         Ok(()) => ATOMGPU_OK,
         Err(e) => {
+            let e = match (e, backend::cuda_forked_message()) {
+                (Error::Cuda(what), Some(why)) => Error::Cuda(format!("{what} ({why})")),
+                (e, _) => e,
+            };
             let position = match &e {
                 Error::InvalidArgument { name, .. } => {
                     arguments.iter().position(|a| a == name).map(|i| i as i32 + 1).unwrap_or(0)
@@ -326,7 +341,7 @@ pub unsafe extern "C" fn atomgpu_set_progress(
     user_data: *mut c_void,
     interval_s: f64,
 ) -> i32 {
-    guard(&["callback", "user_data", "interval_s"], || progress::set_callback(callback, user_data, interval_s))
+    guard_here(&["callback", "user_data", "interval_s"], || progress::set_callback(callback, user_data, interval_s))
 }
 
 /// Sets the calling thread's time limit for each long call (whole CR runs, line lists): the most
@@ -337,7 +352,7 @@ pub unsafe extern "C" fn atomgpu_set_progress(
 /// per process), which no limit interrupts.
 #[no_mangle]
 pub extern "C" fn atomgpu_set_time_limit(seconds: f64) -> i32 {
-    guard(&["seconds"], || progress::set_time_limit(seconds))
+    guard_here(&["seconds"], || progress::set_time_limit(seconds))
 }
 
 /// Largest number of doubles (or 64-bit integers) an array argument may describe.

@@ -1574,6 +1574,7 @@ static const struct {
     {call_cr_derivatives, "cr_derivatives"},
     {call_cr_run_rk4, "cr_run_rk4"},
     {call_cr_run_stiff, "cr_run_stiff"},
+    {call_cr_run_stiff_systems, "cr_run_stiff_systems"},
     {call_cr_rate_matrix, "cr_rate_matrix"},
     {call_ls_create, "linestrength_create"},
     {call_ls_add_block, "linestrength_add_block"},

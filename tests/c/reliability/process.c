@@ -1,5 +1,240 @@
-/* Reliability cases of the process part, included by tests/c/test_reliability.c (see there). */
+/* Reliability cases of the process as a whole, included by tests/c/test_reliability.c (see there):
+ * fork() after the library has run. Python's multiprocessing (fork start method) and Fortran
+ * codes that fork helpers call the library in a child whose parent already started atomgpu's
+ * worker threads, which fork() does not copy. The child's calls must work and give the parent's
+ * numbers (CPU backend), or, for what cannot survive a fork (a CUDA context), fail with a status
+ * whose message says so; never hang.
+ *
+ * Each case computes one workload per family in the case's process, forks, and repeats the
+ * workloads in the child (and, for one case, in a grandchild forked from that child): calls on
+ * fresh inputs and calls on handles made before the fork. The reference is the parent's own
+ * result of the same call (the same function on the same inputs: a fork must not change it). */
+
+#include <sys/types.h>
+
+#define FORK_SECONDS 30 /* a child that takes longer has hung */
+
+static void make_fixtures(void); /* defined below the tables of the suite */
+#define FORK_WORK 6
+#define FORK_VALUES 256
+
+struct workload_result {
+    int32_t status;
+    int n;
+    double values[FORK_VALUES];
+    char message[256];
+};
+
+static const char *const workload_names[FORK_WORK] = {"rates_excitation (fresh inputs)", "cr_run_stiff (model made before fork)",
+                                                      "linestrength_line_list (handle made before fork)",
+                                                      "sturmian_hamiltonian (handle made before fork)", "scf_run (fresh inputs)",
+                                                      "tdse_step + get_wavefunction (handle made before fork)"};
+
+/* 32 plasma states x 48 transitions: enough pairs for the CPU path to spread them over threads. */
+static void workload_rates(struct workload_result *r) {
+    enum { S = 32, T = 48 };
+    double te_s[S], ne_s[S], e[T], om[6 * T], gl[T], gu[T];
+    static double up[S * T], down[S * T];
+    for (int i = 0; i < S; i++) te_s[i] = 0.5 + 0.7 * i, ne_s[i] = 1e20 * (1.0 + i);
+    for (int t = 0; t < T; t++) {
+        e[t] = 2.0 + 0.37 * t, gl[t] = 1.0 + t % 3, gu[t] = 2.0 + t % 2;
+        for (int k = 0; k < 6; k++) om[6 * t + k] = k == 0 ? 0.4 + 0.01 * t : 0.05 / (k + 1);
+    }
+    r->status = atomgpu_rates_excitation(ATOMGPU_STATS_FERMI_DIRAC, 5.0, 16, S, te_s, ne_s, T, e, om, gl, gu, up, down);
+    r->n = FORK_VALUES;
+    for (int i = 0; i < FORK_VALUES / 2; i++) r->values[i] = up[7 * i], r->values[FORK_VALUES / 2 + i] = down[11 * i];
+}
+
+static void workload_cr(struct workload_result *r) {
+    double y[NL + 1], te_out[2], ne_out[2], p_out[2 * NL];
+    const double times[2] = {1e-15, 2e-15};
+    memcpy(y, fixture_y, sizeof y);
+    r->status = atomgpu_cr_run_stiff(fixture_cr, y, 2, times, 1e-6, 1e-10, te_out, ne_out, p_out);
+    r->n = 0;
+    for (int i = 0; i < 2; i++) r->values[r->n++] = te_out[i], r->values[r->n++] = ne_out[i];
+    for (int i = 0; i < 2 * NL; i++) r->values[r->n++] = p_out[i];
+}
+
+static void workload_linestrength(struct workload_result *r) {
+    const int32_t uppers[1] = {1};
+    atomgpu_intensity_params p = ls_params();
+    int64_t n_lines = 0, up_id[8], lo_id[8];
+    double a[8], nu[8], strength[8], intensity[8];
+    r->status = atomgpu_linestrength_line_list(fixture_ls, 0, 1, uppers, &p, 8, &n_lines, up_id, lo_id, a, nu, strength,
+                                               intensity);
+    r->n = 0;
+    r->values[r->n++] = (double)n_lines;
+    for (int64_t i = 0; i < n_lines && i < 8; i++) r->values[r->n++] = a[i], r->values[r->n++] = strength[i];
+}
+
+static void workload_sturmian(struct workload_result *r) {
+    atomgpu_sturmian_params p = st_params();
+    double h[16], s_out[16];
+    r->status = atomgpu_sturmian_hamiltonian(fixture_st, &p, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, h, 4, s_out, 4);
+    r->n = 32;
+    memcpy(r->values, h, sizeof h);
+    memcpy(r->values + 16, s_out, sizeof s_out);
+}
+
+static void workload_scf(struct workload_result *r) {
+    atomgpu_scf_params p = scf_params();
+    double e[4], eps[1];
+    int64_t iterations = 0;
+    r->status = atomgpu_scf_run(&p, 2, scf_angular, scf_counts, scf_exponents, scf_closed, scf_open, e, 1, eps, &iterations);
+    r->n = 5;
+    memcpy(r->values, e, sizeof e);
+    r->values[4] = eps[0];
+}
+
+static void workload_tdse(struct workload_result *r) {
+    double out[2 * TD_N];
+    r->status = atomgpu_tdse_set_wavefunction(fixture_tdse, td_psi, TD_N, 0.0); /* each run from the same state */
+    if (r->status == ATOMGPU_OK) r->status = atomgpu_tdse_step(fixture_tdse, 3);
+    if (r->status == ATOMGPU_OK) r->status = atomgpu_tdse_get_wavefunction(fixture_tdse, out, TD_N);
+    r->n = 2 * TD_N;
+    memcpy(r->values, out, sizeof out);
+}
+
+static void (*const workloads[FORK_WORK])(struct workload_result *) = {workload_rates, workload_cr, workload_linestrength,
+                                                                       workload_sturmian, workload_scf, workload_tdse};
+
+/* Runs every workload (fixtures made afresh: the handle-based ones are made before a fork). */
+static void run_workloads(struct workload_result results[FORK_WORK]) {
+    for (int w = 0; w < FORK_WORK; w++) {
+        memset(&results[w], 0, sizeof results[w]);
+        workloads[w](&results[w]);
+        if (results[w].status != ATOMGPU_OK) snprintf(results[w].message, sizeof results[w].message, "%s", message());
+    }
+}
+
+/* True when the parent ran on a GPU: CUDA does not survive fork, so there the child may refuse
+ * with a message naming the fork instead of repeating the numbers. */
+static int parent_on_cuda(void) {
+    int32_t backend = 0;
+    return atomgpu_device_info(&backend, NULL, 0, NULL, NULL, NULL, NULL) == ATOMGPU_OK && backend == ATOMGPU_BACKEND_CUDA;
+}
+
+/* In a forked process: every workload again, judged against the parent's `reference`. Returns the
+ * number of workloads that went wrong. Prints which one runs, so that a hang is attributed. */
+static int check_workloads_in_child(const struct workload_result reference[FORK_WORK], int cuda, const char *who) {
+    int bad = 0;
+    for (int w = 0; w < FORK_WORK; w++) {
+        struct workload_result r;
+        memset(&r, 0, sizeof r);
+        printf("    %s: %s ...\n", who, workload_names[w]);
+        fflush(stdout);
+        workloads[w](&r);
+        if (r.status != ATOMGPU_OK) {
+            if (cuda && (r.status == ATOMGPU_ERR_NO_DEVICE || r.status == ATOMGPU_ERR_CUDA) && strstr(message(), "fork") != NULL)
+                continue; /* refused, and the message says why */
+            bad += fail("%s: %s: status %d (%s): %s", who, workload_names[w], (int)r.status, atomgpu_status_string(r.status),
+                        message());
+            continue;
+        }
+        if (r.n != reference[w].n) {
+            bad += fail("%s: %s: %d values, the parent had %d", who, workload_names[w], r.n, reference[w].n);
+            continue;
+        }
+        for (int i = 0; i < r.n; i++) {
+            double want = reference[w].values[i], got = r.values[i];
+            /* Same backend: the same bits. A CUDA parent's child runs on the CPU: the documented
+             * GPU-CPU agreement (1e-12 relative) with room for the tiny values. */
+            int same = cuda ? fabs(got - want) <= 1e-10 * fabs(want) + 1e-300 : memcmp(&got, &want, sizeof got) == 0;
+            if (!same) {
+                bad += fail("%s: %s: value %d is %.17g, the parent's %.17g", who, workload_names[w], i, got, want);
+                break;
+            }
+        }
+    }
+    return bad;
+}
+
+/* Waits for child `pid`; nonzero (with a message) unless it exited with status 0. */
+static int child_verdict(pid_t pid, const char *who) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return fail("%s: waitpid failed", who);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+        return fail("%s hung (more than %d s; the last line above names the call)", who, FORK_SECONDS);
+    if (WIFSIGNALED(status)) return fail("%s died of signal %d (%s)", who, WTERMSIG(status), strsignal(WTERMSIG(status)));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return fail("%s failed (exit status %d)", who, WEXITSTATUS(status));
+    return 0;
+}
+
+/* The parent runs every workload (its threads start), forks, and the child repeats them; with
+ * `twice`, the child forks again and its child repeats them too. */
+static int fork_case(int twice) {
+    make_fixtures();
+    struct workload_result reference[FORK_WORK];
+    run_workloads(reference);
+    for (int w = 0; w < FORK_WORK; w++)
+        if (reference[w].status != ATOMGPU_OK)
+            return fail("before the fork: %s: status %d: %s", workload_names[w], (int)reference[w].status, reference[w].message);
+    int cuda = parent_on_cuda();
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) return fail("fork failed");
+    if (pid == 0) {
+        alarm(FORK_SECONDS);
+        int bad = check_workloads_in_child(reference, cuda, "child");
+        if (twice && bad == 0) {
+            fflush(stdout);
+            pid_t grandchild = fork();
+            if (grandchild < 0) _exit(1);
+            if (grandchild == 0) {
+                alarm(FORK_SECONDS);
+                int worse = check_workloads_in_child(reference, cuda, "grandchild");
+                fflush(stdout);
+                _exit(worse ? 1 : 0);
+            }
+            bad += child_verdict(grandchild, "the grandchild");
+        }
+        fflush(stdout);
+        _exit(bad ? 1 : 0);
+    }
+    return child_verdict(pid, "the child");
+}
+
+static int case_fork_child(void) { return fork_case(0); }
+static int case_fork_grandchild(void) { return fork_case(1); }
+
+/* The child's progress settings go with its calls: a time limit stops a runaway RK4 run, and the
+ * progress callback (set in the child) sees it. */
+static int32_t count_reports(void *user_data, const char *task, double done, double total) {
+    (void)task, (void)done, (void)total;
+    ++*(int *)user_data;
+    return 0;
+}
+
+static int case_fork_time_limit(void) {
+    make_fixtures();
+    struct workload_result warm;
+    workload_rates(&warm); /* the parent's threads start */
+    if (warm.status != ATOMGPU_OK) return fail("before the fork: %s", message());
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) return fail("fork failed");
+    if (pid == 0) {
+        alarm(FORK_SECONDS);
+        int reports = 0, bad = 0;
+        double y[NL + 1], t[3], te_out[3], ne_out[3], p_out[3 * NL];
+        int64_t n_samples = 0;
+        memcpy(y, fixture_y, sizeof y);
+        bad += atomgpu_set_progress(count_reports, &reports, 0.0) != ATOMGPU_OK;
+        bad += atomgpu_set_time_limit(0.05) != ATOMGPU_OK;
+        int32_t s = atomgpu_cr_run_rk4(fixture_cr, y, 1e-18, (int64_t)1 << 50, (int64_t)1 << 49, 3, &n_samples, t, te_out,
+                                       ne_out, p_out);
+        if (s != ATOMGPU_ERR_CANCELLED) bad += fail("child: rk4 under a 0.05 s limit: status %d: %s", (int)s, message());
+        if (reports == 0) bad += fail("child: the progress callback was never called");
+        if (memcmp(y, fixture_y, sizeof y) != 0) bad += fail("child: the cancelled run changed y");
+        fflush(stdout);
+        _exit(bad ? 1 : 0);
+    }
+    return child_verdict(pid, "the child");
+}
 
 #define RELIABILITY_PROCESS_ARGUMENTS
 #define RELIABILITY_PROCESS_VALID
-#define RELIABILITY_PROCESS_SPECIAL
+#define RELIABILITY_PROCESS_SPECIAL                                                                                   \
+    {"fork: a child repeats every family's calls after the parent ran them", case_fork_child},                        \
+        {"fork: a grandchild (fork of a forked child) repeats them too", case_fork_grandchild},                       \
+        {"fork: the child's time limit and progress callback apply to its calls", case_fork_time_limit},
