@@ -126,7 +126,10 @@ static int check_workloads_in_child(const struct workload_result reference[FORK_
         workloads[w](&r);
         if (r.status != ATOMGPU_OK) {
             if (cuda && (r.status == ATOMGPU_ERR_NO_DEVICE || r.status == ATOMGPU_ERR_CUDA) && strstr(message(), "fork") != NULL)
-                continue; /* refused, and the message says why */
+            {
+                printf("    %s: %s refused, as it may be on a GPU: %s\n", who, workload_names[w], message());
+                continue;
+            }
             bad += fail("%s: %s: status %d (%s): %s", who, workload_names[w], (int)r.status, atomgpu_status_string(r.status),
                         message());
             continue;
