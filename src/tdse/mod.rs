@@ -591,7 +591,9 @@ impl Propagator {
             return Err(Error::invalid("max_steps", "must be at least 1"));
         }
         check_run_length("max_steps", max_steps)?;
-        match self.relax_steps(max_steps, energy_tolerance, checkpoint) {
+        // Before any step: an energy that is not finite leaves the handle as it was.
+        let energy = self.energy()?;
+        match self.relax_steps(energy, max_steps, energy_tolerance, checkpoint) {
             Ok(Ok(r)) => Ok(r),
             Ok(Err((why, steps))) => Err(Error::Cancelled(format!(
                 "{why}; the handle holds the normalised iterate after {steps} of at most {max_steps} imaginary-time steps \
@@ -604,11 +606,13 @@ impl Propagator {
         }
     }
 
-    /// The steps of [`Propagator::relax_with`]: `Ok(Err((why, steps)))` when the checkpoint
-    /// stopped it (the iterate normalised, the handle as after a relaxation), `Err` on failure.
+    /// The steps of [`Propagator::relax_with`] from the iterate's `energy`: `Ok(Err((why, steps)))`
+    /// when the checkpoint stopped it (the iterate normalised, the handle as after a relaxation),
+    /// `Err` on failure.
     #[allow(clippy::type_complexity)]
     fn relax_steps(
         &mut self,
+        mut energy: f64,
         max_steps: u64,
         energy_tolerance: f64,
         checkpoint: &mut dyn Checkpoint,
@@ -616,7 +620,6 @@ impl Propagator {
         self.engine.ensure_slot(self.prev)?;
         let tau = self.model.scheme.params.dtau;
         let mut gate = Gate::new(self.communicator.is_some(), checkpoint);
-        let mut energy = self.energy()?;
         let mut steps = 0;
         let mut converged = false;
         let mut stopped = None;
