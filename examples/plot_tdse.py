@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Plots the table of examples/mpi/tdse_jellium.c: the survival probability of a hydrogen atom
-leaving a jellium surface (the population within 4 bohr of the moving ion), the overlap with the
+"""Plots the table of examples/mpi/tdse_jellium.c: the survival probability of a (soft-cored)
+hydrogen atom leaving a jellium surface (the population within 4 bohr of the moving ion), the overlap with the
 initial state left at rest, and the norm that the absorbing layers leave, against time (a.u.).
 
 Usage (from the repository root, after the example has run):

@@ -38,6 +38,7 @@ module atomgpu_tdse
     public :: atomgpu_tdse_set_reference, atomgpu_tdse_step, atomgpu_tdse_relax, atomgpu_tdse_norm
     public :: atomgpu_tdse_energy, atomgpu_tdse_overlap, atomgpu_tdse_population, atomgpu_tdse_density_slice
     public :: atomgpu_tdse_state, atomgpu_tdse_set_communicator, atomgpu_tdse_slice_shape
+    public :: atomgpu_tdse_potential_slice
 
     ! The grid and the planes a handle owns (C struct atomgpu_tdse_grid): n2, n3 are N_rho, N_theta
     ! (N_theta even, <= 1024) or Ny, Nz; d3 (dz) and y0, z0 are read on Cartesian grids only.
@@ -73,8 +74,10 @@ module atomgpu_tdse
         real(c_double) :: soft_core = 0.0_c_double
     end type
 
-    ! The surface (C struct atomgpu_tdse_surface): jellium (depth U0, lambda, image_plane) or
-    ! Chulkov (spacing a_s, a10, a1, a2, beta), the metal at x < x_surface.
+    ! The surface (C struct atomgpu_tdse_surface), the metal at x < x_surface [bohr]: jellium
+    ! (depth U0 [hartree], lambda [1/bohr], image_plane [bohr]) or Chulkov (spacing a_s [bohr];
+    ! a10, a1, a2 in eV, as Chulkov, Silkin and Echenique's Table 1 prints them (hartree before
+    ! issue 28); beta [1/bohr]; Cu(111): 3.94, -11.895, 5.14, 4.3279, 2.9416).
     type, bind(C), public :: atomgpu_tdse_surface_t
         integer(c_int32_t) :: kind = ATOMGPU_TDSE_SURFACE_NONE
         real(c_double) :: x_surface = 0.0_c_double
@@ -204,6 +207,17 @@ module atomgpu_tdse
             integer(c_int32_t), value :: axis
             integer(c_int64_t), value :: index, n_values
             real(c_double), intent(inout) :: density(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_potential_slice(handle, axis, index, time, potential, n_values) &
+                bind(C, name="atomgpu_tdse_potential_slice") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: axis
+            integer(c_int64_t), value :: index, n_values
+            real(c_double), value :: time
+            real(c_double), intent(inout) :: potential(*)
             integer(c_int32_t) :: status
         end function
 
@@ -374,6 +388,9 @@ contains
     end subroutine
 
     ! Advances n_steps time steps (the norm watchdog stops an unstable run: ATOMGPU_ERR_NOT_CONVERGED).
+    ! The progress callback or time limit (atomgpu_set_progress, atomgpu_set_time_limit) may stop it
+    ! between two steps (ATOMGPU_ERR_CANCELLED): the handle then holds the last completed step
+    ! (atomgpu_tdse_state gives the count) and a further call continues the run.
     subroutine atomgpu_tdse_step(tdse, n_steps, stat)
         type(atomgpu_tdse_t), intent(in) :: tdse
         integer, intent(in) :: n_steps
@@ -385,7 +402,9 @@ contains
     end subroutine
 
     ! Imaginary-time relaxation: at most max_steps steps until the energy changes by less than
-    ! energy_tolerance [hartree] between checks; energy [hartree], steps taken, converged.
+    ! energy_tolerance [hartree] between checks; energy [hartree], steps taken, converged. Stopped
+    ! by the progress callback or time limit (ATOMGPU_ERR_CANCELLED), it leaves the outputs as they
+    ! were and the handle with the normalised iterate of its last completed step.
     subroutine atomgpu_tdse_relax(tdse, max_steps, energy_tolerance, energy, steps, converged, stat)
         type(atomgpu_tdse_t), intent(in) :: tdse
         integer, intent(in) :: max_steps
@@ -478,6 +497,18 @@ contains
         end if
     end function
 
+    ! Checks that a 2D array has the shape atomgpu_tdse_slice_shape(tdse, axis).
+    subroutine check_slice_shape(tdse, axis, shape_got, position, name, status)
+        type(atomgpu_tdse_t), intent(in) :: tdse
+        integer, intent(in) :: axis, shape_got(2), position
+        character(len=*), intent(in) :: name
+        integer(c_int32_t), intent(inout) :: status
+        integer :: dims(2)
+        dims = atomgpu_tdse_slice_shape(tdse, axis)
+        call reject(all(shape_got == dims), position, size_message(name, int(shape_got(1), c_int64_t) * shape_got(2), &
+            "elements", int(dims(1), c_int64_t) * dims(2), "atomgpu_tdse_slice_shape(tdse, axis)"), status)
+    end subroutine
+
     ! |psi|^2 [bohr^-3] on a slice: `index` is 1-based (a global x plane owned here, or an index of
     ! the second or third coordinate); density has atomgpu_tdse_slice_shape(tdse, axis).
     subroutine atomgpu_tdse_density_slice(tdse, axis, index, density, stat)
@@ -486,15 +517,31 @@ contains
         real(c_double), intent(inout), contiguous :: density(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer :: dims(2)
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        dims = atomgpu_tdse_slice_shape(tdse, axis)
-        call reject(all(shape(density) == dims), 4, size_message("density", size(density, kind=c_int64_t), &
-            "elements", int(dims(1), c_int64_t) * dims(2), "atomgpu_tdse_slice_shape(tdse, axis)"), status)
+        call check_slice_shape(tdse, axis, shape(density), 4, "density", status)
         if (status == int(ATOMGPU_OK, c_int32_t)) status = c_density_slice(tdse%ptr, int(axis, c_int32_t), &
             int(index, c_int64_t) - 1, density, size(density, kind=c_int64_t))
         call finish(status, stat, "atomgpu_tdse_density_slice")
+    end subroutine
+
+    ! The potential U [hartree] the stages use at `time` [a.u.] on a slice (the absorber's -iW
+    ! not included): `index` and the shape as for atomgpu_tdse_density_slice (1-based index,
+    ! shape atomgpu_tdse_slice_shape(tdse, axis)). Needs no wavefunction; a value that is not
+    ! finite (a bare Coulomb ion exactly on a grid point) is ATOMGPU_ERR_NOT_FINITE.
+    subroutine atomgpu_tdse_potential_slice(tdse, axis, index, time, potential, stat)
+        type(atomgpu_tdse_t), intent(in) :: tdse
+        integer, intent(in) :: axis, index
+        real(c_double), intent(in) :: time
+        real(c_double), intent(inout), contiguous :: potential(:, :)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_slice_shape(tdse, axis, shape(potential), 5, "potential", status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) status = c_potential_slice(tdse%ptr, int(axis, c_int32_t), &
+            int(index, c_int64_t) - 1, time, potential, size(potential, kind=c_int64_t))
+        call finish(status, stat, "atomgpu_tdse_potential_slice")
     end subroutine
 
     ! Time of psi^n [a.u.], steps since it was set, the rho0 in use [bohr] and the implicit rings.

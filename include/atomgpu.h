@@ -565,7 +565,8 @@ typedef struct atomgpu_tdse_surface {
     double lambda;
     double image_plane;
     /**
-     * Chulkov: a_s (bohr), A10, A1, A2 (hartree), β (bohr⁻¹), from that paper's table.
+     * Chulkov: a_s (bohr), A10, A1, A2 (eV, as that paper's Table 1 prints them; they were
+     * hartree before issue 28), β (bohr⁻¹); Cu(111): 3.94, −11.895, 5.14, 4.3279, 2.9416.
      */
     double spacing;
     double a10;
@@ -2073,8 +2074,10 @@ int32_t atomgpu_tdse_set_potential_array(struct atomgpu_tdse *handle,
                                          int64_t n_points);
 
 /**
- * Sets ψ^n = `psi[n_points]` (complex, the owned points, finite, not all zero) at time `time`
- * (a.u.); the next step starts the two-level scheme from it (the start of the module docs).
+ * Sets ψ^n = `psi[n_points]` (complex, the owned points, finite) at time `time` (a.u., finite,
+ * |time| <= 1e12); the next step starts the two-level scheme from it (the start of the module
+ * docs). Refused, naming `psi`, when its norm Σ|ψ|²ΔV over all ranks is 0 or not finite (values
+ * from about 1e154 overflow it, and every observable with it). Collective on a split domain.
  *
  * # Safety
  * `psi` must be NULL or valid for 2 n_points doubles.
@@ -2086,7 +2089,8 @@ int32_t atomgpu_tdse_set_wavefunction(struct atomgpu_tdse *handle,
 
 /**
  * Copies ψ^n (complex, the owned points) into `psi[n_points]`. A refused argument leaves `psi`
- * untouched; a device error during the copy may leave it partly written.
+ * untouched, and so does a ψ that is not finite on this rank's points (ATOMGPU_ERR_NOT_FINITE,
+ * naming `psi`: a run that blew up); a device error during the copy may leave it partly written.
  *
  * # Safety
  * `psi` must be NULL or valid for 2 n_points doubles.
@@ -2094,8 +2098,8 @@ int32_t atomgpu_tdse_set_wavefunction(struct atomgpu_tdse *handle,
 int32_t atomgpu_tdse_get_wavefunction(struct atomgpu_tdse *handle, double *psi, int64_t n_points);
 
 /**
- * Stores the reference state φ = `phi[n_points]` (complex, the owned points, finite) of
- * `atomgpu_tdse_overlap`.
+ * Stores the reference state φ = `phi[n_points]` (complex, the owned points, finite, with a
+ * finite norm Σ|φ|²ΔV on them) of `atomgpu_tdse_overlap`.
  *
  * # Safety
  * `phi` must be NULL or valid for 2 n_points doubles.
@@ -2105,9 +2109,16 @@ int32_t atomgpu_tdse_set_reference(struct atomgpu_tdse *handle,
                                    int64_t n_points);
 
 /**
- * Advances `n_steps` (>= 1) time steps of τ with no copy to the host but the norm watchdog's
- * reductions. A norm that grows past the tolerance stops the run with ATOMGPU_ERR_NOT_CONVERGED
- * (the message says at which step); the handle then holds no wavefunction.
+ * Advances `n_steps` (in [1, 2^40]) time steps of τ with no copy to the host but the norm
+ * watchdog's reductions. A norm that grows past the tolerance stops the run with
+ * ATOMGPU_ERR_NOT_CONVERGED (the message says at which step); the handle then holds no
+ * wavefunction. The calling thread's progress callback (task "atomgpu_tdse_step", done and
+ * total in steps) or time limit may stop it between two steps: ATOMGPU_ERR_CANCELLED, and the
+ * handle keeps ψ^n, ψ^{n−1}, the time and the step count of the last completed step (the
+ * message gives it; `atomgpu_tdse_state` reads it back), so that a further `atomgpu_tdse_step`
+ * continues the run exactly. That run so far is kept rather than undone: undoing it would need
+ * a second copy of both time levels on the device. On a split domain (MPI) the ranks stop
+ * together at the next norm check (module docs).
  *
  * # Safety
  * `handle` may be any value (it is looked up).
@@ -2115,10 +2126,15 @@ int32_t atomgpu_tdse_set_reference(struct atomgpu_tdse *handle,
 int32_t atomgpu_tdse_step(struct atomgpu_tdse *handle, int64_t n_steps);
 
 /**
- * Imaginary-time relaxation of ψ^n (τ → −iτ, renormalised every 50 steps): at most `max_steps`
- * steps, converged when the energy changes by less than `energy_tolerance` (hartree, > 0)
- * between checks. ψ^n becomes the normalised result. Outputs: `energy` (hartree), `steps`
- * taken, `converged` (1 or 0; not converged within max_steps is status 0 with 0 here).
+ * Imaginary-time relaxation of ψ^n (τ → −iτ with H shifted by the current energy estimate, so
+ * that an eigenvector of the discrete H is the fixed point for every m; renormalised every 50
+ * steps): at most `max_steps` (in [1, 2^40]) steps, converged when the energy changes by less
+ * than `energy_tolerance` (hartree, > 0) between checks. ψ^n becomes the normalised result.
+ * Outputs: `energy` (hartree), `steps` taken, `converged` (1 or 0; not converged within
+ * max_steps is status 0 with 0 here). The progress callback (task "atomgpu_tdse_relax") or the
+ * time limit may stop it: ATOMGPU_ERR_CANCELLED, the outputs unwritten, and the handle holds the
+ * normalised iterate of the last completed step (the message gives the count), as a
+ * relaxation of that many steps would leave it.
  *
  * # Safety
  * Output pointers must be NULL or valid.
@@ -2131,24 +2147,28 @@ int32_t atomgpu_tdse_relax(struct atomgpu_tdse *handle,
                            int32_t *converged);
 
 /**
- * ⟨ψ|ψ⟩ of ψ^n over the whole grid (all ranks).
+ * ⟨ψ|ψ⟩ of ψ^n over the whole grid (all ranks); ATOMGPU_ERR_NOT_FINITE when it is not finite.
+ * The scheme conserves a modified norm (README, "The TDSE family"), not this one exactly.
  *
  * # Safety
  * `norm` must be NULL or valid.
  */
-int32_t atomgpu_tdse_norm(struct atomgpu_tdse *handle, double *norm);
+int32_t atomgpu_tdse_norm(struct atomgpu_tdse *handle,
+                          double *norm);
 
 /**
- * ⟨ψ|H|ψ⟩/⟨ψ|ψ⟩ of ψ^n at the current time (hartree, all ranks).
+ * ⟨ψ|H|ψ⟩/⟨ψ|ψ⟩ of ψ^n at the current time (hartree, all ranks); ATOMGPU_ERR_NOT_FINITE when it
+ * is not finite.
  *
  * # Safety
  * `energy` must be NULL or valid.
  */
-int32_t atomgpu_tdse_energy(struct atomgpu_tdse *handle, double *energy);
+int32_t atomgpu_tdse_energy(struct atomgpu_tdse *handle,
+                            double *energy);
 
 /**
  * ⟨φ|ψ^n⟩ with the reference state (all ranks): `overlap[2]` = (re, im). With φ = ψ(0), |⟨φ|ψ⟩|²
- * is the survival probability.
+ * is the survival probability. ATOMGPU_ERR_NOT_FINITE when it is not finite.
  *
  * # Safety
  * `overlap` must be NULL or valid for 2 doubles.
@@ -2158,7 +2178,7 @@ int32_t atomgpu_tdse_overlap(struct atomgpu_tdse *handle,
 
 /**
  * ∫|ψ^n|² over the ball of `radius` (bohr, > 0) around the ion's position R(t) (all ranks): the
- * electron's population on the ion.
+ * electron's population on the ion. ATOMGPU_ERR_NOT_FINITE when it is not finite.
  *
  * # Safety
  * `population` must be NULL or valid.
@@ -2169,6 +2189,8 @@ int32_t atomgpu_tdse_population(struct atomgpu_tdse *handle, double radius, doub
  * |ψ^n|² (bohr⁻³) on a slice of the owned planes into `density[n_values]`: `axis`
  * ATOMGPU_TDSE_SLICE_X (`index` a global x plane owned here), _SECOND or _THIRD (`index` of that
  * coordinate); the constants' docs give the layouts and sizes, `n_values` must equal the size.
+ * A value that is not finite is ATOMGPU_ERR_NOT_FINITE naming `density` and the element, with
+ * `density` untouched. Not collective.
  *
  * # Safety
  * `density` must be NULL or valid for n_values doubles.
@@ -2178,6 +2200,27 @@ int32_t atomgpu_tdse_density_slice(struct atomgpu_tdse *handle,
                                    int64_t index,
                                    double *density,
                                    int64_t n_values);
+
+/**
+ * U(r, `time`) (hartree) on a slice of the owned planes into `potential[n_values]`: the
+ * potential the stages use at that time, evaluated by the backend's own code (on a GPU, the
+ * device's): the caller's array, or the surface plus the ion at R(`time`) (its first or last
+ * position outside the trajectory's times). The absorbing layers (−iW) are not included.
+ * `axis`, `index` and `n_values` as in `atomgpu_tdse_density_slice` (the same layouts);
+ * `time` (a.u.) finite, |time| <= 1e12: e.g. the current time from `atomgpu_tdse_state`, which
+ * the next leap-frog step uses. Needs no wavefunction. A value that is not finite (a bare
+ * Coulomb ion, soft_core = 0, exactly on a grid point) is ATOMGPU_ERR_NOT_FINITE naming
+ * `potential` and the element, with `potential` untouched. Not collective.
+ *
+ * # Safety
+ * `potential` must be NULL or valid for n_values doubles.
+ */
+int32_t atomgpu_tdse_potential_slice(struct atomgpu_tdse *handle,
+                                     int32_t axis,
+                                     int64_t index,
+                                     double time,
+                                     double *potential,
+                                     int64_t n_values);
 
 /**
  * The time of ψ^n (a.u.) and the steps taken since the wavefunction was set (or relaxed); the

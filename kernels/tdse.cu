@@ -37,6 +37,7 @@ struct StageParams {
     i64 n2, n3, nx_global, x_offset, plane_first, plane_count, ring_first, ring_count;
     double dx, inv_dx2, d2, d3, x0, y0, z0;
     double c_re, c_im, delta, alpha, beta, gamma;
+    double shift;    // hartree subtracted from U (imaginary time: the energy estimate; else 0)
     double ion[10];  // z, z_core, a1, a2, a3, polarisability, cutoff, core amplitude, core exponent, soft core
     double rx, ry, rz;
     int cylindrical, implicit_rings, prev_mode, array_potential, has_ion, pad;
@@ -96,12 +97,12 @@ __device__ inline double distance2(const StageParams &p, const Line &ln, int m, 
     return dx * dx + dy * dy + dz * dz;
 }
 
-// U at local point (k, l, m); `urow` is the caller array's ring (k, l) when it is used.
+// U - shift at local point (k, l, m); `urow` is the caller array's ring (k, l) when it is used.
 __device__ inline double potential_at(const StageParams &p, const Line &ln, const double *urow, int m) {
-    if (p.array_potential) return urow[m];
+    if (p.array_potential) return urow[m] - p.shift;
     double u = ((const double *)p.surface)[p.x_offset + ln.k];
     if (p.has_ion) u += ion_value(p.ion, distance2(p, ln, m, p.rx, p.ry, p.rz));
-    return u;
+    return u - p.shift;
 }
 
 // The ring (k, l) of a stored slot (ghost plane first) and of the potential array: the one 64-bit
@@ -349,25 +350,37 @@ extern "C" __global__ void scale_owned(u64 psi_ptr, i64 offset, i64 n, double fa
         psi[i] = scale(factor, psi[i]);
 }
 
-// |psi|^2 on a slice (src/tdse/observables.rs slice_source): axis 0 x plane, 1 second, 2 third.
+// The owned point (eq. 17 index) of value i of a slice (src/tdse/observables.rs slice_source):
+// axis 0 x plane, 1 second, 2 third.
+__device__ inline i64 slice_source(i64 i, i64 n2, i64 n3, i64 x_offset, int axis, int cylindrical, i64 index) {
+    const i64 plane = n2 * n3;
+    if (axis == 0) return (index - x_offset) * plane + i;
+    if (axis == 1 && cylindrical) {
+        const i64 k = i / (2 * n2), j = i % (2 * n2);
+        return j < n2 ? k * plane + (n2 - 1 - j) * n3 + (index + n3 / 2) % n3 : k * plane + (j - n2) * n3 + index;
+    }
+    if (axis == 1 || (axis == 2 && cylindrical)) return (i / n3) * plane + index * n3 + i % n3;
+    return (i / n2) * plane + (i % n2) * n3 + index;
+}
+
+// |psi|^2 on a slice.
 extern "C" __global__ void density_slice(u64 psi_ptr, u64 out_ptr, i64 n_out, i64 n2, i64 n3, i64 x_offset,
                                          int axis, int cylindrical, i64 index) {
     const cplx *psi = (const cplx *)psi_ptr + n2 * n3;  // skip the ghost plane
     double *out = (double *)out_ptr;
-    const i64 plane = n2 * n3;
     for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n_out; i += (i64)gridDim.x * blockDim.x) {
-        i64 src;
-        if (axis == 0) {
-            src = (index - x_offset) * plane + i;
-        } else if (axis == 1 && cylindrical) {
-            const i64 k = i / (2 * n2), j = i % (2 * n2);
-            src = j < n2 ? k * plane + (n2 - 1 - j) * n3 + (index + n3 / 2) % n3 : k * plane + (j - n2) * n3 + index;
-        } else if (axis == 1 || (axis == 2 && cylindrical)) {
-            src = (i / n3) * plane + index * n3 + i % n3;
-        } else {
-            src = (i / n2) * plane + (i % n2) * n3 + index;
-        }
-        const cplx z = psi[src];
+        const cplx z = psi[slice_source(i, n2, n3, x_offset, axis, cylindrical, index)];
         out[i] = z.re * z.re + z.im * z.im;
+    }
+}
+
+// U - shift (hartree) on a slice, by the stages' own potential_at.
+extern "C" __global__ void potential_slice(StageParams p, u64 out_ptr, i64 n_out, int axis, i64 index) {
+    double *out = (double *)out_ptr;
+    const i64 plane = p.n2 * p.n3;
+    for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n_out; i += (i64)gridDim.x * blockDim.x) {
+        const i64 src = slice_source(i, p.n2, p.n3, p.x_offset, axis, p.cylindrical, index);
+        const Line ln = line_of(p, src / plane, (src % plane) / p.n3);
+        out[i] = potential_at(p, ln, potential_ring(p, ln), (int)(src % p.n3));
     }
 }

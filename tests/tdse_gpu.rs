@@ -2,9 +2,11 @@
 //! function as the CPU reference (`src/tdse/cpu.rs`): random complex wavefunctions (never zero)
 //! on cylindrical grids of N_θ = 6, 50, 128 and Cartesian grids of N_z = 37, 70 (sizes that fill
 //! no warp), with an ion on a trajectory, a jellium or Chulkov surface or a caller array, and
-//! absorbing layers; every stage kind (the start, leap-frog steps, imaginary time), the paper's
-//! and the centred θ average, every observable and slice; and a domain split over two ranks on one
-//! device (the overlapped halo path). Tolerance 1e-12 of the largest |ψ| (the device's exp and
+//! absorbing layers; every stage kind (the start, leap-frog steps, imaginary time with its energy
+//! shift), the paper's and the centred θ average, every observable, density and potential slice;
+//! an m = 1 eigenvector through relaxation; a run stopped by the progress callback (at the same
+//! step as on the CPU) and by a time limit; and a domain split over two ranks on one device (the
+//! overlapped halo path). Tolerance 1e-12 of the largest |ψ| (the device's exp and
 //! sincos differ from the host's in the last bit).
 //!
 //! Without a CUDA device the tests print `skipped: no CUDA device` and pass, unless
@@ -71,6 +73,11 @@ fn run(backend: &Backend, grid: &Grid, params: Params, setup: &dyn Fn(&mut Propa
         p.density_slice(axis, index, &mut slice).unwrap();
         results.push(slice);
     }
+    for (axis, index) in [(SliceAxis::X, grid.x_offset + 1), (SliceAxis::Second, 3), (SliceAxis::Third, 2)] {
+        let mut slice = vec![0.0; atomgpu::tdse::observables::slice_len(grid, axis)];
+        p.potential_slice(0.37, axis, index, &mut slice).unwrap();
+        results.push(slice);
+    }
     let relaxed = p.relax(60, 1e-300).unwrap();
     p.wavefunction(&mut out).unwrap();
     results.push(as_reals(&out));
@@ -93,6 +100,9 @@ fn compare(grid: &Grid, params: Params, setup: &dyn Fn(&mut Propagator), seed: u
         "x slice",
         "second slice",
         "third slice",
+        "x potential slice",
+        "second potential slice",
+        "third potential slice",
         "relaxed ψ",
         "relaxed energy",
     ];
@@ -122,8 +132,7 @@ fn moving_ion(p: &mut Propagator) {
 }
 
 fn chulkov_surface(p: &mut Propagator) {
-    let surface =
-        Surface::Chulkov { x_surface: 0.1, spacing: 3.94, a10: -0.4371, a1: 0.1889, a2: 0.1874, beta: 2.9416 };
+    let surface = Surface::Chulkov { x_surface: 0.1, spacing: 3.94, a10: -11.895, a1: 5.14, a2: 4.3279, beta: 2.9416 };
     let ion = IonPotential {
         z: 1.0,
         z_core: 1.0,
@@ -237,4 +246,80 @@ fn a_team_over_the_gpus_equals_the_cpu() {
     team.wavefunction(&mut got).unwrap();
     assert_close("two-member team", &expected, &got);
     assert_near("team norm", whole.norm().unwrap(), team.norm().unwrap());
+}
+
+#[test]
+fn relaxing_an_m1_state_gpu_equals_cpu() {
+    // The imaginary-time stage with its energy shift on the implicit rings, on an m = 1 state
+    // (e^{iθ} times a Gaussian off nothing: every ring has its own θ eigenvalue): 300 steps.
+    let Some(device) = gpu::cuda_device() else { return };
+    let grid = Grid::cylindrical(16, 10, 16, 0.3, 0.3, -2.25).unwrap();
+    let params = Params { dtau: 0.01, rho0: 1.2, ..Params::default() };
+    let mut psi = Vec::with_capacity(grid.local_len());
+    for k in 0..grid.nx {
+        for l in 0..grid.n2 {
+            for m in 0..grid.n3 {
+                let p = grid.position(k, l, m);
+                let r2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+                psi.push(C64::from_polar(grid.coord2(l) * (-r2 / 2.0).exp(), grid.coord3(m)));
+            }
+        }
+    }
+    let u: Vec<f64> = (0..grid.local_len())
+        .map(|i| {
+            let (k, l) = (i / grid.plane_len(), (i / grid.n3) % grid.n2);
+            0.5 * (grid.x(k).powi(2) + grid.coord2(l).powi(2))
+        })
+        .collect();
+    let relax = |backend: &Backend| {
+        let mut p = Propagator::with_backend(grid.clone(), params, backend).unwrap();
+        p.set_potential_array(&u).unwrap();
+        p.set_wavefunction(&psi, 0.0).unwrap();
+        let r = p.relax(300, 1e-300).unwrap();
+        let mut out = vec![C64::default(); grid.local_len()];
+        p.wavefunction(&mut out).unwrap();
+        (r.energy, out)
+    };
+    let (e_cpu, cpu) = relax(&Backend::Cpu);
+    let (e_gpu, gpu) = relax(&Backend::Cuda(device));
+    assert_near("relaxed m = 1 energy", e_cpu, e_gpu);
+    assert_close("relaxed m = 1 state", &cpu, &gpu);
+}
+
+#[test]
+fn a_stopped_gpu_run_stops_where_the_cpu_run_does() {
+    // The callback stops step(40) at its 3rd report on both backends: both hold step 3 (equal to
+    // 1e-12), and a time limit of 1 ms stops step(2^40) on the GPU (each step is waited for).
+    let Some(device) = gpu::cuda_device() else { return };
+    unsafe extern "C" fn stop_at_three(user: *mut std::ffi::c_void, _: *const std::ffi::c_char, _: f64, _: f64) -> i32 {
+        let calls = &mut *(user as *mut u32);
+        *calls += 1;
+        (*calls == 3) as i32
+    }
+    let grid = Grid::cylindrical(12, 10, 24, 0.2, 0.2, -1.1).unwrap();
+    let psi = random_psi(&mut Rng::new(70), grid.local_len());
+    let params = Params { norm_growth_tolerance: 1.0, ..Params::default() };
+    let stopped = |backend: &Backend| {
+        let mut p = Propagator::with_backend(grid.clone(), params, backend).unwrap();
+        moving_ion(&mut p);
+        p.set_wavefunction(&psi, 0.0).unwrap();
+        let mut calls = 0u32;
+        atomgpu::progress::set_callback(Some(stop_at_three), &mut calls as *mut u32 as *mut std::ffi::c_void, 0.0)
+            .unwrap();
+        let e = p.step(40).unwrap_err().to_string();
+        atomgpu::progress::set_callback(None, std::ptr::null_mut(), 0.0).unwrap();
+        assert!(e.contains("after 3 of the 40 steps"), "{e}");
+        let mut out = vec![C64::default(); grid.local_len()];
+        p.wavefunction(&mut out).unwrap();
+        out
+    };
+    let cpu = stopped(&Backend::Cpu);
+    let gpu = stopped(&Backend::Cuda(device.clone()));
+    assert_close("ψ of a run stopped at step 3", &cpu, &gpu);
+    let mut p = Propagator::with_backend(grid.clone(), params, &Backend::Cuda(device)).unwrap();
+    p.set_wavefunction(&psi, 0.0).unwrap();
+    atomgpu::progress::set_time_limit(1e-3).unwrap();
+    let e = p.step(1 << 40);
+    atomgpu::progress::set_time_limit(0.0).unwrap();
+    assert!(e.unwrap_err().to_string().contains("time limit"));
 }

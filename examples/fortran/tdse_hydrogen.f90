@@ -2,8 +2,12 @@
 ! atomgpu_tdse_relax), on cylindrical grids of step h = 0.4, 0.3, 0.2, 0.15 bohr in a box of
 ! 24 x 12 bohr (x, rho), N_theta = 8, the nucleus between two x planes. Prints E(h), its error
 ! against the exact -1/2 hartree and the observed order of convergence between successive steps
-! (about 1.3: the cusp of the 1s state at the nucleus, sampled h/sqrt(2) from it, is not resolved
-! to second order).
+! (about 1.3: the error is h^2 ln(1/h), E + 1/2 = -0.17 h^2 ln(1/h) within 2%, not h^2. The
+! cylindrical scheme is a 2D finite difference in the (x, rho) half-plane with the weight rho, in
+! which the Coulomb term rho psi^2/r is homogeneous of degree 0 near the nucleus; its 2D Laplacian
+! falls as 1/r^2, so the h^2 term of the error expansion diverges logarithmically. On a Cartesian
+! grid 1/r is harmonic, that term stays finite and the order is 2: the 1s cusp, which both grids
+! share, is not the cause.)
 !
 ! Build and run (from the repository root, after `cargo build --release`):
 !   gfortran fortran/atomgpu.f90 examples/fortran/tdse_hydrogen.f90 -o tdse_hydrogen \

@@ -22,15 +22,26 @@
 //!   `atomgpu_last_error_arg()` gives the offending argument's 1-based position and the message
 //!   names it (and the struct field); outputs and the handle are left unchanged, except that a
 //!   run that fails on the way (`atomgpu_tdse_step`, `atomgpu_tdse_relax`: the norm watchdog, a
-//!   device error, a failed exchange callback) leaves the handle without a wavefunction, and a
-//!   device error while ψ or a slice is copied into the caller's array may leave it partly
-//!   written (they land there directly: no second host copy of gigabytes).
+//!   device error, a failed exchange callback) leaves the handle without a wavefunction, a run
+//!   stopped by the progress callback or the time limit (ATOMGPU_ERR_CANCELLED) keeps the state
+//!   of its last completed step (the functions' docs say exactly what), and a device error
+//!   while ψ is copied into the caller's array may leave it partly written (it lands there
+//!   directly: no second host copy of gigabytes);
+//! - a result that is not finite (a run that blew up, a bare Coulomb ion exactly on a grid point)
+//!   is ATOMGPU_ERR_NOT_FINITE naming the output, never NaN/Inf with status 0;
+//! - `atomgpu_tdse_step` and `atomgpu_tdse_relax` honour the calling thread's progress callback
+//!   (`atomgpu_set_progress`: tasks "atomgpu_tdse_step" and "atomgpu_tdse_relax", done and total
+//!   in steps) and time limit (`atomgpu_set_time_limit`), on every backend and with several
+//!   devices; on a GPU each step is waited for while one of them is set.
 //!
 //! **Several ranks.** A handle owning a slab (`grid.nx_local < grid.nx`) is connected to its
 //! neighbours by `atomgpu_tdse_set_communicator`: two callbacks that the caller writes with its
 //! own MPI (tests/c/test_tdse_mpi.c and examples/c/tdse_jellium.c show MPI_Sendrecv and
-//! MPI_Allreduce). The library calls them inside `step`, `relax` and the observables, which are
-//! then collective: every rank calls them in the same order.
+//! MPI_Allreduce). The library calls them inside `set_wavefunction`, `step`, `relax`, `norm`,
+//! `energy`, `overlap` and `population`, which are then collective: every rank calls them in the
+//! same order. A rank's progress callback or time limit stops the run on every rank at the next
+//! norm check (every `params.norm_check_interval` steps; every 50 steps of `relax`; and at the
+//! end), where the ranks' wishes are summed, so all stop at the same step.
 
 use super::common::{count, guard, input, output};
 use super::handles::{self, Family};
@@ -40,7 +51,7 @@ use crate::tdse::engine::SliceAxis;
 use crate::tdse::grid::Grid;
 use crate::tdse::potential::{IonPotential, Surface, Trajectory};
 use crate::tdse::scheme::Params;
-use crate::tdse::{observables, Communicator, Team};
+use crate::tdse::{observables, Communicator, Team, MAX_RUN_STEPS};
 use num_complex::Complex64 as C64;
 use std::ffi::c_void;
 use std::sync::Mutex;
@@ -160,7 +171,8 @@ pub struct atomgpu_tdse_surface {
     pub depth: f64,
     pub lambda: f64,
     pub image_plane: f64,
-    /// Chulkov: a_s (bohr), A10, A1, A2 (hartree), β (bohr⁻¹), from that paper's table.
+    /// Chulkov: a_s (bohr), A10, A1, A2 (eV, as that paper's Table 1 prints them; they were
+    /// hartree before issue 28), β (bohr⁻¹); Cu(111): 3.94, −11.895, 5.14, 4.3279, 2.9416.
     pub spacing: f64,
     pub a10: f64,
     pub a1: f64,
@@ -385,6 +397,24 @@ fn points(team: &Team, name: &'static str, n_points: i64) -> Result<usize> {
     Ok(expected)
 }
 
+/// Checks a slice's `index` and the caller's `n_values` against the handle; the slice's size.
+fn slice_values(team: &Team, axis: SliceAxis, index: usize, n_values: i64) -> Result<usize> {
+    observables::check_slice_index(team.grid(), axis, index)?;
+    let n = observables::slice_len(team.grid(), axis);
+    if usize::try_from(n_values).ok() != Some(n) {
+        return Err(Error::invalid("n_values", format!("must be {n} (the slice's size), got {n_values}")));
+    }
+    Ok(n)
+}
+
+/// A run's length: in [1, 2^40] (`MAX_RUN_STEPS`).
+fn run_length(name: &'static str, n: i64) -> Result<u64> {
+    match u64::try_from(n) {
+        Ok(n) if (1..=MAX_RUN_STEPS).contains(&n) => Ok(n),
+        _ => Err(Error::invalid(name, format!("must be in [1, 2^40 = {MAX_RUN_STEPS}], got {n}"))),
+    }
+}
+
 fn slice_axis(axis: i32) -> Result<SliceAxis> {
     match axis {
         ATOMGPU_TDSE_SLICE_X => Ok(SliceAxis::X),
@@ -436,16 +466,19 @@ impl Communicator for CallbackComm {
     }
 
     fn sum(&mut self, values: &mut [f64]) -> Result<()> {
+        // A non-finite sum of finite values is the callback's fault; of non-finite ones (a run
+        // that blew up) the observable's, which names itself.
+        let finite_in = values.iter().all(|v| v.is_finite());
         // SAFETY: values.len() doubles, as documented for the callback.
         let status = unsafe { (self.sum)(self.user_data, values.as_mut_ptr(), values.len() as i64) };
         if status != 0 {
             return Err(Error::Cancelled(format!("the sum callback returned {status}")));
         }
-        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+        if let Some(i) = values.iter().position(|v| finite_in && !v.is_finite()) {
             return Err(Error::NotFinite {
                 name: "values",
                 index: Some(i),
-                detail: "the sum callback returned a non-finite sum".into(),
+                detail: "the sum callback returned a non-finite sum of finite values (an overflow, or a callback that does not sum)".into(),
             });
         }
         Ok(())
@@ -567,8 +600,10 @@ pub unsafe extern "C" fn atomgpu_tdse_set_potential_array(
     })
 }
 
-/// Sets ψ^n = `psi[n_points]` (complex, the owned points, finite, not all zero) at time `time`
-/// (a.u.); the next step starts the two-level scheme from it (the start of the module docs).
+/// Sets ψ^n = `psi[n_points]` (complex, the owned points, finite) at time `time` (a.u., finite,
+/// |time| <= 1e12); the next step starts the two-level scheme from it (the start of the module
+/// docs). Refused, naming `psi`, when its norm Σ|ψ|²ΔV over all ranks is 0 or not finite (values
+/// from about 1e154 overflow it, and every observable with it). Collective on a split domain.
 ///
 /// # Safety
 /// `psi` must be NULL or valid for 2 n_points doubles.
@@ -588,7 +623,8 @@ pub unsafe extern "C" fn atomgpu_tdse_set_wavefunction(
 }
 
 /// Copies ψ^n (complex, the owned points) into `psi[n_points]`. A refused argument leaves `psi`
-/// untouched; a device error during the copy may leave it partly written.
+/// untouched, and so does a ψ that is not finite on this rank's points (ATOMGPU_ERR_NOT_FINITE,
+/// naming `psi`: a run that blew up); a device error during the copy may leave it partly written.
 ///
 /// # Safety
 /// `psi` must be NULL or valid for 2 n_points doubles.
@@ -605,8 +641,8 @@ pub unsafe extern "C" fn atomgpu_tdse_get_wavefunction(handle: *mut atomgpu_tdse
     })
 }
 
-/// Stores the reference state φ = `phi[n_points]` (complex, the owned points, finite) of
-/// `atomgpu_tdse_overlap`.
+/// Stores the reference state φ = `phi[n_points]` (complex, the owned points, finite, with a
+/// finite norm Σ|φ|²ΔV on them) of `atomgpu_tdse_overlap`.
 ///
 /// # Safety
 /// `phi` must be NULL or valid for 2 n_points doubles.
@@ -620,27 +656,36 @@ pub unsafe extern "C" fn atomgpu_tdse_set_reference(handle: *mut atomgpu_tdse, p
     })
 }
 
-/// Advances `n_steps` (>= 1) time steps of τ with no copy to the host but the norm watchdog's
-/// reductions. A norm that grows past the tolerance stops the run with ATOMGPU_ERR_NOT_CONVERGED
-/// (the message says at which step); the handle then holds no wavefunction.
+/// Advances `n_steps` (in [1, 2^40]) time steps of τ with no copy to the host but the norm
+/// watchdog's reductions. A norm that grows past the tolerance stops the run with
+/// ATOMGPU_ERR_NOT_CONVERGED (the message says at which step); the handle then holds no
+/// wavefunction. The calling thread's progress callback (task "atomgpu_tdse_step", done and
+/// total in steps) or time limit may stop it between two steps: ATOMGPU_ERR_CANCELLED, and the
+/// handle keeps ψ^n, ψ^{n−1}, the time and the step count of the last completed step (the
+/// message gives it; `atomgpu_tdse_state` reads it back), so that a further `atomgpu_tdse_step`
+/// continues the run exactly. That run so far is kept rather than undone: undoing it would need
+/// a second copy of both time levels on the device. On a split domain (MPI) the ranks stop
+/// together at the next norm check (module docs).
 ///
 /// # Safety
 /// `handle` may be any value (it is looked up).
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_tdse_step(handle: *mut atomgpu_tdse, n_steps: i64) -> i32 {
     guard(&["handle", "n_steps"], || {
-        let n = count("n_steps", n_steps)?;
-        if n as u64 > 1 << 40 {
-            return Err(Error::invalid("n_steps", format!("must be <= 2^40, got {n_steps}")));
-        }
-        with_handle(handle, |team| team.step(n as u64))
+        let n = run_length("n_steps", n_steps)?;
+        with_handle(handle, |team| team.step(n))
     })
 }
 
-/// Imaginary-time relaxation of ψ^n (τ → −iτ, renormalised every 50 steps): at most `max_steps`
-/// steps, converged when the energy changes by less than `energy_tolerance` (hartree, > 0)
-/// between checks. ψ^n becomes the normalised result. Outputs: `energy` (hartree), `steps`
-/// taken, `converged` (1 or 0; not converged within max_steps is status 0 with 0 here).
+/// Imaginary-time relaxation of ψ^n (τ → −iτ with H shifted by the current energy estimate, so
+/// that an eigenvector of the discrete H is the fixed point for every m; renormalised every 50
+/// steps): at most `max_steps` (in [1, 2^40]) steps, converged when the energy changes by less
+/// than `energy_tolerance` (hartree, > 0) between checks. ψ^n becomes the normalised result.
+/// Outputs: `energy` (hartree), `steps` taken, `converged` (1 or 0; not converged within
+/// max_steps is status 0 with 0 here). The progress callback (task "atomgpu_tdse_relax") or the
+/// time limit may stop it: ATOMGPU_ERR_CANCELLED, the outputs unwritten, and the handle holds the
+/// normalised iterate of the last completed step (the message gives the count), as a
+/// relaxation of that many steps would leave it.
 ///
 /// # Safety
 /// Output pointers must be NULL or valid.
@@ -654,17 +699,18 @@ pub unsafe extern "C" fn atomgpu_tdse_relax(
     converged: *mut i32,
 ) -> i32 {
     guard(&["handle", "max_steps", "energy_tolerance", "energy", "steps", "converged"], || {
-        let max_steps = count("max_steps", max_steps)?;
+        let max_steps = run_length("max_steps", max_steps)?;
         let (e, s, c) = (output("energy", energy)?, output("steps", steps)?, output("converged", converged)?);
         with_handle(handle, |team| {
-            let r = team.relax(max_steps as u64, energy_tolerance)?;
+            let r = team.relax(max_steps, energy_tolerance)?;
             (*e, *s, *c) = (r.energy, r.steps as i64, i32::from(r.converged));
             Ok(())
         })
     })
 }
 
-/// ⟨ψ|ψ⟩ of ψ^n over the whole grid (all ranks).
+/// ⟨ψ|ψ⟩ of ψ^n over the whole grid (all ranks); ATOMGPU_ERR_NOT_FINITE when it is not finite.
+/// The scheme conserves a modified norm (README, "The TDSE family"), not this one exactly.
 ///
 /// # Safety
 /// `norm` must be NULL or valid.
@@ -679,7 +725,8 @@ pub unsafe extern "C" fn atomgpu_tdse_norm(handle: *mut atomgpu_tdse, norm: *mut
     })
 }
 
-/// ⟨ψ|H|ψ⟩/⟨ψ|ψ⟩ of ψ^n at the current time (hartree, all ranks).
+/// ⟨ψ|H|ψ⟩/⟨ψ|ψ⟩ of ψ^n at the current time (hartree, all ranks); ATOMGPU_ERR_NOT_FINITE when it
+/// is not finite.
 ///
 /// # Safety
 /// `energy` must be NULL or valid.
@@ -695,7 +742,7 @@ pub unsafe extern "C" fn atomgpu_tdse_energy(handle: *mut atomgpu_tdse, energy: 
 }
 
 /// ⟨φ|ψ^n⟩ with the reference state (all ranks): `overlap[2]` = (re, im). With φ = ψ(0), |⟨φ|ψ⟩|²
-/// is the survival probability.
+/// is the survival probability. ATOMGPU_ERR_NOT_FINITE when it is not finite.
 ///
 /// # Safety
 /// `overlap` must be NULL or valid for 2 doubles.
@@ -712,7 +759,7 @@ pub unsafe extern "C" fn atomgpu_tdse_overlap(handle: *mut atomgpu_tdse, overlap
 }
 
 /// ∫|ψ^n|² over the ball of `radius` (bohr, > 0) around the ion's position R(t) (all ranks): the
-/// electron's population on the ion.
+/// electron's population on the ion. ATOMGPU_ERR_NOT_FINITE when it is not finite.
 ///
 /// # Safety
 /// `population` must be NULL or valid.
@@ -730,6 +777,8 @@ pub unsafe extern "C" fn atomgpu_tdse_population(handle: *mut atomgpu_tdse, radi
 /// |ψ^n|² (bohr⁻³) on a slice of the owned planes into `density[n_values]`: `axis`
 /// ATOMGPU_TDSE_SLICE_X (`index` a global x plane owned here), _SECOND or _THIRD (`index` of that
 /// coordinate); the constants' docs give the layouts and sizes, `n_values` must equal the size.
+/// A value that is not finite is ATOMGPU_ERR_NOT_FINITE naming `density` and the element, with
+/// `density` untouched. Not collective.
 ///
 /// # Safety
 /// `density` must be NULL or valid for n_values doubles.
@@ -746,12 +795,40 @@ pub unsafe extern "C" fn atomgpu_tdse_density_slice(
         let index = size("index", index)?;
         let out = output("density", density)?;
         with_handle(handle, |team| {
-            observables::check_slice_index(team.grid(), axis, index)?;
-            let n = observables::slice_len(team.grid(), axis);
-            if usize::try_from(n_values).ok() != Some(n) {
-                return Err(Error::invalid("n_values", format!("must be {n} (the slice's size), got {n_values}")));
-            }
+            let n = slice_values(team, axis, index, n_values)?;
             team.density_slice(axis, index, std::slice::from_raw_parts_mut(out, n))
+        })
+    })
+}
+
+/// U(r, `time`) (hartree) on a slice of the owned planes into `potential[n_values]`: the
+/// potential the stages use at that time, evaluated by the backend's own code (on a GPU, the
+/// device's): the caller's array, or the surface plus the ion at R(`time`) (its first or last
+/// position outside the trajectory's times). The absorbing layers (−iW) are not included.
+/// `axis`, `index` and `n_values` as in `atomgpu_tdse_density_slice` (the same layouts);
+/// `time` (a.u.) finite, |time| <= 1e12: e.g. the current time from `atomgpu_tdse_state`, which
+/// the next leap-frog step uses. Needs no wavefunction. A value that is not finite (a bare
+/// Coulomb ion, soft_core = 0, exactly on a grid point) is ATOMGPU_ERR_NOT_FINITE naming
+/// `potential` and the element, with `potential` untouched. Not collective.
+///
+/// # Safety
+/// `potential` must be NULL or valid for n_values doubles.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_tdse_potential_slice(
+    handle: *mut atomgpu_tdse,
+    axis: i32,
+    index: i64,
+    time: f64,
+    potential: *mut f64,
+    n_values: i64,
+) -> i32 {
+    guard(&["handle", "axis", "index", "time", "potential", "n_values"], || {
+        let axis = slice_axis(axis)?;
+        let index = size("index", index)?;
+        let out = output("potential", potential)?;
+        with_handle(handle, |team| {
+            let n = slice_values(team, axis, index, n_values)?;
+            team.potential_slice(time, axis, index, std::slice::from_raw_parts_mut(out, n))
         })
     })
 }

@@ -3,7 +3,7 @@
 
 use super::engine::{Engine, PotentialAt, SliceAxis, Slot, StageInput, Sum, SLOTS};
 use super::grid::{Geometry, Grid};
-use super::observables::slice_source;
+use super::observables::{owned_point, slice_source};
 use super::scheme::Prev;
 use super::tridiagonal::solve_cyclic;
 use crate::error::Result;
@@ -253,6 +253,19 @@ impl Engine for CpuEngine {
         out.par_iter_mut().enumerate().for_each(|(i, v)| {
             *v = psi[grid.plane_len() + slice_source(grid, axis, index, i)].norm_sqr();
         });
+        Ok(())
+    }
+
+    fn potential_slice(&mut self, input: &StageInput, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()> {
+        let (grid, array) = (&self.grid, &self.potential);
+        out.par_iter_mut().enumerate().for_each(|(i, v)| {
+            let (k, l, m) = owned_point(grid, slice_source(grid, axis, index, i));
+            *v = input.potential.at(grid, array, k, l, m);
+        });
+        Ok(())
+    }
+
+    fn synchronize(&mut self) -> Result<()> {
         Ok(())
     }
 

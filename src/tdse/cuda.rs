@@ -56,6 +56,7 @@ struct StageParams {
     alpha: f64,
     beta: f64,
     gamma: f64,
+    shift: f64,
     ion: [f64; 10],
     rx: f64,
     ry: f64,
@@ -86,6 +87,15 @@ struct SumParams {
 // SAFETY: as StageParams.
 unsafe impl DeviceRepr for SumParams {}
 
+/// The kernels' code of a slice axis (`slice_source` in tdse.cu).
+fn slice_code(axis: SliceAxis) -> i32 {
+    match axis {
+        SliceAxis::X => 0,
+        SliceAxis::Second => 1,
+        SliceAxis::Third => 2,
+    }
+}
+
 /// The CUDA backend of one handle.
 pub struct CudaEngine {
     device: Arc<CudaDevice>,
@@ -107,6 +117,7 @@ pub struct CudaEngine {
     sums_kernel: CudaFunction,
     scale_kernel: CudaFunction,
     slice_kernel: CudaFunction,
+    potential_kernel: CudaFunction,
 }
 
 fn ptr(slice: &CudaSlice<f64>, device: &CudaDevice) -> u64 {
@@ -137,6 +148,7 @@ impl CudaEngine {
             sums_kernel: device.function(FILE, SOURCE, "sums")?,
             scale_kernel: device.function(FILE, SOURCE, "scale_owned")?,
             slice_kernel: device.function(FILE, SOURCE, "density_slice")?,
+            potential_kernel: device.function(FILE, SOURCE, "potential_slice")?,
             grid: grid.clone(),
             slots,
             reference: None,
@@ -213,6 +225,7 @@ impl CudaEngine {
             alpha: p.alpha,
             beta: p.beta,
             gamma: p.gamma,
+            shift: input.potential.shift,
             absorber_x: ptr(&self.absorber[0], &self.device),
             absorber_2: ptr(&self.absorber[1], &self.device),
             absorber_3: ptr(&self.absorber[2], &self.device),
@@ -377,11 +390,7 @@ impl Engine for CudaEngine {
         let (psi, out_ptr) = (self.slot_ptr(slot)?, ptr(&result, &self.device));
         let (n_out, n2, n3, x_offset, index) =
             (out.len() as i64, g.n2 as i64, g.n3 as i64, g.x_offset as i64, index as i64);
-        let axis_code: i32 = match axis {
-            SliceAxis::X => 0,
-            SliceAxis::Second => 1,
-            SliceAxis::Third => 2,
-        };
+        let axis_code = slice_code(axis);
         let cylindrical = (g.geometry == Geometry::Cylindrical) as i32;
         let config = LaunchConfig::for_num_elems(out.len().min(1 << 30) as u32);
         // SAFETY: `result` holds n_out doubles; every source index lies in the owned planes
@@ -402,6 +411,32 @@ impl Engine for CudaEngine {
                 .launch(config)
         }?;
         self.device.download_into(&result, out)
+    }
+
+    fn potential_slice(&mut self, input: &StageInput, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()> {
+        let stage = self.stage_params(input)?;
+        let result = self.device.uninit::<f64>(out.len())?;
+        let out_ptr = ptr(&result, &self.device);
+        let (n_out, index, axis_code) = (out.len() as i64, index as i64, slice_code(axis));
+        let config = LaunchConfig::for_num_elems(out.len().min(1 << 30) as u32);
+        // SAFETY: `result` holds n_out doubles; every point read lies in the owned planes
+        // (observables::slice_source); the tables and the potential array as in `stage`.
+        unsafe {
+            self.device
+                .stream()
+                .launch_builder(&self.potential_kernel)
+                .arg(&stage)
+                .arg(&out_ptr)
+                .arg(&n_out)
+                .arg(&axis_code)
+                .arg(&index)
+                .launch(config)
+        }?;
+        self.device.download_into(&result, out)
+    }
+
+    fn synchronize(&mut self) -> Result<()> {
+        Ok(self.device.stream().synchronize()?)
     }
 
     fn ensure_slot(&mut self, slot: Slot) -> Result<()> {

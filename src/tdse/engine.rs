@@ -25,13 +25,15 @@ pub struct PotentialAt<'a> {
     pub array: bool,
     /// The ion and its position at the stage's time (bohr).
     pub ion: Option<(IonPotential, [f64; 3])>,
+    /// Energy subtracted from U (hartree): the imaginary-time stage's E ([`super::scheme`]), else 0.
+    pub shift: f64,
 }
 
 impl PotentialAt<'_> {
-    /// U at owned point (k_local, l, m) (hartree); `array` is the backend's stored array.
+    /// U − shift at owned point (k_local, l, m) (hartree); `array` is the backend's stored array.
     pub fn at(&self, grid: &Grid, array: &[f64], k_local: usize, l: usize, m: usize) -> f64 {
         if self.array {
-            return array[(k_local * grid.n2 + l) * grid.n3 + m];
+            return array[(k_local * grid.n2 + l) * grid.n3 + m] - self.shift;
         }
         let k = grid.x_offset + k_local;
         let mut u = self.surface[k];
@@ -40,7 +42,7 @@ impl PotentialAt<'_> {
             let d2 = (p[0] - r[0]).powi(2) + (p[1] - r[1]).powi(2) + (p[2] - r[2]).powi(2);
             u += ion.value(d2);
         }
-        u
+        u - self.shift
     }
 }
 
@@ -105,6 +107,11 @@ pub trait Engine: Send {
     fn set_potential(&mut self, values: &[f64]) -> Result<()>;
     /// |ψ|² of `slot` on a slice (`out.len()` from [`super::observables::slice_len`]).
     fn slice(&mut self, slot: Slot, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()>;
+    /// U (hartree) of `input`'s potential on the same slice, evaluated by the backend as its
+    /// stages evaluate it.
+    fn potential_slice(&mut self, input: &StageInput, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()>;
+    /// Waits for the work queued so far (a no-op on the CPU): a watched run's progress is real.
+    fn synchronize(&mut self) -> Result<()>;
     /// Allocates or frees the scratch slot of the start.
     fn ensure_slot(&mut self, slot: Slot) -> Result<()>;
     fn free_slot(&mut self, slot: Slot);

@@ -67,7 +67,8 @@ pub fn communicators(size: usize) -> (Vec<LocalComm>, Arc<AtomicBool>) {
 
 const STOPPED: &str = "another member of the team (another GPU) stopped with an error";
 
-fn stopped() -> Error {
+/// The error of a member that stops because another failed.
+pub fn stopped() -> Error {
     Error::Internal(STOPPED.into())
 }
 

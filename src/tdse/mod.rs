@@ -24,7 +24,30 @@
 //! observables. Every stage calls `exchange` once; on the GPU the interior planes are computed
 //! while it runs (the paper's overlap of halo transfer and interior update). The first call
 //! checks that neighbours agree on the grid. `step`, `relax` and the observables are then
-//! collective: every rank calls them in the same order.
+//! collective: every rank calls them in the same order (`get_wavefunction`, the slices and
+//! `set_reference` are not).
+//!
+//! **Stopping a run.** `step` and `relax` ask a [`Checkpoint`] after every step: the calling
+//! thread's progress callback and time limit ([`crate::progress`]; `done` of `total` are steps;
+//! tasks `atomgpu_tdse_step`, `atomgpu_tdse_relax`). When one is set, the CUDA backend waits for
+//! each step before reporting it, so the limit sees real progress. A stopped call ends between
+//! two steps with [`Error::Cancelled`] and keeps the run so far — not the state before the call,
+//! which would cost a second copy of both time levels on the device: after `step`, ψ^n and
+//! ψ^{n−1}, the time and the step count of the last completed step (the message gives the count;
+//! a further `step` continues exactly); after `relax`, the normalised iterate of the last
+//! completed step, as a relaxation of that length leaves it (energy, steps and converged are not
+//! written). A [`Team`] asks the calling thread after every step of its members, which all get the
+//! same answer and so stop at the same step. A rank of an MPI run asks its own thread, which
+//! other ranks do not see: its wish to stop is summed over the ranks in the next reduction the
+//! run makes anyway (the norm check every `norm_check_interval` steps, the renormalisation every
+//! [`RELAX_CHECK_INTERVAL`] relaxation steps, and one at the end), and every rank stops there, at
+//! the same step, so no rank waits for ever on another.
+//!
+//! **Norm.** Without absorber the leap-frog with the centred θ average conserves
+//! M_n = Re⟨ψ^n|(1 + iτHθ)ψ^{n+1}⟩ exactly (Hθ = −½Δ1 on the implicit rings; the default
+//! α = γ = 1, β = 0; [`scheme`] gives the derivation), not ⟨ψ|ψ⟩, which oscillates about it by
+//! O(τ²⟨H²⟩), bounded: 2.8·10⁻⁷ relative over 10⁴ steps of a packet through the implicit rings
+//! past a nucleus in `tests/tdse_cpu.rs` (M there constant to 1.1·10⁻¹³).
 
 pub mod cpu;
 mod cuda;
@@ -42,6 +65,7 @@ pub use team::Team;
 use crate::backend::{self, Backend};
 use crate::error::{Error, Result};
 use crate::memory;
+use crate::progress::Tracker;
 use engine::{Engine, PotentialAt, SliceAxis, Slot, StageInput, Sum};
 use grid::Grid;
 use num_complex::Complex64 as C64;
@@ -90,6 +114,109 @@ pub struct Relaxation {
 /// Steps between the energy checks (and renormalisations) of [`Propagator::relax`].
 pub const RELAX_CHECK_INTERVAL: u64 = 50;
 
+/// What a long run (`step`, `relax`) asks after every step: whether to go on (module docs,
+/// "Stopping a run"). A [`Tracker`] (the calling thread's progress callback and time limit) is
+/// one; a [`Team`]'s members ask the calling thread through another.
+pub trait Checkpoint {
+    /// True when a callback or a time limit watches: the device then finishes each step before
+    /// it is reported.
+    fn watched(&self) -> bool;
+    /// `done` of `total` steps are complete; [`Error::Cancelled`] stops the run there.
+    fn reached(&mut self, done: u64, total: u64) -> Result<()>;
+    /// The run is complete: the final report.
+    fn finished(&mut self, total: u64) -> Result<()>;
+    /// True when every rank of a split domain gets the same verdicts at the same steps (a
+    /// team's members, which the calling thread answers alike): they stop at once. A rank's own
+    /// tracker is not agreed with the others: its wish to stop is put to a vote.
+    fn agreed(&self) -> bool;
+}
+
+impl Checkpoint for Tracker {
+    fn watched(&self) -> bool {
+        self.is_watched()
+    }
+
+    fn reached(&mut self, done: u64, total: u64) -> Result<()> {
+        self.update(done as f64, total as f64)
+    }
+
+    fn finished(&mut self, total: u64) -> Result<()> {
+        self.finish(total as f64)
+    }
+
+    fn agreed(&self) -> bool {
+        false
+    }
+}
+
+/// Where a run stops: at once, or, for a split handle asking its own rank's checkpoint, at the
+/// next reduction where every rank's wish is summed (module docs).
+struct Gate<'a> {
+    checkpoint: &'a mut dyn Checkpoint,
+    voting: bool,
+    /// This rank's wish to stop, waiting for the vote.
+    pending: Option<String>,
+}
+
+impl<'a> Gate<'a> {
+    fn new(split: bool, checkpoint: &'a mut dyn Checkpoint) -> Self {
+        let voting = split && !checkpoint.agreed();
+        Gate { checkpoint, voting, pending: None }
+    }
+
+    /// Asks after step `done` of `total`; `Some(why)` stops the run now.
+    fn after_step(&mut self, engine: &mut dyn Engine, done: u64, total: u64) -> Result<Option<String>> {
+        if self.pending.is_some() {
+            return Ok(None);
+        }
+        if self.checkpoint.watched() {
+            engine.synchronize()?;
+        }
+        let verdict = self.checkpoint.reached(done, total);
+        self.ask(verdict)
+    }
+
+    /// The final report of a complete run.
+    fn at_end(&mut self, total: u64) -> Result<Option<String>> {
+        if self.pending.is_some() {
+            return Ok(None);
+        }
+        let verdict = self.checkpoint.finished(total);
+        self.ask(verdict)
+    }
+
+    fn ask(&mut self, verdict: Result<()>) -> Result<Option<String>> {
+        match verdict {
+            Ok(()) => Ok(None),
+            Err(Error::Cancelled(why)) if self.voting => {
+                self.pending = Some(why);
+                Ok(None)
+            }
+            Err(Error::Cancelled(why)) => Ok(Some(why)),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Whether this rank wants to stop (its vote).
+    fn pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Whether the ranks vote (so every end of a run takes a vote).
+    fn votes(&self) -> bool {
+        self.voting
+    }
+
+    /// The outcome of a vote: `stop` when some rank asked to.
+    fn decide(&mut self, stop: bool) -> Option<String> {
+        stop.then(|| {
+            self.pending
+                .take()
+                .unwrap_or_else(|| "another rank's progress callback or time limit stopped the run".into())
+        })
+    }
+}
+
 /// The halo planes in host memory.
 struct Halo {
     send: [Vec<C64>; 2],
@@ -114,7 +241,7 @@ impl Model {
             grid: &self.grid,
             scheme: &self.scheme,
             absorber: self.absorber,
-            potential: PotentialAt { surface: &self.surface, array: self.array_potential, ion },
+            potential: PotentialAt { surface: &self.surface, array: self.array_potential, ion, shift: stage.shift },
             stage,
         }
     }
@@ -263,9 +390,13 @@ impl Propagator {
                 ));
             }
             if edge != expected_edge {
+                // Below: its end against this slab's start; above: its start against this end.
+                let (theirs, mine) = if side == "below" { ("ends", "starts") } else { ("starts", "ends") };
                 return Err(Error::invalid(
                     "grid.x_offset",
-                    format!("the slab {side} ends at plane {edge} but this one at plane {expected_edge}: the slabs must meet"),
+                    format!(
+                        "the slab {side} {theirs} at plane {edge} but this one {mine} at plane {expected_edge}: the slabs must meet"
+                    ),
                 ));
             }
         }
@@ -277,7 +408,9 @@ impl Propagator {
     }
 
     /// Sets ψ^n (owned points, eq. 17 order) at time `time` (a.u.); the next step starts the
-    /// two-level scheme from it.
+    /// two-level scheme from it. Refused (the handle unchanged) when a value is not finite, or
+    /// when the norm Σ|ψ|²ΔV over all ranks is 0 or overflows (values near 1e154 and above: every
+    /// observable of such a ψ would overflow too). Collective on a split domain (one sum).
     pub fn set_wavefunction(&mut self, values: &[C64], time: f64) -> Result<()> {
         check_len("psi", values.len(), self.model.grid.local_len())?;
         if let Some(i) = values.iter().position(|z| !(z.re.is_finite() && z.im.is_finite())) {
@@ -287,12 +420,17 @@ impl Propagator {
             return Err(Error::invalid("time", format!("must be finite, got {time}")));
         }
         self.ensure_split_ready()?;
-        self.engine.upload(self.cur, values)?;
-        let norm = self.norm_of(self.cur)?;
+        let norm = self.global_norm_of_values(values)?;
+        if !norm.is_finite() {
+            return Err(Error::invalid(
+                "psi",
+                "has a norm Σ|ψ|²ΔV that overflows double precision: scale it down (a normalised ψ has norm 1)",
+            ));
+        }
         if norm <= 0.0 {
-            self.levels = Levels::None;
             return Err(Error::invalid("psi", "must not be zero everywhere (its norm is 0)"));
         }
+        self.engine.upload(self.cur, values)?;
         self.levels = Levels::One;
         self.time = time;
         self.steps = 0;
@@ -300,41 +438,94 @@ impl Propagator {
         Ok(())
     }
 
-    /// ψ^n on the owned points.
+    /// Σ w |ψ|² of the caller's values over all ranks, computed on the host before anything is
+    /// uploaded (collective). Each rank sends its sum scaled by 2⁻⁶⁴ (no sum of ranks overflows)
+    /// and a flag when its own sum is not finite, so every rank takes the same decision.
+    fn global_norm_of_values(&mut self, values: &[C64]) -> Result<f64> {
+        const SCALE: f64 = 5.421010862427522e-20; // 2^-64
+        let local = local_norm_of_values(&self.model.grid, values);
+        let mut sums = if local.is_finite() { [local * SCALE, 0.0] } else { [0.0, 1.0] };
+        self.global_sum(&mut sums)?;
+        Ok(if sums[1] > 0.0 { f64::INFINITY } else { sums[0] / SCALE })
+    }
+
+    /// ψ^n on the owned points; ATOMGPU_ERR_NOT_FINITE (naming `psi`, nothing written) when this
+    /// rank's part is not finite (a run that blew up). Not collective.
     pub fn wavefunction(&mut self, out: &mut [C64]) -> Result<()> {
         self.require_wavefunction()?;
         check_len("psi", out.len(), self.model.grid.local_len())?;
+        let input = self.model.input(Stage::measure(self.time));
+        let local = self.engine.sum(self.cur, Sum::Norm, &input)?[0];
+        if !local.is_finite() {
+            return Err(Error::NotFinite {
+                name: "psi",
+                index: None,
+                detail: format!("the wavefunction's norm on this handle's points is {local}: the run overflowed"),
+            });
+        }
         self.engine.download(self.cur, out)
     }
 
-    /// Stores the reference state φ of [`Propagator::overlap`] (owned points).
+    /// Stores the reference state φ of [`Propagator::overlap`] (owned points): finite, with a
+    /// finite norm Σ|φ|²ΔV on this rank's points.
     pub fn set_reference(&mut self, values: &[C64]) -> Result<()> {
         check_len("phi", values.len(), self.model.grid.local_len())?;
         if let Some(i) = values.iter().position(|z| !(z.re.is_finite() && z.im.is_finite())) {
             return Err(Error::invalid_at("phi", i, "must be finite"));
+        }
+        if !local_norm_of_values(&self.model.grid, values).is_finite() {
+            return Err(Error::invalid(
+                "phi",
+                "has a norm Σ|φ|²ΔV that overflows double precision: scale it down (a normalised φ has norm 1)",
+            ));
         }
         self.engine.set_reference(values)?;
         self.has_reference = true;
         Ok(())
     }
 
-    /// Advances `n_steps` time steps of τ (a.u.) on the backend, stopping with an error when the
-    /// norm grows past the tolerance (checked every `norm_check_interval` steps and at the end).
-    /// A run refused before it starts (no wavefunction, a trajectory too short) keeps ψ^n; a run
-    /// that fails on the way (the watchdog, a device or halo-exchange error) leaves no
-    /// wavefunction: set one again.
+    /// Advances `n_steps` (at most [`MAX_RUN_STEPS`]) time steps of τ (a.u.) on the backend,
+    /// stopping with an error when the norm grows past the tolerance (checked every
+    /// `norm_check_interval` steps and at the end), honouring the calling thread's progress
+    /// callback and time limit ([`crate::progress`]; module docs, "Stopping a run").
     pub fn step(&mut self, n_steps: u64) -> Result<()> {
+        let mut tracker = Tracker::start(c"atomgpu_tdse_step");
+        self.step_with(n_steps, &mut tracker)
+    }
+
+    /// [`Propagator::step`] asking `checkpoint` after every step. A run refused before it starts
+    /// (no wavefunction, a trajectory too short) keeps ψ^n; a stopped run keeps the state of its
+    /// last completed step ([`Error::Cancelled`] says which); a run that fails on the way (the
+    /// watchdog, a device or halo-exchange error) leaves no wavefunction: set one again.
+    pub fn step_with(&mut self, n_steps: u64, checkpoint: &mut dyn Checkpoint) -> Result<()> {
         self.require_wavefunction()?;
+        check_run_length("n_steps", n_steps)?;
         let tau = self.model.scheme.params.dtau;
         if self.model.ion.is_some() && !self.model.array_potential {
             self.model.trajectory.covers(self.time, self.time + n_steps as f64 * tau)?;
         }
-        self.advance(n_steps, tau).inspect_err(|_| self.levels = Levels::None)
+        let first = self.steps;
+        match self.advance(n_steps, tau, checkpoint) {
+            Ok(None) => Ok(()),
+            Ok(Some(why)) => Err(Error::Cancelled(format!(
+                "{why}; the handle holds ψ after {} of the {n_steps} steps (t = {} a.u., atomgpu_tdse_state): \
+                 a further step call continues the run",
+                self.steps - first,
+                self.time
+            ))),
+            Err(e) => {
+                self.levels = Levels::None;
+                Err(e)
+            }
+        }
     }
 
-    fn advance(&mut self, n_steps: u64, tau: f64) -> Result<()> {
+    /// The steps of [`Propagator::step_with`]: `Ok(Some(why))` when the checkpoint stopped the run
+    /// between two steps (the state consistent), `Err` when it failed.
+    fn advance(&mut self, n_steps: u64, tau: f64, checkpoint: &mut dyn Checkpoint) -> Result<Option<String>> {
         let interval = self.model.scheme.params.norm_check_interval;
-        for _ in 0..n_steps {
+        let mut gate = Gate::new(self.communicator.is_some(), checkpoint);
+        for done in 1..=n_steps {
             if self.levels == Levels::One {
                 self.engine.ensure_slot(self.prev)?;
                 self.engine.ensure_slot(self.spare)?;
@@ -350,23 +541,48 @@ impl Propagator {
             }
             self.time += tau;
             self.steps += 1;
+            if let Some(why) = gate.after_step(&mut *self.engine, done, n_steps)? {
+                return Ok(Some(why));
+            }
             if self.steps % interval == 0 {
-                self.watch_norm()?;
+                let stop = self.watch_norm(gate.pending())?;
+                if let Some(why) = gate.decide(stop) {
+                    return Ok(Some(why));
+                }
             }
         }
-        if self.steps % interval != 0 {
-            self.watch_norm()?;
+        if let Some(why) = gate.at_end(n_steps)? {
+            return Ok(Some(why));
         }
-        Ok(())
+        if self.steps % interval != 0 || gate.votes() {
+            let stop = self.watch_norm(gate.pending())?;
+            return Ok(gate.decide(stop));
+        }
+        Ok(None)
     }
 
     /// Imaginary-time relaxation (τ → −iτ) of ψ^n at the current time: at most `max_steps`
-    /// forward-Euler steps with the hybrid θ-correction, renormalised and checked every
-    /// [`RELAX_CHECK_INTERVAL`] steps; converged when the energy changes by less than
+    /// (≤ [`MAX_RUN_STEPS`]) forward-Euler steps of H − E with the hybrid θ-correction (E the
+    /// energy of the iterate, updated at each check: the module docs of [`scheme`] show why the
+    /// shift makes an eigenvector of H the fixed point for every m), renormalised and checked
+    /// every [`RELAX_CHECK_INTERVAL`] steps; converged when the energy changes by less than
     /// `energy_tolerance` (hartree) between checks. ψ^n is replaced by the normalised result and
-    /// the next real-time step starts from it; a relaxation that fails on the way leaves no
-    /// wavefunction.
+    /// the next real-time step starts from it. The calling thread's progress callback and time
+    /// limit may stop it: the handle then holds the normalised iterate of the last completed step
+    /// (as after a relaxation of that many steps) and the error says how many; a relaxation that
+    /// fails on the way leaves no wavefunction.
     pub fn relax(&mut self, max_steps: u64, energy_tolerance: f64) -> Result<Relaxation> {
+        let mut tracker = Tracker::start(c"atomgpu_tdse_relax");
+        self.relax_with(max_steps, energy_tolerance, &mut tracker)
+    }
+
+    /// [`Propagator::relax`] asking `checkpoint` after every step.
+    pub fn relax_with(
+        &mut self,
+        max_steps: u64,
+        energy_tolerance: f64,
+        checkpoint: &mut dyn Checkpoint,
+    ) -> Result<Relaxation> {
         self.require_wavefunction()?;
         if !(energy_tolerance.is_finite() && energy_tolerance > 0.0) {
             return Err(Error::invalid("energy_tolerance", format!("must be positive, got {energy_tolerance}")));
@@ -374,53 +590,96 @@ impl Propagator {
         if max_steps == 0 {
             return Err(Error::invalid("max_steps", "must be at least 1"));
         }
-        self.relax_steps(max_steps, energy_tolerance).inspect_err(|_| self.levels = Levels::None)
+        check_run_length("max_steps", max_steps)?;
+        // Before any step: an energy that is not finite leaves the handle as it was.
+        let energy = self.energy()?;
+        match self.relax_steps(energy, max_steps, energy_tolerance, checkpoint) {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err((why, steps))) => Err(Error::Cancelled(format!(
+                "{why}; the handle holds the normalised iterate after {steps} of at most {max_steps} imaginary-time steps \
+                 (energy, steps and converged not written)"
+            ))),
+            Err(e) => {
+                self.levels = Levels::None;
+                Err(e)
+            }
+        }
     }
 
-    fn relax_steps(&mut self, max_steps: u64, energy_tolerance: f64) -> Result<Relaxation> {
+    /// The steps of [`Propagator::relax_with`] from the iterate's `energy`: `Ok(Err((why, steps)))`
+    /// when the checkpoint stopped it (the iterate normalised, the handle as after a relaxation),
+    /// `Err` on failure.
+    #[allow(clippy::type_complexity)]
+    fn relax_steps(
+        &mut self,
+        mut energy: f64,
+        max_steps: u64,
+        energy_tolerance: f64,
+        checkpoint: &mut dyn Checkpoint,
+    ) -> Result<std::result::Result<Relaxation, (String, u64)>> {
         self.engine.ensure_slot(self.prev)?;
         let tau = self.model.scheme.params.dtau;
-        let mut energy = self.energy()?;
+        let mut gate = Gate::new(self.communicator.is_some(), checkpoint);
         let mut steps = 0;
         let mut converged = false;
-        while steps < max_steps && !converged {
+        let mut stopped = None;
+        while steps < max_steps && !converged && stopped.is_none() {
             let chunk = RELAX_CHECK_INTERVAL.min(max_steps - steps);
             for _ in 0..chunk {
-                self.run_stage(Stage::imaginary(tau, self.time), self.prev, self.cur, self.cur)?;
+                self.run_stage(Stage::imaginary(tau, self.time, energy), self.prev, self.cur, self.cur)?;
                 std::mem::swap(&mut self.cur, &mut self.prev);
+                steps += 1;
+                stopped = gate.after_step(&mut *self.engine, steps, max_steps)?;
+                if stopped.is_some() {
+                    break;
+                }
             }
-            steps += chunk;
-            let norm = self.norm_of(self.cur)?;
+            let (norm, stop) = self.norm_and_vote(self.cur, gate.pending())?;
             if !(norm.is_finite() && norm > 0.0) {
                 return Err(Error::NotConverged(format!(
                     "imaginary-time relaxation diverged after {steps} steps (norm {norm:e}): τ = {tau} is beyond the forward-Euler limit of this grid and potential"
                 )));
             }
             self.engine.scale(self.cur, 1.0 / norm.sqrt())?;
-            let next = self.energy()?;
-            converged = (next - energy).abs() < energy_tolerance;
-            energy = next;
+            stopped = stopped.or_else(|| gate.decide(stop));
+            if stopped.is_none() {
+                let next = self.energy()?;
+                converged = (next - energy).abs() < energy_tolerance;
+                energy = next;
+            }
+        }
+        if stopped.is_none() {
+            stopped = gate.at_end(max_steps)?;
+            if gate.votes() {
+                let stop = self.vote(gate.pending())?;
+                stopped = stopped.or_else(|| gate.decide(stop));
+            }
         }
         self.levels = Levels::One;
         self.steps = 0;
         self.last_norm = 1.0;
-        Ok(Relaxation { energy, steps, converged })
+        Ok(match stopped {
+            Some(why) => Err((why, steps)),
+            None => Ok(Relaxation { energy, steps, converged }),
+        })
     }
 
-    /// ⟨ψ|ψ⟩ of ψ^n (all ranks).
+    /// ⟨ψ|ψ⟩ of ψ^n (all ranks); ATOMGPU_ERR_NOT_FINITE when it is not finite.
     pub fn norm(&mut self) -> Result<f64> {
         self.require_wavefunction()?;
-        self.norm_of(self.cur)
+        let norm = self.norm_of(self.cur)?;
+        finite_result("norm", norm)
     }
 
-    /// ⟨ψ|H|ψ⟩/⟨ψ|ψ⟩ of ψ^n at the current time (hartree, all ranks).
+    /// ⟨ψ|H|ψ⟩/⟨ψ|ψ⟩ of ψ^n at the current time (hartree, all ranks); NOT_FINITE when it is not
+    /// finite.
     pub fn energy(&mut self) -> Result<f64> {
         self.require_wavefunction()?;
         self.refresh_ghosts(self.cur)?;
-        let input = self.model.input(Stage::imaginary(0.0, self.time));
+        let input = self.model.input(Stage::measure(self.time));
         let mut sums = self.engine.sum(self.cur, Sum::Energy, &input)?;
         self.global_sum(&mut sums)?;
-        Ok(sums[0] / sums[1])
+        finite_result("energy", sums[0] / sums[1])
     }
 
     /// ⟨φ|ψ^n⟩ with the reference state (all ranks): the survival amplitude when φ = ψ(0).
@@ -429,10 +688,10 @@ impl Propagator {
         if !self.has_reference {
             return Err(Error::invalid("handle", "has no reference state: set one first (set_reference)"));
         }
-        let input = self.model.input(Stage::imaginary(0.0, self.time));
+        let input = self.model.input(Stage::measure(self.time));
         let mut sums = self.engine.sum(self.cur, Sum::Overlap, &input)?;
         self.global_sum(&mut sums)?;
-        Ok(C64::new(sums[0], sums[1]))
+        Ok(C64::new(finite_result("overlap", sums[0])?, finite_result("overlap", sums[1])?))
     }
 
     /// ∫|ψ^n|² over the ball of `radius` (bohr) around the ion's position R(t) at the current
@@ -443,18 +702,38 @@ impl Propagator {
             return Err(Error::invalid("radius", format!("must be positive (bohr), got {radius}")));
         }
         let centre = self.model.trajectory.at(self.time);
-        let input = self.model.input(Stage::imaginary(0.0, self.time));
+        let input = self.model.input(Stage::measure(self.time));
         let mut sums = self.engine.sum(self.cur, Sum::Sphere { centre, radius }, &input)?;
         self.global_sum(&mut sums)?;
-        Ok(sums[0])
+        finite_result("population", sums[0])
     }
 
-    /// |ψ^n|² on a slice of this rank's slab ([`SliceAxis`]).
+    /// |ψ^n|² on a slice of this rank's slab ([`SliceAxis`]); NOT_FINITE (naming `density` and the
+    /// element, `out` untouched) when a value is not finite.
     pub fn density_slice(&mut self, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()> {
         self.require_wavefunction()?;
         observables::check_slice_index(&self.model.grid, axis, index)?;
         check_len("density", out.len(), observables::slice_len(&self.model.grid, axis))?;
-        self.engine.slice(self.cur, axis, index, out)
+        let mut values = memory::filled("the density slice", out.len(), 0.0)?;
+        self.engine.slice(self.cur, axis, index, &mut values)?;
+        finite_slice("density", values, out)
+    }
+
+    /// U(r, `time`) (hartree) on a slice of this rank's slab ([`SliceAxis`]), as the backend's
+    /// stages evaluate it: the caller's array, or the surface plus the ion at R(`time`) (the
+    /// trajectory's first or last point outside its times); the absorbing layers' −iW are not
+    /// part of it. Needs no wavefunction. NOT_FINITE (naming `potential`, `out` untouched) where
+    /// a value is not finite (a bare Coulomb ion exactly on a grid point).
+    pub fn potential_slice(&mut self, time: f64, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()> {
+        if !(time.is_finite() && time.abs() <= 1e12) {
+            return Err(Error::invalid("time", format!("must be finite and within ±1e12 a.u., got {time}")));
+        }
+        observables::check_slice_index(&self.model.grid, axis, index)?;
+        check_len("potential", out.len(), observables::slice_len(&self.model.grid, axis))?;
+        let mut values = memory::filled("the potential slice", out.len(), 0.0)?;
+        let input = self.model.input(Stage::measure(time));
+        self.engine.potential_slice(&input, axis, index, &mut values)?;
+        finite_slice("potential", values, out)
     }
 
     fn require_wavefunction(&self) -> Result<()> {
@@ -531,15 +810,30 @@ impl Propagator {
     }
 
     fn norm_of(&mut self, slot: Slot) -> Result<f64> {
-        let input = self.model.input(Stage::imaginary(0.0, self.time));
+        Ok(self.norm_and_vote(slot, false)?.0)
+    }
+
+    /// ⟨ψ|ψ⟩ of `slot` over all ranks, and whether any rank asked to stop (`stop`, summed in the
+    /// same reduction: the vote of a split run, module docs).
+    fn norm_and_vote(&mut self, slot: Slot, stop: bool) -> Result<(f64, bool)> {
+        let input = self.model.input(Stage::measure(self.time));
         let mut sums = self.engine.sum(slot, Sum::Norm, &input)?;
+        sums[1] = if stop { 1.0 } else { 0.0 };
         self.global_sum(&mut sums)?;
-        Ok(sums[0])
+        Ok((sums[0], sums[1] > 0.0))
+    }
+
+    /// Whether any rank asks to stop (one sum; split runs only).
+    fn vote(&mut self, stop: bool) -> Result<bool> {
+        let mut flag = [if stop { 1.0 } else { 0.0 }];
+        self.global_sum(&mut flag)?;
+        Ok(flag[0] > 0.0)
     }
 
     /// The watchdog: the norm may fall (absorber, the dissipative θ-correction) but not grow.
-    fn watch_norm(&mut self) -> Result<()> {
-        let norm = self.norm_of(self.cur)?;
+    /// Returns whether a rank asked to stop (`stop`: this one's wish).
+    fn watch_norm(&mut self, stop: bool) -> Result<bool> {
+        let (norm, stop) = self.norm_and_vote(self.cur, stop)?;
         let tolerance = self.model.scheme.params.norm_growth_tolerance;
         if !norm.is_finite() || norm > self.last_norm * (1.0 + tolerance) {
             let last = self.last_norm;
@@ -550,8 +844,51 @@ impl Propagator {
             )));
         }
         self.last_norm = norm;
-        Ok(())
+        Ok(stop)
     }
+}
+
+/// Most steps of one `step` or `relax` call (2^40): every time t + nτ stays finite (τ ≤ 1e3).
+pub const MAX_RUN_STEPS: u64 = 1 << 40;
+
+fn check_run_length(name: &'static str, n: u64) -> Result<()> {
+    if n > MAX_RUN_STEPS {
+        return Err(Error::invalid(name, format!("must be at most 2^40 = {MAX_RUN_STEPS}, got {n}")));
+    }
+    Ok(())
+}
+
+/// Σ_points w |ψ|² of `values` on this handle's points (the cell volumes of [`Grid::weight`]).
+fn local_norm_of_values(grid: &Grid, values: &[C64]) -> f64 {
+    use rayon::prelude::*;
+    let (n2, n3) = (grid.n2, grid.n3);
+    values
+        .par_chunks(n3)
+        .enumerate()
+        .map(|(i, line)| grid.weight(i % n2) * line.iter().map(|z| z.norm_sqr()).sum::<f64>())
+        .sum()
+}
+
+/// `value`, or [`Error::NotFinite`] naming the observable.
+fn finite_result(name: &'static str, value: f64) -> Result<f64> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(Error::NotFinite {
+            name,
+            index: None,
+            detail: format!("{value}: the wavefunction or the potential overflowed (a run that blew up)"),
+        })
+    }
+}
+
+/// Copies a computed slice into the caller's `out` when every value is finite.
+fn finite_slice(name: &'static str, values: Vec<f64>, out: &mut [f64]) -> Result<()> {
+    if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+        return Err(Error::NotFinite { name, index: Some(i), detail: format!("{}", values[i]) });
+    }
+    out.copy_from_slice(&values);
+    Ok(())
 }
 
 fn check_len(name: &'static str, got: usize, expected: usize) -> Result<()> {

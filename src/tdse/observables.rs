@@ -1,5 +1,5 @@
-//! Where the slices of |ψ|² for pictures come from ([`SliceAxis`]); the CUDA gather kernel
-//! (`density_slice` in `kernels/tdse.cu`) follows the same map.
+//! Where the slices of |ψ|² and of U for pictures come from ([`SliceAxis`]); the CUDA kernels
+//! (`slice_source`, `density_slice` and `potential_slice` in `kernels/tdse.cu`) follow the same map.
 
 use super::engine::SliceAxis;
 use super::grid::{Geometry, Grid};
@@ -51,4 +51,10 @@ pub fn slice_source(grid: &Grid, axis: SliceAxis, index: usize, i: usize) -> usi
         (SliceAxis::Third, Geometry::Cylindrical) => point(i / n3, index, i % n3),
         (SliceAxis::Third, Geometry::Cartesian) => point(i / n2, i % n2, index),
     }
+}
+
+/// (k_local, l, m) of owned point `index` (eq. 17 order).
+pub fn owned_point(grid: &Grid, index: usize) -> (usize, usize, usize) {
+    let plane = grid.plane_len();
+    (index / plane, (index % plane) / grid.n3, index % grid.n3)
 }

@@ -17,9 +17,12 @@
 //! - Chulkov-Silkin-Echenique projected band gap (the paper's ref. 11: Surf. Sci. 437 (1999) 330):
 //!   V1 = A10 + A1 cos(2πz/a_s) (z < 0), V2 = −A20 + A2 cos(βz) (0 ≤ z < z1),
 //!   V3 = A3 e^{−α(z − z1)} (z1 ≤ z < z_im), V4 = (e^{−λ(z − z_im)} − 1)/(4(z − z_im)) (z ≥ z_im),
-//!   from the four surface parameters a_s, A10, A1, A2, β of that paper's table; continuity of V
-//!   and V′ at 0, z1 and z_im gives A20 = A2 − A10 − A1, z1 = 5π/(4β), A3 = −A20 − A2/√2,
-//!   α = A2 β sin(βz1)/A3, λ = 2α, z_im = z1 − ln(−α/(2A3))/α.
+//!   from the five parameters of that paper's Table 1 as it prints them: the interlayer spacing
+//!   a_s (bohr), A10, A1, A2 (eV, converted here with 1 hartree = 27.211386245988 eV, CODATA
+//!   2018) and β (bohr⁻¹); e.g. Cu(111): a_s = 3.94, A10 = −11.895, A1 = 5.14, A2 = 4.3279,
+//!   β = 2.9416. Continuity of V and V′ at 0, z1 and z_im gives A20 = A2 − A10 − A1,
+//!   z1 = 5π/(4β), A3 = −A20 − A2/√2, α = A2 β sin(βz1)/A3, λ = 2α, z_im = z1 − ln(−α/(2A3))/α.
+//!   (Before issue 28 A10, A1, A2 were taken in hartree.)
 //!
 //! **Absorber**: W(x, ρ) ≥ 0 (hartree) in layers of width L at both x ends and at ρ_max (and at
 //! both ends of y and z on Cartesian grids), W = W0 Σ (depth/L)², entering eq. 2 as the absorbing
@@ -124,14 +127,20 @@ pub enum Surface {
     /// Jennings-Jones-Weinert jellium: reference plane x_s, depth U0 (hartree), λ (bohr⁻¹),
     /// image plane z_im (bohr, from x_s).
     Jellium { x_surface: f64, depth: f64, lambda: f64, image_plane: f64 },
-    /// Chulkov projected band gap: reference plane x_s, a_s (bohr), A10, A1, A2 (hartree),
-    /// β (bohr⁻¹).
+    /// Chulkov projected band gap: reference plane x_s, a_s (bohr), A10, A1, A2 (eV, as the
+    /// paper's Table 1 gives them), β (bohr⁻¹).
     Chulkov { x_surface: f64, spacing: f64, a10: f64, a1: f64, a2: f64, beta: f64 },
 }
 
-/// The Chulkov potential's derived constants (module docs).
+/// 1 hartree in eV (CODATA 2018: twice the Rydberg energy).
+pub const HARTREE_EV: f64 = 2.0 * crate::rates::constants::RYDBERG_EV;
+
+/// The Chulkov potential's amplitudes in hartree and derived constants (module docs).
 #[derive(Clone, Copy, Debug)]
 struct ChulkovDerived {
+    a10: f64,
+    a1: f64,
+    a2: f64,
     a20: f64,
     z1: f64,
     a3: f64,
@@ -140,12 +149,15 @@ struct ChulkovDerived {
     z_im: f64,
 }
 
-fn chulkov_derived(a10: f64, a1: f64, a2: f64, beta: f64) -> ChulkovDerived {
+/// The constants of the Chulkov potential from A10, A1, A2 in eV and β in bohr⁻¹.
+fn chulkov_derived(a10_ev: f64, a1_ev: f64, a2_ev: f64, beta: f64) -> ChulkovDerived {
+    let (a10, a1, a2) = (a10_ev / HARTREE_EV, a1_ev / HARTREE_EV, a2_ev / HARTREE_EV);
     let a20 = a2 - a10 - a1;
     let z1 = 5.0 * std::f64::consts::PI / (4.0 * beta);
     let a3 = -a20 - a2 / std::f64::consts::SQRT_2;
     let alpha = a2 * beta * (beta * z1).sin() / a3;
-    ChulkovDerived { a20, z1, a3, alpha, lambda: 2.0 * alpha, z_im: z1 - (-alpha / (2.0 * a3)).ln() / alpha }
+    let z_im = z1 - (-alpha / (2.0 * a3)).ln() / alpha;
+    ChulkovDerived { a10, a1, a2, a20, z1, a3, alpha, lambda: 2.0 * alpha, z_im }
 }
 
 /// −(1 − e^{−λd})/(4d), the saturated image tail, with its limit −λ/4 at d → 0.
@@ -201,11 +213,17 @@ impl Surface {
             Surface::Chulkov { x_surface, spacing, a10, a1, a2, beta } => {
                 finite("surface.x_surface", *x_surface)?;
                 for (name, v) in [("surface.a10", *a10), ("surface.a1", *a1)] {
-                    finite(name, v)?;
+                    if !(v.is_finite() && v.abs() < 1e3) {
+                        return Err(Error::invalid(name, format!("must be within ±1e3 eV, got {v}")));
+                    }
                 }
-                for (name, v) in [("surface.spacing", *spacing), ("surface.a2", *a2), ("surface.beta", *beta)] {
+                for (name, v, unit) in [
+                    ("surface.spacing", *spacing, "bohr"),
+                    ("surface.a2", *a2, "eV"),
+                    ("surface.beta", *beta, "bohr⁻¹"),
+                ] {
                     if !(v.is_finite() && v > 0.0 && v < 1e3) {
-                        return Err(Error::invalid(name, format!("must be positive and below 1e3, got {v}")));
+                        return Err(Error::invalid(name, format!("must be positive and below 1e3 {unit}, got {v}")));
                     }
                 }
                 let d = chulkov_derived(*a10, *a1, *a2, *beta);
@@ -213,8 +231,8 @@ impl Surface {
                     return Err(Error::invalid(
                         "surface.a10",
                         format!(
-                            "A10, A1, A2, β give A3 = {:.4} (must be negative) and α = {:.4} (positive): not a bound surface",
-                            d.a3, d.alpha
+                            "A10, A1, A2 (eV), β give A3 = {:.4} eV (must be negative) and α = {:.4} bohr⁻¹ (positive): not a bound surface",
+                            d.a3 * HARTREE_EV, d.alpha
                         ),
                     ));
                 }
@@ -242,9 +260,9 @@ impl Surface {
                 let z = x - x_surface;
                 let c = chulkov_derived(*a10, *a1, *a2, *beta);
                 if z < 0.0 {
-                    a10 + a1 * (2.0 * std::f64::consts::PI * z / spacing).cos()
+                    c.a10 + c.a1 * (2.0 * std::f64::consts::PI * z / spacing).cos()
                 } else if z < c.z1 {
-                    -c.a20 + a2 * (beta * z).cos()
+                    -c.a20 + c.a2 * (beta * z).cos()
                 } else if z < c.z_im {
                     c.a3 * (-c.alpha * (z - c.z1)).exp()
                 } else {
@@ -403,22 +421,65 @@ mod tests {
         assert!((s.value(0, 99.0) + 1.0 / 400.0).abs() < 1e-9);
     }
 
+    /// Cu(111) as Chulkov, Silkin and Echenique's Table 1 gives it (a_s in bohr, A in eV).
+    const CU111: (f64, f64, f64, f64, f64) = (3.94, -11.895, 5.14, 4.3279, 2.9416);
+
+    fn cu111(x_surface: f64) -> Surface {
+        let (spacing, a10, a1, a2, beta) = CU111;
+        Surface::Chulkov { x_surface, spacing, a10, a1, a2, beta }
+    }
+
     #[test]
-    fn chulkov_is_continuous_at_its_three_joins() {
-        // Cu(111)-like parameters (hartree, bohr): a_s = 3.94, A10 = −0.4371, A1 = 0.1889,
-        // A2 = 0.1874, β = 2.9416 (magnitudes of Chulkov et al.'s table; the test only needs
-        // a bound surface).
-        let (a10, a1, a2, beta) = (-0.4371, 0.1889, 0.1874, 2.9416);
-        let s = Surface::Chulkov { x_surface: 0.0, spacing: 3.94, a10, a1, a2, beta };
+    fn chulkov_cu111_has_the_closed_forms_of_the_paper() {
+        // Independent of the code's derived constants: the paper's closed forms evaluated here
+        // from Table 1's Cu(111) row in eV (1 hartree = 27.211386245988 eV, CODATA 2018).
+        const EV: f64 = 27.211386245988;
+        let (a_s, a10, a1, a2, beta) = CU111;
+        let s = cu111(0.0);
         s.validate(2).unwrap();
-        let c = chulkov_derived(a10, a1, a2, beta);
-        for z in [0.0, c.z1, c.z_im] {
-            let (l, r) = (s.value(0, z - 1e-9), s.value(0, z + 1e-9));
-            assert!((l - r).abs() < 1e-7, "jump at z = {z}: {l} vs {r}");
-            let slope = |x: f64| (s.value(0, x + 1e-5) - s.value(0, x - 1e-5)) / 2e-5;
-            assert!((slope(z - 1e-4) - slope(z + 1e-4)).abs() < 1e-2, "kink at z = {z}");
+        let v = |z: f64| s.value(0, z);
+        let close = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol;
+        // Bulk: A10 + A1 cos(2πz/a_s), period a_s, maxima A10 + A1 at the planes z = −n a_s and
+        // minima A10 − A1 halfway (−6.755 and −17.035 eV).
+        for n in 1..6 {
+            let z = -(n as f64) * a_s;
+            assert!(close(v(z) * EV, a10 + a1, 1e-12), "V(−{n} a_s) = {} eV", v(z) * EV);
+            assert!(close(v(z + 0.5 * a_s) * EV, a10 - a1, 1e-12));
+            for f in [0.13, 0.37, 0.81] {
+                assert!(close(v(z - f * a_s), v(z - f * a_s - a_s), 1e-14), "not periodic at {}", z - f * a_s);
+            }
         }
-        assert!((s.value(0, 80.0) + 1.0 / (4.0 * (80.0 - c.z_im))).abs() < 1e-6);
+        // At the surface plane V = A10 + A1 (the bulk's maximum, from both sides).
+        assert!(close(v(-1e-12) * EV, a10 + a1, 1e-9) && close(v(1e-12) * EV, a10 + a1, 1e-9));
+        // z1 = 5π/(4β): V2(z1) = −A20 − A2/√2 with A20 = A2 − A10 − A1, the value of V3 there.
+        let z1 = 5.0 * std::f64::consts::PI / (4.0 * beta);
+        let a3 = -(a2 - a10 - a1) - a2 / 2f64.sqrt();
+        assert!(close(v(z1 - 1e-12) * EV, a3, 1e-9) && close(v(z1 + 1e-12) * EV, a3, 1e-9), "V(z1) = {}", v(z1) * EV);
+        // V3's decay α = A2 β sin(βz1)/A3 (bohr⁻¹) and the image plane, where V = −α/2 = −λ/4.
+        let alpha = a2 * beta * (beta * z1).sin() / a3;
+        let z_im = z1 - (-alpha * EV / (2.0 * a3)).ln() / alpha;
+        assert!(alpha > 0.0 && z_im > z1);
+        assert!(close(v(z_im - 1e-12), -alpha / 2.0, 1e-9) && close(v(z_im + 1e-12), -alpha / 2.0, 1e-9));
+        // Continuity of V′ at the three joins: one-sided differences agree to O(h).
+        let h = 1e-6;
+        for z in [0.0, z1, z_im] {
+            let left = (v(z - h) - v(z - 2.0 * h)) / h;
+            let right = (v(z + 2.0 * h) - v(z + h)) / h;
+            assert!(close(left, right, 1e-4), "V′ jumps at z = {z}: {left} vs {right}");
+        }
+        // The image tail: V4 → −1/(4(z − z_im)) (hartree) once e^{−λ(z − z_im)} has died out.
+        for z in [40.0, 80.0, 200.0] {
+            assert!(close(v(z), -1.0 / (4.0 * (z - z_im)), 1e-15), "V({z}) = {}", v(z));
+        }
+    }
+
+    #[test]
+    fn chulkov_amplitudes_are_checked_in_electronvolts() {
+        let e = Surface::Chulkov { x_surface: 0.0, spacing: 3.94, a10: -11.895, a1: 5.14, a2: -1.0, beta: 2.9416 }
+            .validate(2)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("surface.a2") && e.contains("eV"), "{e}");
     }
 
     #[test]

@@ -17,14 +17,38 @@
 //! the paper's grid blows up within ~2000 steps; `tests/tdse_cpu.rs` shows it). Averaging over
 //! ψ^{n+1} and ψ^{n−1} instead (α = γ = 1, β = 0: Crank-Nicolson across the leap) gives
 //! g²(1 + iτμ/2) + 2iτλ0 g − (1 − iτμ/2) = 0, whose roots have |g| = 1 exactly whenever
-//! τ|λ0| ≤ (1 + τ²μ²/4)^½: stable for any μ and norm-conserving. That is the default; γ = 0
-//! gives the paper's scheme.
+//! τ|λ0| ≤ (1 + τ²μ²/4)^½: stable for any μ. That is the default; γ = 0 gives the paper's scheme.
+//!
+//! **What it conserves.** With α = γ (a = α/(α + β + γ)) and no absorber a leap-frog step is
+//! (1 + 2iτaHθ) ψ^{n+1} = (1 − 2iτaHθ) ψ^{n−1} − 2iτ(H0 + bHθ) ψ^n (Hθ = −½Δ1 on the implicit
+//! rings, zero elsewhere; b = β/(α + β + γ)), every operator Hermitian in the cell-volume inner
+//! product. Taking Re⟨ψ^n|·⟩ of both sides, the last term drops (⟨ψ|Hψ⟩ is real) and
+//! Re⟨ψ^n|(1 − 2iτaHθ)ψ^{n−1}⟩ = Re⟨ψ^{n−1}|(1 + 2iτaHθ)ψ^n⟩, so
+//! M_n = Re⟨ψ^n|(1 + 2iτaHθ)ψ^{n+1}⟩ is the same at every step, whatever U(t) does. ⟨ψ|ψ⟩ is not
+//! invariant: M ≈ ⟨ψ|ψ⟩ − O(τ²⟨H²⟩), and ⟨ψ|ψ⟩ oscillates about it, bounded (`tests/tdse_cpu.rs`
+//! measures both).
 //! - leap-frog step n → n+1: prev = ψ^{n−1} (overwritten in place), cur = ψ^n, c = −2iτ, δ = τ;
 //! - start (two stages, from ψ^0 alone): ψ^{½} = ψ^0 − i(τ/2) E H ψ^0 (c = −iτ/2, δ = τ/4, prev =
 //!   cur), then the midpoint ψ^1 = P ψ^0 − iτ E H ψ^{½} (c = −iτ, δ = τ/2): second order, so the
 //!   two-level scheme keeps its O(τ²) accuracy;
-//! - imaginary time τ → −iτ (renormalised by the caller of the stages): h = cur − τ H cur
-//!   (c = −τ, no absorber, prev = cur).
+//! - imaginary time τ → −iτ (renormalised by the caller of the stages): h = cur − τ (H − E) cur
+//!   (c = −τ, no absorber, prev = cur), with U replaced by U − E for the caller's energy
+//!   estimate E (the stage's `shift`; below).
+//!
+//! **Imaginary time near the axis.** On an implicit ring the stage is
+//! (1 + τ a Hθ) h = (1 − τ(H0 − E) − τ(1 − a) Hθ) cur with Hθ = −½Δ1 and a = α/(α + β + γ), that is
+//! h = cur − τ P (H − E) cur with P = (1 + τ a Hθ)⁻¹ on the implicit rings and P = 1 elsewhere: a
+//! preconditioned step. Its normalised fixed point solves P (H − E) ψ = ν ψ, i.e.
+//! (H − E) ψ = ν P⁻¹ ψ; an eigenvector of H with eigenvalue E' is one only when E' = E (ν = 0)
+//! or when P is a multiple of 1 on it. For m = 0 states Hθ ψ = 0 and P = 1, so every shift works;
+//! for m ≠ 0, Hθ ψ = μ_l ψ with μ_l = (1 − cos m dθ)/(ρ_l dθ)² different on each ring, and without
+//! the shift (E = 0, the form before issue 28) the fixed point is the generalised eigenvector of
+//! (H, P⁻¹), above the true level: from the exact m = 1 eigenvector the energy rose by
+//! 2.5·10⁻⁵ hartree in 2000 steps on the test grid of `tests/tdse_cpu.rs` (N_θ = 8, four implicit
+//! rings, τ = 0.01); with the shift it stays within 4·10⁻¹⁵. With E the Rayleigh quotient of the
+//! current iterate (updated at every renormalisation), the self-consistent fixed point has
+//! ⟨ψ|(H − E)|ψ⟩ = 0 = ν⟨ψ|P⁻¹|ψ⟩, so ν = 0 and ψ is an eigenvector of H: an exact eigenvector stays
+//! put to rounding. The shift also keeps the norm of the iterate near 1 between renormalisations.
 //!
 //! **Stability.** The leap-frog multiplies a mode of energy λ by g with g² + 2iτλg − 1 = 0, so
 //! |g| = 1 only while τ|λ| ≤ 1. The largest kinetic energy on ring l is at most
@@ -33,7 +57,8 @@
 //! dx = dρ = 0.2, dθ = 2π/128, τ = 0.005 that requires ρ0 ≥ 2.9 bohr: its printed ρ0 = 1 bohr
 //! gives τλ = 4.6 on the ring at 1.1 bohr, where the explicit scheme grows ~9× per step. The
 //! automatic ρ0 (the default) is therefore the paper's 1 bohr raised to the smallest stable ring.
-//! The imaginary-time (forward Euler) stage is stable for τλ ≤ 2. The potential adds |U| to λ;
+//! The imaginary-time (forward Euler) stage is stable for τ(λ − E) ≤ 2, which holds wherever the
+//! leap-frog is stable (τλ ≤ 1) and τ|E| ≤ 1. The potential adds |U| to λ;
 //! it is not known when the handle is made, so a norm watchdog stops any run whose norm grows.
 
 use super::grid::{Geometry, Grid};
@@ -197,35 +222,41 @@ pub enum Prev {
     Other,
 }
 
-/// One stage (module docs): its H coefficient c, absorber time δ, prev source and the time at
-/// which U is evaluated (a.u.).
+/// One stage (module docs): its H coefficient c, absorber time δ, prev source, the time at which
+/// U is evaluated (a.u.) and the energy subtracted from U (hartree; imaginary time only).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stage {
     pub c: C64,
     pub delta: f64,
     pub prev: Prev,
     pub time: f64,
+    pub shift: f64,
 }
 
 impl Stage {
     /// Leap-frog step from time t (cur = ψ(t)).
     pub fn leap_frog(tau: f64, t: f64) -> Self {
-        Stage { c: C64::new(0.0, -2.0 * tau), delta: tau, prev: Prev::InPlace, time: t }
+        Stage { c: C64::new(0.0, -2.0 * tau), delta: tau, prev: Prev::InPlace, time: t, shift: 0.0 }
     }
 
     /// First stage of the start: ψ(t + τ/2) by Euler.
     pub fn start_half(tau: f64, t: f64) -> Self {
-        Stage { c: C64::new(0.0, -0.5 * tau), delta: 0.25 * tau, prev: Prev::Cur, time: t }
+        Stage { c: C64::new(0.0, -0.5 * tau), delta: 0.25 * tau, prev: Prev::Cur, time: t, shift: 0.0 }
     }
 
     /// Second stage of the start: ψ(t + τ) by the midpoint rule.
     pub fn start_midpoint(tau: f64, t: f64) -> Self {
-        Stage { c: C64::new(0.0, -tau), delta: 0.5 * tau, prev: Prev::Other, time: t + 0.5 * tau }
+        Stage { c: C64::new(0.0, -tau), delta: 0.5 * tau, prev: Prev::Other, time: t + 0.5 * tau, shift: 0.0 }
     }
 
-    /// One imaginary-time step (no absorber).
-    pub fn imaginary(tau: f64, t: f64) -> Self {
-        Stage { c: C64::new(-tau, 0.0), delta: 0.0, prev: Prev::Cur, time: t }
+    /// One imaginary-time step of H − `energy` (no absorber; module docs).
+    pub fn imaginary(tau: f64, t: f64, energy: f64) -> Self {
+        Stage { c: C64::new(-tau, 0.0), delta: 0.0, prev: Prev::Cur, time: t, shift: energy }
+    }
+
+    /// U itself at time t, for the reductions and the potential slice (no update is made).
+    pub fn measure(t: f64) -> Self {
+        Stage::imaginary(0.0, t, 0.0)
     }
 }
 

@@ -14,12 +14,14 @@ use super::engine::SliceAxis;
 use super::grid::Grid;
 use super::potential::{IonPotential, Surface, Trajectory};
 use super::scheme::{Params, Scheme};
-use super::{local, observables, Communicator, Propagator, Relaxation};
+use super::{local, observables, Checkpoint, Communicator, Propagator, Relaxation};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
+use crate::progress::Tracker;
 use num_complex::Complex64 as C64;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
 /// Propagators sharing one grid's planes, one per device (module docs).
@@ -136,14 +138,45 @@ impl Team {
         self.each_with(parts, |p, (offset, part)| p.set_reference(part).map_err(|e| shifted(e, offset))).map(drop)
     }
 
-    /// [`Propagator::step`] on every member at once.
+    /// [`Propagator::step`] on every member at once; the calling thread's progress callback and
+    /// time limit are asked after every step and stop every member at the same step.
     pub fn step(&mut self, n_steps: u64) -> Result<()> {
-        self.each(|_, p| p.step(n_steps))
+        let mut tracker = Tracker::start(c"atomgpu_tdse_step");
+        self.relayed(&mut tracker, |p, checkpoint| p.step_with(n_steps, checkpoint)).map(drop)
     }
 
-    /// [`Propagator::relax`] on every member at once.
+    /// [`Propagator::relax`] on every member at once, stopped as [`Team::step`].
     pub fn relax(&mut self, max_steps: u64, energy_tolerance: f64) -> Result<Relaxation> {
-        self.first(|p| p.relax(max_steps, energy_tolerance))
+        let mut tracker = Tracker::start(c"atomgpu_tdse_relax");
+        let mut results =
+            self.relayed(&mut tracker, |p, checkpoint| p.relax_with(max_steps, energy_tolerance, checkpoint))?;
+        Ok(results.swap_remove(0))
+    }
+
+    /// `run(member, checkpoint)` on every member, the checkpoint answered by `tracker` on the
+    /// calling thread: directly for one member; for several, when the tracker is watched, each
+    /// member's [`Relay`] reports every step to this thread, which asks the tracker once all have
+    /// reported it and gives every member the same answer.
+    fn relayed<T: Send>(
+        &mut self,
+        tracker: &mut Tracker,
+        run: impl Fn(&mut Propagator, &mut dyn Checkpoint) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        if self.members.len() == 1 {
+            return Ok(vec![run(&mut self.members[0], tracker)?]);
+        }
+        if !tracker.is_watched() {
+            let unwatched = vec![Unwatched; self.members.len()];
+            return self.each_with(unwatched, |p, mut c| run(p, &mut c));
+        }
+        let (relays, coordinator): (Vec<Relay>, Vec<_>) = (0..self.members.len())
+            .map(|_| {
+                let (report, reports) = channel();
+                let (verdicts, verdict) = channel();
+                (Relay { report, verdict }, (reports, verdicts))
+            })
+            .unzip();
+        self.each_coordinated(relays, |p, mut relay| run(p, &mut relay), || answer(tracker, &coordinator))
     }
 
     /// ⟨ψ|ψ⟩ (all planes, all ranks).
@@ -166,29 +199,47 @@ impl Team {
         self.first(|p| p.population_near_ion(radius))
     }
 
-    /// |ψ^n|² on a slice of the team's planes ([`SliceAxis`]): the x plane `index` from the member
-    /// that owns it, or the members' parts of a slice along x one after another.
+    /// |ψ^n|² on a slice of the team's planes ([`SliceAxis`]; [`Propagator::density_slice`]).
     pub fn density_slice(&mut self, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()> {
+        self.over_slice("density", axis, index, out, |p, part| p.density_slice(axis, index, part))
+    }
+
+    /// U(r, `time`) (hartree) on a slice of the team's planes ([`Propagator::potential_slice`]).
+    pub fn potential_slice(&mut self, time: f64, axis: SliceAxis, index: usize, out: &mut [f64]) -> Result<()> {
+        self.over_slice("potential", axis, index, out, |p, part| p.potential_slice(time, axis, index, part))
+    }
+
+    /// A slice of the team's planes: the x plane `index` from the member that owns it, or the
+    /// members' parts of a slice along x one after another (into `out` once all have succeeded).
+    fn over_slice(
+        &mut self,
+        name: &'static str,
+        axis: SliceAxis,
+        index: usize,
+        out: &mut [f64],
+        slice: impl Fn(&mut Propagator, &mut [f64]) -> Result<()> + Sync,
+    ) -> Result<()> {
         observables::check_slice_index(&self.grid, axis, index)?;
-        if out.len() != observables::slice_len(&self.grid, axis) {
-            return Err(Error::invalid(
-                "density",
-                format!("must hold {} values (the slice), got {}", observables::slice_len(&self.grid, axis), out.len()),
-            ));
+        let len = observables::slice_len(&self.grid, axis);
+        if out.len() != len {
+            return Err(Error::invalid(name, format!("must hold {len} values (the slice), got {}", out.len())));
         }
         if axis == SliceAxis::X {
             let k = index - self.grid.x_offset;
             let owner = self.planes.iter().position(|r| r.contains(&k)).expect("the planes cover the slab");
-            return self.members[owner].density_slice(axis, index, out);
+            return slice(&mut self.members[owner], out);
         }
+        let mut values = crate::memory::filled("a slice", len, 0.0)?;
         let mut parts = Vec::with_capacity(self.members.len());
-        let mut rest = out;
+        let mut rest = &mut values[..];
         for p in &self.members {
             let (part, tail) = rest.split_at_mut(observables::slice_len(p.grid(), axis));
             parts.push(part);
             rest = tail;
         }
-        self.each_with(parts, |p, part| p.density_slice(axis, index, part)).map(drop)
+        self.each_with(parts, |p, part| slice(p, part))?;
+        out.copy_from_slice(&values);
+        Ok(())
     }
 
     /// `values` (points of the team's planes) cut at the members' slabs, with each part's offset.
@@ -242,6 +293,16 @@ impl Team {
             let d = data.into_iter().next().expect("one datum per member");
             return Ok(vec![f(&mut self.members[0], d)?]);
         }
+        self.each_coordinated(data, f, || {})
+    }
+
+    /// [`Team::each_with`] on one thread per member while `coordinate` runs on the calling thread.
+    fn each_coordinated<D: Send, T: Send>(
+        &mut self,
+        data: Vec<D>,
+        f: impl Fn(&mut Propagator, D) -> Result<T> + Sync,
+        coordinate: impl FnOnce(),
+    ) -> Result<Vec<T>> {
         self.failed.store(false, Ordering::Release);
         let (failed, f) = (&self.failed, &f);
         let results: Vec<Result<T>> = std::thread::scope(|scope| {
@@ -259,6 +320,7 @@ impl Team {
                     })
                 })
                 .collect();
+            coordinate();
             threads.into_iter().map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
         });
         if results.iter().any(Result::is_err) {
@@ -267,6 +329,121 @@ impl Team {
             return Err(errors.swap_remove(own));
         }
         Ok(results.into_iter().map(|r| r.expect("checked above")).collect())
+    }
+}
+
+/// A member's checkpoint when nobody watches: never stops.
+#[derive(Clone, Copy)]
+struct Unwatched;
+
+impl Checkpoint for Unwatched {
+    fn watched(&self) -> bool {
+        false
+    }
+
+    fn reached(&mut self, _done: u64, _total: u64) -> Result<()> {
+        Ok(())
+    }
+
+    fn finished(&mut self, _total: u64) -> Result<()> {
+        Ok(())
+    }
+
+    fn agreed(&self) -> bool {
+        true
+    }
+}
+
+/// A member's report to the calling thread.
+enum Report {
+    Reached(u64, u64),
+    Finished(u64),
+}
+
+/// The calling thread's answer to every member.
+#[derive(Clone)]
+enum Verdict {
+    Go,
+    /// The tracker stopped the run (its message).
+    Stop(String),
+    /// A member failed: the others stop as they do when a halo never comes.
+    Abort,
+}
+
+/// A member's checkpoint while the calling thread watches: report, then wait for the answer.
+struct Relay {
+    report: Sender<Report>,
+    verdict: Receiver<Verdict>,
+}
+
+impl Relay {
+    fn ask(&mut self, report: Report) -> Result<()> {
+        self.report.send(report).map_err(|_| local::stopped())?;
+        match self.verdict.recv() {
+            Ok(Verdict::Go) => Ok(()),
+            Ok(Verdict::Stop(why)) => Err(Error::Cancelled(why)),
+            Ok(Verdict::Abort) | Err(_) => Err(local::stopped()),
+        }
+    }
+}
+
+impl Checkpoint for Relay {
+    fn watched(&self) -> bool {
+        true
+    }
+
+    fn reached(&mut self, done: u64, total: u64) -> Result<()> {
+        self.ask(Report::Reached(done, total))
+    }
+
+    fn finished(&mut self, total: u64) -> Result<()> {
+        self.ask(Report::Finished(total))
+    }
+
+    fn agreed(&self) -> bool {
+        true
+    }
+}
+
+/// The calling thread's side of the relays: waits until every member has reported the same
+/// step, asks `tracker`, answers all alike; ends when a member's run has ended (normally, after
+/// its final report, or by an error: then the members still waiting are told to stop).
+fn answer(tracker: &mut Tracker, members: &[(Receiver<Report>, Sender<Verdict>)]) {
+    loop {
+        let mut reports = Vec::with_capacity(members.len());
+        for (reports_of, _) in members {
+            match reports_of.recv() {
+                Ok(r) => reports.push(r),
+                Err(_) => break,
+            }
+        }
+        let verdict = if reports.len() < members.len() {
+            Verdict::Abort
+        } else {
+            let asked = match reports[0] {
+                Report::Reached(done, total) => tracker.update(done as f64, total as f64),
+                Report::Finished(total) => tracker.finish(total as f64),
+            };
+            match asked {
+                Ok(()) => Verdict::Go,
+                Err(e) => Verdict::Stop(cancel_reason(e)),
+            }
+        };
+        for (_, verdicts) in members {
+            // A member that has already returned no longer listens.
+            let _ = verdicts.send(verdict.clone());
+        }
+        if matches!(verdict, Verdict::Abort) {
+            return;
+        }
+    }
+}
+
+/// The message of a tracker's stop.
+fn cancel_reason(error: Error) -> String {
+    match error {
+        Error::Cancelled(why) => why,
+        other => other.to_string(),
     }
 }
 

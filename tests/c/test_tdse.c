@@ -15,6 +15,14 @@
  *   (c) hydrogen by imaginary time (atomgpu_tdse_relax) at h = 0.3: E within 0.025 below the
  *       exact −1/2 hartree (the grid's error there is −0.0185, tests/tdse_cpu.rs), the norm 1,
  *       and the density on the x plane through the nucleus peaked on the axis ring;
+ *   (e) atomgpu_tdse_potential_slice: on the x plane through a Chulkov Cu(111) surface's
+ *       reference plane (parameters in eV, as Chulkov, Silkin and Echenique's Table 1 prints
+ *       them) with a soft-cored hydrogen ion at R(t) on a trajectory, U equals the closed form
+ *       −1/(|r − R(t)|² + rs²)^½ + (A10 + A1)/27.211386245988 at every point (1e-13);
+ *   (f) a run stopped by the progress callback at its 3rd report: ATOMGPU_ERR_CANCELLED, the
+ *       handle at step 3 (atomgpu_tdse_state), and a further atomgpu_tdse_step(17) gives the
+ *       wavefunction of an uninterrupted 20-step run bit for bit; a wavefunction of 1e300 is
+ *       refused naming `psi`;
  *   (d) bad input: odd Nθ, a step past the stability limit, NaN in a potential array, a
  *       trajectory shorter than the run, NULLs, a destroyed handle: status, argument position,
  *       name; and an unstable run (check_stability = 0) stopped by the norm watchdog with
@@ -183,6 +191,71 @@ static void bad_input(void) {
     free(u), free(psi);
 }
 
+static void potential_read_back(void) {
+    atomgpu_tdse_grid g = cylinder(21, 6, 8, 0.25);
+    atomgpu_tdse_params p;
+    atomgpu_tdse_default_params(&p);
+    atomgpu_tdse *h = NULL;
+    if (!check_ok("create (potential)", atomgpu_tdse_create(&g, &p, &h))) return;
+    /* Plane k = 14 is x = x0 + 14 dx = 1.0: the surface's reference plane. */
+    const double x14 = g.x0 + 14 * g.dx, rs = 0.3;
+    const atomgpu_tdse_surface cu111 = {ATOMGPU_TDSE_SURFACE_CHULKOV, x14, 0, 0, 0, 3.94, -11.895, 5.14, 4.3279, 2.9416};
+    const atomgpu_tdse_ion ion = {1.0, 1.0, 0, 0, 0, 0, 0, 0, 0, rs};
+    const double times[2] = {0.0, 10.0}, path[6] = {0.0, 0.2, -0.1, 2.0, 0.2, 0.3};
+    const double t = 2.5, rx = 0.5, ry = 0.2, rz = 0.0; /* R(2.5), linearly interpolated */
+    double u[6 * 8];
+    if (check_ok("set_potential (Chulkov, ion)", atomgpu_tdse_set_potential(h, &ion, &cu111, NULL, 2, times, path)) &&
+        check_ok("potential_slice", atomgpu_tdse_potential_slice(h, ATOMGPU_TDSE_SLICE_X, 14, t, u, 6 * 8))) {
+        double worst = 0.0;
+        for (int l = 0; l < 6; l++)
+            for (int m = 0; m < 8; m++) {
+                double rho = (l + 0.5) * g.d2, theta = m * 2.0 * k_pi / 8.0;
+                double dy = rho * cos(theta) - ry, dz = rho * sin(theta) - rz, dx = x14 - rx;
+                double exact = -1.0 / sqrt(dx * dx + dy * dy + dz * dz + rs * rs) + (-11.895 + 5.14) / 27.211386245988;
+                worst = fmax(worst, fabs(u[l * 8 + m] - exact));
+            }
+        printf("potential read back at the Cu(111) reference plane: max |U - closed form| = %.2e hartree\n", worst);
+        check("the potential slice equals the closed form to 1e-13", worst < 1e-13);
+    }
+    atomgpu_tdse_destroy(h);
+}
+
+static int32_t stop_at_third(void *user_data, const char *task, double done, double total) {
+    (void)task, (void)done, (void)total;
+    return ++*(int *)user_data == 3;
+}
+
+static void stopped_run(void) {
+    atomgpu_tdse_grid g = cylinder(20, 10, 8, 0.2);
+    atomgpu_tdse_params p;
+    atomgpu_tdse_default_params(&p);
+    atomgpu_tdse *a = NULL, *b = NULL;
+    if (!check_ok("create (stopped run)", atomgpu_tdse_create(&g, &p, &a)) ||
+        !check_ok("create (uninterrupted run)", atomgpu_tdse_create(&g, &p, &b)))
+        return;
+    int64_t n = g.nx * g.n2 * g.n3, steps = -1, rings = 0;
+    double *psi = gaussian(&g, 0.7), *pa = malloc(2 * (size_t)n * sizeof *pa), *pb = malloc(2 * (size_t)n * sizeof *pb);
+    double t = 0.0, rho0 = 0.0;
+    int calls = 0;
+    check_ok("set_wavefunction", atomgpu_tdse_set_wavefunction(a, psi, n, 0.0));
+    check_ok("set_wavefunction", atomgpu_tdse_set_wavefunction(b, psi, n, 0.0));
+    atomgpu_set_progress(stop_at_third, &calls, 0.0);
+    int32_t s = atomgpu_tdse_step(a, 20);
+    atomgpu_set_progress(NULL, NULL, 0.0);
+    check("the callback stops the run: ATOMGPU_ERR_CANCELLED", s == ATOMGPU_ERR_CANCELLED);
+    check_ok("state", atomgpu_tdse_state(a, &t, &steps, &rho0, &rings));
+    check("the handle holds step 3", steps == 3 && fabs(t - 0.015) < 1e-15);
+    if (check_ok("step the remaining 17", atomgpu_tdse_step(a, 17)) && check_ok("20 steps", atomgpu_tdse_step(b, 20)) &&
+        check_ok("get (stopped)", atomgpu_tdse_get_wavefunction(a, pa, n)) &&
+        check_ok("get (uninterrupted)", atomgpu_tdse_get_wavefunction(b, pb, n)))
+        check("continued = uninterrupted, bit for bit", memcmp(pa, pb, 2 * (size_t)n * sizeof *pa) == 0);
+    for (int64_t i = 0; i < 2 * n; i++) pa[i] = 1e300;
+    expect_invalid("a wavefunction of 1e300 (its norm overflows)", atomgpu_tdse_set_wavefunction(a, pa, n, 0.0), 2,
+                   "psi", 1);
+    free(psi), free(pa), free(pb);
+    atomgpu_tdse_destroy(a), atomgpu_tdse_destroy(b);
+}
+
 int main(void) {
     double complex one = free_gaussian(1, 1);
     int32_t backend = 0, major = 0, minor = 0;
@@ -195,6 +268,8 @@ int main(void) {
         check("two members give the same amplitude to 1e-13", cabs(two - one) < 1e-13);
     }
     hydrogen();
+    potential_read_back();
+    stopped_run();
     bad_input();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;

@@ -12,6 +12,10 @@
 !       the wavefunction read back;
 !   (c) an ion leaving a jellium surface (U0 = 0.5, lambda = 1): the wavefunction set, the
 !       reference set, 50 steps, the survival probability |<phi|psi>|^2 in (0, 1];
+!   (e) atomgpu_tdse_potential_slice on a Chulkov Cu(111) surface given in eV (Chulkov, Silkin,
+!       Echenique, Surf. Sci. 437 (1999) 330, Table 1): the x plane through the reference plane
+!       and the bulk plane one a_s deeper both read (A10 + A1)/27.211386245988 hartree at every
+!       point (1e-13); a slice array of the wrong shape is refused (C position 5);
 !   (d) bad input through stat: a psi of the wrong shape (checked here, C position 2), odd
 !       N_theta, a trajectory shorter than the run: ATOMGPU_ERR_INVALID_ARGUMENT at the
 !       argument's C position with its name in the message.
@@ -31,6 +35,7 @@ program test_tdse
     call free_gaussian()
     call hydrogen()
     call jellium()
+    call chulkov()
     call bad_input()
     print '(i0, a, i0, a)', checks, " checks, ", failures, " failed"
     if (failures > 0) error stop 1
@@ -188,6 +193,44 @@ contains
         if (.not. succeeded("step (jellium)", stat)) return
         call atomgpu_tdse_overlap(tdse, s)
         call check("survival probability in (0, 1]", abs(s)**2 > 0 .and. abs(s)**2 <= 1.0_dp + 1.0e-12_dp)
+        call atomgpu_tdse_destroy(tdse)
+    end subroutine
+
+    subroutine chulkov()
+        type(atomgpu_tdse_grid_t) :: grid
+        type(atomgpu_tdse_params_t) :: params
+        type(atomgpu_tdse_t) :: tdse
+        type(atomgpu_tdse_surface_t) :: surface
+        real(dp), allocatable :: plane(:, :), wrong(:, :)
+        real(dp), parameter :: expected = (-11.895_dp + 5.14_dp) / 27.211386245988_dp
+        integer :: stat
+        ! dx = a_s / 4 = 0.985 bohr: plane 9 (1-based) is the reference plane, plane 5 one a_s deeper.
+        grid = cylinder(12, 4, 8, 0.985_dp)
+        grid%x0 = 0.0_dp
+        surface%kind = ATOMGPU_TDSE_SURFACE_CHULKOV
+        surface%x_surface = 8 * 0.985_dp
+        surface%spacing = 3.94_dp
+        surface%a10 = -11.895_dp
+        surface%a1 = 5.14_dp
+        surface%a2 = 4.3279_dp
+        surface%beta = 2.9416_dp
+        call atomgpu_tdse_create(grid, params, tdse, stat)
+        if (.not. succeeded("create (Chulkov)", stat)) return
+        call atomgpu_tdse_set_potential(tdse, surface=surface, stat=stat)
+        if (.not. succeeded("set_potential (Chulkov)", stat)) return
+        allocate (plane(8, 4))
+        call atomgpu_tdse_potential_slice(tdse, ATOMGPU_TDSE_SLICE_X, 9, 0.0_dp, plane, stat)
+        if (succeeded("potential_slice (reference plane)", stat)) then
+            print '(a, f14.10, a)', "Cu(111) at its reference plane: U = ", plane(1, 1), " hartree"
+            call check("U = (A10 + A1)/Eh at the reference plane", maxval(abs(plane - expected)) < 1.0e-13_dp)
+        end if
+        call atomgpu_tdse_potential_slice(tdse, ATOMGPU_TDSE_SLICE_X, 5, 0.0_dp, plane, stat)
+        if (succeeded("potential_slice (one a_s deeper)", stat)) then
+            call check("the bulk cosine repeats after a_s", maxval(abs(plane - expected)) < 1.0e-13_dp)
+        end if
+        allocate (wrong(4, 8))
+        call atomgpu_tdse_potential_slice(tdse, ATOMGPU_TDSE_SLICE_X, 5, 0.0_dp, wrong, stat)
+        call expect_invalid("potential slice of the wrong shape", stat, 5, "potential", .true.)
         call atomgpu_tdse_destroy(tdse)
     end subroutine
 

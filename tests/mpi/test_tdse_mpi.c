@@ -8,6 +8,11 @@
  * and the norm, energy, survival amplitude and population on the ion must agree to 1e-14 (only
  * the sums' order differs). Then, with 2 or more ranks, mismatched halo sizes (rank 1 with one
  * more ρ ring) must be refused by atomgpu_tdse_set_communicator with a message saying so.
+ * Last, a time limit set on rank 0 alone (1 ns: it stops rank 0 after its first step) must stop
+ * every rank, without a hang, at the same step: step(1000) at the norm check of step 10
+ * (params.norm_check_interval = 10), ATOMGPU_ERR_CANCELLED everywhere ("time limit" on rank 0,
+ * "another rank" elsewhere), atomgpu_tdse_state 10 steps on every rank; and relax(1000) at its
+ * renormalisation after 50 steps, the handle normalised (a collective norm of 1).
  *
  * Build and run (scripts/test-all.sh does, at 2 and 3 ranks):
  *   mpicc -std=c99 -Wall -Wextra -Werror -Iinclude tests/mpi/test_tdse_mpi.c -o test_tdse_mpi \
@@ -156,6 +161,33 @@ int main(int argc, char **argv) {
               s == ATOMGPU_ERR_INVALID_ARGUMENT && strstr(message, "mismatched halo sizes") != NULL &&
                   atomgpu_last_error_arg() == 1);
         atomgpu_tdse_destroy(b);
+    }
+
+    {
+        atomgpu_tdse_params q = p;
+        q.norm_check_interval = 10;
+        atomgpu_tdse *s = NULL;
+        check("create (stopped runs)", atomgpu_tdse_create(&g, &q, &s) == ATOMGPU_OK);
+        check("set_communicator", atomgpu_tdse_set_communicator(s, exchange, sum, &comm) == ATOMGPU_OK);
+        double *psi = packet(&g), t = 0.0, rho0 = 0.0, e = -7.0, norm = 0.0;
+        int64_t n = g.nx_local * g.n2 * g.n3, steps = -1, rings = 0;
+        int32_t converged = -7;
+        char message[1024];
+        check("set_wavefunction", atomgpu_tdse_set_wavefunction(s, psi, n, 0.0) == ATOMGPU_OK);
+        if (rank == 0) atomgpu_set_time_limit(1e-9);
+        int32_t status = atomgpu_tdse_step(s, 1000);
+        atomgpu_last_error_message(message, sizeof message);
+        check("step stopped on every rank", status == ATOMGPU_ERR_CANCELLED);
+        check("the stop's reason", strstr(message, rank == 0 ? "time limit" : "another rank") != NULL);
+        check("state", atomgpu_tdse_state(s, &t, &steps, &rho0, &rings) == ATOMGPU_OK);
+        check("every rank stopped at the norm check of step 10", steps == 10);
+        status = atomgpu_tdse_relax(s, 1000, 1e-300, &e, &steps, &converged);
+        check("relax stopped on every rank", status == ATOMGPU_ERR_CANCELLED && e == -7.0 && converged == -7);
+        if (rank == 0) atomgpu_set_time_limit(0.0);
+        check("norm after the stopped relaxation", atomgpu_tdse_norm(s, &norm) == ATOMGPU_OK);
+        check("the stopped relaxation left psi normalised", fabs(norm - 1.0) < 1e-12);
+        atomgpu_tdse_destroy(s);
+        free(psi);
     }
 
     int all = 0;
