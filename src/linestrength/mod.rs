@@ -65,7 +65,7 @@ pub mod intensity;
 pub mod rotation;
 pub mod symmetry;
 
-use crate::backend::{self, Backend};
+use crate::backend::{self, threads, Backend};
 use crate::error::{require_finite, require_finite_result, require_in_range, Error, Result};
 use crate::memory;
 use crate::progress::Tracker;
@@ -1130,7 +1130,9 @@ fn spread_batches(
                             return;
                         }
                     }
-                    let result = work.run(engine, batches[k], mine.get(m + 1).map(|&k| batches[k]));
+                    let next = mine.get(m + 1).map(|&k| batches[k]);
+                    // The engine's own pool in a forked child (backend::threads::run_in).
+                    let result = threads::run_in(e + 1, || work.run(engine, batches[k], next)).and_then(|r| r);
                     let failed = result.is_err();
                     if send.send((k, result)).is_err() || failed {
                         return;

@@ -58,7 +58,7 @@ pub(super) fn hamiltonian<T: Scalar>(
         first_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
     };
     std::thread::scope(|scope| {
-        for member in basis.members() {
+        for (k, member) in basis.members().enumerate() {
             let (blocks, outputs, next, done, running, stop, fail) =
                 (&blocks, &outputs, &next, &done, &running, &stop, &fail);
             scope.spawn(move || {
@@ -90,8 +90,11 @@ pub(super) fn hamiltonian<T: Scalar>(
                     }
                     slots.iter_mut().try_for_each(Slot::wait)
                 };
-                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
-                    .unwrap_or_else(|_| Err(Error::Internal("an engine's thread panicked".into())));
+                // The engine's own pool in a forked child (backend::threads::run_in).
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    crate::backend::threads::run_in(k + 1, work).and_then(|r| r)
+                }))
+                .unwrap_or_else(|_| Err(Error::Internal("an engine's thread panicked".into())));
                 // Whatever happened, no copy into the caller's matrices outlives the call.
                 let drained = match &copier {
                     Ok(Some(c)) => c.synchronize().map_err(Error::from),

@@ -15,7 +15,7 @@ use super::grid::Grid;
 use super::potential::{IonPotential, Surface, Trajectory};
 use super::scheme::{Params, Scheme};
 use super::{local, observables, Checkpoint, Communicator, Propagator, Relaxation};
-use crate::backend::Backend;
+use crate::backend::{threads, Backend};
 use crate::error::{Error, Result};
 use crate::progress::Tracker;
 use num_complex::Complex64 as C64;
@@ -310,9 +310,10 @@ impl Team {
                 .members
                 .iter_mut()
                 .zip(data)
-                .map(|(p, d)| {
+                .enumerate()
+                .map(|(k, (p, d))| {
                     scope.spawn(move || {
-                        let result = f(p, d);
+                        let result = threads::run_in(k + 1, || f(p, d)).and_then(|r| r);
                         if result.is_err() {
                             failed.store(true, Ordering::Release);
                         }

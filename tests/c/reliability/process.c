@@ -237,9 +237,90 @@ static int case_fork_time_limit(void) {
     return child_verdict(pid, "the child");
 }
 
+/* Several engines in a child: the threads a call starts for them (one per engine) use rayon too.
+ * A TDSE team of two CPU members (x planes split in two, halos exchanged between the threads) and
+ * two-engine line-strength and Sturmian handles, made and run before the fork and run again in
+ * the child. Skipped where the parent runs on GPUs (a team there needs two, and the child cannot
+ * use them). */
+static atomgpu_tdse *make_tdse_team(void) {
+    atomgpu_tdse_grid g = td_grid();
+    atomgpu_tdse_params p;
+    atomgpu_tdse_default_params(&p);
+    p.n_devices = 2;
+    atomgpu_tdse *h = NULL;
+    if (atomgpu_tdse_create(&g, &p, &h) != ATOMGPU_OK ||
+        atomgpu_tdse_set_potential(h, &td_ion, &td_surface, td_table, 2, td_times, td_path) != ATOMGPU_OK) {
+        printf("    fixture: two-member TDSE handle: %s\n", message());
+        exit(1);
+    }
+    return h;
+}
+
+static void workload_engines(atomgpu_tdse *team, atomgpu_linestrength *lines, atomgpu_sturmian *st,
+                             struct workload_result *r) {
+    double psi[2 * TD_N];
+    r->n = 0;
+    r->status = atomgpu_tdse_set_wavefunction(team, td_psi, TD_N, 0.0);
+    if (r->status == ATOMGPU_OK) r->status = atomgpu_tdse_step(team, 3);
+    if (r->status == ATOMGPU_OK) r->status = atomgpu_tdse_get_wavefunction(team, psi, TD_N);
+    if (r->status != ATOMGPU_OK) return;
+    memcpy(r->values, psi, sizeof psi);
+    r->n = 2 * TD_N;
+    const int32_t uppers[1] = {1};
+    atomgpu_intensity_params p = ls_params();
+    int64_t n_lines = 0, up_id[8], lo_id[8];
+    double a[8], nu[8], strength[8], intensity[8];
+    r->status = atomgpu_linestrength_line_list(lines, 0, 1, uppers, &p, 8, &n_lines, up_id, lo_id, a, nu, strength, intensity);
+    if (r->status != ATOMGPU_OK) return;
+    for (int64_t i = 0; i < n_lines && i < 8; i++) r->values[r->n++] = strength[i];
+    atomgpu_sturmian_params sp = st_params();
+    double h[16], s_out[16];
+    r->status = atomgpu_sturmian_hamiltonian(st, &sp, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, h, 4, s_out, 4);
+    for (int i = 0; r->status == ATOMGPU_OK && i < 16; i++) r->values[r->n++] = h[i];
+}
+
+static int case_fork_engines(void) {
+    make_fixtures();
+    if (parent_on_cuda()) return 0;
+    atomgpu_tdse *team = make_tdse_team();
+    atomgpu_linestrength *lines = NULL;
+    atomgpu_sturmian *st = NULL;
+    int32_t b0 = -1, b1 = -1;
+    int ok = atomgpu_linestrength_create_on_devices(2, dipole, 2, 0, 2, &lines) == ATOMGPU_OK &&
+             atomgpu_linestrength_add_block(lines, 0, 1.0, 2, ls_v, ls_k, ls_tau0, 0, NULL, NULL, NULL, &b0) == ATOMGPU_OK &&
+             atomgpu_linestrength_add_block(lines, 1, 3.0, 2, ls_v, ls_k, ls_tau1, 0, NULL, NULL, NULL, &b1) == ATOMGPU_OK &&
+             atomgpu_linestrength_set_states(lines, 0, 2, ls_e0, ls_vectors, 2) == ATOMGPU_OK &&
+             atomgpu_linestrength_set_states(lines, 1, 2, ls_e1, ls_vectors, 2) == ATOMGPU_OK;
+    atomgpu_gsf_params g = st_gsf();
+    ok = ok && atomgpu_sturmian_create_on_devices(20.0, ST_NQ, 1, NULL, NULL, 0, 2, &st) == ATOMGPU_OK &&
+         atomgpu_sturmian_add_gsf(st, ATOMGPU_ELECTRON_A, 0, 2, &g, NULL) == ATOMGPU_OK &&
+         atomgpu_sturmian_add_gsf(st, ATOMGPU_ELECTRON_B, 0, 2, &g, NULL) == ATOMGPU_OK;
+    if (!ok) return fail("two-engine fixtures: %s", message());
+    struct workload_result reference;
+    workload_engines(team, lines, st, &reference);
+    if (reference.status != ATOMGPU_OK) return fail("before the fork: %s", message());
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) return fail("fork failed");
+    if (pid == 0) {
+        alarm(FORK_SECONDS);
+        struct workload_result r;
+        workload_engines(team, lines, st, &r);
+        int bad = 0;
+        if (r.status != ATOMGPU_OK) bad = fail("child: status %d: %s", (int)r.status, message());
+        else if (r.n != reference.n || memcmp(r.values, reference.values, (size_t)r.n * sizeof r.values[0]) != 0)
+            bad = fail("child: the two-engine results differ from the parent's");
+        fflush(stdout);
+        _exit(bad);
+    }
+    return child_verdict(pid, "the child");
+}
+
 #define RELIABILITY_PROCESS_ARGUMENTS
 #define RELIABILITY_PROCESS_VALID
 #define RELIABILITY_PROCESS_SPECIAL                                                                                   \
     {"fork: a child repeats every family's calls after the parent ran them", case_fork_child},                        \
         {"fork: a grandchild (fork of a forked child) repeats them too", case_fork_grandchild},                       \
-        {"fork: the child's time limit and progress callback apply to its calls", case_fork_time_limit},
+        {"fork: the child's time limit and progress callback apply to its calls", case_fork_time_limit},      \
+        {"fork: several engines in a child (a two-member TDSE team, two line-strength and Sturmian engines)",  \
+         case_fork_engines},
