@@ -49,7 +49,7 @@ use atomgpu::error::Error;
 use atomgpu::math::wigner::clebsch_gordan;
 use atomgpu::sturmian::angular::{angular_coefficient, legendre_coupling, multipoles};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
-use atomgpu::sturmian::solve::lowest_eigenpairs;
+use atomgpu::sturmian::solve::{lowest_eigenpairs, lowest_eigenvalues};
 use atomgpu::sturmian::{
     Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target, MAX_L,
 };
@@ -1166,10 +1166,8 @@ fn hamiltonian_matches_an_independent_assembly_complex() {
 /// 71, 4142 (1979), -2.8790287673 hartree (confirmed to more digits later, e.g. by S. P. Goldman).
 const HELIUM_S_LIMIT: f64 = -2.879028767;
 
-/// The lowest eigenvalue of the L = 0, (0, 0)-pair helium Hamiltonian in an N-function GSF basis
-/// (parameters of examples/rust/sturmian_helium.rs), with checks of the eigenpair: H c = E S c
-/// with the symmetric H (lower triangle, as the solver reads it), c^T S c = 1.
-fn helium_s_limit(n: usize) -> f64 {
+/// H and S of the helium s limit with `n` GSFs per electron (L = 0, pair (0, 0), n^2 functions).
+fn helium_s_limit_matrices(n: usize) -> (Vec<f64>, Vec<f64>) {
     let energy = -2.2;
     let basis = helium_gsf_basis(&Grid::gauss_legendre(40.0, 160, 9).unwrap(), &[n], 10, 1);
     let spec = HamiltonianSpec {
@@ -1191,6 +1189,15 @@ fn helium_s_limit(n: usize) -> f64 {
             Target::Host { data: &mut s, ld: size },
         )
         .unwrap();
+    (h, s)
+}
+
+/// The lowest eigenvalue of the L = 0, (0, 0)-pair helium Hamiltonian in an N-function GSF basis
+/// (parameters of examples/rust/sturmian_helium.rs), with checks of the eigenpair: H c = E S c
+/// with the symmetric H (lower triangle, as the solver reads it), c^T S c = 1.
+fn helium_s_limit(n: usize) -> f64 {
+    let (h, s) = helium_s_limit_matrices(n);
+    let size = n * n;
     let (energies, vectors) = lowest_eigenpairs(&Backend::Cpu, size, &h, size, &s, size, 2).unwrap();
     assert!(energies[0] < energies[1]);
     let lower = |m: &[f64], i: usize, j: usize| if i >= j { m[i + size * j] } else { m[j + size * i] };
@@ -1225,6 +1232,106 @@ fn helium_s_limit_is_an_upper_bound_decreasing_with_n() {
     }
     println!("helium s limit (exact {HELIUM_S_LIMIT}):{line}");
     assert!(previous < HELIUM_S_LIMIT + 5e-3, "N = 8 should be within 5 mhartree of the s limit, got {previous}");
+}
+
+/// H = [[a, b], [b, a]] and S = [[p, q], [q, p]] (column-major; the solver reads the lower
+/// triangles), whose eigenpairs have the closed form E± = (a ± b)/(p ± q), c± = (1, ±1) /
+/// sqrt(2 (p ± q)) (S-normalised, sign free).
+fn two_by_two(a: f64, b: f64, p: f64, q: f64) -> ([f64; 4], [f64; 4]) {
+    ([a, b, b, a], [p, q, q, p])
+}
+
+/// Both eigen-solvers (pairs; values alone) on a 2 x 2 problem, `k` wanted.
+fn solve_2x2(h: &[f64; 4], s: &[f64; 4], k: usize) -> (Result<(Vec<f64>, Vec<f64>), Error>, Result<Vec<f64>, Error>) {
+    (lowest_eigenpairs(&Backend::Cpu, 2, h, 2, s, 2, k), lowest_eigenvalues(&Backend::Cpu, 2, h, 2, s, 2, k))
+}
+
+fn assert_not_finite<T: std::fmt::Debug>(what: &str, result: Result<T, Error>, index: usize) {
+    match result {
+        Err(Error::NotFinite { name: "energies", index: Some(i), .. }) if i == index => {}
+        other => panic!("{what}: want NotFinite at energies[{index}], got {other:?}"),
+    }
+}
+
+/// The eigen-solve at scales near the ends of double precision (issue 28: H = DBL_MAX {1, .1, .1,
+/// 1}, S = {1, .2, .2, 1} gave Inf/NaN with status 0), against the closed form of `two_by_two`:
+/// - H at DBL_MAX: E+ = 11/12 DBL_MAX is representable and comes out to 1e-15 (reference
+///   ((a/2 + b/2)/1.2) 2, exact halvings), with c+ = (1, 1)/sqrt(2.4) (vectors to 1e-14: a few
+///   ulp over the relative eigenvalue gap 0.2); E- = 1.125 DBL_MAX is not,
+///   so k = 2 is NotFinite at energies[1], from both solvers, never Inf;
+/// - S at the smallest subnormal 5e-324 (with 0.2 · 5e-324 = 0 off the diagonal): E = 0.9 /
+///   5e-324 overflows: NotFinite at energies[0];
+/// - H of 2^-1000 and a subnormal S of 2^-1070 {4, 1, 1, 4}: E+ = 0.22 · 2^70 and E- = 0.3 · 2^70,
+///   c+ = (1, 1) 2^535 / sqrt(10), each to 1e-15, though S has at most 4 significant bits;
+/// - invariance: 2^-500 H and 2^400 S of the helium s limit (N = 4) give 2^-900 E and 2^-200 c
+///   bit for bit (the solver's power-of-two scaling makes the two problems the same one).
+#[test]
+fn eigenpairs_at_the_ends_of_double_precision() {
+    let close = |got: f64, want: f64| ((got - want) / want).abs() <= 1e-15;
+    // eigenvector elements: a few ulp over the eigenvalue gap (relative 0.2 here)
+    let close_vector = |got: f64, want: f64| ((got - want) / want).abs() <= 1e-14;
+    // H near DBL_MAX.
+    let (a, b) = (f64::MAX, f64::MAX * 0.1);
+    let (h, s) = two_by_two(a, b, 1.0, 0.2);
+    let e_plus = ((a / 2.0 + b / 2.0) / 1.2) * 2.0;
+    let (pairs, values) = solve_2x2(&h, &s, 1);
+    let ((e, c), e_only) = (pairs.unwrap(), values.unwrap());
+    assert!(close(e[0], e_plus) && close(e_only[0], e_plus), "E+ = {e:?} / {e_only:?}, want {e_plus:e}");
+    let c_plus = 1.0 / 2.4f64.sqrt();
+    assert!(close_vector(c[0].abs(), c_plus) && close_vector(c[1].abs(), c_plus) && c[0] * c[1] > 0.0, "c+ = {c:?}");
+    let (pairs, values) = solve_2x2(&h, &s, 2);
+    assert_not_finite("H at DBL_MAX, k = 2, pairs", pairs, 1);
+    assert_not_finite("H at DBL_MAX, k = 2, values", values, 1);
+    // S subnormal against an H of order 1 (and of DBL_MAX).
+    for scale in [1.0, f64::MAX] {
+        let (h, s) = two_by_two(scale, scale * 0.1, 5e-324, 5e-324 * 0.2);
+        let (pairs, values) = solve_2x2(&h, &s, 1);
+        assert_not_finite("S = 5e-324, pairs", pairs, 0);
+        assert_not_finite("S = 5e-324, values", values, 0);
+    }
+    // Both tiny, the result large but representable.
+    let (h, s) = two_by_two(2f64.powi(-1000), 0.1 * 2f64.powi(-1000), 4.0 * 2f64.powi(-1070), 2f64.powi(-1070));
+    let (pairs, values) = solve_2x2(&h, &s, 2);
+    let ((e, c), e_only) = (pairs.unwrap(), values.unwrap());
+    let want = [(1.0 + 0.1) / 5.0 * 2f64.powi(70), (1.0 - 0.1) / 3.0 * 2f64.powi(70)];
+    for i in 0..2 {
+        assert!(close(e[i], want[i]) && close(e_only[i], want[i]), "E = {e:?} / {e_only:?}, want {want:?}");
+    }
+    let c_plus = 2f64.powi(535) / 10f64.sqrt();
+    assert!(close_vector(c[0].abs(), c_plus) && close_vector(c[1].abs(), c_plus), "c+ = {c:?}, want ±{c_plus:e}");
+    // Invariance under power-of-two scalings.
+    let n = 4;
+    let (h, s) = helium_s_limit_matrices(n);
+    let size = n * n;
+    let (e, c) = lowest_eigenpairs(&Backend::Cpu, size, &h, size, &s, size, 3).unwrap();
+    let hs: Vec<f64> = h.iter().map(|x| x * 2f64.powi(-500)).collect();
+    let ss: Vec<f64> = s.iter().map(|x| x * 2f64.powi(400)).collect();
+    let (es, cs) = lowest_eigenpairs(&Backend::Cpu, size, &hs, size, &ss, size, 3).unwrap();
+    for (x, y) in e.iter().zip(&es) {
+        assert_eq!((x * 2f64.powi(-900)).to_bits(), y.to_bits(), "E {x:e} scaled: {y:e}");
+    }
+    for (x, y) in c.iter().zip(&cs) {
+        assert_eq!((x * 2f64.powi(-200)).to_bits(), y.to_bits(), "c {x:e} scaled: {y:e}");
+    }
+    println!(
+        "eigenpairs: E+ = {:e} (H at DBL_MAX), {:e} (H 2^-1000, S 2^-1070); scaled helium bit for bit",
+        e_plus, want[0]
+    );
+}
+
+/// The lowest eigenvalues alone (`lowest_eigenvalues`, no eigenvectors formed) agree with the
+/// eigenpairs' energies of the helium s limit (N = 6) to 1e-13 relative, and each pair satisfies
+/// H c = E S c (checked in `helium_s_limit`); the two solvers differ only in faer's path.
+#[test]
+fn eigenvalues_alone_match_the_eigenpairs() {
+    let n = 6;
+    let (h, s) = helium_s_limit_matrices(n);
+    let size = n * n;
+    let (e, _) = lowest_eigenpairs(&Backend::Cpu, size, &h, size, &s, size, 4).unwrap();
+    let values = lowest_eigenvalues(&Backend::Cpu, size, &h, size, &s, size, 4).unwrap();
+    for (x, y) in e.iter().zip(&values) {
+        assert!(((x - y) / x).abs() <= 1e-13, "pairs {e:?}, values alone {values:?}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1531,6 +1638,19 @@ fn bad_input_is_refused_naming_the_argument() {
         Target::Host { data: &mut sb[..full - 1], ld: n },
     );
     assert_eq!(argument(r), ("s", None));
+    // one_electron_block checks L and M as hamiltonian does (|M| <= L, i32::MIN included), and
+    // that the pair couples to L.
+    for (l_total, m, pair, want) in [
+        (0, 1, ss, ("m", None)),
+        (0, i32::MIN, ss, ("m", None)),
+        (MAX_L + 1, 0, ss, ("l_total", None)),
+        (1, 0, ss, ("pair", None)),
+    ] {
+        let bad = HamiltonianSpec { l_total, m, ..spec.clone() };
+        let (h, s) = (Target::Host { data: &mut hb, ld: n }, Target::Host { data: &mut sb, ld: n });
+        assert_eq!(argument(basis.one_electron_block(pair, &bad, Order::AFastest, h, s)), want, "L {l_total} M {m}");
+    }
+    assert_eq!(try_h(&HamiltonianSpec { m: i32::MIN, ..spec.clone() }, full, n, full), ("m", None));
     assert!(out.iter().chain(&hb).chain(&sb).all(|&x| x == sentinel), "output written on error");
     assert_eq!(basis.pair_size(ss).unwrap(), n);
     assert_eq!(argument(basis.pair_size(Pair { la: 0, lb: 3 })), ("lb", None));
