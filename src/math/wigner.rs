@@ -645,17 +645,7 @@ impl Scaled {
 
     /// Rounds to the nearest double (exact power-of-two scaling unless the result is subnormal).
     fn to_f64(self) -> f64 {
-        let mut x = self.mantissa.hi + self.mantissa.lo;
-        let mut e = self.exponent;
-        while e > 1000 {
-            x *= pow2(1000);
-            e -= 1000;
-        }
-        while e < -1000 {
-            x *= pow2(-1000);
-            e += 1000;
-        }
-        x * pow2(e)
+        super::times_pow2(self.mantissa.hi + self.mantissa.lo, self.exponent)
     }
 }
 

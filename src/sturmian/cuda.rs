@@ -798,24 +798,17 @@ pub(super) fn generalized_eigen(
     Ok((energies, vectors))
 }
 
-/// `m *= 2^e` on the device by cuBLAS `Dscal`, in the steps of [`super::solve::times_pow2`] (each
-/// factor a normal double, so the result equals the CPU's element for element) and in pieces of
-/// at most 2^31 - 1 elements.
+/// `m *= 2^e` on the device by cuBLAS `Dscal`, one pass per factor of [`crate::math::pow2_steps`]
+/// (as the CPU path scales, so the result equals the CPU's element for element), in pieces of at
+/// most 2^31 - 1 elements.
 fn scale_by_pow2(blas: &CudaBlas, device: &CudaDevice, m: &mut CudaSlice<f64>, e: i32) -> Result<()> {
-    let mut factors = Vec::new();
-    let mut rest = e;
-    while rest > 1000 || rest < -1000 {
-        let step = rest.clamp(-1000, 1000);
-        factors.push(super::solve::times_pow2(1.0, step));
-        rest -= step;
-    }
-    if rest != 0 {
-        factors.push(super::solve::times_pow2(1.0, rest));
+    if e == 0 {
+        return Ok(());
     }
     let len = m.len();
     let stream = device.stream();
     let (ptr, _guard) = m.device_ptr_mut(stream);
-    for factor in factors {
+    for factor in crate::math::pow2_steps(e.into()) {
         let mut start = 0;
         while start < len {
             let count = (len - start).min(i32::MAX as usize);

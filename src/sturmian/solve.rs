@@ -16,6 +16,7 @@
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
+use crate::math::times_pow2;
 use crate::memory;
 use faer::{Mat, MatRef, Par, Side};
 
@@ -107,7 +108,7 @@ impl Scaling {
     /// double precision (or was not finite) is [`Error::NotFinite`] at `name`.
     fn unscale(self, name: &'static str, values: &mut [f64], e: i32) -> Result<()> {
         for (i, x) in values.iter_mut().enumerate() {
-            *x = times_pow2(*x, e);
+            *x = times_pow2(*x, e.into());
             if !x.is_finite() {
                 let detail = format!(
                     "the true value lies beyond double precision (H's largest element is about 2^{}, S's 2^{})",
@@ -131,26 +132,11 @@ fn binary_exponent(x: f64) -> i32 {
     }
 }
 
-/// x · 2^e for any e, in steps of at most 2^±1000 (each a normal double), so exact whenever the
-/// result and the steps stay normal; Inf when it overflows.
-pub(super) fn times_pow2(mut x: f64, mut e: i32) -> f64 {
-    let step = |e: i32| f64::from_bits(((e + 1023) as u64) << 52);
-    while e > 1000 {
-        x *= step(1000);
-        e -= 1000;
-    }
-    while e < -1000 {
-        x *= step(-1000);
-        e += 1000;
-    }
-    x * step(e)
-}
-
 /// The full symmetric matrix 2^-`e` M from M's lower triangle.
 fn symmetric_from_lower(n: usize, m: &[f64], ld: usize, e: i32) -> Result<Mat<f64>> {
     memory::elements::<f64>("a copy of the matrix", n, n)?;
     let lower = MatRef::from_column_major_slice_with_stride(m, n, n, ld);
-    Ok(Mat::from_fn(n, n, |i, j| times_pow2(if i >= j { lower[(i, j)] } else { lower[(j, i)] }, -e)))
+    Ok(Mat::from_fn(n, n, |i, j| times_pow2(if i >= j { lower[(i, j)] } else { lower[(j, i)] }, (-e).into())))
 }
 
 /// The scaled problem on the CPU: the k lowest eigenvalues of H' c' = E' S' c' and, if asked
