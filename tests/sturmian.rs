@@ -1241,8 +1241,11 @@ fn two_by_two(a: f64, b: f64, p: f64, q: f64) -> ([f64; 4], [f64; 4]) {
     ([a, b, b, a], [p, q, q, p])
 }
 
+/// The eigenpairs (energies, vectors) as `lowest_eigenpairs` returns them.
+type Eigenpairs = Result<(Vec<f64>, Vec<f64>), Error>;
+
 /// Both eigen-solvers (pairs; values alone) on a 2 x 2 problem, `k` wanted.
-fn solve_2x2(h: &[f64; 4], s: &[f64; 4], k: usize) -> (Result<(Vec<f64>, Vec<f64>), Error>, Result<Vec<f64>, Error>) {
+fn solve_2x2(h: &[f64; 4], s: &[f64; 4], k: usize) -> (Eigenpairs, Result<Vec<f64>, Error>) {
     (lowest_eigenpairs(&Backend::Cpu, 2, h, 2, s, 2, k), lowest_eigenvalues(&Backend::Cpu, 2, h, 2, s, 2, k))
 }
 

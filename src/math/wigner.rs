@@ -462,9 +462,10 @@ pub(crate) struct Precise {
 impl Precise {
     pub const ZERO: Precise = Precise { negative: false, magnitude: None };
 
-    /// 1/π to 106 bits (hi + lo from a 50-digit mpmath value; their sum is within 3e-33 relative).
+    /// 1/π to 106 bits (hi = FRAC_1_PI, lo = 1/π - hi from a 50-digit mpmath value; their sum is
+    /// within 3e-33 relative of 1/π).
     pub fn inverse_pi() -> Self {
-        let dd = DoubleDouble { hi: 0.3183098861837907, lo: -1.9678676675182486e-17 };
+        let dd = DoubleDouble { hi: std::f64::consts::FRAC_1_PI, lo: -1.9678676675182486e-17 };
         Precise { negative: false, magnitude: Some(Scaled::new(dd, 0)) }
     }
 
