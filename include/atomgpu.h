@@ -411,7 +411,7 @@ typedef struct atomgpu_sturmian_params {
      */
     int32_t l_total;
     /**
-     * Its projection M, |M| <= L.
+     * Its projection M, |M| <= L (status 1 at `params`, field `m`, otherwise; INT32_MIN included).
      */
     int32_t m;
     /**
@@ -1938,7 +1938,11 @@ int32_t atomgpu_sturmian_repulsion_dev(const struct atomgpu_sturmian *handle,
 
 /**
  * The angular coefficient A^{LM}_{l'a l'b la lb l} of eq. 16 (dimensionless; 0 when a
- * selection rule fails) into `value`; the Hamiltonian uses 4 pi / (2l + 1) A.
+ * selection rule fails) into `value`; the Hamiltonian uses 4 pi / (2l + 1) A. Computed through
+ * Racah's closed form of eq. 18 (one 6j and two 3j symbols, Edmonds eq. 7.1.6) with the symbols
+ * as exact integer sums: the exact value correctly rounded, tiny values and signs included, in
+ * about 0.1 ms at l = 200. `l_total` in [0, 200], |m| <= l_total, `lpa`, `lpb`, `la`, `lb` in
+ * [0, 200], `l` in [0, 400].
  *
  * # Safety
  * `value` must be NULL or valid.

@@ -72,7 +72,7 @@ impl Family for atomgpu_sturmian {
 pub struct atomgpu_sturmian_params {
     /// Total angular momentum L, in [0, 200].
     pub l_total: i32,
-    /// Its projection M, |M| <= L.
+    /// Its projection M, |M| <= L (status 1 at `params`, field `m`, otherwise; INT32_MIN included).
     pub m: i32,
     /// Channel energies E_a, E_b of eq. 8 in hartree, finite.
     pub energy_a: f64,
@@ -768,7 +768,11 @@ pub unsafe extern "C" fn atomgpu_sturmian_repulsion_dev(
 }
 
 /// The angular coefficient A^{LM}_{l'a l'b la lb l} of eq. 16 (dimensionless; 0 when a
-/// selection rule fails) into `value`; the Hamiltonian uses 4 pi / (2l + 1) A.
+/// selection rule fails) into `value`; the Hamiltonian uses 4 pi / (2l + 1) A. Computed through
+/// Racah's closed form of eq. 18 (one 6j and two 3j symbols, Edmonds eq. 7.1.6) with the symbols
+/// as exact integer sums: the exact value correctly rounded, tiny values and signs included, in
+/// about 0.1 ms at l = 200. `l_total` in [0, 200], |m| <= l_total, `lpa`, `lpb`, `la`, `lb` in
+/// [0, 200], `l` in [0, 400].
 ///
 /// # Safety
 /// `value` must be NULL or valid.
