@@ -110,7 +110,8 @@ module atomgpu_sturmian
             import :: c_int32_t, c_int64_t, c_double
             real(c_double), value :: rmax
             integer(c_int64_t), value :: nq, ns
-            real(c_double), intent(inout) :: abscissas(*), weights(*), points(*)
+            real(c_double), intent(inout) :: abscissas(*)
+            real(c_double), intent(inout), optional :: weights(*), points(*)
             integer(c_int32_t) :: status
         end function
 
@@ -241,7 +242,8 @@ module atomgpu_sturmian
             integer(c_int64_t), value :: ldh
             real(c_double), intent(in) :: s(*)
             integer(c_int64_t), value :: lds, k
-            real(c_double), intent(inout) :: energies(*), vectors(*)
+            real(c_double), intent(inout) :: energies(*)
+            real(c_double), intent(inout), optional :: vectors(*)
             integer(c_int64_t), value :: ldv
             integer(c_int32_t) :: status
         end function
@@ -338,23 +340,26 @@ contains
     end function
 
     ! The Gauss-Legendre grid of [0, rmax] (paper §3.1-3.2): the nq = size(abscissas) abscissas
-    ! and weights [bohr], and all the points [bohr] on which channel values are given, radially
-    ! ascending: size(points) = atomgpu_sturmian_n_points(nq, ns) (Gauss point j at
+    ! and, when present, their weights [bohr] and all the points [bohr] on which channel values are
+    ! given, radially ascending: size(points) = atomgpu_sturmian_n_points(nq, ns) (Gauss point j at
     ! points(1 + (j - 1) (ns + 1)), ns equally spaced points inside each interval, rmax last).
     ! rmax > 0, nq in [1, 1024], ns odd in [1, 1023].
     subroutine atomgpu_sturmian_grid(rmax, ns, abscissas, weights, points, stat)
         real(c_double), intent(in) :: rmax
         integer, intent(in) :: ns
-        real(c_double), intent(inout), contiguous :: abscissas(:), weights(:), points(:)
+        real(c_double), intent(inout), contiguous :: abscissas(:)
+        real(c_double), intent(inout), contiguous, optional :: weights(:), points(:)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
         integer(c_int64_t) :: nq
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         nq = size(abscissas, kind=c_int64_t)
-        call reject(size(weights, kind=c_int64_t) == nq, 5, size_message("weights", size(weights, kind=c_int64_t), &
-            "elements", nq, "size(abscissas) = nq"), status)
-        if (nq >= 1 .and. ns >= 1) then
+        if (present(weights)) then
+            call reject(size(weights, kind=c_int64_t) == nq, 5, size_message("weights", size(weights, kind=c_int64_t), &
+                "elements", nq, "size(abscissas) = nq"), status)
+        end if
+        if (present(points) .and. nq >= 1 .and. ns >= 1) then
             call reject(size(points, kind=c_int64_t) == atomgpu_sturmian_n_points(int(nq), ns), 6, &
                 size_message("points", size(points, kind=c_int64_t), "elements", &
                 atomgpu_sturmian_n_points(int(nq), ns), "nq + 1 + nq ns"), status)
@@ -739,7 +744,8 @@ contains
     end subroutine
 
     ! The angular coefficient A^{LM}_{l'a l'b la lb l} of eq. 16 (dimensionless; 0 when a
-    ! selection rule fails) into value; the Hamiltonian uses 4 pi / (2l + 1) A.
+    ! selection rule fails) into value; the Hamiltonian uses 4 pi / (2l + 1) A. The exact value
+    ! correctly rounded (exact 3j and 6j sums), about 0.1 ms at l = 200.
     subroutine atomgpu_sturmian_angular(l_total, m, lpa, lpb, la, lb, l, value, stat)
         integer, intent(in) :: l_total, m, lpa, lpb, la, lb, l
         real(c_double), intent(inout) :: value
@@ -867,34 +873,32 @@ contains
     ! The k = size(energies) lowest eigenpairs of the real symmetric-definite problem H c = E S c
     ! (n = size(h, 2); h and s (>= n, n), lower triangles read; e.g. from
     ! atomgpu_sturmian_hamiltonian on a real basis): energies(k) ascending [hartree] and, when
-    ! present, vectors(>= n, k) (S-normalised), on the current backend.
+    ! present, vectors(>= n, k) (S-normalised), on the current backend. Without vectors only the
+    ! energies are computed (no eigenvector is formed). H and S of any finite scale are taken
+    ! (scaled by powers of two before the solve); an eigenvalue beyond double precision is
+    ! ATOMGPU_ERR_NOT_FINITE.
     subroutine atomgpu_sturmian_solve(h, s, energies, vectors, stat)
         real(c_double), intent(in), contiguous :: h(:, :), s(:, :)
         real(c_double), intent(inout), contiguous :: energies(:)
         real(c_double), intent(inout), contiguous, optional :: vectors(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: n, k
-        real(c_double), allocatable :: scratch(:)
+        integer(c_int64_t) :: n, k, ldv
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         n = size(h, 2, kind=c_int64_t)
         k = size(energies, kind=c_int64_t)
         call reject(size(s, 2, kind=c_int64_t) == n, 4, size_message("s", size(s, 2, kind=c_int64_t), "columns", n, &
             "size(h, 2) = n"), status)
+        ldv = max(n, 1_c_int64_t)
         if (present(vectors)) then
             call reject(size(vectors, 2, kind=c_int64_t) == k, 8, size_message("vectors", &
                 size(vectors, 2, kind=c_int64_t), "columns", k, "size(energies) = k"), status)
+            ldv = size(vectors, 1, kind=c_int64_t)
         end if
         if (status == int(ATOMGPU_OK, c_int32_t)) then
-            if (present(vectors)) then
-                status = c_atomgpu_sturmian_solve(n, h, size(h, 1, kind=c_int64_t), s, size(s, 1, kind=c_int64_t), k, &
-                    energies, vectors, size(vectors, 1, kind=c_int64_t))
-            else
-                allocate (scratch(max(n, 1_c_int64_t) * max(k, 1_c_int64_t)))
-                status = c_atomgpu_sturmian_solve(n, h, size(h, 1, kind=c_int64_t), s, size(s, 1, kind=c_int64_t), k, &
-                    energies, scratch, max(n, 1_c_int64_t))
-            end if
+            status = c_atomgpu_sturmian_solve(n, h, size(h, 1, kind=c_int64_t), s, size(s, 1, kind=c_int64_t), k, &
+                energies, vectors, ldv)
         end if
         call finish(status, stat, "atomgpu_sturmian_solve")
     end subroutine

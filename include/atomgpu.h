@@ -411,7 +411,7 @@ typedef struct atomgpu_sturmian_params {
      */
     int32_t l_total;
     /**
-     * Its projection M, |M| <= L.
+     * Its projection M, |M| <= L (status 1 at `params`, field `m`, otherwise; INT32_MIN included).
      */
     int32_t m;
     /**
@@ -1761,7 +1761,9 @@ int32_t atomgpu_scf_optimise_wtbs(const struct atomgpu_scf_params *params,
  * interval [r_j, r_(j+1)] of {r_1 … r_Nq, rmax}; rmax last).
  *
  * - `rmax` (> 0, bohr), `nq` in [1, 1024], `ns` odd in [1, 1023];
- * - `abscissas[nq]`, `weights[nq]` (bohr), `points[nq + 1 + nq ns]` (bohr): outputs.
+ * - `abscissas[nq]`, `weights[nq]` (bohr), `points[nq + 1 + nq ns]` (bohr): outputs, each may be
+ *   NULL when it is not wanted (it is then not written; e.g. `points` NULL for the abscissas
+ *   and weights alone).
  *
  * # Safety
  * The output pointers must be NULL or valid for the documented number of doubles.
@@ -1881,7 +1883,10 @@ int32_t atomgpu_sturmian_one_electron(const struct atomgpu_sturmian *handle,
 /**
  * The one-electron part of the diagonal block of pair (la, lb) (the bracket of eq. 12, with
  * the energies and charges of `params`) into `h`, and its overlap Oa ⊗ Ob (eq. 20) into `s`,
- * each Na Nb x Na Nb with leading dimensions `ldh`, `lds`, in `order`.
+ * each Na Nb x Na Nb with leading dimensions `ldh`, `lds`, in `order`. `params` is checked as
+ * for `atomgpu_sturmian_hamiltonian` (L in [0, 200], |M| <= L, finite energies and charges), and
+ * (la, lb) must couple to L (|la - lb| <= L <= la + lb; else status 1 at `la`). On failure the
+ * outputs are left as `atomgpu_sturmian_hamiltonian` says.
  *
  * # Safety
  * Pointers must be NULL or valid for the documented number of elements.
@@ -1934,7 +1939,11 @@ int32_t atomgpu_sturmian_repulsion_dev(const struct atomgpu_sturmian *handle,
 
 /**
  * The angular coefficient A^{LM}_{l'a l'b la lb l} of eq. 16 (dimensionless; 0 when a
- * selection rule fails) into `value`; the Hamiltonian uses 4 pi / (2l + 1) A.
+ * selection rule fails) into `value`; the Hamiltonian uses 4 pi / (2l + 1) A. Computed through
+ * Racah's closed form of eq. 18 (one 6j and two 3j symbols, Edmonds eq. 7.1.6) with the symbols
+ * as exact integer sums: the exact value correctly rounded, tiny values and signs included, in
+ * about 0.1 ms at l = 200. `l_total` in [0, 200], |m| <= l_total, `lpa`, `lpb`, `la`, `lb` in
+ * [0, 200], `l` in [0, 400].
  *
  * # Safety
  * `value` must be NULL or valid.
@@ -1969,12 +1978,15 @@ int32_t atomgpu_sturmian_hamiltonian_size(const struct atomgpu_sturmian *handle,
  * (`atomgpu_sturmian_hamiltonian_size`) with leading dimensions `ldh`, `lds`, pair blocks in
  * the given order, each block in `order`: the generalised eigenproblem H c = E S c.
  *
- * Refused arguments leave `h` and `s` untouched. Outputs of up to 64 MiB are computed into a
- * scratch copy and stay untouched on any failure; larger ones are written in place (no second
- * copy; pinned buffers from `atomgpu_host_alloc` receive the result at the bus's full rate) and,
- * if the call fails after it began (a device error, cancellation, an overflow), hold NaN over
- * the whole n x n matrix, so that no partial result looks valid. Padding rows (ld > n) are never
- * written. The same holds for `atomgpu_sturmian_repulsion` and `_one_electron_block`.
+ * Refused arguments leave `h` and `s` untouched. Outputs of up to 64 MiB (each) are computed
+ * into a scratch copy; larger ones are written in place (no second copy; pinned buffers from
+ * `atomgpu_host_alloc` receive the result at the bus's full rate). Both matrices are checked for
+ * finiteness before either is landed (`ATOMGPU_ERR_NOT_FINITE` naming the first non-finite
+ * element, e.g. from energies or charges near DBL_MAX): if the call fails after it began (a
+ * device error, cancellation, an overflow), a scratch output stays untouched and an in-place one
+ * holds NaN over the whole n x n matrix, whichever of H and S failed, so that no partial result
+ * looks valid. Padding rows (ld > n) are never written. The same holds for
+ * `atomgpu_sturmian_repulsion` and `_one_electron_block`.
  *
  * # Safety
  * Pointers must be NULL or valid for the documented number of elements.
@@ -1996,8 +2008,16 @@ int32_t atomgpu_sturmian_hamiltonian(const struct atomgpu_sturmian *handle,
  * ascending (hartree) and `vectors` (n x k, leading dimension `ldv`, S-normalised), on the
  * current backend (cuSOLVER Dsygvd on the GPU, faer on the CPU).
  *
+ * `vectors` may be NULL: then only the energies are computed (no eigenvector is formed; `ldv`
+ * is not read). Any finite H and S are taken, however large or small: both are scaled by powers
+ * of two (exactly) so that their largest elements are of order 1 before the Cholesky
+ * factorisation, and the results scaled back. Where a true eigenvalue lies beyond double
+ * precision (e.g. H near DBL_MAX, or S subnormal against an H of order 1), the status is
+ * `ATOMGPU_ERR_NOT_FINITE` naming `energies` (or `vectors`), and no output is written; an S that
+ * is not positive definite is status 1 at `s`.
+ *
  * # Safety
- * Pointers must be NULL or valid for the documented number of elements.
+ * Pointers must be NULL (where allowed) or valid for the documented number of elements.
  */
 int32_t atomgpu_sturmian_solve(int64_t n,
                                const double *h,

@@ -3,9 +3,12 @@
 //! ones are written in place (no second copy of a multi-GB Hamiltonian) and, when a call fails
 //! after it began writing, hold NaN over the whole matrix so that no partial result looks valid.
 //! Either way the padding rows of a leading dimension larger than the matrix are the caller's and
-//! are never written. The failure is a cancellation by the progress callback after the last
-//! block (the most that can have been written). Reference for the values: the Rust API's
-//! `Basis::hamiltonian` on the same channels (the numbers themselves are tested in
+//! are never written. The failures: a cancellation by the progress callback after the last
+//! block (the most that can have been written), and an overflow of H alone (channel energies of
+//! DBL_MAX: H = (Ea + Eb) Oa ⊗ Ob + ... is Inf while S is finite), where S must not be landed
+//! either (small) or must be NaN too (large): `atomgpu_sturmian_hamiltonian` and
+//! `_one_electron_block` alike. Reference for the values: the Rust API's `Basis::hamiltonian` and
+//! `Basis::one_electron_block` on the same channels (the numbers themselves are tested in
 //! tests/sturmian.rs; here only where they land).
 
 #[allow(dead_code)]
@@ -71,14 +74,32 @@ fn channels(n: usize) -> (*mut atomgpu_sturmian, Basis<f64>) {
     (handle, basis)
 }
 
+/// How a call is made to fail (or not).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Failure {
+    None,
+    /// The progress callback stops the call (it reports after each pair block).
+    Cancelled,
+    /// Channel energies of DBL_MAX: H overflows, S stays finite.
+    Overflow,
+}
+
+/// Which entry point fills H and S (both for the one (0, 0) pair, so of the same size).
+#[derive(Clone, Copy, Debug)]
+enum Call {
+    Hamiltonian,
+    OneElectronBlock,
+}
+
 /// H and S of one (0, 0) pair through the C ABI into matrices with ld = n + PAD (sentinels
-/// everywhere), with the progress callback stopping the call when `cancel`; returns the status.
-fn assemble(handle: *mut atomgpu_sturmian, n: usize, cancel: bool) -> (i32, Vec<f64>, Vec<f64>) {
+/// everywhere), failing as `failure` says; returns the status.
+fn assemble(handle: *mut atomgpu_sturmian, n: usize, call: Call, failure: Failure) -> (i32, Vec<f64>, Vec<f64>) {
+    let energy = if failure == Failure::Overflow { f64::MAX } else { -1.0 };
     let params = atomgpu_sturmian_params {
         l_total: 0,
         m: 0,
-        energy_a: -1.0,
-        energy_b: -1.0,
+        energy_a: energy,
+        energy_b: energy,
         nuclear_charge: 2.0,
         interaction_charge: 1.0,
         exchange: ATOMGPU_EXCHANGE_NONE,
@@ -87,20 +108,27 @@ fn assemble(handle: *mut atomgpu_sturmian, n: usize, cancel: bool) -> (i32, Vec<
     let (mut h, mut s) = (vec![SENTINEL; ld * n], vec![SENTINEL; ld * n]);
     let zero = [0i32];
     unsafe {
+        let cancel = failure == Failure::Cancelled;
         let callback = if cancel { Some(stop as unsafe extern "C" fn(_, _, _, _) -> i32) } else { None };
         assert_eq!(atomgpu_set_progress(callback, std::ptr::null_mut(), 0.0), ATOMGPU_OK);
-        let status = atomgpu_sturmian_hamiltonian(
-            handle,
-            &params,
-            1,
-            zero.as_ptr(),
-            zero.as_ptr(),
-            ATOMGPU_ORDER_A_FASTEST,
-            h.as_mut_ptr(),
-            ld as i64,
-            s.as_mut_ptr(),
-            ld as i64,
-        );
+        let (hp, sp, ld) = (h.as_mut_ptr(), s.as_mut_ptr(), ld as i64);
+        let status = match call {
+            Call::Hamiltonian => atomgpu_sturmian_hamiltonian(
+                handle,
+                &params,
+                1,
+                zero.as_ptr(),
+                zero.as_ptr(),
+                ATOMGPU_ORDER_A_FASTEST,
+                hp,
+                ld,
+                sp,
+                ld,
+            ),
+            Call::OneElectronBlock => {
+                atomgpu_sturmian_one_electron_block(handle, &params, 0, 0, ATOMGPU_ORDER_A_FASTEST, hp, ld, sp, ld)
+            }
+        };
         assert_eq!(atomgpu_set_progress(None, std::ptr::null_mut(), 0.0), ATOMGPU_OK);
         (status, h, s)
     }
@@ -133,29 +161,40 @@ fn run(n: usize) {
         interaction_charge: 1.0,
         exchange: Exchange::None,
     };
-    let ld = size + PAD;
-    let (mut h_ref, mut s_ref) = (vec![SENTINEL; ld * size], vec![SENTINEL; ld * size]);
-    basis
-        .hamiltonian(
-            &spec,
-            Order::AFastest,
-            Target::Host { data: &mut h_ref, ld },
-            Target::Host { data: &mut s_ref, ld },
-        )
-        .unwrap();
     let in_place = size * size * 8 > 64 << 20;
-    let (status, h, s) = assemble(handle, size, false);
-    assert_eq!(status, ATOMGPU_OK);
-    check("h", &h, size, |k, v| v == h_ref[k]);
-    check("s", &s, size, |k, v| v == s_ref[k]);
-    let (status, h, s) = assemble(handle, size, true);
-    assert_eq!(status, ATOMGPU_ERR_CANCELLED);
-    if in_place {
-        check("h after a cancelled call, in place", &h, size, |_, v| v.is_nan());
-        check("s after a cancelled call, in place", &s, size, |_, v| v.is_nan());
-    } else {
-        check("h after a cancelled call, scratch", &h, size, |_, v| v == SENTINEL);
-        check("s after a cancelled call, scratch", &s, size, |_, v| v == SENTINEL);
+    for call in [Call::Hamiltonian, Call::OneElectronBlock] {
+        let ld = size + PAD;
+        let (mut h_ref, mut s_ref) = (vec![SENTINEL; ld * size], vec![SENTINEL; ld * size]);
+        let (h_target, s_target) = (Target::Host { data: &mut h_ref, ld }, Target::Host { data: &mut s_ref, ld });
+        match call {
+            Call::Hamiltonian => basis.hamiltonian(&spec, Order::AFastest, h_target, s_target),
+            Call::OneElectronBlock => {
+                basis.one_electron_block(spec.pairs[0], &spec, Order::AFastest, h_target, s_target)
+            }
+        }
+        .unwrap();
+        let (status, h, s) = assemble(handle, size, call, Failure::None);
+        assert_eq!(status, ATOMGPU_OK, "{call:?}");
+        check("h", &h, size, |k, v| v == h_ref[k]);
+        check("s", &s, size, |k, v| v == s_ref[k]);
+        let failures = match call {
+            Call::Hamiltonian => {
+                vec![(Failure::Cancelled, ATOMGPU_ERR_CANCELLED), (Failure::Overflow, ATOMGPU_ERR_NOT_FINITE)]
+            }
+            Call::OneElectronBlock => vec![(Failure::Overflow, ATOMGPU_ERR_NOT_FINITE)],
+        };
+        for (failure, want) in failures {
+            let (status, h, s) = assemble(handle, size, call, failure);
+            assert_eq!(status, want, "{call:?} {failure:?}");
+            let what = format!("{call:?} after {failure:?}");
+            if in_place {
+                check(&format!("h of {what}, in place"), &h, size, |_, v| v.is_nan());
+                check(&format!("s of {what}, in place"), &s, size, |_, v| v.is_nan());
+            } else {
+                check(&format!("h of {what}, scratch"), &h, size, |_, v| v == SENTINEL);
+                check(&format!("s of {what}, scratch"), &s, size, |_, v| v == SENTINEL);
+            }
+        }
     }
     assert_eq!(unsafe { atomgpu_sturmian_destroy(handle) }, ATOMGPU_OK);
 }

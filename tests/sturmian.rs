@@ -9,10 +9,12 @@
 //! * generated Sturmians (eq. 9): orthonormality under the generating potential (eq. 14), eq. 9
 //!   itself checked point by point by an 8th-order finite-difference second derivative, and the
 //!   Coulomb limit (Yukawa range → ∞), where β_n and S_n have closed forms (Coulomb Sturmians);
-//! * angular coefficients (eqs. 16-18): the Racah closed form through a 6j symbol (written here,
-//!   Racah's formula in f64), independence of M, symmetry, selection rules, exact sympy values at
-//!   l up to 150, and, for L = 0, the integral of three Legendre polynomials (own Gauss-Legendre
-//!   rule) at l = 20-30; Clebsch-Gordan coefficients against exact sympy values and orthogonality;
+//! * angular coefficients (eqs. 16-18): eq. 18 summed literally (l <= 3), the Racah closed form
+//!   through a 6j symbol (written here, Racah's formula in f64), independence of M, symmetry,
+//!   selection rules, exact sympy values up to l = 200 (multipoles up to 400, values down to
+//!   6e-120) to the last bit, and, for L = 0, the integral of three Legendre polynomials (own
+//!   Gauss-Legendre rule) at l = 20-30; Clebsch-Gordan coefficients against exact sympy values
+//!   and orthogonality;
 //! * the Hamiltonian (eq. 12) against an assembly of its documented pieces (one-electron
 //!   matrices, repulsion blocks, couplings) written here, real and complex, both index orders;
 //! * helium in the s limit: an upper bound to the published s-limit energy -2.879028767 hartree
@@ -29,9 +31,9 @@
 //! with Nq = 96, Ns = 31 (the Simpson rule between Gauss points limits them, falling as h^4),
 //! R^2 between s functions 4.7e-11 with Nq = 160 (see `repulsion_matches_slater_integrals`); GSF
 //! orthonormality 3.5e-10, eq. 9 residual 4.2e-8 of max|S|; Coulomb-limit β 4.7e-12 relative,
-//! S_n 2.5e-11 of max|S|; angular coefficients 1.6e-15 (Racah, l <= 3), 2.2e-15 (Legendre
-//! integrals, l <= 55), 2.5e-13 relative (exact values up to l = 150); Clebsch-Gordan
-//! orthogonality 4.4e-16; assembly 1e-16; helium s limit -2.753925819, -2.842084961,
+//! S_n 2.5e-11 of max|S|; angular coefficients 1.7e-16 (eq. 18 summed, l <= 3), 1.1e-15 (Racah
+//! in f64, l <= 3), 2.2e-15 (Legendre integrals, l <= 55), 0 ulp (exact values up to l = 200);
+//! Clebsch-Gordan orthogonality 4.4e-16; assembly 1e-16; helium s limit -2.753925819, -2.842084961,
 //! -2.867794184, -2.876633318 hartree for N = 2, 4, 6, 8; exchange partition 2.3e-10 of the
 //! largest |E| (486 hartree), 4.7e-13 relative.
 
@@ -45,9 +47,9 @@ mod rng;
 use atomgpu::backend::Backend;
 use atomgpu::error::Error;
 use atomgpu::math::wigner::clebsch_gordan;
-use atomgpu::sturmian::angular::{legendre_coupling, multipoles};
+use atomgpu::sturmian::angular::{angular_coefficient, legendre_coupling, multipoles};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
-use atomgpu::sturmian::solve::lowest_eigenpairs;
+use atomgpu::sturmian::solve::{lowest_eigenpairs, lowest_eigenvalues};
 use atomgpu::sturmian::{
     Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target, MAX_L,
 };
@@ -680,6 +682,118 @@ fn legendre_coupling_matches_exact_values_at_large_l() {
     println!("legendre_coupling vs exact sympy values (l <= 150): max relative error {worst:.1e}");
 }
 
+/// A^{LM} of eq. 16 up to the documented maximum (every l <= 200, multipoles up to 400), against
+/// exact values: `tests/reference/sturmian_angular_exact.py` (sympy 1.14's exact `wigner_3j` and
+/// `wigner_6j` in the closed form of `coupling_closed_form`, times (2l+1)/(4π) at 40 digits,
+/// printed with 25 digits; the script first checks that closed form against eq. 18 evaluated
+/// literally with exact Clebsch-Gordan coefficients for every l <= 2). The rows include values
+/// from 1.2e-19 down to 6.2e-120 (all four l = 100, L = 150 and 200), where eq. 18's alternating
+/// double sum in double precision keeps no digit and not even the sign (the issue's "1e-46 comes
+/// out as -1.6e-18"). `angular_coefficient` is the exact value correctly rounded, so each must equal
+/// the parsed reference to the last bit, at M = 0, L and -L (A does not depend on M).
+#[test]
+fn angular_coefficients_are_correctly_rounded_up_to_l_200() {
+    for &(lt, lpa, lpb, la, lb, l, exact) in ANGULAR_EXACT {
+        for m in [0, lt as i32, -(lt as i32)] {
+            let got = angular_coefficient(lt, m, lpa, lpb, la, lb, l);
+            assert_eq!(
+                got.to_bits(),
+                exact.to_bits(),
+                "A(L {lt} M {m}; {lpa} {lpb} | {l} | {la} {lb}) = {got:.17e}, exact {exact:.17e}"
+            );
+        }
+    }
+    println!("angular_coefficient: {} exact values (l <= 200) reproduced to the last bit", ANGULAR_EXACT.len());
+}
+
+/// Written by `python3 tests/reference/sturmian_angular_exact.py` (see there): rows
+/// (L, l'a, l'b, la, lb, l, A^{LM}).
+const ANGULAR_EXACT: &[(u32, u32, u32, u32, u32, u32, f64)] = &[
+    (200, 100, 100, 100, 100, 100, 1.701223628438918078520694e-24),
+    (0, 200, 200, 200, 200, 400, 1.798673854084365357615848),
+    (0, 200, 200, 200, 200, 2, 0.09947369528495855796297704),
+    (100, 200, 200, 200, 200, 200, 0.004618977486216221161858214),
+    (200, 200, 200, 200, 200, 2, -0.01243537184008777808598906),
+    (200, 200, 200, 200, 200, 398, 4.893117954506037926964831e-42),
+    (150, 100, 100, 100, 100, 170, 1.165292092973367025071982e-19),
+    (150, 100, 100, 100, 100, 180, 2.800101079349146876242818e-28),
+    (150, 100, 100, 100, 100, 190, 2.092965306636682422224697e-39),
+    (150, 100, 100, 100, 100, 196, 4.714773596123245929527737e-48),
+    (150, 100, 100, 100, 100, 200, 1.207060641896249665410543e-55),
+    (200, 100, 100, 100, 100, 140, 1.223807746792649857861490e-48),
+    (200, 100, 100, 100, 100, 160, 1.793446200248214296672109e-65),
+    (200, 100, 100, 100, 100, 200, 6.201928343409082076222139e-120),
+    (171, 28, 190, 33, 139, 61, 0.006098068900446296167698286),
+    (104, 118, 195, 106, 53, 160, -0.006856453148720160520788364),
+    (97, 48, 51, 7, 104, 53, 0.01620607711474133468436021),
+    (46, 33, 45, 129, 133, 124, 0.01819061655756779712360734),
+    (199, 3, 197, 72, 162, 73, 0.03427784709314972127242738),
+    (120, 20, 133, 136, 71, 152, -0.03531205662979527338765376),
+    (63, 7, 56, 50, 15, 53, -1.126051852052774730012093e-9),
+    (195, 91, 172, 177, 194, 188, -0.008942324293065980944091549),
+    (151, 27, 127, 38, 186, 61, 0.09955749540833097281767363),
+    (90, 119, 75, 119, 59, 20, 0.01757193512766040466134705),
+    (143, 141, 64, 112, 35, 93, -0.0000005017391657339480735421561),
+    (165, 0, 165, 116, 93, 116, 0.09105355792259858159269430),
+    (169, 172, 165, 75, 130, 115, -0.01505304015646809569292982),
+    (148, 129, 81, 129, 123, 144, 0.005505006637661559880947037),
+    (182, 195, 102, 178, 17, 99, -0.01951365315859983921285335),
+    (181, 135, 87, 147, 147, 154, 0.001760787553582886429132781),
+    (120, 134, 22, 85, 199, 217, 0.02567926903251929470508323),
+    (155, 197, 101, 74, 100, 139, 0.01505087692352533838384330),
+    (94, 188, 189, 23, 102, 167, 0.02957269064627014941435385),
+    (68, 34, 77, 123, 160, 91, 0.05871877741265409731099173),
+    (191, 172, 192, 39, 157, 193, -0.0000009511948716026111748514994),
+    (194, 53, 198, 8, 197, 51, -0.001945085689100055042425581),
+    (174, 154, 51, 145, 40, 43, 0.01097472948319930256146906),
+];
+
+/// Eq. 18 of the paper evaluated literally: the double sum over m'a and m of four Clebsch-Gordan
+/// coefficients (written here from the Gaunt coefficients of eq. 16, in double precision), against
+/// `angular_coefficient`'s 6j closed form, for every l'a, l'b, la, lb <= 3, every L both pairs
+/// couple to, every M and every allowed l (1e-15 absolute; the values are <= 0.3 and the
+/// terms do not cancel much at these l).
+#[test]
+fn angular_coefficient_matches_eq18_summed_literally() {
+    let gaunt = |l1: i32, m1: i32, l2: i32, m2: i32, l3: i32, m3: i32| {
+        // ∫ Y_{l1 m1} Y_{l2 m2} Y_{l3 m3} dΩ = sqrt((2l1+1)(2l2+1)/(4π(2l3+1))) <l1 0 l2 0|l3 0>
+        //   <l1 m1 l2 m2|l3 -m3> (-1)^m3   (Edmonds eq. 4.6.3 in Clebsch-Gordan form)
+        let sign = if m3.rem_euclid(2) == 0 { 1.0 } else { -1.0 };
+        let norm = (((2 * l1 + 1) * (2 * l2 + 1)) as f64 / (4.0 * PI * (2 * l3 + 1) as f64)).sqrt();
+        sign * norm * clebsch_gordan(l1, 0, l2, 0, l3, 0) * clebsch_gordan(l1, m1, l2, m2, l3, -m3)
+    };
+    let (mut worst, mut count) = (0.0f64, 0);
+    for [lpa, lpb, la, lb] in (0..256u32).map(|i| [i & 3, (i >> 2) & 3, (i >> 4) & 3, (i >> 6) & 3]) {
+        let (low, high) = (lpa.abs_diff(lpb).max(la.abs_diff(lb)), (lpa + lpb).min(la + lb));
+        for lt in low..=high {
+            for l in multipoles(lpa, lpb, la, lb) {
+                let [ltot, lpa, lpb, la, lb, l] = [lt, lpa, lpb, la, lb, l].map(|x| x as i32);
+                for m in -ltot..=ltot {
+                    let mut sum = 0.0;
+                    for mpa in -lpa..=lpa {
+                        for q in -l..=l {
+                            let (mpb, ma) = (m - mpa, mpa + q);
+                            let mb = m - ma;
+                            let sign = if (mpa + q + mpb).rem_euclid(2) == 0 { 1.0 } else { -1.0 };
+                            sum += sign
+                                * clebsch_gordan(lpa, mpa, lpb, mpb, ltot, m)
+                                * clebsch_gordan(la, ma, lb, mb, ltot, m)
+                                * gaunt(lpa, -mpa, l, -q, la, ma)
+                                * gaunt(lpb, -mpb, l, q, lb, mb);
+                        }
+                    }
+                    let got = angular_coefficient(lt, m, lpa as u32, lpb as u32, la as u32, lb as u32, l as u32);
+                    let err = (got - sum).abs();
+                    assert!(err <= 1e-15, "L {lt} M {m} ({lpa} {lpb}|{l}|{la} {lb}): {got:.17e} vs eq. 18 {sum:.17e}");
+                    worst = worst.max(err);
+                    count += 1;
+                }
+            }
+        }
+    }
+    println!("angular_coefficient vs eq. 18 summed literally: {count} values, max |error| {worst:.1e}");
+}
+
 /// Legendre polynomial P_n(x) and its derivative, by the three-term recurrence.
 fn legendre(n: usize, x: f64) -> (f64, f64) {
     let (mut prev, mut cur) = (1.0, x);
@@ -1052,10 +1166,8 @@ fn hamiltonian_matches_an_independent_assembly_complex() {
 /// 71, 4142 (1979), -2.8790287673 hartree (confirmed to more digits later, e.g. by S. P. Goldman).
 const HELIUM_S_LIMIT: f64 = -2.879028767;
 
-/// The lowest eigenvalue of the L = 0, (0, 0)-pair helium Hamiltonian in an N-function GSF basis
-/// (parameters of examples/rust/sturmian_helium.rs), with checks of the eigenpair: H c = E S c
-/// with the symmetric H (lower triangle, as the solver reads it), c^T S c = 1.
-fn helium_s_limit(n: usize) -> f64 {
+/// H and S of the helium s limit with `n` GSFs per electron (L = 0, pair (0, 0), n^2 functions).
+fn helium_s_limit_matrices(n: usize) -> (Vec<f64>, Vec<f64>) {
     let energy = -2.2;
     let basis = helium_gsf_basis(&Grid::gauss_legendre(40.0, 160, 9).unwrap(), &[n], 10, 1);
     let spec = HamiltonianSpec {
@@ -1077,6 +1189,15 @@ fn helium_s_limit(n: usize) -> f64 {
             Target::Host { data: &mut s, ld: size },
         )
         .unwrap();
+    (h, s)
+}
+
+/// The lowest eigenvalue of the L = 0, (0, 0)-pair helium Hamiltonian in an N-function GSF basis
+/// (parameters of examples/rust/sturmian_helium.rs), with checks of the eigenpair: H c = E S c
+/// with the symmetric H (lower triangle, as the solver reads it), c^T S c = 1.
+fn helium_s_limit(n: usize) -> f64 {
+    let (h, s) = helium_s_limit_matrices(n);
+    let size = n * n;
     let (energies, vectors) = lowest_eigenpairs(&Backend::Cpu, size, &h, size, &s, size, 2).unwrap();
     assert!(energies[0] < energies[1]);
     let lower = |m: &[f64], i: usize, j: usize| if i >= j { m[i + size * j] } else { m[j + size * i] };
@@ -1111,6 +1232,109 @@ fn helium_s_limit_is_an_upper_bound_decreasing_with_n() {
     }
     println!("helium s limit (exact {HELIUM_S_LIMIT}):{line}");
     assert!(previous < HELIUM_S_LIMIT + 5e-3, "N = 8 should be within 5 mhartree of the s limit, got {previous}");
+}
+
+/// H = [[a, b], [b, a]] and S = [[p, q], [q, p]] (column-major; the solver reads the lower
+/// triangles), whose eigenpairs have the closed form E± = (a ± b)/(p ± q), c± = (1, ±1) /
+/// sqrt(2 (p ± q)) (S-normalised, sign free).
+fn two_by_two(a: f64, b: f64, p: f64, q: f64) -> ([f64; 4], [f64; 4]) {
+    ([a, b, b, a], [p, q, q, p])
+}
+
+/// The eigenpairs (energies, vectors) as `lowest_eigenpairs` returns them.
+type Eigenpairs = Result<(Vec<f64>, Vec<f64>), Error>;
+
+/// Both eigen-solvers (pairs; values alone) on a 2 x 2 problem, `k` wanted.
+fn solve_2x2(h: &[f64; 4], s: &[f64; 4], k: usize) -> (Eigenpairs, Result<Vec<f64>, Error>) {
+    (lowest_eigenpairs(&Backend::Cpu, 2, h, 2, s, 2, k), lowest_eigenvalues(&Backend::Cpu, 2, h, 2, s, 2, k))
+}
+
+fn assert_not_finite<T: std::fmt::Debug>(what: &str, result: Result<T, Error>, index: usize) {
+    match result {
+        Err(Error::NotFinite { name: "energies", index: Some(i), .. }) if i == index => {}
+        other => panic!("{what}: want NotFinite at energies[{index}], got {other:?}"),
+    }
+}
+
+/// The eigen-solve at scales near the ends of double precision (issue 28: H = DBL_MAX {1, .1, .1,
+/// 1}, S = {1, .2, .2, 1} gave Inf/NaN with status 0), against the closed form of `two_by_two`:
+/// - H at DBL_MAX: E+ = 11/12 DBL_MAX is representable and comes out to 1e-15 (reference
+///   ((a/2 + b/2)/1.2) 2, exact halvings), with c+ = (1, 1)/sqrt(2.4) (vectors to 1e-14: a few
+///   ulp over the relative eigenvalue gap 0.2); E- = 1.125 DBL_MAX is not,
+///   so k = 2 is NotFinite at energies[1], from both solvers, never Inf;
+/// - S at the smallest subnormal 5e-324 (with 0.2 · 5e-324 = 0 off the diagonal): E = 0.9 /
+///   5e-324 overflows: NotFinite at energies[0];
+/// - H of 2^-1000 and a subnormal S of 2^-1070 {4, 1, 1, 4}: E+ = 0.22 · 2^70 and E- = 0.3 · 2^70,
+///   c+ = (1, 1) 2^535 / sqrt(10), each to 1e-15, though S has at most 4 significant bits;
+/// - invariance: 2^-500 H and 2^400 S of the helium s limit (N = 4) give 2^-900 E and 2^-200 c
+///   bit for bit (the solver's power-of-two scaling makes the two problems the same one).
+#[test]
+fn eigenpairs_at_the_ends_of_double_precision() {
+    let close = |got: f64, want: f64| ((got - want) / want).abs() <= 1e-15;
+    // eigenvector elements: a few ulp over the eigenvalue gap (relative 0.2 here)
+    let close_vector = |got: f64, want: f64| ((got - want) / want).abs() <= 1e-14;
+    // H near DBL_MAX.
+    let (a, b) = (f64::MAX, f64::MAX * 0.1);
+    let (h, s) = two_by_two(a, b, 1.0, 0.2);
+    let e_plus = ((a / 2.0 + b / 2.0) / 1.2) * 2.0;
+    let (pairs, values) = solve_2x2(&h, &s, 1);
+    let ((e, c), e_only) = (pairs.unwrap(), values.unwrap());
+    assert!(close(e[0], e_plus) && close(e_only[0], e_plus), "E+ = {e:?} / {e_only:?}, want {e_plus:e}");
+    let c_plus = 1.0 / 2.4f64.sqrt();
+    assert!(close_vector(c[0].abs(), c_plus) && close_vector(c[1].abs(), c_plus) && c[0] * c[1] > 0.0, "c+ = {c:?}");
+    let (pairs, values) = solve_2x2(&h, &s, 2);
+    assert_not_finite("H at DBL_MAX, k = 2, pairs", pairs, 1);
+    assert_not_finite("H at DBL_MAX, k = 2, values", values, 1);
+    // S subnormal against an H of order 1 (and of DBL_MAX).
+    for scale in [1.0, f64::MAX] {
+        let (h, s) = two_by_two(scale, scale * 0.1, 5e-324, 5e-324 * 0.2);
+        let (pairs, values) = solve_2x2(&h, &s, 1);
+        assert_not_finite("S = 5e-324, pairs", pairs, 0);
+        assert_not_finite("S = 5e-324, values", values, 0);
+    }
+    // Both tiny, the result large but representable.
+    let (h, s) = two_by_two(2f64.powi(-1000), 0.1 * 2f64.powi(-1000), 4.0 * 2f64.powi(-1070), 2f64.powi(-1070));
+    let (pairs, values) = solve_2x2(&h, &s, 2);
+    let ((e, c), e_only) = (pairs.unwrap(), values.unwrap());
+    let want = [(1.0 + 0.1) / 5.0 * 2f64.powi(70), (1.0 - 0.1) / 3.0 * 2f64.powi(70)];
+    for i in 0..2 {
+        assert!(close(e[i], want[i]) && close(e_only[i], want[i]), "E = {e:?} / {e_only:?}, want {want:?}");
+    }
+    let c_plus = 2f64.powi(535) / 10f64.sqrt();
+    assert!(close_vector(c[0].abs(), c_plus) && close_vector(c[1].abs(), c_plus), "c+ = {c:?}, want ±{c_plus:e}");
+    // Invariance under power-of-two scalings.
+    let n = 4;
+    let (h, s) = helium_s_limit_matrices(n);
+    let size = n * n;
+    let (e, c) = lowest_eigenpairs(&Backend::Cpu, size, &h, size, &s, size, 3).unwrap();
+    let hs: Vec<f64> = h.iter().map(|x| x * 2f64.powi(-500)).collect();
+    let ss: Vec<f64> = s.iter().map(|x| x * 2f64.powi(400)).collect();
+    let (es, cs) = lowest_eigenpairs(&Backend::Cpu, size, &hs, size, &ss, size, 3).unwrap();
+    for (x, y) in e.iter().zip(&es) {
+        assert_eq!((x * 2f64.powi(-900)).to_bits(), y.to_bits(), "E {x:e} scaled: {y:e}");
+    }
+    for (x, y) in c.iter().zip(&cs) {
+        assert_eq!((x * 2f64.powi(-200)).to_bits(), y.to_bits(), "c {x:e} scaled: {y:e}");
+    }
+    println!(
+        "eigenpairs: E+ = {:e} (H at DBL_MAX), {:e} (H 2^-1000, S 2^-1070); scaled helium bit for bit",
+        e_plus, want[0]
+    );
+}
+
+/// The lowest eigenvalues alone (`lowest_eigenvalues`, no eigenvectors formed) agree with the
+/// eigenpairs' energies of the helium s limit (N = 6) to 1e-13 relative, and each pair satisfies
+/// H c = E S c (checked in `helium_s_limit`); the two solvers differ only in faer's path.
+#[test]
+fn eigenvalues_alone_match_the_eigenpairs() {
+    let n = 6;
+    let (h, s) = helium_s_limit_matrices(n);
+    let size = n * n;
+    let (e, _) = lowest_eigenpairs(&Backend::Cpu, size, &h, size, &s, size, 4).unwrap();
+    let values = lowest_eigenvalues(&Backend::Cpu, size, &h, size, &s, size, 4).unwrap();
+    for (x, y) in e.iter().zip(&values) {
+        assert!(((x - y) / x).abs() <= 1e-13, "pairs {e:?}, values alone {values:?}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1417,6 +1641,19 @@ fn bad_input_is_refused_naming_the_argument() {
         Target::Host { data: &mut sb[..full - 1], ld: n },
     );
     assert_eq!(argument(r), ("s", None));
+    // one_electron_block checks L and M as hamiltonian does (|M| <= L, i32::MIN included), and
+    // that the pair couples to L.
+    for (l_total, m, pair, want) in [
+        (0, 1, ss, ("m", None)),
+        (0, i32::MIN, ss, ("m", None)),
+        (MAX_L + 1, 0, ss, ("l_total", None)),
+        (1, 0, ss, ("pair", None)),
+    ] {
+        let bad = HamiltonianSpec { l_total, m, ..spec.clone() };
+        let (h, s) = (Target::Host { data: &mut hb, ld: n }, Target::Host { data: &mut sb, ld: n });
+        assert_eq!(argument(basis.one_electron_block(pair, &bad, Order::AFastest, h, s)), want, "L {l_total} M {m}");
+    }
+    assert_eq!(try_h(&HamiltonianSpec { m: i32::MIN, ..spec.clone() }, full, n, full), ("m", None));
     assert!(out.iter().chain(&hb).chain(&sb).all(|&x| x == sentinel), "output written on error");
     assert_eq!(basis.pair_size(ss).unwrap(), n);
     assert_eq!(argument(basis.pair_size(Pair { la: 0, lb: 3 })), ("lb", None));

@@ -9,7 +9,9 @@
 //! * the same into device memory (`Target::Device`), downloaded;
 //! * a channel replaced after the first upload;
 //! * exchange-symmetrised Hamiltonians (singlet and triplet, L = 1, 2) into host and device memory;
-//! * `lowest_eigenpairs` on the CPU (faer) and on the GPU (cuSOLVER) for a helium-like GSF basis.
+//! * `lowest_eigenpairs` and `lowest_eigenvalues` on the CPU (faer) and on the GPU (cuSOLVER) for
+//!   a helium-like GSF basis, also scaled by 2^-500 (H) and 2^400 (S); and the GPU's eigenpairs of
+//!   2 x 2 problems at the ends of double precision against their closed form.
 //!
 //! Tolerance: relative 1e-12 of the largest |element| of the CPU result (the two sides sum the
 //! same terms in different orders, the GEMMs in different blockings). The eigensolvers are two
@@ -29,8 +31,9 @@ mod rng;
 mod gpu;
 
 use atomgpu::backend::{Backend, CudaDevice};
+use atomgpu::error::Error;
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
-use atomgpu::sturmian::solve::lowest_eigenpairs;
+use atomgpu::sturmian::solve::{lowest_eigenpairs, lowest_eigenvalues};
 use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target};
 use cudarc::driver::DevicePtrMut;
 use num_complex::Complex64;
@@ -542,8 +545,52 @@ fn helium_eigenpairs_gpu_equal_cpu() {
         assert!(d <= 1e-9, "eigenvector {j}: GPU differs from CPU by {d:.2e}");
         worst_vector = worst_vector.max(d);
     }
+    // The energies alone (CUSOLVER_EIG_MODE_NOVECTOR), and the problem scaled by powers of two
+    // (E scales by 2^-900 exactly): against the CPU's eigenpairs, 1e-11 relative.
+    let e_only = lowest_eigenvalues(&gpu, size, hc, size, sc, size, k).unwrap();
+    let d_only = relative_difference(&e_only, &e_cpu);
+    assert!(d_only <= 1e-11, "energies alone: GPU {e_only:?} vs CPU {e_cpu:?} ({d_only:.2e})");
+    let hs: Vec<f64> = hc.iter().map(|x| x * 2f64.powi(-500)).collect();
+    let ss: Vec<f64> = sc.iter().map(|x| x * 2f64.powi(400)).collect();
+    let (e_scaled, _) = lowest_eigenpairs(&gpu, size, &hs, size, &ss, size, k).unwrap();
+    let e_back: Vec<f64> = e_scaled.iter().map(|x| x * 2f64.powi(900)).collect();
+    let d_scaled = relative_difference(&e_back, &e_cpu);
+    assert!(d_scaled <= 1e-11, "scaled: GPU {e_back:?} vs CPU {e_cpu:?} ({d_scaled:.2e})");
     println!(
-        "helium: H and S max relative difference {worst:.2e}; energies {d_energy:.2e} (E0 = {:.9}), vectors {worst_vector:.2e}",
+        "helium: H and S max relative difference {worst:.2e}; energies {d_energy:.2e} (E0 = {:.9}), vectors {worst_vector:.2e}; energies alone {d_only:.2e}, scaled {d_scaled:.2e}",
         e_cpu[0]
     );
+}
+
+/// cuSOLVER's path of the solver's power-of-two scaling (device Dscal), on H = [[a, b], [b, a]],
+/// S = [[p, q], [q, p]] (eigenpairs E± = (a ± b)/(p ± q), c± = (1, ±1)/sqrt(2(p ± q))), as the CPU
+/// test `eigenpairs_at_the_ends_of_double_precision` of tests/sturmian.rs: H at DBL_MAX (E+ to
+/// 1e-15, k = 2 NotFinite at energies[1]), S at 5e-324 (NotFinite at energies[0]), H of 2^-1000
+/// with a subnormal S of 2^-1070 {4, 1, 1, 4} (E+ = 0.22 2^70, c+ = 2^535/sqrt(10), 1e-15 and
+/// 1e-14), with and without vectors.
+#[test]
+fn extreme_scales_gpu_match_closed_forms() {
+    let Some(d) = gpu::cuda_device() else { return };
+    let gpu = Backend::Cuda(d);
+    let close = |got: f64, want: f64, tol: f64| ((got - want) / want).abs() <= tol;
+    let not_finite_at = |r: Result<Vec<f64>, Error>, i: usize| matches!(r, Err(Error::NotFinite { name: "energies", index: Some(j), .. }) if j == i);
+    let (a, b) = (f64::MAX, f64::MAX * 0.1);
+    let (h, s) = ([a, b, b, a], [1.0, 0.2, 0.2, 1.0]);
+    let e_plus = ((a / 2.0 + b / 2.0) / 1.2) * 2.0;
+    let (e, c) = lowest_eigenpairs(&gpu, 2, &h, 2, &s, 2, 1).unwrap();
+    assert!(close(e[0], e_plus, 1e-15), "E+ = {e:?}, want {e_plus:e}");
+    assert!(close(c[0].abs(), 1.0 / 2.4f64.sqrt(), 1e-14) && c[0] * c[1] > 0.0, "c+ = {c:?}");
+    assert!(close(lowest_eigenvalues(&gpu, 2, &h, 2, &s, 2, 1).unwrap()[0], e_plus, 1e-15));
+    assert!(not_finite_at(lowest_eigenpairs(&gpu, 2, &h, 2, &s, 2, 2).map(|p| p.0), 1));
+    assert!(not_finite_at(lowest_eigenvalues(&gpu, 2, &h, 2, &s, 2, 2), 1));
+    let (h, s) = ([1.0, 0.1, 0.1, 1.0], [5e-324, 0.0, 0.0, 5e-324]);
+    assert!(not_finite_at(lowest_eigenpairs(&gpu, 2, &h, 2, &s, 2, 1).map(|p| p.0), 0));
+    assert!(not_finite_at(lowest_eigenvalues(&gpu, 2, &h, 2, &s, 2, 1), 0));
+    let (t, u) = (2f64.powi(-1000), 2f64.powi(-1070));
+    let (h, s) = ([t, 0.1 * t, 0.1 * t, t], [4.0 * u, u, u, 4.0 * u]);
+    let (e, c) = lowest_eigenpairs(&gpu, 2, &h, 2, &s, 2, 2).unwrap();
+    let want = [(1.0 + 0.1) / 5.0 * 2f64.powi(70), (1.0 - 0.1) / 3.0 * 2f64.powi(70)];
+    assert!(close(e[0], want[0], 1e-15) && close(e[1], want[1], 1e-15), "E = {e:?}, want {want:?}");
+    assert!(close(c[0].abs(), 2f64.powi(535) / 10f64.sqrt(), 1e-14), "c+ = {c:?}");
+    println!("extreme scales on the GPU: E+ = {:e} (H at DBL_MAX), {:e} (S subnormal)", e_plus, e[0]);
 }

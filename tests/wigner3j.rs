@@ -5,7 +5,12 @@
 //!   Python's `fractions`, rounded once to the nearest double), also seen through the exact
 //!   permutation and sign-reversal symmetries (Edmonds 1957 eqs. 3.7.5-3.7.6);
 //! * the orthogonality relations of the 3j symbols (Edmonds 1957 eqs. 3.7.7-3.7.8), which the
-//!   exact symbols satisfy identically, and the rank-1 sum rules derived from them.
+//!   exact symbols satisfy identically, and the rank-1 sum rules derived from them;
+//! * 6j symbols: exact values (table `SIX_J_EXACT`, written by
+//!   `python3 tests/reference/sturmian_angular_exact.py`: sympy's exact `wigner_6j`, j up to 400,
+//!   one of 6.6e-243), also through the tetrahedral symmetries (Edmonds eq. 6.2.5); the
+//!   orthogonality Σ_x (2x+1) sqrt((2j6+1)(2j6'+1)) {j1 j2 x; j4 j5 j6} {j1 j2 x; j4 j5 j6'} = δ
+//!   (eq. 6.2.9); and the closed form {a b c; 0 c b} = (-1)^(a+b+c) / sqrt((2b+1)(2c+1)) (eq. 6.3.2).
 //!
 //! Measured (see the printed lines with `--nocapture`): `three_j` reproduces all 647 exact table
 //! values to the last bit (j up to 199); `three_j_rank1` is within 1 ulp of all 575 rank-1 values
@@ -15,7 +20,7 @@
 // The reference values are printed with 17 significant digits, which round-trip a double exactly.
 #![allow(clippy::excessive_precision)]
 
-use atomgpu::math::wigner::{three_j, three_j_rank1};
+use atomgpu::math::wigner::{six_j, three_j, three_j_rank1};
 
 /// Distance of `x` from the reference `exact` in units of the last place of `exact`.
 fn ulps(x: f64, exact: f64) -> f64 {
@@ -225,6 +230,98 @@ fn selection_rules_give_zero() {
 // only: exact rational arithmetic, Racah's formula) and pasted here unchanged; do not edit by hand.
 /// (j 1 jp; k, kp-k, -kp), exact values rounded to the nearest double.
 #[rustfmt::skip]
+/// `six_j` is the exact symbol correctly rounded: each value of `SIX_J_EXACT` to the last bit, and
+/// the same under the tetrahedral symmetries (any permutation of the columns, and exchanging the
+/// upper and lower entries of two columns; Edmonds eq. 6.2.5), which a symbol satisfies exactly.
+#[test]
+fn six_j_matches_exact_table_under_symmetries() {
+    for &(j1, j2, j3, j4, j5, j6, exact) in SIX_J_EXACT {
+        let images = [
+            [j1, j2, j3, j4, j5, j6],
+            [j2, j1, j3, j5, j4, j6],
+            [j3, j2, j1, j6, j5, j4],
+            [j2, j3, j1, j5, j6, j4],
+            [j4, j5, j3, j1, j2, j6],
+            [j1, j5, j6, j4, j2, j3],
+        ];
+        for [a, b, c, d, e, f] in images {
+            let got = six_j(a, b, c, d, e, f);
+            assert_eq!(got.to_bits(), exact.to_bits(), "{{{a} {b} {c}; {d} {e} {f}}} = {got:.17e}, exact {exact:.17e}");
+        }
+    }
+    println!("six_j: {} exact values (j <= 400) and their symmetric images to the last bit", SIX_J_EXACT.len());
+}
+
+/// Edmonds eq. 6.2.9 in its symmetric form, Σ_x (2x+1) sqrt((2j6+1)(2j6'+1)) {j1 j2 x; j4 j5 j6}
+/// {j1 j2 x; j4 j5 j6'} = δ(j6, j6'), at
+/// j up to 180 (each sum runs over up to 161 values of x), to 1e-13; the closed form eq. 6.3.2,
+/// {a b c; 0 c b} = (-1)^(a+b+c) / sqrt((2b+1)(2c+1)), to 1 ulp; and zeros where a triad fails
+/// the triangle rule.
+#[test]
+fn six_j_orthogonality_and_closed_form() {
+    let mut worst = 0.0f64;
+    for (j1, j2, j4, j5) in [(3i32, 4i32, 5i32, 2i32), (30, 40, 35, 25), (120, 180, 100, 150), (90, 80, 85, 95)] {
+        let j6s: Vec<i32> = ((j2 - j4).abs().max((j1 - j5).abs())..=(j2 + j4).min(j1 + j5)).step_by(7).collect();
+        // columns[k][x]: sqrt((2x+1)(2j6+1)) {j1 j2 x; j4 j5 j6} for j6 = j6s[k]
+        let columns: Vec<Vec<f64>> = j6s
+            .iter()
+            .map(|&j6| {
+                ((j1 - j2).abs()..=j1 + j2)
+                    .map(|x| (((2 * x + 1) * (2 * j6 + 1)) as f64).sqrt() * six_j(j1, j2, x, j4, j5, j6))
+                    .collect()
+            })
+            .collect();
+        for (k, a) in columns.iter().enumerate() {
+            for (kp, b) in columns.iter().enumerate() {
+                let sum: f64 = a.iter().zip(b).map(|(u, v)| u * v).sum();
+                let err = (sum - if k == kp { 1.0 } else { 0.0 }).abs();
+                assert!(err <= 1e-13, "({j1} {j2} x; {j4} {j5} {}|{}): sum {sum:e}", j6s[k], j6s[kp]);
+                worst = worst.max(err);
+            }
+        }
+    }
+    for (a, b, c) in [(0, 0, 0), (1, 2, 3), (7, 7, 7), (150, 100, 60), (200, 199, 3)] {
+        let sign = if (a + b + c) % 2 == 0 { 1.0 } else { -1.0 };
+        let exact = sign / (((2 * b + 1) * (2 * c + 1)) as f64).sqrt();
+        check_value(&format!("{{{a} {b} {c}; 0 {c} {b}}}"), six_j(a, b, c, 0, c, b), exact, 1e-15);
+    }
+    assert_eq!(six_j(1, 1, 3, 1, 1, 1), 0.0);
+    assert_eq!(six_j(5, 5, 5, 5, 5, -1), 0.0);
+    println!("six_j orthogonality: max |sum - delta| = {worst:.2e}");
+}
+
+/// Written by `python3 tests/reference/sturmian_angular_exact.py` (see there): rows
+/// (j1, j2, j3, j4, j5, j6, {j1 j2 j3; j4 j5 j6}).
+const SIX_J_EXACT: &[(i32, i32, i32, i32, i32, i32, f64)] = &[
+    (100, 100, 100, 100, 100, 100, -0.0004698416232987442081353077),
+    (200, 200, 200, 200, 200, 200, 0.0001559032124132415661657341),
+    (200, 200, 400, 200, 200, 400, 6.639136560248793543059494e-243),
+    (108, 85, 23, 92, 104, 64, 0.0004098102926426063815978116),
+    (62, 154, 110, 77, 91, 150, -0.0002518960546085393126228582),
+    (158, 158, 78, 95, 96, 135, -0.0003880901313764391240522661),
+    (191, 174, 68, 115, 124, 184, -0.0003017706155605517028442168),
+    (64, 150, 92, 48, 65, 128, -0.0006959197796413593094608196),
+    (115, 84, 132, 65, 105, 107, 0.0001911025739069244200333251),
+    (156, 124, 68, 154, 121, 168, 0.0004112143502179688002036656),
+    (78, 162, 119, 82, 93, 168, -0.0001986926478913327162661690),
+    (174, 183, 94, 92, 127, 150, -0.0002664281637969591031289075),
+    (108, 200, 134, 125, 19, 120, -0.00002745995207342759072743677),
+    (112, 122, 199, 112, 114, 142, 8.669546803579647231169004e-11),
+    (70, 71, 70, 121, 110, 113, -0.0005809077002649790101138437),
+    (140, 34, 118, 190, 126, 163, -4.754710440561789889539341e-14),
+    (192, 173, 186, 108, 166, 181, 0.0002372361702242363885914786),
+    (124, 135, 196, 177, 138, 120, -0.0002258052379755037370007316),
+    (133, 12, 133, 134, 198, 124, 0.0005466692635753767242839967),
+    (129, 129, 29, 200, 176, 195, 0.0006556734217106580034389296),
+    (88, 75, 139, 176, 69, 115, -0.0004664639207172571540712193),
+    (46, 122, 163, 56, 121, 98, -0.000007347877499662438366882255),
+    (123, 169, 164, 128, 134, 64, -0.0004524151742067865450192067),
+    (133, 68, 163, 92, 76, 109, -5.542510370714966392457105e-9),
+    (152, 83, 107, 177, 121, 156, -0.0002737259117555835182359489),
+    (146, 124, 115, 82, 157, 116, -0.0003504782250871030908249903),
+    (144, 197, 165, 70, 151, 152, 0.0003820694477783346544386588),
+];
+
 const RANK1: &[(i32, i32, i32, i32, i32, i32, f64)] = &[
     (0, 1, 1, 0, -1, 1, 5.7735026918962573e-01),
     (0, 1, 1, 0, 0, 0, -5.7735026918962573e-01),

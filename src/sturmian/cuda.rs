@@ -663,7 +663,10 @@ fn order_code(order: Order) -> i32 {
     }
 }
 
-/// The `k` lowest eigenpairs of H c = E S c (lower triangles) by cuSOLVER `Dsygvd`.
+/// The `k` lowest eigenvalues of the scaled problem H' c = E' S' c (lower triangles; H' = 2^-eh H,
+/// S' = 2^-es S by `scaling`, [`super::solve`]) by cuSOLVER `Dsygvd`, and their S'-normalised
+/// eigenvectors if `vectors` (else `CUSOLVER_EIG_MODE_NOVECTOR`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn generalized_eigen(
     device: &Arc<CudaDevice>,
     n: usize,
@@ -672,7 +675,9 @@ pub(super) fn generalized_eigen(
     s: &[f64],
     lds: usize,
     k: usize,
-) -> Result<(Vec<f64>, Vec<f64>)> {
+    scaling: super::solve::Scaling,
+    vectors: bool,
+) -> Result<(Vec<f64>, Option<Vec<f64>>)> {
     use cudarc::cusolver::sys as cs;
     let packed = |m: &[f64], ld: usize| -> Result<Vec<f64>> {
         let mut out = crate::memory::with_capacity(
@@ -685,11 +690,16 @@ pub(super) fn generalized_eigen(
         Ok(out)
     };
     let nn = i32::try_from(n).map_err(|_| Error::invalid("n", "is larger than cuSOLVER takes (2^31 - 1)"))?;
-    // A matrix with ld = n goes up as it is; otherwise its columns are packed first.
-    let upload =
-        |m: &[f64], ld: usize| if ld == n { device.upload(&m[..n * n]) } else { device.upload(&packed(m, ld)?) };
-    let mut a = upload(h, ldh)?;
-    let mut b = upload(s, lds)?;
+    // A matrix with ld = n goes up as it is; otherwise its columns are packed first. Then it is
+    // scaled on the device.
+    let blas = device.blas()?;
+    let upload = |m: &[f64], ld: usize, e: i32| -> Result<CudaSlice<f64>> {
+        let mut d = if ld == n { device.upload(&m[..n * n]) } else { device.upload(&packed(m, ld)?) }?;
+        scale_by_pow2(&blas, device, &mut d, -e)?;
+        Ok(d)
+    };
+    let mut a = upload(h, ldh, scaling.h)?;
+    let mut b = upload(s, lds, scaling.s)?;
     let mut w = device.zeros::<f64>(n)?;
     let mut info = device.zeros::<i32>(1)?;
     let present = std::panic::catch_unwind(|| unsafe { cs::is_culib_present() }).unwrap_or(false);
@@ -713,7 +723,11 @@ pub(super) fn generalized_eigen(
             check(cs::cusolverDnSetStream(handle, stream.cu_stream() as _), "set stream")?;
             let (itype, jobz, uplo) = (
                 cs::cusolverEigType_t::CUSOLVER_EIG_TYPE_1,
-                cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR,
+                if vectors {
+                    cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
+                } else {
+                    cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
+                },
                 cs::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
             );
             let (ap, _g1) = a.device_ptr_mut(stream);
@@ -771,10 +785,48 @@ pub(super) fn generalized_eigen(
     }
     // Only the k wanted eigenpairs travel back (the first k columns of the eigenvector matrix).
     let mut energies = crate::memory::filled("the eigenvalues", k, 0.0)?;
-    let mut vectors =
-        crate::memory::filled("the eigenvectors", crate::memory::elements::<f64>("the eigenvectors", n, k)?, 0.0)?;
     stream.memcpy_dtoh(&w.slice(0..k), &mut energies)?;
-    stream.memcpy_dtoh(&a.slice(0..n * k), &mut vectors)?;
+    let vectors = if vectors {
+        let len = crate::memory::elements::<f64>("the eigenvectors", n, k)?;
+        let mut out = crate::memory::filled("the eigenvectors", len, 0.0)?;
+        stream.memcpy_dtoh(&a.slice(0..len), &mut out)?;
+        Some(out)
+    } else {
+        None
+    };
     device.synchronize()?;
     Ok((energies, vectors))
+}
+
+/// `m *= 2^e` on the device by cuBLAS `Dscal`, one pass per factor of [`crate::math::pow2_steps`]
+/// (as the CPU path scales, so the result equals the CPU's element for element), in pieces of at
+/// most 2^31 - 1 elements.
+fn scale_by_pow2(blas: &CudaBlas, device: &CudaDevice, m: &mut CudaSlice<f64>, e: i32) -> Result<()> {
+    if e == 0 {
+        return Ok(());
+    }
+    let len = m.len();
+    let stream = device.stream();
+    let (ptr, _guard) = m.device_ptr_mut(stream);
+    for factor in crate::math::pow2_steps(e.into()) {
+        let mut start = 0;
+        while start < len {
+            let count = (len - start).min(i32::MAX as usize);
+            // SAFETY: `count` doubles from element `start` of the live buffer `m`, on its stream.
+            let status = unsafe {
+                cudarc::cublas::sys::cublasDscal_v2(
+                    *blas.handle(),
+                    count as i32,
+                    &factor,
+                    (ptr as *mut f64).add(start),
+                    1,
+                )
+            };
+            if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+                return Err(cublas_error(status));
+            }
+            start += count;
+        }
+    }
+    Ok(())
 }

@@ -396,6 +396,8 @@ impl<T: Scalar> Basis<T> {
 
     /// The one-electron part of the diagonal block of `pair` and its overlap (module docs):
     /// `h` gets the bracket of eq. 12, `s` = Oa ⊗ Ob, each `size x size` with its leading dimension.
+    /// `spec`'s L and M are checked as for [`Basis::hamiltonian`] (L in [0, MAX_L], |M| <= L), and
+    /// `pair` must couple to L.
     pub fn one_electron_block(
         &self,
         pair: Pair,
@@ -405,6 +407,10 @@ impl<T: Scalar> Basis<T> {
         s: Target<'_, T>,
     ) -> Result<()> {
         let size = self.pair_size(pair)?;
+        check_total_angular_momentum(spec)?;
+        if !couples(pair, spec.l_total) {
+            return Err(Error::invalid("pair", coupling_rule(pair, spec.l_total)));
+        }
         self.check_target("h", &h, size, size)?;
         self.check_target("s", &s, size, size)?;
         let terms = self.diagonal_terms(pair, spec)?;
@@ -933,27 +939,35 @@ fn check_spec_scalars(spec: &HamiltonianSpec) -> Result<()> {
     crate::error::require_finite("interaction_charge", None, spec.interaction_charge)
 }
 
-fn check_spec(spec: &HamiltonianSpec) -> Result<()> {
-    check_spec_scalars(spec)?;
+/// L in [0, MAX_L] and |M| <= L (an M of i32::MIN, whose magnitude exceeds every L, included).
+fn check_total_angular_momentum(spec: &HamiltonianSpec) -> Result<()> {
     if spec.l_total > MAX_L {
         return Err(Error::invalid("l_total", format!("must be in [0, {MAX_L}], got {}", spec.l_total)));
     }
     if spec.m.unsigned_abs() > spec.l_total {
         return Err(Error::invalid("m", format!("must satisfy |m| <= L = {}, got {}", spec.l_total, spec.m)));
     }
+    Ok(())
+}
+
+/// Whether `pair` couples to `l_total`: |la - lb| <= L <= la + lb.
+fn couples(pair: Pair, l_total: u32) -> bool {
+    pair.la.abs_diff(pair.lb) <= l_total && l_total <= pair.la + pair.lb
+}
+
+fn coupling_rule(pair: Pair, l_total: u32) -> String {
+    format!("(la, lb) = ({}, {}) cannot couple to L = {l_total} (|la - lb| <= L <= la + lb)", pair.la, pair.lb)
+}
+
+fn check_spec(spec: &HamiltonianSpec) -> Result<()> {
+    check_spec_scalars(spec)?;
+    check_total_angular_momentum(spec)?;
     if spec.pairs.is_empty() {
         return Err(Error::invalid("pairs", "must hold at least one (la, lb) pair"));
     }
     for (i, p) in spec.pairs.iter().enumerate() {
-        if p.la.abs_diff(p.lb) > spec.l_total || p.la + p.lb < spec.l_total {
-            return Err(Error::invalid_at(
-                "pairs",
-                i,
-                format!(
-                    "(la, lb) = ({}, {}) cannot couple to L = {} (|la - lb| <= L <= la + lb)",
-                    p.la, p.lb, spec.l_total
-                ),
-            ));
+        if !couples(*p, spec.l_total) {
+            return Err(Error::invalid_at("pairs", i, coupling_rule(*p, spec.l_total)));
         }
         if spec.pairs[..i].contains(p) {
             return Err(Error::invalid_at("pairs", i, format!("(la, lb) = ({}, {}) appears twice", p.la, p.lb)));

@@ -62,6 +62,7 @@ contains
     ! (a)
     subroutine test_grid()
         integer :: stat, j
+        real(dp) :: a2(nq), w2(nq)
         call atomgpu_sturmian_grid(rmax, ns, abscissas, weights, points, stat=stat)
         if (.not. succeeded("grid (40, 96, 9)", stat)) error stop 1
         call check_rel("grid: the weights sum to rmax", sum(weights), rmax, 1e-13_dp)
@@ -69,6 +70,16 @@ contains
             all([(points(1 + (j - 1) * (ns + 1)) == abscissas(j), j = 1, nq)]))
         call check("grid: points ascending", all(points(2:) > points(:np - 1)))
         call check("grid: rmax last", points(np) == rmax)
+        ! weights and points are optional: the abscissas come out the same without them.
+        a2 = sentinel
+        call atomgpu_sturmian_grid(rmax, ns, a2, stat=stat)
+        if (succeeded("grid without weights and points", stat)) call check("grid: abscissas alone the same", &
+            all(a2 == abscissas))
+        a2 = sentinel
+        w2 = sentinel
+        call atomgpu_sturmian_grid(rmax, ns, a2, w2, stat=stat)
+        if (succeeded("grid without points", stat)) call check("grid: without points, the same abscissas and weights", &
+            all(a2 == abscissas) .and. all(w2 == weights))
     end subroutine
 
     ! Row (or column) of the two-electron function (na, nb), 0-based functions, 2 x 2 channels.
