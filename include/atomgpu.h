@@ -834,7 +834,8 @@ int32_t atomgpu_cr_run_stiff(const struct atomgpu_cr *model,
  * `populations` n_levels x n_times x n_systems, column-major. Every stage's rates of all systems
  * are evaluated in one call (on a GPU, one launch for all of them), so many systems fill a GPU
  * that one system cannot. A system that fails fails the call (its index in the message) and
- * nothing is written.
+ * nothing is written; a refused state names its cell and element, e.g. "argument `y`[9]: cell 2
+ * (y[2*4 + 1]): population of level 1 must be >= 0 cm^-3, got -1" for cell 2 of a 3-level model.
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above.
