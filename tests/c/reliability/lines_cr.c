@@ -68,6 +68,15 @@ static void remove_folder(const char *folder) {
     rmdir(folder);
 }
 
+/* Runs `body` on a fresh folder and its stem, then removes the folder. */
+static int in_fresh_folder(int (*body)(const char *folder, const char *stem)) {
+    char folder[64], stem[80];
+    exomol_folder(folder, stem);
+    int bad = body(folder, stem);
+    remove_folder(folder);
+    return bad;
+}
+
 /* Writes `text` to `path` (a stand-in for an earlier run's file). */
 static void write_text(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
@@ -256,13 +265,7 @@ static int trans_rename_fails(const char *folder, const char *stem) {
     return holds(inner, old_trans) ? 0 : fail("the folder named .trans was changed");
 }
 
-static int case_exomol_trans_rename_fails(void) {
-    char folder[64], stem[80];
-    exomol_folder(folder, stem);
-    int bad = trans_rename_fails(folder, stem);
-    remove_folder(folder);
-    return bad;
-}
+static int case_exomol_trans_rename_fails(void) { return in_fresh_folder(trans_rename_fails); }
 
 /* A call that succeeds over an earlier pair replaces both files and leaves nothing else; the
  * .states file has one line per state and the .trans file as many lines as counts[4] says. */
@@ -291,13 +294,7 @@ static int replaces_pair(const char *folder, const char *stem) {
     return 0;
 }
 
-static int case_exomol_replaces_pair(void) {
-    char folder[64], stem[80];
-    exomol_folder(folder, stem);
-    int bad = replaces_pair(folder, stem);
-    remove_folder(folder);
-    return bad;
-}
+static int case_exomol_replaces_pair(void) { return in_fresh_folder(replaces_pair); }
 
 /* run_stiff_systems: a bad state of cell 2 of 3 is named with its cell and its element of y. */
 static int case_stiff_systems_bad_cell(void) {
