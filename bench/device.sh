@@ -10,6 +10,7 @@ set -u
 family=${1:-all}
 here=.device
 . bench/families.sh
+[ "$family" != scaling ] || { echo "device.sh: the scaling pack runs with bench/scaling.sh"; exit 2; }
 tests=$(family_tests "$family") || { echo "device.sh: unknown family '$family'"; exit 2; }
 packed=$(cat "$here/family" 2>/dev/null || echo "?")
 [ "$packed" = "$family" ] || echo "warning: .device was packed for '$packed', not '$family' (bash bench/pack.sh $family)"
