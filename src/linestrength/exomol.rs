@@ -198,7 +198,7 @@ pub fn write_trans(lines: &[Line], out: &mut impl Write) -> io::Result<()> {
 /// stored states, task `atomgpu_linestrength_write_exomol`) goes to the calling thread's callback
 /// after each batch, and its final report comes once both temporaries are synced; the callback
 /// and the time limit ([`crate::progress`]) can stop the call at any of them. Only when
-/// everything succeeded is the pair committed ([`commit_pair`]): `.states` renamed into place
+/// everything succeeded is the pair committed (`commit_pair`): `.states` renamed into place
 /// first, then `.trans`. On any failure before that (an argument, a cancellation, the time limit,
 /// a full disk or any other I/O error) the temporaries are removed and an existing pair is left
 /// as it was, byte for byte.

@@ -150,7 +150,7 @@ pub fn run_stiff(
 /// rates of all systems go to the backend in one call (on a GPU, one launch), so a GPU is filled
 /// by many systems. Errors of one system name it ("system i: ..."); with several systems, a
 /// refused state names its cell and its element of the C array `y`, the states side by side
-/// ([`in_cell`]).
+/// (`in_cell`).
 pub fn run_stiff_systems(
     model: &CrModel,
     settings: &CrSettings,
