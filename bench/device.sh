@@ -1,50 +1,61 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine, from the repository root, after `bench/pack.sh` here:
-#   bash bench/device.sh [rates|linestrength|sturmian|all|tests]     (default all)
-# the family's GPU tests (CUDA vs CPU agreement, the C ABI's hardening), the C and Fortran test
-# programs (the reliability suite among them) on the CUDA backend, the family's benchmark, and
-# (rates) an Nsight Compute pass over one launch of each rates kernel; `tests`: every test and
-# program, no benchmark. Everything lands in $OUT.
+# Runs on the GPU machine, from the repository root, after `bash bench/pack.sh FAMILY` here:
+#   bash bench/device.sh [rates|linestrength|sturmian|scf|tdse|all|tests]     (default all)
+# the family's GPU tests (CUDA vs CPU agreement, the C ABI's hardening; bench/families.sh lists
+# them), the C and Fortran test programs (the reliability suite among them) on the CUDA backend,
+# the family's benchmark (tdse: `tdse_bench --quick`; all: the rates and line-strength ones), and
+# (rates, all) an Nsight Compute pass over one launch of each rates kernel; `tests`: every test
+# and program, no benchmark. Everything lands in $OUT.
 set -u
 family=${1:-all}
 here=.device
+. bench/families.sh
+[ "$family" != scaling ] || { echo "device.sh: the scaling pack runs with bench/scaling.sh"; exit 2; }
+tests=$(family_tests "$family") || { echo "device.sh: unknown family '$family'"; exit 2; }
+packed=$(cat "$here/family" 2>/dev/null || echo "?")
+[ "$packed" = "$family" ] || echo "warning: .device was packed for '$packed', not '$family' (bash bench/pack.sh $family)"
 export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export ATOMGPU_REQUIRE_GPU=1
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$out/gpu.txt"
 fail=0
-case $family in
-    rates) tests="rates_gpu cr_gpu ffi_rates ffi_hardening" ;;
-    linestrength) tests="linestrength_gpu linestrength ffi_linestrength ffi_hardening" ;;
-    sturmian) tests="sturmian_gpu sturmian ffi_sturmian ffi_hardening" ;;
-    *) tests="rates_gpu cr_gpu ffi_rates linestrength_gpu linestrength ffi_linestrength ffi_hardening" ;;
-esac
 for name in $tests; do
+  found=0
   for t in "$here"/tests/"$name"-*; do
     [ -x "$t" ] || continue
+    found=1
     if "$t" --nocapture >> "$out/tests.log" 2>&1; then echo "PASS $(basename "$t")"; else echo "FAIL $(basename "$t")"; fail=1; fi
   done
+  [ "$found" = 1 ] || { echo "FAIL $name: not packed"; fail=1; }
 done
 grep -E "worst|skipped" "$out/tests.log" | head -20
 for p in "$here"/extra/progs/*; do
     [ -x "$p" ] || continue
-    case "$family:$(basename "$p")" in all:* | tests:* | *:*reliability* | linestrength:*linestrength* | sturmian:*sturmian* | rates:*rates* | rates:*cr* | rates:*bad_input*) ;; *) continue ;; esac
+    family_program "$family" "$(basename "$p")" || continue
     if ATOMGPU_BACKEND=cuda "$p" >> "$out/progs.log" 2>&1; then echo "PASS $(basename "$p") (cuda)"; else echo "FAIL $(basename "$p") (cuda)"; fail=1; fi
 done
-[ "$family" = tests ] && { echo "device run done: fail=$fail"; exit $fail; }
-if [ "$family" = sturmian ]; then
-    "$here"/extra/bench/sturmian_bench "$out" 2> "$out/sturmian_bench.err"
-    echo "device run done: fail=$fail"; exit $fail
-fi
-if [ "$family" != rates ]; then
-    "$here"/extra/bench/linestrength_bench "$out" 2> "$out/linestrength_bench.err"
-fi
-[ "$family" = linestrength ] && { echo "device run done: fail=$fail"; exit $fail; }
-"$here"/extra/bench/rates_bench "$out" 2> "$out/bench.err"
-metrics=gpu__time_duration.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum
-ncu --clock-control none --metrics "$metrics" --section SpeedOfLight "$here"/extra/bench/rates_bench "$out" --profile > "$out/ncu.txt" 2>&1 \
-    || echo "ncu failed (see ncu.txt)"
-grep -E "_kernel|dfma|dmul|dadd|duration|Compute \(SM\) Throughput|Memory Throughput" "$out/ncu.txt" | head -60
+# run_bench NAME [ARGS...]: the packed benchmark NAME, its stderr in $OUT/NAME.err.
+run_bench() {
+    local name=$1
+    shift
+    [ -x "$here/extra/bench/$name" ] || { echo "FAIL $name: not packed"; fail=1; return; }
+    "$here/extra/bench/$name" "$@" 2> "$out/$name.err"
+}
+case $family in
+    tests) ;;
+    sturmian) run_bench sturmian_bench "$out" ;;
+    scf) run_bench scf_bench | tee "$out/scf_bench.txt" ;;
+    tdse) run_bench tdse_bench --quick | tee "$out/tdse_bench.jsonl" ;;
+    linestrength) run_bench linestrength_bench "$out" ;;
+    rates | all)
+        [ "$family" = all ] && run_bench linestrength_bench "$out"
+        run_bench rates_bench "$out"
+        metrics=gpu__time_duration.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum
+        ncu --clock-control none --metrics "$metrics" --section SpeedOfLight "$here"/extra/bench/rates_bench "$out" --profile > "$out/ncu.txt" 2>&1 \
+            || echo "ncu failed (see ncu.txt)"
+        grep -E "_kernel|dfma|dmul|dadd|duration|Compute \(SM\) Throughput|Memory Throughput" "$out/ncu.txt" | head -60
+        ;;
+esac
 echo "device run done: fail=$fail"
 exit $fail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 14's runs on one node of several GPUs (bench/RESULTS.md, "one node, 8 GPUs"), from the
-# repository root on the GPU machine after `bench/pack.sh` (or device-pack with the benchmarks):
+# repository root on the GPU machine after `bash bench/pack.sh scaling` here:
 #
 #   bash bench/scaling.sh tdse        the TDSE over MPI ranks, one per GPU (bench/mpi/tdse_scaling.c
 #                                     built with the machine's mpicc): weak scaling at 5e8 and 2e9

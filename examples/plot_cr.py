@@ -4,7 +4,8 @@ layout of Figure 3 of the paper (degenerate-rates-quadrature-gpu, section 4):
 
   (a) electron temperature T_e against time: Fermi-Dirac (FD, solid), Maxwell-Boltzmann (MB,
       dashed) and, when the run has it, Fermi-Dirac as the paper's authors' code computes it
-      (FD-authors, dotted: three-body recombination divided once more by n_e);
+      (FD-authors, dotted: three-body recombination divided once more by n_e, and the inverse
+      bremsstrahlung of that code; see examples/fortran/cr_aluminium.f90);
   (b) free-electron density n_e against time, same styles;
   (c) ion populations summed per charge state (Al3+ .. Al6+) against time, Fermi-Dirac run.
 
@@ -32,7 +33,7 @@ LEVELS_CSV = Path(__file__).resolve().parent / "data" / "aluminium-cr-levels.csv
 STYLE = {
     "FD": ("-", "Fermi-Dirac"),
     "MB": ("--", "Maxwell-Boltzmann"),
-    "FD-authors": (":", "FD as the authors' code computes it (3-body recombination / $n_e$)"),
+    "FD-authors": (":", "FD as the authors' code computes it (3-body recombination / $n_e$, their IB)"),
 }
 
 

@@ -962,11 +962,14 @@ contains
     ! The whole line list of the handle written as the ExoMol files <stem>.states and <stem>.trans
     ! (every block with states as the lower block, in the order added, into every block with states
     ! that J' = J'' or J'' +- 1 reaches), judged by `params` and the optional `filters`, batch by
-    ! batch as the lines are judged (the list is never held in memory). Each file is written as
-    ! <name>.partial and renamed once complete. `.states`: ID, E - zpe [cm^-1], g_tot = g_ns (2J+1),
-    ! J, block and state (0-based); `.trans`: upper ID, lower ID, A [s^-1], nu [cm^-1]. `counts(5)`
-    ! (optional) as for atomgpu_linestrength_line_list, over the whole list. A file that cannot be
-    ! written is ATOMGPU_ERR_IO.
+    ! batch as the lines are judged (the list is never held in memory). The pair changes together
+    ! or not at all: both files are written to temporaries in the same folder and renamed into
+    ! place only when everything succeeded; a failed, cancelled (progress callback, time limit) or
+    ! full-disk call leaves an existing pair as it was (C: atomgpu_linestrength_write_exomol says
+    ! more). `.states`: ID, E - zpe [cm^-1], g_tot = g_ns (2J+1), J, block and state (0-based);
+    ! `.trans`: upper ID, lower ID, A [s^-1], nu [cm^-1]. `counts(5)` (optional) as for
+    ! atomgpu_linestrength_line_list, over the whole list. A file that cannot be written is
+    ! ATOMGPU_ERR_IO.
     subroutine atomgpu_linestrength_write_exomol(h, stem, params, filters, counts, stat)
         type(atomgpu_linestrength_t), intent(inout) :: h
         character(len=*), intent(in) :: stem

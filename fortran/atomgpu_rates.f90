@@ -250,7 +250,8 @@ contains
 
     ! Chooses the arithmetic of the GPU rate integrands for the rest of the process:
     ! ATOMGPU_PRECISION_DOUBLE (the default; GPU = CPU to 1e-12) or ATOMGPU_PRECISION_SINGLE (FP32
-    ! integrands with FP64 sums, ~1e-6 relative) for atomgpu_rates_excitation, _ionization and
+    ! integrands with FP64 sums, within 1e-6 relative of double, largest difference measured
+    ! 6.2e-7) for atomgpu_rates_excitation, _ionization and
     ! _photoionization on a GPU, for each (transition, state) with |mu|/T_e <= 30, (E + |mu|)/T_e <= 60
     ! and every fit coefficient 0 or of magnitude in [1e-30, 1e30] (other pairs run in double).
     ! Overrides the environment variable ATOMGPU_RATES_PRECISION. The CPU path and the CR runs are

@@ -121,7 +121,8 @@
 #define ATOMGPU_PRECISION_DOUBLE 0
 
 /**
- * Precision code: the GPU rate integrands in FP32 with FP64 sums (about 1e-6 relative).
+ * Precision code: the GPU rate integrands in FP32 with FP64 sums (within 1e-6 relative of double;
+ * largest difference measured 6.2e-7).
  */
 #define ATOMGPU_PRECISION_SINGLE 1
 
@@ -835,7 +836,8 @@ int32_t atomgpu_cr_run_stiff(const struct atomgpu_cr *model,
  * `populations` n_levels x n_times x n_systems, column-major. Every stage's rates of all systems
  * are evaluated in one call (on a GPU, one launch for all of them), so many systems fill a GPU
  * that one system cannot. A system that fails fails the call (its index in the message) and
- * nothing is written.
+ * nothing is written; a refused state names its cell and element, e.g. "argument `y`[9]: cell 2
+ * (y[2*4 + 1]): population of level 1 must be >= 0 cm^-3, got -1" for cell 2 of a 3-level model.
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above.
@@ -1256,10 +1258,23 @@ int32_t atomgpu_linestrength_line_list_filtered(struct atomgpu_linestrength *han
  * every block with states as the lower block, in registration order, into every block with
  * states that J' = J'' or J'' +- 1 reaches, judged by `params` and `filters` (as
  * `atomgpu_linestrength_line_list_filtered` judges) where the amplitudes are, the lines written
- * batch by batch as they are judged (the list is never held in memory). Each file is written to
- * `<name>.partial`, synced and renamed, so a failed or killed run leaves no half-written file
- * under the final name. `.states`: `ID  E-ZPE  g_tot  J  block  state` (g_tot = g_ns (2J+1),
- * E in cm^-1); `.trans`: `upper_ID  lower_ID  A  nu` (A in s^-1, nu in cm^-1), TROVE's formats.
+ * batch by batch as they are judged (the list is never held in memory). `.states`:
+ * `ID  E-ZPE  g_tot  J  block  state` (g_tot = g_ns (2J+1), E in cm^-1); `.trans`:
+ * `upper_ID  lower_ID  A  nu` (A in s^-1, nu in cm^-1), TROVE's formats.
+ *
+ * The pair changes together or not at all: both files are written to temporaries in the
+ * target folder (`<stem>.states.<pid>-<n>.partial`, `<stem>.trans.<pid>-<n>.partial`) and
+ * synced, and only when everything succeeded are they renamed into place, `.states` first
+ * (an existing `.states` keeps a second name, `<stem>.states.<pid>-<n>.previous`, until both
+ * renames are done, and is put back if the `.trans` rename fails). Any failure before that (an
+ * argument, the progress callback or the time limit: `ATOMGPU_ERR_CANCELLED`; a full disk or
+ * other file error: `ATOMGPU_ERR_IO`) removes the temporaries and leaves an existing pair
+ * untouched, byte for byte. The one window POSIX leaves: a process killed (or a machine
+ * stopped) between the two renames leaves the new `.states` beside the old `.trans`, the old
+ * `.states` kept as `<stem>.states.<pid>-<n>.previous` (rename it back to restore the old pair);
+ * a killed run may also leave `*.partial` temporaries, which can be deleted. Progress: lower
+ * states done of all stored states, task "atomgpu_linestrength_write_exomol", after each batch
+ * and once more when both temporaries are synced.
  *
  * - `handle`: the handle.
  * - `stem`: the path of the files without extension, NUL-terminated (its folder must exist).
@@ -1268,7 +1283,8 @@ int32_t atomgpu_linestrength_line_list_filtered(struct atomgpu_linestrength *han
  * - `counts` (output, 5 entries, may be NULL): as `atomgpu_linestrength_line_list_filtered`'s,
  *   over the whole list.
  *
- * A file that cannot be written is `ATOMGPU_ERR_IO` (the message names it).
+ * A file that cannot be written is `ATOMGPU_ERR_IO` (the message names it and the system's
+ * reason).
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1345,7 +1361,8 @@ int32_t atomgpu_linestrength_loaded_batch(const struct atomgpu_linestrength *han
  * arguments, sums and prefactors, used by `atomgpu_rates_excitation`, `_ionization` and
  * `_photoionization` on a GPU for each (transition, state) with |mu|/T_e <= 30,
  * (E + |mu|)/T_e <= 60 and every fit coefficient 0 or of magnitude in [1e-30, 1e30]; other pairs,
- * and `atomgpu_rates_inverse_bremsstrahlung`, run in double).
+ * and `atomgpu_rates_inverse_bremsstrahlung`, run in double). Single-precision rates agree with
+ * double within 1e-6 relative (largest difference measured 6.2e-7).
  * Overrides `ATOMGPU_RATES_PRECISION`. The CPU path and the collisional-radiative runs are always
  * double.
  */

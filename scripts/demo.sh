@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The demo (`make demo`): builds the library and the Fortran collisional-radiative example
 # (the paper's aluminium model: Fermi-Dirac and Maxwell-Boltzmann statistics with the library's
-# stiff integrator, and Fermi-Dirac with the paper's authors' extra 1/n_e on three-body
-# recombination, integrated by the example itself), runs it from the repository root (about
-# 10 s on 2 CPU cores after the build), and writes out/cr_aluminium.csv and, with matplotlib,
-# the plot out/cr_aluminium.png (compare with Figure 3 of the paper).
+# stiff integrator, and Fermi-Dirac with three-body recombination and inverse bremsstrahlung as
+# the paper's authors' code computes them, integrated by the example itself), runs it from the
+# repository root (about 10 s on 2 idle CPU cores after the build), and writes
+# out/cr_aluminium.csv and, with matplotlib, the plot out/cr_aluminium.png (compare with
+# Figure 3 of the paper).
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"

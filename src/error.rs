@@ -129,12 +129,14 @@ impl From<cudarc::driver::DriverError> for Error {
     }
 }
 
-/// Checks that `value` is finite and strictly positive (a temperature, a density, an energy).
+/// Checks that `value` is finite and strictly positive (a temperature, a density, an energy;
+/// `unit` may be empty for a pure number).
 pub fn require_positive(name: &'static str, index: Option<usize>, value: f64, unit: &str) -> Result<()> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
-        Err(Error::InvalidArgument { name, index, rule: format!("must be finite and > 0 {unit}, got {value}") })
+        let unit = if unit.is_empty() { String::new() } else { format!(" {unit}") };
+        Err(Error::InvalidArgument { name, index, rule: format!("must be finite and > 0{unit}, got {value}") })
     }
 }
 

@@ -174,6 +174,28 @@ fn bad_states_name_y() {
     assert!(e.to_string().contains("n_steps"), "{e}");
 }
 
+/// Several systems: a refused state names its cell and its element of the C array `y` (the
+/// states side by side), whichever element is bad; one system keeps the plain element.
+#[test]
+fn a_bad_cell_is_named_among_several() {
+    let (model, _) = three_level_model();
+    let s = settings(Statistics::MaxwellBoltzmann, 1.0);
+    let good = cr::initial_state(&model, Statistics::MaxwellBoltzmann, &[1e21, 0.0, 0.0], 3.0).unwrap();
+    let tol = StiffTolerances::default();
+    for (cell, element, value, expected) in [
+        (1, 1, f64::NAN, "`y`[5]: cell 1 (y[1*4 + 1])"),
+        (2, 3, -1.0, "`y`[11]: cell 2 (y[2*4 + 3])"),
+        (0, 0, 1e300, "`y`: cell 0: "),
+    ] {
+        let mut ys = vec![good.clone(); 3];
+        ys[cell][element] = value;
+        let e = cr::run_stiff_systems(&model, &s, &ys, &[1e-15], &tol).unwrap_err();
+        assert!(e.to_string().contains(expected), "{e}");
+        let alone = cr::run_stiff(&model, &s, &ys[cell], &[1e-15], &tol).unwrap_err();
+        assert!(!alone.to_string().contains("cell"), "{alone}");
+    }
+}
+
 /// A stiff run continued in chunks (each chunk starting from the last sample of the one before,
 /// as `atomgpu_cr_run_stiff` callers do) is accepted at every restart and follows the run made in
 /// one call to its tolerance; every sample has non-negative populations, also at loose tolerances

@@ -310,6 +310,43 @@ fn the_time_limit_stops_a_run_that_would_take_for_ever() {
     assert_eq!(unsafe { atomgpu_cr_destroy(model) }, ATOMGPU_OK);
 }
 
+/// n_steps outside [1, 2^53] is refused with that range (a step count, not an array size, so no
+/// "address space" message), and a bad state among several cells names its cell and its element
+/// of `y` (cell 2 of 3, level 1: y[2*4 + 1] = y[9]).
+#[test]
+fn out_of_range_steps_and_bad_cells_are_named() {
+    let model = cr_model();
+    let y0 = initial_state(model);
+    for n_steps in [(1i64 << 53) + 1, 1 << 60, 1 << 62, i64::MAX, 0, -1] {
+        let mut y = y0;
+        refused(&format!("n_steps = {n_steps}"), run_rk4(model, &mut y, n_steps), 4, "must be in [1, 2^53]");
+        assert!(!last_message().contains("address space"), "{}", last_message());
+        assert_eq!(y, y0);
+    }
+    let mut y: Vec<f64> = [y0, y0, y0].concat();
+    y[2 * 4 + 1] = -1.0;
+    let before = y.clone();
+    let times = [1e-15];
+    let (mut te, mut ne, mut pops) = ([0.0; 3], [0.0; 3], [0.0; 9]);
+    let status = unsafe {
+        atomgpu_cr_run_stiff_systems(
+            model,
+            3,
+            y.as_mut_ptr(),
+            1,
+            times.as_ptr(),
+            1e-6,
+            1e-10,
+            te.as_mut_ptr(),
+            ne.as_mut_ptr(),
+            pops.as_mut_ptr(),
+        )
+    };
+    refused("cell 2 with a negative population", status, 3, "argument `y`[9]: cell 2 (y[2*4 + 1]): population");
+    assert_eq!(y, before);
+    assert_eq!(unsafe { atomgpu_cr_destroy(model) }, ATOMGPU_OK);
+}
+
 #[test]
 fn a_callback_may_destroy_the_running_model_but_not_wait_on_its_own_handle() {
     let model = cr_model();

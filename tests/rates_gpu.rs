@@ -11,7 +11,7 @@ mod gpu;
 
 use atomgpu::backend;
 use atomgpu::rates::integrals::Conditions;
-use atomgpu::rates::precision::single_precision_fits;
+use atomgpu::rates::precision::{single_precision_fits, SINGLE_PRECISION_BOUND};
 use atomgpu::rates::{
     self, cpu, cuda, Excitation, Ionization, Photoionization, PlasmaState, Precision, Quadrature, Statistics,
 };
@@ -323,12 +323,13 @@ fn invalid_inputs_give_the_cpu_errors() {
 
 /// Single precision (src/rates/precision.rs) against the double CPU reference, pair by pair:
 /// a (transition, state) pair inside `single_precision_fits` runs in FP32 integrands summed in
-/// FP64 and agrees to SINGLE_TOLERANCE; every other pair (degenerate or dilute states, thresholds
+/// FP64 and agrees to the documented bound SINGLE_PRECISION_BOUND (1e-6; 5.2e-7 measured on these
+/// inputs); every other pair (degenerate or dilute states, thresholds
 /// far above T_e, a coefficient of 1e-35) runs in double and agrees to the double path's 1e-12.
 /// Both kinds occur, and the FP32 pairs really ran in FP32 (some differ by more than 1e-11).
 #[test]
 fn single_precision_agrees_with_cpu_pair_by_pair() {
-    const SINGLE_TOLERANCE: f64 = 2e-5;
+    const SINGLE_TOLERANCE: f64 = SINGLE_PRECISION_BOUND;
     let Some(dev) = gpu::cuda_device() else { return };
     let mut rng = Rng::new(7);
     let q = Quadrature::paper_default().with_precision(Precision::Single);

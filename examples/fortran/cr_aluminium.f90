@@ -4,13 +4,29 @@
 ! irradiated by a black body at Tr = 250 eV, run with Fermi-Dirac (FD) and with Maxwell-Boltzmann
 ! (MB) free electrons, as in the paper's Figure 3.
 !
-! A third run, "FD-authors", is Fermi-Dirac as the paper's authors' published code computes it
-! (Fermi-Dirac-GPU, h_create_rate_matrices): its three-body recombination rate is the library's
-! K_down divided once more by n_e [cm^-3, numerically], which the Maxwell-Boltzmann path of that
-! code does not do. The library computes K_down as the paper defines it, so the example
-! integrates this variant itself (see integrate_own below). With the library's rates FD and MB
-! end within a percent of each other; only with the extra 1/n_e (three-body recombination all
-! but switched off at n_e ~ 3e23 cm^-3) does FD ionize more and end cooler, as in Figure 3.
+! A third run, "FD-authors", is Fermi-Dirac with the two parts of the rate equations that the
+! paper's authors' published code (Fermi-Dirac-GPU, Rate_Functions_CPU.c) computes differently
+! from the paper, taken as that code computes them (own_rates below):
+!  1. three-body recombination (h_create_rate_matrices): the library's K_down divided once more
+!     by n_e [cm^-3, numerically], which the Maxwell-Boltzmann path of that code does not do;
+!  2. inverse bremsstrahlung (h_ib_gauss_integration, replacing the library's, authors_ib below):
+!     the prefactor 2.29908947e9 eV^-1 s^-1 (3.973 times the Kramers normalisation the library
+!     uses), the lower limit 3.71075e-13 sqrt(n_e) eV (hbar omega_p / 100: 0.19 eV instead of
+!     19.3 eV at 2.7e23 cm^-3), the upper limit (T_r/T_e)(y + z mu/T_e) of the paper's eq. 21
+!     (y, z for p = 5; 38 eV at T_e = 75 eV, where the 250 eV black body has hardly begun), the
+!     integrand set to zero above 500 T_e (their overflow guard) and one panel of 32
+!     Gauss-Legendre nodes.
+! Not taken from that code: its Pade approximations of mu and of the heat capacity (the example
+! uses the library's exact Fermi-Dirac T(u) and mu), the single-panel quadratures with fixed
+! upper limits of the other rates (the library's graded quadrature is used), its fixed-step RK4
+! (dt = 1e-19 s; its fourth stage takes the energy increment at the second stage's populations)
+! in place of the example's integrator, and an uninitialised sum in its h_ib_gauss_integration
+! (taken as starting from 0). The library computes K_down and the inverse bremsstrahlung as the
+! paper defines them, so the example integrates this variant itself (see integrate_own below).
+! With the library's rates FD and MB end within a percent of each other; only with the extra
+! 1/n_e (three-body recombination all but switched off at n_e ~ 3e23 cm^-3) does FD ionize more
+! and end cooler, as in Figure 3; the inverse-bremsstrahlung differences change little, because
+! photoionization, not inverse bremsstrahlung, heats the electrons (README).
 !
 ! Conditions (examples/data/aluminium-cr-model.md): total ion density 9e22 cm^-3, all of it in
 ! level 1 (the ground state of Al3+, so n_e = 2.7e23 cm^-3), Te = 1 eV at t = 0, to 0.5 ps;
@@ -23,7 +39,7 @@
 !                               FD-authors variant with the example's own integrator (and a
 !                               check of that integrator against the library's FD run); about
 !                               7 s on 2 idle CPU cores (FD 4 s, MB 1 s, the check 1 s,
-!                               FD-authors 1.5 s)
+!                               FD-authors about twice the check)
 !     ./cr_aluminium rk4 [N]    FD and MB only, with the paper's fixed-step RK4, dt = 1e-19 s, N
 !                               steps (default 5e6, to 0.5 ps), sampled every 50000 steps. Meant
 !                               for a GPU (ATOMGPU_BACKEND=cuda): on a CPU, 5e6 steps x 4
@@ -171,7 +187,7 @@ program cr_aluminium
         print '(a, f6.3, a, f6.3)', "  FD-authors/MB: ne ratio ", final_ne(fd_authors) / final_ne(mb), &
             ", Te ratio ", final_te(fd_authors) / final_te(mb)
         print '(a)', "  The paper's Fig. 3 difference (FD ionizes more and ends cooler) appears only with " // &
-            "the authors' extra 1/n_e on three-body recombination."
+            "the authors' code's rates (chiefly its extra 1/n_e on three-body recombination)."
     end if
     print '(a, a)', "wrote ", out_file
     call system_clock(demo_finish)
@@ -269,9 +285,9 @@ contains
     ! ---- the example's own integrator, for the FD-authors variant ----
 
     ! Integrates the Fermi-Dirac model from the paper's initial state to each of `times` [s] with
-    ! the example's own integrator; with `authors`, every three-body recombination rate is divided
-    ! by n_e [cm^-3] once more (own_rates). te_at [eV], ne_at [cm^-3], pops_at [cm^-3] receive the
-    ! state at each time, seconds the wall time.
+    ! the example's own integrator; with `authors`, three-body recombination and inverse
+    ! bremsstrahlung as the authors' code computes them (own_rates). te_at [eV], ne_at [cm^-3],
+    ! pops_at [cm^-3] receive the state at each time, seconds the wall time.
     !
     ! The system: y = (N_1..N_n, u), u the electron energy density [eV cm^-3], dy/dt = f(y) =
     ! R y with R = [M 0; M'^T 0] at the electron state that y implies (n_e = sum_l Z_l N_l, T_e
@@ -287,10 +303,11 @@ contains
     !
     ! Measured on 2 CPU cores, without the factor against the library's FD run (rtol = 1e-5, the
     ! same at 1e-6), largest relative difference over the 99 sample times: 120 steps (own_steps;
-    ! 177 with the cuts), 3.5e-4 in T_e and 3.2e-4 in n_e, 0.8 s (1.5 s with the factor, which
-    ! adds an atomgpu_rates_ionization call to every rate evaluation); 100 steps 1.1e-3 and
-    ! 4.6e-4; 300 steps 1.8e-4 and 4.8e-5. FD-authors at 0.5 ps moves by 1e-4 from 120 to 300
-    ! steps (T_e 24.526 -> 24.529 eV, n_e 5.1610e23 -> 5.1611e23 cm^-3).
+    ! 177 with the cuts), 3.5e-4 in T_e and 3.2e-4 in n_e, 0.8 s (FD-authors takes twice as
+    ! long: own_rates adds atomgpu_rates_ionization, _inverse_bremsstrahlung and
+    ! _chemical_potential calls to every rate evaluation); 100 steps 1.1e-3 and 4.6e-4; 300 steps
+    ! 1.8e-4 and 4.8e-5. FD-authors at 0.5 ps moves by 1e-4 from 120 to 300 steps (T_e 29.410 ->
+    ! 29.412 eV, n_e 5.3124e23 -> 5.3125e23 cm^-3).
     subroutine integrate_own(authors, te_at, ne_at, pops_at, seconds)
         logical, intent(in) :: authors
         real(dp), intent(out) :: te_at(:), ne_at(:), pops_at(:, :), seconds
@@ -400,23 +417,32 @@ contains
     end subroutine
 
     ! M (n x n) [s^-1] and M' (n) [eV s^-1] of `model` (Fermi-Dirac) at te [eV], ne [cm^-3], as
-    ! atomgpu_cr_rate_matrix gives them: dN/dt = M N, du/dt = sum_l M'_l N_l. With `authors`,
-    ! each three-body recombination rate K_down (ionization i from level l to level k of the next
-    ! ion, energy E_i) becomes K_down / n_e, as in the authors' code: with d = K_down (1 - 1/ne),
-    !   M(l, k) -= d    (the flow k -> l, K_down N_k),
-    !   M(k, k) += d    (the total rate out of k),
-    !   M'(k) -= E_i d  (the energy E_i K_down per ion of k that recombination gives the electrons).
+    ! atomgpu_cr_rate_matrix gives them: dN/dt = M N, du/dt = sum_l M'_l N_l. With `authors`, as
+    ! the authors' code computes them:
+    ! - each three-body recombination rate K_down (ionization i from level l to level k of the
+    !   next ion, energy E_i) becomes K_down / n_e: with d = K_down (1 - 1/ne),
+    !     M(l, k) -= d    (the flow k -> l, K_down N_k),
+    !     M(k, k) += d    (the total rate out of k),
+    !     M'(k) -= E_i d  (the energy E_i K_down per ion of k that recombination gives the electrons);
+    ! - the inverse-bremsstrahlung heating per unit sum_Z Z^2 N_Z, which M' holds as Z_l^2 times it
+    !   on every level l, becomes authors_ib's: M'(l) += Z_l^2 (authors_ib - the library's).
     subroutine own_rates(model, authors, te, ne, m, m_energy)
         type(atomgpu_cr_model), intent(in) :: model
         logical, intent(in) :: authors
         real(dp), intent(in) :: te, ne
         real(dp), intent(out) :: m(:, :), m_energy(:)
-        real(dp) :: k_up(size(i_energy), 1), k_down(size(i_energy), 1), d
+        real(dp) :: k_up(size(i_energy), 1), k_down(size(i_energy), 1), d, ib(1), mu(1)
         integer(i8) :: l, k
         integer :: i
 
         call atomgpu_cr_rate_matrix(model, te, ne, m, m_energy)
         if (authors) then
+            ! The library's inverse bremsstrahlung per unit Z^2 N (what M' holds), replaced by the
+            ! authors'.
+            call atomgpu_rates_inverse_bremsstrahlung(ATOMGPU_STATS_FERMI_DIRAC, accuracy_p, nodes, [te], [ne], &
+                [tr], [1.0_dp], ib)
+            call atomgpu_rates_chemical_potential(ATOMGPU_STATS_FERMI_DIRAC, [te], [ne], mu)
+            m_energy = m_energy + charges**2 * (authors_ib(te, ne, mu(1)) - ib(1))
             ! Collisional ionization (k_up) and three-body recombination (k_down, per ion of the
             ! upper level) [s^-1] at the same state, statistics and quadrature as the model; no
             ! weights (all 1), as in the model.
@@ -436,6 +462,73 @@ contains
                 m_energy(k) = m_energy(k) - i_energy(i) * d
             end do
         end if
+    end subroutine
+
+    ! Inverse-bremsstrahlung heating per unit sum_Z Z^2 N_Z [eV s^-1] at te [eV], ne [cm^-3] and
+    ! chemical potential mu [eV], as the authors' h_ib_gauss_integration computes it:
+    !   K int_a^b te [ln(1 + e^eta) - ln(1 + e^(eta - w/te))] / (e^(w/tr) - 1) dw,  eta = mu/te,
+    ! (their integrand w - te ln((e^(w/te) e^-eta + 1)/(e^-eta + 1)), written without overflow),
+    ! K = 2.29908947e9 eV^-1 s^-1, a = 3.71075e-13 sqrt(ne) eV, b = (tr/te)(y + z mu/te) with
+    ! (y, z) = (11.97, 0.0053961) for te <= 3 eV and (11.66, 0.066357) above (paper eq. 21, p = 5),
+    ! the integrand zero above w = 500 te, and one panel of the 32 Gauss-Legendre nodes.
+    real(dp) function authors_ib(te, ne, mu) result(heating)
+        real(dp), intent(in) :: te, ne, mu
+        real(dp), parameter :: k_authors = 2.29908947e9_dp
+        real(dp) :: x(32), w(32), a, b, photon, eta
+        integer :: j
+
+        call gauss_legendre(x, w)
+        a = 3.71075e-13_dp * sqrt(ne)
+        if (te > 3) then
+            b = (tr / te) * (11.66_dp + 0.066357_dp * mu / te)
+        else
+            b = (tr / te) * (11.97_dp + 0.0053961_dp * mu / te)
+        end if
+        eta = mu / te
+        heating = 0
+        do j = 1, size(x)
+            photon = a + (b - a) * x(j)
+            if (photon / te <= 500) then
+                heating = heating + w(j) * te * (softplus(eta) - softplus(eta - photon / te)) / (exp(photon / tr) - 1)
+            end if
+        end do
+        heating = k_authors * (b - a) * heating
+    end function
+
+    ! ln(1 + e^x) without overflow.
+    real(dp) function softplus(x)
+        real(dp), intent(in) :: x
+        softplus = max(x, 0.0_dp) + log(1 + exp(-abs(x)))
+    end function
+
+    ! The Gauss-Legendre nodes x and weights w of size(x) points on [0, 1]: the roots of the
+    ! Legendre polynomial P_n by Newton's method from the Chebyshev-like guess cos(pi (i - 1/4) /
+    ! (n + 1/2)), w = 2 / ((1 - t^2) P_n'(t)^2) on [-1, 1], both mapped to [0, 1].
+    subroutine gauss_legendre(x, w)
+        real(dp), intent(out) :: x(:), w(:)
+        real(dp), parameter :: pi = 3.14159265358979323846_dp
+        real(dp) :: t, p0, p1, p2, dp_dt, step
+        integer :: n, i, j, iteration
+
+        n = size(x)
+        do i = 1, n
+            t = cos(pi * (i - 0.25_dp) / (n + 0.5_dp))
+            do iteration = 1, 100
+                p0 = 1
+                p1 = t
+                do j = 2, n
+                    p2 = ((2 * j - 1) * t * p1 - (j - 1) * p0) / j
+                    p0 = p1
+                    p1 = p2
+                end do
+                dp_dt = n * (t * p1 - p0) / (t * t - 1)
+                step = p1 / dp_dt
+                t = t - step
+                if (abs(step) < 1e-15_dp) exit
+            end do
+            x(i) = (1 - t) / 2
+            w(i) = 1 / ((1 - t * t) * dp_dt * dp_dt)
+        end do
     end subroutine
 
     ! LU factorization with partial pivoting, in place: P a = L U (L unit lower, below the

@@ -332,11 +332,15 @@ pub unsafe extern "C" fn atomgpu_cr_run_rk4(
             let n = m.model.n_levels();
             let y_io = output("y", y)?;
             let y0 = input("y", y_io as *const f64, n + 1)?;
-            let steps = count("n_steps", n_steps)? as u64;
-            if steps > cr::MAX_RK4_STEPS {
-                return Err(Error::invalid("n_steps", format!("must be in [1, 2^53], got {n_steps}")));
-            }
-            let every = count("sample_every", sample_every)? as u64;
+            // A step count, not an array size: its rule is the range of cr::MAX_RK4_STEPS.
+            let steps = u64::try_from(n_steps)
+                .ok()
+                .filter(|s| (1..=cr::MAX_RK4_STEPS).contains(s))
+                .ok_or_else(|| Error::invalid("n_steps", format!("must be in [1, 2^53], got {n_steps}")))?;
+            let every = u64::try_from(sample_every)
+                .ok()
+                .filter(|&e| e >= 1)
+                .ok_or_else(|| Error::invalid("sample_every", format!("must be >= 1, got {sample_every}")))?;
             let capacity = count("max_samples", max_samples)?;
             let needed = 1 + steps.div_ceil(every) as usize;
             if capacity < needed {
@@ -451,7 +455,8 @@ pub unsafe extern "C" fn atomgpu_cr_run_stiff(
 /// `populations` n_levels x n_times x n_systems, column-major. Every stage's rates of all systems
 /// are evaluated in one call (on a GPU, one launch for all of them), so many systems fill a GPU
 /// that one system cannot. A system that fails fails the call (its index in the message) and
-/// nothing is written.
+/// nothing is written; a refused state names its cell and element, e.g. "argument `y`[9]: cell 2
+/// (y[2*4 + 1]): population of level 1 must be >= 0 cm^-3, got -1" for cell 2 of a 3-level model.
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above.

@@ -1004,10 +1004,23 @@ unsafe fn line_list(
 /// every block with states as the lower block, in registration order, into every block with
 /// states that J' = J'' or J'' +- 1 reaches, judged by `params` and `filters` (as
 /// `atomgpu_linestrength_line_list_filtered` judges) where the amplitudes are, the lines written
-/// batch by batch as they are judged (the list is never held in memory). Each file is written to
-/// `<name>.partial`, synced and renamed, so a failed or killed run leaves no half-written file
-/// under the final name. `.states`: `ID  E-ZPE  g_tot  J  block  state` (g_tot = g_ns (2J+1),
-/// E in cm^-1); `.trans`: `upper_ID  lower_ID  A  nu` (A in s^-1, nu in cm^-1), TROVE's formats.
+/// batch by batch as they are judged (the list is never held in memory). `.states`:
+/// `ID  E-ZPE  g_tot  J  block  state` (g_tot = g_ns (2J+1), E in cm^-1); `.trans`:
+/// `upper_ID  lower_ID  A  nu` (A in s^-1, nu in cm^-1), TROVE's formats.
+///
+/// The pair changes together or not at all: both files are written to temporaries in the
+/// target folder (`<stem>.states.<pid>-<n>.partial`, `<stem>.trans.<pid>-<n>.partial`) and
+/// synced, and only when everything succeeded are they renamed into place, `.states` first
+/// (an existing `.states` keeps a second name, `<stem>.states.<pid>-<n>.previous`, until both
+/// renames are done, and is put back if the `.trans` rename fails). Any failure before that (an
+/// argument, the progress callback or the time limit: `ATOMGPU_ERR_CANCELLED`; a full disk or
+/// other file error: `ATOMGPU_ERR_IO`) removes the temporaries and leaves an existing pair
+/// untouched, byte for byte. The one window POSIX leaves: a process killed (or a machine
+/// stopped) between the two renames leaves the new `.states` beside the old `.trans`, the old
+/// `.states` kept as `<stem>.states.<pid>-<n>.previous` (rename it back to restore the old pair);
+/// a killed run may also leave `*.partial` temporaries, which can be deleted. Progress: lower
+/// states done of all stored states, task "atomgpu_linestrength_write_exomol", after each batch
+/// and once more when both temporaries are synced.
 ///
 /// - `handle`: the handle.
 /// - `stem`: the path of the files without extension, NUL-terminated (its folder must exist).
@@ -1016,7 +1029,8 @@ unsafe fn line_list(
 /// - `counts` (output, 5 entries, may be NULL): as `atomgpu_linestrength_line_list_filtered`'s,
 ///   over the whole list.
 ///
-/// A file that cannot be written is `ATOMGPU_ERR_IO` (the message names it).
+/// A file that cannot be written is `ATOMGPU_ERR_IO` (the message names it and the system's
+/// reason).
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`

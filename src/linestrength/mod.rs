@@ -853,10 +853,31 @@ impl LineStrength {
         filters: &LineFilters,
         sink: &mut dyn FnMut(&[Line]) -> Result<()>,
     ) -> Result<LineCounts> {
+        let mut tracker = Tracker::start(c"atomgpu_linestrength_line_list_stream");
+        let counts = self.stream_tracked(params, filters, &mut tracker, sink)?;
+        tracker.finish(self.stored_states() as f64)?;
+        Ok(counts)
+    }
+
+    /// The number of states stored in all blocks (the `total` of a streamed list's progress).
+    fn stored_states(&self) -> usize {
+        self.blocks.iter().map(|b| b.energies.len()).sum()
+    }
+
+    /// [`LineStrength::line_list_stream`] reporting to `tracker` (lower states done of all stored
+    /// states, after each batch) without its final report, which the caller makes when the
+    /// streamed lines are where they belong ([`exomol::write_line_list`]: synced, before the
+    /// files are committed).
+    pub(crate) fn stream_tracked(
+        &mut self,
+        params: &IntensityParams,
+        filters: &LineFilters,
+        tracker: &mut Tracker,
+        sink: &mut dyn FnMut(&[Line]) -> Result<()>,
+    ) -> Result<LineCounts> {
         intensity::check_params(params)?;
         filters.check(&self.blocks, self.group.is_some())?;
-        let mut tracker = Tracker::start(c"atomgpu_linestrength_line_list_stream");
-        let total = self.blocks.iter().map(|b| b.energies.len() as f64).sum::<f64>();
+        let total = self.stored_states() as f64;
         let mut counts = LineCounts::default();
         let mut before = 0.0;
         for lower in 0..self.blocks.len() {
@@ -880,7 +901,6 @@ impl LineStrength {
             before += n_lower as f64;
         }
         self.end_line_list(&[]);
-        tracker.finish(total)?;
         Ok(counts)
     }
 

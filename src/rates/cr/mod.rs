@@ -148,7 +148,9 @@ pub fn run_stiff(
 /// [`run_stiff`] for many independent systems of one model (the cells of a hydrodynamic code),
 /// each from its own state and with its own step sizes, to the same sample times: each stage's
 /// rates of all systems go to the backend in one call (on a GPU, one launch), so a GPU is filled
-/// by many systems. Errors of one system name it ("system i: ...").
+/// by many systems. Errors of one system name it ("system i: ..."); with several systems, a
+/// refused state names its cell and its element of the C array `y`, the states side by side
+/// (`in_cell`).
 pub fn run_stiff_systems(
     model: &CrModel,
     settings: &CrSettings,
@@ -159,13 +161,30 @@ pub fn run_stiff_systems(
     if ys.is_empty() {
         return Err(Error::invalid("n_systems", "must be >= 1, got 0"));
     }
-    for y in ys {
-        check_run(model, settings, y)?;
+    for (cell, y) in ys.iter().enumerate() {
+        check_run(model, settings, y).map_err(|e| if ys.len() > 1 { in_cell(e, cell, y.len()) } else { e })?;
     }
     let mut tracker = Tracker::start(c"atomgpu_cr_run_stiff");
     let runs = stiff::run(model, settings, ys, sample_times_s, tolerances, &mut tracker)?;
     tracker.finish(sample_times_s.last().copied().unwrap_or(0.0))?;
     Ok(runs)
+}
+
+/// An error about `y`, the state of cell `cell` (`len` values each, side by side in the C array
+/// `y`), made to name the cell: element i of its state is element `cell * len + i` of `y`, e.g.
+/// "argument `y`[29]: cell 7 (y[7*4 + 1]): population of level 1 must be >= 0 cm^-3, got -1".
+fn in_cell(e: Error, cell: usize, len: usize) -> Error {
+    match e {
+        Error::InvalidArgument { name: "y", index: Some(i), rule } => Error::InvalidArgument {
+            name: "y",
+            index: Some(cell * len + i),
+            rule: format!("cell {cell} (y[{cell}*{len} + {i}]): {rule}"),
+        },
+        Error::InvalidArgument { name: "y", index: None, rule } => {
+            Error::InvalidArgument { name: "y", index: None, rule: format!("cell {cell}: {rule}") }
+        }
+        other => other,
+    }
 }
 
 fn check_run(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<()> {

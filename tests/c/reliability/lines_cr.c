@@ -1,5 +1,363 @@
-/* Reliability cases of the lines_cr part, included by tests/c/test_reliability.c (see there). */
+/* Reliability cases of the lines_cr part, included by tests/c/test_reliability.c (see there).
+ *
+ * - atomgpu_linestrength_write_exomol commits the .states/.trans pair together or not at all:
+ *   a progress callback that stops it (at its first report, its third, its final one, or by
+ *   returning INT32_MIN), a 1 ms time limit, a full disk (RLIMIT_FSIZE, with SIGXFSZ ignored, so
+ *   that writes fail with EFBIG once the .states temporary is written) and a .trans that cannot
+ *   be replaced each leave an existing pair byte for byte and no other file; a call that succeeds
+ *   replaces the pair and leaves nothing else.
+ * - atomgpu_cr_run_stiff_systems names the cell of a bad state; atomgpu_cr_run_rk4 refuses
+ *   n_steps outside [1, 2^53] with that range. */
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+/* A line-strength handle whose list has 2.4e5 lines: LS_NV vibrational functions, block 0
+ * (J = 0: K = 0, tau = 0) and block 1 (J = 1: K = 0, tau = 1), each with LS_NV states (the unit
+ * vectors) at 100 i and 100 i + 10 cm^-1, and a dipole matrix with no zero element: 4.8e5 pairs
+ * judged, a .trans file of 12.7 MB beside a .states file of 44 kB (800 lines of 55 bytes). */
+#define LS_NV 400
+
+static atomgpu_linestrength *make_ls_lines(void) {
+    static double d[LS_NV * 3 * LS_NV], vectors[LS_NV * LS_NV], e0[LS_NV], e1[LS_NV];
+    static int64_t v[LS_NV];
+    static int32_t k[LS_NV], tau0[LS_NV], tau1[LS_NV];
+    for (int i = 0; i < LS_NV * 3 * LS_NV; i++) d[i] = 0.1 + 0.01 * (double)((7 * i + 3 * (i / LS_NV)) % 11);
+    for (int i = 0; i < LS_NV * LS_NV; i++) vectors[i] = i % (LS_NV + 1) == 0 ? 1.0 : 0.0;
+    for (int i = 0; i < LS_NV; i++) {
+        v[i] = i, k[i] = 0, tau0[i] = 0, tau1[i] = 1;
+        e0[i] = 100.0 * i, e1[i] = 100.0 * i + 10.0;
+    }
+    atomgpu_linestrength *h = NULL;
+    int32_t b0 = -1, b1 = -1;
+    int ok = atomgpu_linestrength_create(LS_NV, d, LS_NV, 0, &h) == ATOMGPU_OK &&
+             atomgpu_linestrength_add_block(h, 0, 1.0, LS_NV, v, k, tau0, 0, NULL, NULL, NULL, &b0) == ATOMGPU_OK &&
+             atomgpu_linestrength_add_block(h, 1, 3.0, LS_NV, v, k, tau1, 0, NULL, NULL, NULL, &b1) == ATOMGPU_OK &&
+             atomgpu_linestrength_set_states(h, 0, LS_NV, e0, vectors, LS_NV) == ATOMGPU_OK &&
+             atomgpu_linestrength_set_states(h, 1, LS_NV, e1, vectors, LS_NV) == ATOMGPU_OK;
+    if (!ok) {
+        printf("    fixture: line-list handle: %s\n", message());
+        exit(1);
+    }
+    return h;
+}
+
+/* A fresh folder for one case's files; `stem` receives <folder>/list. */
+static void exomol_folder(char folder[64], char stem[80]) {
+    snprintf(folder, 64, "/tmp/atomgpu-exomol-XXXXXX");
+    if (mkdtemp(folder) == NULL) {
+        printf("    fixture: mkdtemp: %s\n", strerror(errno));
+        exit(1);
+    }
+    snprintf(stem, 80, "%s/list", folder);
+}
+
+/* Removes `folder` and what it holds (files, and folders of files). */
+static void remove_folder(const char *folder) {
+    char path[256];
+    DIR *dir = opendir(folder);
+    struct dirent *e;
+    while (dir != NULL && (e = readdir(dir)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (snprintf(path, sizeof path, "%s/%s", folder, e->d_name) >= (int)sizeof path) continue;
+        if (unlink(path) != 0) remove_folder(path);
+    }
+    if (dir != NULL) closedir(dir);
+    rmdir(folder);
+}
+
+/* Runs `body` on a fresh folder and its stem, then removes the folder. */
+static int in_fresh_folder(int (*body)(const char *folder, const char *stem)) {
+    char folder[64], stem[80];
+    exomol_folder(folder, stem);
+    int bad = body(folder, stem);
+    remove_folder(folder);
+    return bad;
+}
+
+/* Writes `text` to `path` (a stand-in for an earlier run's file). */
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+        printf("    fixture: cannot write %s\n", path);
+        exit(1);
+    }
+}
+
+/* 1 when file `path` holds exactly `text`. */
+static int holds(const char *path, const char *text) {
+    static char buffer[4096];
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return 0;
+    size_t n = fread(buffer, 1, sizeof buffer - 1, f);
+    fclose(f);
+    return n == strlen(text) && memcmp(buffer, text, n) == 0;
+}
+
+/* The names in `folder` other than . and .., sorted and joined by spaces, into `out`. */
+static void folder_names(const char *folder, char out[512]) {
+    char names[16][260];
+    int n = 0;
+    DIR *dir = opendir(folder);
+    struct dirent *e;
+    while (dir != NULL && (e = readdir(dir)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && n < 16)
+            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+    if (dir != NULL) closedir(dir);
+    for (int i = 1; i < n; i++) /* insertion sort */
+        for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char t[260];
+            memcpy(t, names[j], sizeof t), memcpy(names[j], names[j - 1], sizeof t), memcpy(names[j - 1], t, sizeof t);
+        }
+    out[0] = 0;
+    for (int i = 0; i < n; i++) snprintf(out + strlen(out), 512 - strlen(out), "%s%s", i ? " " : "", names[i]);
+}
+
+static const char *old_states = "an earlier run's .states\n", *old_trans = "an earlier run's .trans\n";
+
+/* Lays an earlier pair at `stem` (with_old) or nothing, runs write_exomol on the line-list
+ * fixture, and checks: status `want` (its message holding `fragment`), counts untouched, and the
+ * folder holding exactly the earlier pair, byte for byte (or nothing). */
+static int exomol_fails_in(const char *folder, const char *stem, int with_old, int32_t want, const char *fragment,
+                           void (*before)(void), void (*after)(void)) {
+    char path[96], names[512], expected[512];
+    if (with_old) {
+        snprintf(path, sizeof path, "%s.states", stem), write_text(path, old_states);
+        snprintf(path, sizeof path, "%s.trans", stem), write_text(path, old_trans);
+    }
+    atomgpu_linestrength *h = make_ls_lines();
+    atomgpu_intensity_params p = ls_params();
+    int64_t counts[5] = {ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL};
+    if (before != NULL) before();
+    int32_t s = atomgpu_linestrength_write_exomol(h, stem, &p, NULL, counts);
+    char said[2048];
+    snprintf(said, sizeof said, "%s", message()); /* before `after`, whose library call clears it */
+    if (after != NULL) after();
+    if (s != want) return fail("status %d (%s), want %d: %s", (int)s, atomgpu_status_string(s), (int)want, said);
+    if (strstr(said, fragment) == NULL) return fail("message lacks \"%s\": %s", fragment, said);
+    if (counts[0] != ISENTINEL) return fail("counts written");
+    folder_names(folder, names);
+    snprintf(expected, sizeof expected, "%s", with_old ? "list.states list.trans" : "");
+    if (strcmp(names, expected) != 0) return fail("the folder holds \"%s\", want \"%s\"", names, expected);
+    if (with_old) {
+        snprintf(path, sizeof path, "%s.states", stem);
+        if (!holds(path, old_states)) return fail("the earlier .states was changed");
+        snprintf(path, sizeof path, "%s.trans", stem);
+        if (!holds(path, old_trans)) return fail("the earlier .trans was changed");
+    }
+    return 0;
+}
+
+static int exomol_fails(int with_old, int32_t want, const char *fragment, void (*before)(void), void (*after)(void)) {
+    char folder[64], stem[80];
+    exomol_folder(folder, stem);
+    int bad = exomol_fails_in(folder, stem, with_old, want, fragment, before, after);
+    remove_folder(folder);
+    return bad;
+}
+
+/* What the callback of the write_exomol cases saw. */
+struct exomol_record {
+    int calls, stop_at;
+    double done, total;
+    char task[64];
+};
+static struct exomol_record exomol_progress;
+
+/* The callback of the write_exomol cases: stops at its `stop_at`-th report (returning
+ * INT32_MIN when stop_at is negative, at the first), or with stop_at 0 at the report of done =
+ * total; records the task and the reports. */
+static int32_t exomol_callback(void *user_data, const char *task, double done, double total) {
+    struct exomol_record *r = user_data;
+    r->calls++;
+    r->done = done, r->total = total;
+    snprintf(r->task, sizeof r->task, "%s", task);
+    if (r->stop_at < 0) return INT32_MIN;
+    return r->stop_at == 0 ? done == total : r->calls == r->stop_at;
+}
+
+static void set_exomol_callback(int stop_at) {
+    struct exomol_record r = {0, stop_at, 0.0, 0.0, ""};
+    exomol_progress = r;
+    atomgpu_set_progress(exomol_callback, &exomol_progress, 0.0);
+}
+
+static int exomol_stopped_by_callback(int stop_at, int want_calls) {
+    set_exomol_callback(stop_at);
+    if (exomol_fails(1, ATOMGPU_ERR_CANCELLED, "progress callback", NULL, NULL)) return 1;
+    if (strcmp(exomol_progress.task, "atomgpu_linestrength_write_exomol") != 0)
+        return fail("task \"%s\"", exomol_progress.task);
+    if (want_calls > 0 && exomol_progress.calls != want_calls)
+        return fail("%d callback calls, want %d", exomol_progress.calls, want_calls);
+    if (stop_at == 0 && exomol_progress.done != exomol_progress.total)
+        return fail("stopped at %g of %g, not at the end", exomol_progress.done, exomol_progress.total);
+    if (stop_at > 0 && !(exomol_progress.done < exomol_progress.total))
+        return fail("stopped at %g of %g: the list had ended", exomol_progress.done, exomol_progress.total);
+    return 0;
+}
+
+static int case_exomol_stop_at_once(void) { return exomol_stopped_by_callback(1, 1); }
+static int case_exomol_stop_at_third(void) { return exomol_stopped_by_callback(3, 3); }
+static int case_exomol_stop_at_end(void) { return exomol_stopped_by_callback(0, 0); }
+static int case_exomol_stop_int32_min(void) {
+    if (exomol_stopped_by_callback(-1, 1)) return 1;
+    return strstr(message(), "-2147483648") != NULL ? 0 : fail("message lacks the callback's value: %s", message());
+}
+
+/* No earlier pair: a stopped call leaves the folder empty. */
+static int case_exomol_stop_no_old_pair(void) {
+    set_exomol_callback(3);
+    return exomol_fails(0, ATOMGPU_ERR_CANCELLED, "progress callback", NULL, NULL);
+}
+
+static void limit_1ms(void) { atomgpu_set_time_limit(0.001); }
+static void no_limit(void) { atomgpu_set_time_limit(0.0); }
+
+/* The list takes far longer than 1 ms (4.8e5 pairs judged, 12.7 MB formatted and synced). */
+static int case_exomol_time_limit(void) {
+    return exomol_fails(1, ATOMGPU_ERR_CANCELLED, "time limit", limit_1ms, no_limit);
+}
+
+/* A full disk after the .states temporary: files of at most 64 KiB (the .states file is
+ * 800 x 55 = 44 kB, the .trans file 12.7 MB); SIGXFSZ ignored, so writes past the limit
+ * fail with EFBIG instead of killing the process. The limit is lifted again before anything is
+ * printed (the suite's output may go to a larger file). */
+static struct rlimit saved_fsize;
+static void small_files(void) {
+    struct rlimit r;
+    signal(SIGXFSZ, SIG_IGN);
+    getrlimit(RLIMIT_FSIZE, &saved_fsize);
+    r = saved_fsize;
+    r.rlim_cur = 64 * 1024;
+    setrlimit(RLIMIT_FSIZE, &r);
+}
+static void any_files(void) { setrlimit(RLIMIT_FSIZE, &saved_fsize); }
+
+static int case_exomol_full_disk(void) {
+    if (exomol_fails(1, ATOMGPU_ERR_IO, ".trans", small_files, any_files)) return 1;
+    return strstr(message(), "large") != NULL ? 0 : fail("message lacks the system's reason (EFBIG): %s", message());
+}
+
+static int case_exomol_full_disk_no_old_pair(void) {
+    return exomol_fails(0, ATOMGPU_ERR_IO, ".trans", small_files, any_files);
+}
+
+/* The .trans cannot be replaced (a non-empty folder has its name): the new .states, already
+ * renamed into place, is taken back, so the earlier .states is there byte for byte. */
+static int trans_rename_fails(const char *folder, const char *stem) {
+    char path[96], inner[112], names[512];
+    snprintf(path, sizeof path, "%s.states", stem), write_text(path, old_states);
+    snprintf(path, sizeof path, "%s.trans", stem);
+    snprintf(inner, sizeof inner, "%s/kept", path);
+    if (mkdir(path, 0700) != 0) return fail("mkdir %s: %s", path, strerror(errno));
+    write_text(inner, old_trans);
+    atomgpu_linestrength *h = make_ls_lines();
+    atomgpu_intensity_params p = ls_params();
+    int32_t s = atomgpu_linestrength_write_exomol(h, stem, &p, NULL, NULL);
+    if (status_is(s, ATOMGPU_ERR_IO, "list.trans")) return 1;
+    if (strstr(message(), "kept as it was") == NULL) return fail("message does not say the pair was kept: %s", message());
+    folder_names(folder, names);
+    if (strcmp(names, "list.states list.trans") != 0) return fail("the folder holds \"%s\"", names);
+    snprintf(path, sizeof path, "%s.states", stem);
+    if (!holds(path, old_states)) return fail("the earlier .states was not put back");
+    return holds(inner, old_trans) ? 0 : fail("the folder named .trans was changed");
+}
+
+static int case_exomol_trans_rename_fails(void) { return in_fresh_folder(trans_rename_fails); }
+
+/* A call that succeeds over an earlier pair replaces both files and leaves nothing else; the
+ * .states file has one line per state and the .trans file as many lines as counts[4] says. */
+static int replaces_pair(const char *folder, const char *stem) {
+    char path[96], names[512], line[256];
+    snprintf(path, sizeof path, "%s.states", stem), write_text(path, old_states);
+    snprintf(path, sizeof path, "%s.trans", stem), write_text(path, old_trans);
+    atomgpu_linestrength *h = make_ls_lines();
+    atomgpu_intensity_params p = ls_params();
+    int64_t counts[5];
+    if (status_is(atomgpu_linestrength_write_exomol(h, stem, &p, NULL, counts), ATOMGPU_OK, NULL)) return 1;
+    folder_names(folder, names);
+    if (strcmp(names, "list.states list.trans") != 0) return fail("the folder holds \"%s\"", names);
+    int64_t n_lines[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s.%s", stem, i == 0 ? "states" : "trans");
+        FILE *f = fopen(path, "r");
+        if (f == NULL) return fail("cannot read %s", path);
+        while (fgets(line, sizeof line, f) != NULL) n_lines[i]++;
+        fclose(f);
+    }
+    if (n_lines[0] != 2 * LS_NV) return fail(".states has %lld lines, want %d", (long long)n_lines[0], 2 * LS_NV);
+    if (n_lines[1] != counts[4] || counts[4] < 200000)
+        return fail(".trans has %lld lines, counts[4] = %lld (want equal, >= 2e5)", (long long)n_lines[1],
+                    (long long)counts[4]);
+    return 0;
+}
+
+static int case_exomol_replaces_pair(void) { return in_fresh_folder(replaces_pair); }
+
+/* run_stiff_systems: a bad state of cell 2 of 3 is named with its cell and its element of y. */
+static int case_stiff_systems_bad_cell(void) {
+    atomgpu_cr *model = make_cr();
+    double y[3 * (NL + 1)], y0[3 * (NL + 1)], te_out[3], ne_out[3], p_out[3 * NL];
+    const double times[1] = {1e-15};
+    for (int c = 0; c < 3; c++) cr_state(model, y + c * (NL + 1));
+    y[2 * (NL + 1) + 1] = -1.0; /* cell 2, level 1: y[9] */
+    memcpy(y0, y, sizeof y);
+    fill(te_out, 3, SENTINEL);
+    int32_t s = atomgpu_cr_run_stiff_systems(model, 3, y, 1, times, 1e-6, 1e-10, te_out, ne_out, p_out);
+    if (refused(s, 3, "y")) return 1;
+    if (strstr(message(), "`y`[9]") == NULL || strstr(message(), "cell 2") == NULL)
+        return fail("message does not name cell 2 and y[9]: %s", message());
+    return memcmp(y, y0, sizeof y) == 0 && all_equal(te_out, 3, SENTINEL) ? 0 : fail("an output was written");
+}
+
+/* run_rk4: n_steps beyond 2^53 (2^60, 2^62, INT64_MAX) is refused with the documented range. */
+static int case_rk4_steps_range(void) {
+    atomgpu_cr *model = make_cr();
+    double y[NL + 1], t[2], te_out[2], ne_out[2], p_out[2 * NL];
+    const int64_t steps[4] = {((int64_t)1 << 53) + 1, (int64_t)1 << 60, (int64_t)1 << 62, INT64_MAX};
+    cr_state(model, y);
+    for (int i = 0; i < 4; i++) {
+        int64_t n = ISENTINEL;
+        if (refused(atomgpu_cr_run_rk4(model, y, 1e-16, steps[i], steps[i], 2, &n, t, te_out, ne_out, p_out), 4,
+                    "n_steps"))
+            return 1;
+        if (strstr(message(), "[1, 2^53]") == NULL) return fail("message lacks the range: %s", message());
+        if (strstr(message(), "address space") != NULL) return fail("message speaks of memory: %s", message());
+    }
+    return 0;
+}
+
+/* A rule with no unit reads "> 0, got 0", not "> 0 , got 0". */
+static int case_no_unit_in_rule(void) {
+    atomgpu_linestrength *h = make_ls();
+    atomgpu_intensity_params p = ls_params();
+    const int32_t uppers[1] = {1};
+    int64_t n_lines = ISENTINEL, up_id[8], lo_id[8];
+    double a[8], nu[8], strength[8], intensity[8];
+    p.partition_function = 0.0;
+    if (refused(atomgpu_linestrength_line_list(h, 0, 1, uppers, &p, 8, &n_lines, up_id, lo_id, a, nu, strength,
+                                               intensity),
+                5, "params"))
+        return 1;
+    if (strstr(message(), " ,") != NULL) return fail("malformed message: %s", message());
+    return strstr(message(), "> 0, got 0") != NULL ? 0 : fail("message: %s", message());
+}
 
 #define RELIABILITY_LINES_CR_ARGUMENTS
 #define RELIABILITY_LINES_CR_VALID
-#define RELIABILITY_LINES_CR_SPECIAL
+#define RELIABILITY_LINES_CR_SPECIAL                                                                              \
+    {"write_exomol: the callback stops it at once, an earlier pair kept", case_exomol_stop_at_once},              \
+        {"write_exomol: the callback stops it at the 3rd report, an earlier pair kept", case_exomol_stop_at_third}, \
+        {"write_exomol: the callback stops it at the end, an earlier pair kept", case_exomol_stop_at_end},        \
+        {"write_exomol: the callback returns INT32_MIN, an earlier pair kept", case_exomol_stop_int32_min},       \
+        {"write_exomol: the callback stops it, no file left", case_exomol_stop_no_old_pair},                      \
+        {"write_exomol: a 1 ms time limit, an earlier pair kept", case_exomol_time_limit},                         \
+        {"write_exomol: a full disk after .states, an earlier pair kept", case_exomol_full_disk},                  \
+        {"write_exomol: a full disk after .states, no file left", case_exomol_full_disk_no_old_pair},              \
+        {"write_exomol: .trans cannot be replaced, the earlier .states put back", case_exomol_trans_rename_fails}, \
+        {"write_exomol: a pair replaced, nothing else left", case_exomol_replaces_pair},                           \
+        {"run_stiff_systems: a bad cell is named", case_stiff_systems_bad_cell},                                   \
+        {"run_rk4: n_steps above 2^53 refused with the range", case_rk4_steps_range},                              \
+        {"line list: partition function 0, the rule's message", case_no_unit_in_rule},
