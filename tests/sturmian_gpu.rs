@@ -31,7 +31,9 @@ mod gpu;
 use atomgpu::backend::{Backend, CudaDevice};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
-use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target};
+use atomgpu::sturmian::{
+    Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target,
+};
 use cudarc::driver::DevicePtrMut;
 use num_complex::Complex64;
 use rng::Rng;
@@ -104,7 +106,8 @@ impl<T: Draw> ChannelData<T> {
             ld: self.ld,
             beta: &self.beta,
             generating: &self.generating,
-            central: self.central.as_deref(),
+            central: self.central.as_deref().map_or(Central::Nuclear, Central::Values),
+            energy: None,
         }
     }
 }
@@ -503,16 +506,7 @@ fn helium_eigenpairs_gpu_equal_cpu() {
         };
         let gsf = generate(&grid, &spec).unwrap();
         for electron in [Electron::A, Electron::B] {
-            let channel = ChannelSpec {
-                electron,
-                l,
-                n,
-                values: &gsf.values,
-                ld: grid.n_points(),
-                beta: &gsf.beta,
-                generating: &gsf.generating,
-                central: None,
-            };
+            let channel = gsf.channel(electron);
             on_gpu.add_channel(&channel).unwrap();
             on_cpu.add_channel(&channel).unwrap();
         }
