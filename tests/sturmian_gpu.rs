@@ -9,7 +9,9 @@
 //! * the same into device memory (`Target::Device`), downloaded;
 //! * a channel replaced after the first upload;
 //! * exchange-symmetrised Hamiltonians (singlet and triplet, L = 1, 2) into host and device memory;
-//! * `lowest_eigenpairs` on the CPU (faer) and on the GPU (cuSOLVER) for a helium-like GSF basis.
+//! * `lowest_eigenpairs` on the CPU (faer) and on the GPU (cuSOLVER) for a helium-like GSF basis;
+//! * Hamiltonians of channels that carry their own central potential and energy (generated for
+//!   Z = 0, at different energies per l), and hydrogen's closed form from them on the GPU.
 //!
 //! Tolerance: relative 1e-12 of the largest |element| of the CPU result (the two sides sum the
 //! same terms in different orders, the GEMMs in different blockings). The eigensolvers are two
@@ -540,4 +542,81 @@ fn helium_eigenpairs_gpu_equal_cpu() {
         "helium: H and S max relative difference {worst:.2e}; energies {d_energy:.2e} (E0 = {:.9}), vectors {worst_vector:.2e}",
         e_cpu[0]
     );
+}
+
+/// Channels that carry their own central potential and energy (issue 28): Coulomb Sturmians
+/// generated for Z = 0 (a Yukawa range of 1e12 bohr, λ = k), s at E = -0.5 and p at E = -0.2
+/// hartree, assembled for Z = 1 with the spec's energies set to nonsense (unused: each channel
+/// uses its own E and adds W = (0 - Z) I[1/r]). H and S of L = 0 (pairs (0,0), (1,1)) and L = 1
+/// (pairs (0,1), (1,0)), with q12 = 1, agree between the backends (1e-12); with q12 = 0 the GPU's
+/// lowest L = 0 level is hydrogen's 2 × (-1/2) = -1 (closed form: the first s Sturmian at k = 1
+/// is hydrogen's 1s), to 1e-9.
+#[test]
+fn channels_with_their_own_potential_and_energy_gpu_equal_cpu() {
+    let Some(d) = gpu::cuda_device() else { return };
+    let gpu = Backend::Cuda(d);
+    let grid = Grid::gauss_legendre(40.0, 96, 3).unwrap();
+    let mut on_gpu = Basis::<f64>::new_on(gpu.clone(), grid.clone()).unwrap();
+    let mut on_cpu = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    for (l, energy, n) in [(0u32, -0.5f64, 6usize), (1, -0.2, 5)] {
+        let spec = GsfSpec {
+            l,
+            nuclear_charge: 0.0,
+            energy,
+            yukawa_strength: 1.0,
+            yukawa_range: 1e12,
+            n_parent: n + 10,
+            lambda: (-2.0 * energy).sqrt(),
+            n,
+        };
+        let gsf = generate(&grid, &spec).unwrap();
+        for electron in [Electron::A, Electron::B] {
+            on_gpu.add_channel(&gsf.channel(electron)).unwrap();
+            on_cpu.add_channel(&gsf.channel(electron)).unwrap();
+        }
+    }
+    let mut worst = 0.0f64;
+    for (l_total, pairs) in [(0, &[(0, 0), (1, 1)][..]), (1, &[(0, 1), (1, 0)][..])] {
+        let spec =
+            HamiltonianSpec { nuclear_charge: 1.0, energies: [7.0, -3.0], ..hamiltonian_spec(l_total, 0, pairs) };
+        let size = on_cpu.hamiltonian_size(&spec).unwrap();
+        let mut m: Vec<Vec<f64>> = (0..4).map(|_| vec![0.0; size * size]).collect();
+        let [hg, sg, hc, sc] = &mut m[..] else { unreachable!() };
+        on_gpu
+            .hamiltonian(
+                &spec,
+                Order::BFastest,
+                Target::Host { data: hg, ld: size },
+                Target::Host { data: sg, ld: size },
+            )
+            .unwrap();
+        on_cpu
+            .hamiltonian(
+                &spec,
+                Order::BFastest,
+                Target::Host { data: hc, ld: size },
+                Target::Host { data: sc, ld: size },
+            )
+            .unwrap();
+        worst = worst.max(check("own U and E: h", hg, hc)).max(check("own U and E: s", sg, sc));
+    }
+    let spec = HamiltonianSpec {
+        nuclear_charge: 1.0,
+        interaction_charge: 0.0,
+        energies: [7.0, -3.0],
+        ..hamiltonian_spec(0, 0, &[(0, 0)])
+    };
+    let size = on_gpu.hamiltonian_size(&spec).unwrap();
+    let (mut h, mut s) = (vec![0.0; size * size], vec![0.0; size * size]);
+    on_gpu
+        .hamiltonian(
+            &spec,
+            Order::AFastest,
+            Target::Host { data: &mut h, ld: size },
+            Target::Host { data: &mut s, ld: size },
+        )
+        .unwrap();
+    let lowest = lowest_eigenpairs(&gpu, size, &h, size, &s, size, 1).unwrap().0[0];
+    assert!((lowest + 1.0).abs() <= 1e-9, "hydrogen from Z = 0 Sturmians on the GPU: {lowest}, want -1");
+    println!("own U and E: H and S max relative difference {worst:.2e}; GPU hydrogen 1s² {lowest:.12}");
 }
