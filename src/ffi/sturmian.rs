@@ -24,11 +24,12 @@
 //!   `atomgpu_last_error_arg()` gives the offending argument's 1-based position and
 //!   `atomgpu_last_error_message` names it; outputs and the handle are left unchanged.
 
-use super::common::{count, guard, input, leading_dimension, matrix_len, output};
+use super::common::{count, guard, input, leading_dimension, matrix_len, output, write_output};
 use super::handles::{self, Family};
 use crate::backend;
 use crate::error::{Error, Result};
 use crate::sturmian::gsf::{self, GsfSpec};
+use crate::sturmian::scalar::as_doubles;
 use crate::sturmian::{
     angular, solve, Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar,
     Target, MAX_L,
@@ -652,7 +653,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_channel_values(
         let l = angular_momentum("l", l, MAX_L)?;
         with_handle(handle, |any| {
             on_basis!(any, |b: T| {
-                let (np, nq) = (b.grid().n_points(), b.grid().nq());
+                let np = b.grid().n_points();
                 let ld = leading_dimension("ld", ld, np, "the grid's point count")?;
                 let c = b.channel(e, l).map_err(|e| e.renamed("la", "l").renamed("lb", "l"))?;
                 let n = c.n;
@@ -676,25 +677,21 @@ pub unsafe extern "C" fn atomgpu_sturmian_channel_values(
                         ),
                     ));
                 }
-                let width = crate::sturmian::scalar::width::<T>();
+                // The caller's arrays hold doubles (or (re, im) pairs): columns of `ld` elements.
+                let (doubles, width) = (as_doubles(c.values), crate::sturmian::scalar::width::<T>());
                 if !values.is_null() {
                     for j in 0..n {
-                        let column = &c.values[j * np..(j + 1) * np];
-                        std::ptr::copy_nonoverlapping(
-                            column.as_ptr() as *const f64,
-                            values.add(j * ld * width),
-                            np * width,
-                        );
+                        write_output(values.add(j * ld * width), &doubles[j * np * width..(j + 1) * np * width]);
                     }
                 }
                 if !beta.is_null() {
-                    std::ptr::copy_nonoverlapping(c.beta.as_ptr() as *const f64, beta, n * width);
+                    write_output(beta, as_doubles(c.beta));
                 }
                 if !generating.is_null() {
-                    std::ptr::copy_nonoverlapping(c.generating.as_ptr(), generating, nq);
+                    write_output(generating, c.generating);
                 }
                 if let (false, Some(u)) = (central.is_null(), &c.central) {
-                    std::ptr::copy_nonoverlapping(u.as_ptr(), central, nq);
+                    write_output(central, u);
                 }
                 if let (false, Some(x)) = (energy.is_null(), c.energy) {
                     *energy = x;

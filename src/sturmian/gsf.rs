@@ -145,7 +145,7 @@ fn laguerre_functions(l: u32, lambda: f64, r: f64, phi: &mut [f64], dphi: &mut [
 const DEPENDENCE: f64 = 1e-6;
 
 /// Checks `spec` (argument names are the fields').
-fn check(spec: &GsfSpec) -> Result<()> {
+fn check_spec(spec: &GsfSpec) -> Result<()> {
     let GsfSpec { l, nuclear_charge: z, energy, yukawa_strength: v0, yukawa_range: a, n_parent: m, lambda, n } = *spec;
     if l > 40 {
         return Err(Error::invalid("l", format!("must be in [0, 40], got {l}")));
@@ -239,14 +239,13 @@ fn weighted(x: &Mat<f64>, f: &[f64], y: &Mat<f64>) -> Mat<f64> {
 }
 
 /// Generates the channel of `spec` on `grid` (module docs): without a wall when the functions
-/// have decayed at Rmax on their own, else with one.
+/// have decayed at Rmax on their own, else with one (whose refusal, if any, is reported).
 pub fn generate(grid: &Grid, spec: &GsfSpec) -> Result<Gsf> {
-    check(spec)?;
-    let open = solve(grid, spec, false)?;
-    if ends_at_rmax(grid, &open.values, spec.n) {
-        return Ok(open);
+    check_spec(spec)?;
+    match solve(grid, spec, false) {
+        Ok(open) if ends_at_rmax(grid, &open.values, spec.n) => Ok(open),
+        _ => solve(grid, spec, true),
     }
-    solve(grid, spec, true)
 }
 
 /// Largest β_n / β_0 accepted: μ_n = 1/β_n comes out of the eigensolver to ~1e-16 μ_0

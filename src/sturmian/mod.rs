@@ -132,7 +132,7 @@ pub enum Central<'a> {
     /// U = -Z/r with the Z of each assembly (the paper's choice: W = 0).
     Nuclear,
     /// U = -Z_c/r with its own charge Z_c (finite), as [`gsf::generate`] makes them:
-    /// W = (Z_c - Z) I[1/r], exactly zero when Z = Z_c.
+    /// W = (Z_c - Z) I[1/r] (I[U] = -Z_c I[1/r]), exactly zero when Z = Z_c.
     Coulomb(f64),
     /// U(r_j) at the Nq abscissas (hartree, finite): W = -Z I[1/r] - I[U].
     Values(&'a [f64]),
@@ -689,21 +689,13 @@ impl<T: Scalar> Basis<T> {
         let (a, b) = self.pair_channels(pair)?;
         let (ca, cb) = (&self.channels[a], &self.channels[b]);
         let z = spec.nuclear_charge;
-        // -β_n 𝒱 (column n scaled) + W, W = I[-Z/r - U] (module docs).
+        // -β_n 𝒱 (column n scaled) + W, W = -Z I[1/r] - I[U] when the channel has a U of its own
+        // (a Coulomb one's I[U] is -Z_c I[1/r], the same products: W = 0 exactly when Z = Z_c).
         let potential = |c: &Channel<T>| -> Vec<T> {
             let mut m: Vec<T> = (0..c.n * c.n).map(|i| -(c.beta[i / c.n] * c.one.generating[i])).collect();
-            match &c.central {
-                Potential::Nuclear => {}
-                Potential::Coulomb(charge) => {
-                    for (x, &v) in m.iter_mut().zip(&c.one.inverse_r) {
-                        *x += v * (charge - z);
-                    }
-                }
-                Potential::Values(_) => {
-                    let u = c.one.central.as_ref().expect("a tabulated U has its matrix");
-                    for ((x, &v), &w) in m.iter_mut().zip(&c.one.inverse_r).zip(u) {
-                        *x += v * (-z) - w;
-                    }
+            if let Some(u) = &c.one.central {
+                for i in 0..m.len() {
+                    m[i] += c.one.inverse_r[i] * (-z) - u[i];
                 }
             }
             m

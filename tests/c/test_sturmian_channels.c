@@ -9,7 +9,8 @@
  *   (b) atomgpu_sturmian_channel_values reads the channel back: S_0 = 2 r e^-r (hydrogen's 1s:
  *       the first Coulomb Sturmian, normalised as int S (1/r) S dr = 1), beta_n = n + 1 (closed
  *       form (k (n + l + 1) - Z) / v0), the generating potential -e^(-r/1e12)/r, U = 0 (Z = 0)
- *       and E = -0.5 at the grid's abscissas; NULL outputs are skipped;
+ *       and E = -0.5 at the grid's abscissas; NULL outputs are skipped; a complex basis reads
+ *       the same channel back as (re, im) pairs with im = 0;
  *   (c) the functions read back and given again, with their U and E through
  *       atomgpu_sturmian_add_channel_at_energy (params' energies nonsense) and with U but no E
  *       through atomgpu_sturmian_add_channel (params' energies -0.5), assemble the same
@@ -25,6 +26,7 @@
  */
 #include "atomgpu.h"
 
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +102,19 @@ static atomgpu_sturmian *generated(void) {
     if (check_ok("channel_values: beta only",
                  atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_B, 0, NULL, NP, b2, NULL, NULL, NULL)))
         check("(b) beta only, electron b: the same beta", memcmp(b2, beta, sizeof b2) == 0);
+    /* The same generated channel in a complex basis: (re, im) pairs, the real basis's values. */
+    atomgpu_sturmian *hc = NULL;
+    static double complex cvalues[NP * N], cbeta[N];
+    if (check_ok("create (complex)", atomgpu_sturmian_create(RMAX, NQ, NS, NULL, NULL, 1, &hc)) &&
+        check_ok("add_gsf (complex)", atomgpu_sturmian_add_gsf(hc, ATOMGPU_ELECTRON_A, 0, N, &gsf, NULL)) &&
+        check_ok("channel_values (complex)", atomgpu_sturmian_channel_values(hc, ATOMGPU_ELECTRON_A, 0, (double *)cvalues,
+                                                                             NP, (double *)cbeta, NULL, NULL, NULL))) {
+        int same = 1;
+        for (int i = 0; i < NP * N; i++) same &= creal(cvalues[i]) == values[i] && cimag(cvalues[i]) == 0.0;
+        for (int n = 0; n < N; n++) same &= creal(cbeta[n]) == beta[n] && cimag(cbeta[n]) == 0.0;
+        check("(b) complex basis: the real basis's values and beta, imaginary parts 0", same);
+    }
+    atomgpu_sturmian_destroy(hc);
     return h;
 }
 
