@@ -63,6 +63,25 @@ fn coulomb_sturmians(grid: &Grid, l: u32, z: f64, energy: f64, n: usize, n_paren
     generate(grid, &spec).unwrap()
 }
 
+/// Largest |S_n(Rmax)| / max |S_n| over the generated functions.
+fn tail_at_rmax(grid: &Grid, gsf: &Gsf) -> f64 {
+    let np = grid.n_points();
+    gsf.values.chunks(np).map(|c| c[np - 1].abs() / c.iter().fold(0.0f64, |x, y| x.max(y.abs()))).fold(0.0, f64::max)
+}
+
+/// Largest |<S_i|𝒱|S_j> + δ_ij| (eq. 14 with the generator's normalisation ∫ S (-𝒱) S = 1)
+/// over the first k functions, by the library's own quadrature on `grid`.
+fn eq14_error(grid: &Grid, gsf: &Gsf, k: usize) -> f64 {
+    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    basis.add_channel(&gsf.channel(Electron::A)).unwrap();
+    let v = basis.one_electron(Electron::A, gsf.spec.l).unwrap().generating;
+    let n = gsf.spec.n;
+    (0..k * k).fold(0.0f64, |w, i| {
+        let (row, col) = (i % k, i / k);
+        w.max((v[row + n * col] + f64::from(row == col)).abs())
+    })
+}
+
 /// The hydrogen-like level ε_n = -Z²/(2n²) (hartree).
 fn hydrogen_level(n: u32, z: f64) -> f64 {
     -z * z / (2.0 * (n * n) as f64)
@@ -241,19 +260,7 @@ fn helium_gsfs_converge_with_parents_reaching_past_rmax() {
         let gsf = generate(&grid, &spec).unwrap();
         let beta_error = gsf.beta.iter().zip(&BETA).fold(0.0f64, |w, (b, r)| w.max(((b - r) / r).abs()));
         assert!(beta_error <= beta_tol, "M {m}: β {:?} vs {BETA:?}", &gsf.beta[..6]);
-        let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
-        basis.add_channel(&gsf.channel(Electron::A)).unwrap();
-        let v = basis.one_electron(Electron::A, 0).unwrap().generating;
-        let k = 20;
-        let orth = (0..k * k).fold(0.0f64, |w, i| {
-            let (row, col) = (i % k, i / k);
-            w.max((v[row + n * col] + f64::from(row == col)).abs())
-        });
-        let tail = gsf
-            .values
-            .chunks(np)
-            .map(|c| c[np - 1].abs() / c.iter().fold(0.0f64, |x, y| x.max(y.abs())))
-            .fold(0.0f64, f64::max);
+        let (orth, tail) = (eq14_error(&grid, &gsf, 20), tail_at_rmax(&grid, &gsf));
         println!(
             "helium GSFs, M = {m}, N = {n}: β error {beta_error:.1e}, eq. 14 {orth:.1e} (first 20), tail {tail:.1e}"
         );
@@ -284,16 +291,7 @@ fn coulomb_sturmians_past_rmax_are_held_by_the_wall() {
     }
     assert!(gsf.beta[29] > 30.0 * (1.0 + 1e-3), "the wall should raise β_29 = {}", gsf.beta[29]);
     assert!(worst <= 1e-9, "β_n of the decayed Sturmians off n + 1 by {worst:.1e}");
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
-    basis.add_channel(&gsf.channel(Electron::A)).unwrap();
-    let v = basis.one_electron(Electron::A, 0).unwrap().generating;
-    let orth = v.iter().enumerate().fold(0.0f64, |w, (i, x)| w.max((x + f64::from(i % 31 == 0)).abs()));
-    let np = grid.n_points();
-    let tail = gsf
-        .values
-        .chunks(np)
-        .map(|c| c[np - 1].abs() / c.iter().fold(0.0f64, |x, y| x.max(y.abs())))
-        .fold(0.0, f64::max);
+    let (orth, tail) = (eq14_error(&grid, &gsf, 30), tail_at_rmax(&grid, &gsf));
     println!(
         "Coulomb Sturmians on [0, 50]: β_n - (n+1) {worst:.1e} (n < 12), β_29 = {}, eq. 14 {orth:.1e}, tail {tail:.1e}",
         gsf.beta[29]

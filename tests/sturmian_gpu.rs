@@ -582,22 +582,10 @@ fn channels_with_their_own_potential_and_energy_gpu_equal_cpu() {
         let size = on_cpu.hamiltonian_size(&spec).unwrap();
         let mut m: Vec<Vec<f64>> = (0..4).map(|_| vec![0.0; size * size]).collect();
         let [hg, sg, hc, sc] = &mut m[..] else { unreachable!() };
-        on_gpu
-            .hamiltonian(
-                &spec,
-                Order::BFastest,
-                Target::Host { data: hg, ld: size },
-                Target::Host { data: sg, ld: size },
-            )
-            .unwrap();
-        on_cpu
-            .hamiltonian(
-                &spec,
-                Order::BFastest,
-                Target::Host { data: hc, ld: size },
-                Target::Host { data: sc, ld: size },
-            )
-            .unwrap();
+        for (basis, h, s) in [(&on_gpu, &mut *hg, &mut *sg), (&on_cpu, &mut *hc, &mut *sc)] {
+            let (h, s) = (Target::Host { data: h, ld: size }, Target::Host { data: s, ld: size });
+            basis.hamiltonian(&spec, Order::BFastest, h, s).unwrap();
+        }
         worst = worst.max(check("own U and E: h", hg, hc)).max(check("own U and E: s", sg, sc));
     }
     let spec = HamiltonianSpec {
