@@ -28,7 +28,7 @@
 //! closed forms (Nq = 96, Rmax = 40); Slater integrals within 1.1e-11 (Z = 1) and 7.1e-11 (Z = 2)
 //! with Nq = 96, Ns = 31 (the Simpson rule between Gauss points limits them, falling as h^4),
 //! R^2 between s functions 4.7e-11 with Nq = 160 (see `repulsion_matches_slater_integrals`); GSF
-//! orthonormality 3.5e-10, eq. 9 residual 4.2e-8 of max|S|; Coulomb-limit β 4.7e-12 relative,
+//! orthonormality 5.2e-10, eq. 9 residual 2.9e-8 of max|S|; Coulomb-limit β 4.7e-12 relative,
 //! S_n 2.5e-11 of max|S|; angular coefficients 1.6e-15 (Racah, l <= 3), 2.2e-15 (Legendre
 //! integrals, l <= 55), 2.5e-13 relative (exact values up to l = 150); Clebsch-Gordan
 //! orthogonality 4.4e-16; assembly 1e-16; helium s limit -2.753925819, -2.842084961,
@@ -409,10 +409,10 @@ fn eq9_residual(grid: &Grid, spec: &GsfSpec, values: &[f64], beta: &[f64]) -> f6
 }
 
 /// `generate`: ∫ S_n' (-𝒱) S_n = δ on the grid (eq. 14 with the documented normalisation:
-/// `one_electron(..).generating` = -I) to 1e-9 (measured 3.5e-10), β > 0 ascending, and eq. 9
+/// `one_electron(..).generating` = -I) to 1e-9 (measured 5.2e-10), β > 0 ascending, and eq. 9
 /// holding point by point for the two lowest functions of each l (reference: the equation
 /// itself, S'' by finite differences on the returned values; tolerance 1e-6 of max|S|, measured
-/// 4e-8). Only the lowest functions are converged in the parent Laguerre basis (the residual of
+/// 2.9e-8). Only the lowest functions are converged in the parent Laguerre basis (the residual of
 /// the 6th, whose β is ~19, is still 1e-1 to 1e-4 with 40 parents: eq. 9 then holds in the
 /// Galerkin sense only, which is all eq. 14 and eq. 12 need). Rmax is chosen beyond the parent
 /// basis's extent (4M + 4l)/(2λ) = 27-28 bohr: beyond it the functions
