@@ -245,7 +245,6 @@ fn helium_gsfs_converge_with_parents_reaching_past_rmax() {
         18.948399723018117,
     ];
     let grid = Grid::gauss_legendre(40.0, 160, 9).unwrap();
-    let np = grid.n_points();
     for (m, n, beta_tol) in [(42, 32, 1e-6), (60, 20, 1e-8), (100, 20, 1e-11)] {
         let spec = GsfSpec {
             l: 0,
