@@ -45,7 +45,9 @@ use atomgpu::sturmian::angular::{legendre_coupling, multipoles};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::scalar::{as_doubles_mut, width};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
-use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target};
+use atomgpu::sturmian::{
+    Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target,
+};
 use cudarc::cublas::sys::{self as blas, cuDoubleComplex as Z, cublasDgemm_v2 as dgemm, cublasZgemm_v2 as zgemm};
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaSlice, DevicePtr, PinnedHostSlice};
@@ -126,7 +128,17 @@ const REAL: Polar<f64> = |m, p| m * p.cos();
 fn add_both<T: Scalar>(basis: &mut Basis<T>, l: u32, n: usize, values: &[T], beta: &[T], g: &[f64]) -> Result<()> {
     let ld = basis.grid().n_points();
     for electron in [Electron::A, Electron::B] {
-        basis.add_channel(&ChannelSpec { electron, l, n, values, ld, beta, generating: g, central: None })?;
+        basis.add_channel(&ChannelSpec {
+            electron,
+            l,
+            n,
+            values,
+            ld,
+            beta,
+            generating: g,
+            central: Central::Nuclear,
+            energy: None,
+        })?;
     }
     Ok(())
 }

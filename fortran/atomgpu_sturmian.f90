@@ -43,6 +43,7 @@ module atomgpu_sturmian
     public :: atomgpu_sturmian_one_electron_block, atomgpu_sturmian_repulsion, atomgpu_sturmian_repulsion_dev
     public :: atomgpu_sturmian_angular, atomgpu_sturmian_hamiltonian_size, atomgpu_sturmian_hamiltonian
     public :: atomgpu_sturmian_solve
+    public :: atomgpu_sturmian_channel_values
 
     ! A Sturmian basis held by the library (grid and channels, on the GPU on the CUDA backend).
     ! Made by atomgpu_sturmian_create, released by atomgpu_sturmian_destroy (no finalizer). The
@@ -64,17 +65,21 @@ module atomgpu_sturmian
     ! same channel for both electrons at every l of the pairs and pairs given as la <= lb; for a
     ! pair (l, l) it keeps the functions with na <= nb (na < nb where the na = nb combination
     ! vanishes), in the block's order.
+    ! energy_a, energy_b are the energies of the channels that carry none of their own (added by
+    ! atomgpu_sturmian_add_channel without energy=); a channel from atomgpu_sturmian_add_gsf or
+    ! added with energy= uses its own (eq. 9 holds at that energy only).
     type, bind(C), public :: atomgpu_sturmian_params_t
         integer(c_int32_t) :: l_total             ! total angular momentum L, in [0, 200]
         integer(c_int32_t) :: m                   ! its projection M, |M| <= L
-        real(c_double) :: energy_a, energy_b      ! channel energies E_a, E_b of eq. 8 [hartree]
-        real(c_double) :: nuclear_charge          ! Z (for channels given a central potential U)
+        real(c_double) :: energy_a, energy_b      ! E_a, E_b of eq. 8 for channels without one [hartree]
+        real(c_double) :: nuclear_charge          ! Z of -Z/r (W = I[-Z/r - U] for channels whose U differs)
         real(c_double) :: interaction_charge      ! product of the two particles' charges (+1: two electrons)
         integer(c_int32_t) :: exchange = ATOMGPU_EXCHANGE_NONE   ! ATOMGPU_EXCHANGE_*
     end type
 
     ! A generated bound-state GSF channel (C struct atomgpu_gsf_params, see
-    ! atomgpu_sturmian_add_gsf). No field has a default: set every one.
+    ! atomgpu_sturmian_add_gsf). No field has a default: set every one. The channel keeps its
+    ! -Z/r and E: an assembly for another nuclear charge adds I[(Z_gsf - Z)/r].
     type, bind(C), public :: atomgpu_gsf_params_t
         real(c_double) :: nuclear_charge          ! Z of the central potential -Z/r (>= 0)
         real(c_double) :: energy                  ! E [hartree], below -Z^2 / (2 (l+1)^2)
@@ -90,6 +95,9 @@ module atomgpu_sturmian
     end interface
     interface atomgpu_sturmian_one_electron
         module procedure one_electron_real, one_electron_complex
+    end interface
+    interface atomgpu_sturmian_channel_values
+        module procedure channel_values_real, channel_values_complex
     end interface
     interface atomgpu_sturmian_one_electron_block
         module procedure one_electron_block_real, one_electron_block_complex
@@ -143,6 +151,34 @@ module atomgpu_sturmian
             type(*), intent(in) :: beta(*)
             real(c_double), intent(in) :: generating(*)
             real(c_double), intent(in), optional :: central(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_sturmian_add_channel_at_energy(handle, electron, l, n, values, ld, beta, generating, &
+                central, energy) bind(C, name="atomgpu_sturmian_add_channel_at_energy") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: electron, l
+            integer(c_int64_t), value :: n
+            type(*), intent(in) :: values(*)
+            integer(c_int64_t), value :: ld
+            type(*), intent(in) :: beta(*)
+            real(c_double), intent(in) :: generating(*)
+            real(c_double), intent(in), optional :: central(*)
+            real(c_double), value :: energy
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_sturmian_channel_values(handle, electron, l, values, ld, beta, generating, central, energy) &
+                bind(C, name="atomgpu_sturmian_channel_values") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: electron, l
+            type(*), intent(inout), optional :: values(*)
+            integer(c_int64_t), value :: ld
+            type(*), intent(inout), optional :: beta(*)
+            real(c_double), intent(inout), optional :: generating(*), central(*)
+            real(c_double), intent(inout), optional :: energy
             integer(c_int32_t) :: status
         end function
 
@@ -483,13 +519,16 @@ contains
     ! >= n_points = atomgpu_sturmian_n_points(nq, ns), the grid's point order), their eigenvalues
     ! beta(n) of eq. 9, the generating potential at the abscissas generating(nq) [hartree, real]
     ! and optionally the central potential U at the abscissas central(nq) [hartree, real]; absent:
-    ! U = -Z/r with the Z given to the assembly.
-    subroutine add_channel_real(b, electron, l, values, beta, generating, central, stat)
+    ! U = -Z/r with the Z given to the assembly. energy (pass it by keyword) [hartree]: the energy
+    ! E_i of eq. 8-9 the functions were generated at, which the assembly then uses for this
+    ! channel (C: atomgpu_sturmian_add_channel_at_energy); absent: params%energy_a or _b.
+    subroutine add_channel_real(b, electron, l, values, beta, generating, central, stat, energy)
         type(atomgpu_sturmian_basis), intent(inout) :: b
         integer, intent(in) :: electron, l
         real(c_double), intent(in), contiguous :: values(:, :), beta(:), generating(:)
         real(c_double), intent(in), contiguous, optional :: central(:)
         integer, intent(out), optional :: stat
+        real(c_double), intent(in), optional :: energy
         integer(c_int32_t) :: status
         integer(c_int64_t) :: n, n_central
         call enter()
@@ -500,21 +539,27 @@ contains
         call check_add_channel(b, .false., n, size(beta, kind=c_int64_t), size(generating, kind=c_int64_t), &
             present(central), n_central, status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
-            status = c_atomgpu_sturmian_add_channel(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), n, values, &
-                size(values, 1, kind=c_int64_t), beta, generating, central)
+            if (present(energy)) then
+                status = c_atomgpu_sturmian_add_channel_at_energy(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), &
+                    n, values, size(values, 1, kind=c_int64_t), beta, generating, central, energy)
+            else
+                status = c_atomgpu_sturmian_add_channel(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), n, &
+                    values, size(values, 1, kind=c_int64_t), beta, generating, central)
+            end if
             if (status == int(ATOMGPU_OK, c_int32_t)) b%sizes(l, electron) = n
         end if
-        call finish(status, stat, "atomgpu_sturmian_add_channel")
+        call finish(status, stat, add_channel_name(present(energy)))
     end subroutine
 
     ! As add_channel_real, for a complex basis (values and beta complex; the potentials real).
-    subroutine add_channel_complex(b, electron, l, values, beta, generating, central, stat)
+    subroutine add_channel_complex(b, electron, l, values, beta, generating, central, stat, energy)
         type(atomgpu_sturmian_basis), intent(inout) :: b
         integer, intent(in) :: electron, l
         complex(c_double_complex), intent(in), contiguous :: values(:, :), beta(:)
         real(c_double), intent(in), contiguous :: generating(:)
         real(c_double), intent(in), contiguous, optional :: central(:)
         integer, intent(out), optional :: stat
+        real(c_double), intent(in), optional :: energy
         integer(c_int32_t) :: status
         integer(c_int64_t) :: n, n_central
         call enter()
@@ -525,17 +570,32 @@ contains
         call check_add_channel(b, .true., n, size(beta, kind=c_int64_t), size(generating, kind=c_int64_t), &
             present(central), n_central, status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
-            status = c_atomgpu_sturmian_add_channel(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), n, values, &
-                size(values, 1, kind=c_int64_t), beta, generating, central)
+            if (present(energy)) then
+                status = c_atomgpu_sturmian_add_channel_at_energy(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), &
+                    n, values, size(values, 1, kind=c_int64_t), beta, generating, central, energy)
+            else
+                status = c_atomgpu_sturmian_add_channel(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), n, &
+                    values, size(values, 1, kind=c_int64_t), beta, generating, central)
+            end if
             if (status == int(ATOMGPU_OK, c_int32_t)) b%sizes(l, electron) = n
         end if
-        call finish(status, stat, "atomgpu_sturmian_add_channel")
+        call finish(status, stat, add_channel_name(present(energy)))
     end subroutine
 
+    ! The C function an add_channel call reaches (for its error messages).
+    function add_channel_name(with_energy) result(name)
+        logical, intent(in) :: with_energy
+        character(len=:), allocatable :: name
+        name = "atomgpu_sturmian_add_channel"
+        if (with_energy) name = "atomgpu_sturmian_add_channel_at_energy"
+    end function
+
     ! Generates a bound-state GSF channel (Yukawa generating potential, Laguerre Galerkin solve of
-    ! eq. 9) of n functions on the basis's grid and adds it as the channel (electron, l), l in
-    ! [0, 40]; beta(n), when present, receives the eigenvalues (ascending). A real or a complex
-    ! basis (the values are real).
+    ! eq. 9 on [0, rmax]) of n functions on the basis's grid and adds it as the channel
+    ! (electron, l), l in [0, 40]; beta(n), when present, receives the eigenvalues (ascending). A
+    ! real or a complex basis (the values are real). The channel keeps params' -Z/r and energy
+    ! (an assembly uses them whatever its own Z and energies); atomgpu_sturmian_channel_values
+    ! reads the functions back.
     subroutine atomgpu_sturmian_add_gsf(b, electron, l, n, params, beta, stat)
         type(atomgpu_sturmian_basis), intent(inout) :: b
         integer, intent(in) :: electron, l, n
@@ -562,6 +622,92 @@ contains
         end if
         call finish(status, stat, "atomgpu_sturmian_add_gsf")
     end subroutine
+
+    ! Checks shared by the channel_values variants (C positions: values 4, beta 6, generating 7,
+    ! central 8).
+    subroutine check_channel_values(b, complex_arrays, electron, l, values_given, values_cols, beta_given, n_beta, &
+            generating_given, n_generating, central_given, n_central, status)
+        type(atomgpu_sturmian_basis), intent(in) :: b
+        logical, intent(in) :: complex_arrays, values_given, beta_given, generating_given, central_given
+        integer, intent(in) :: electron, l
+        integer(c_int64_t), intent(in) :: values_cols, n_beta, n_generating, n_central
+        integer(c_int32_t), intent(inout) :: status
+        integer(c_int64_t) :: n
+        call check_basis(b, status)
+        if (values_given) call check_kind(b, complex_arrays, 4, "values", status)
+        if (beta_given) call check_kind(b, complex_arrays, 6, "beta", status)
+        if (status /= int(ATOMGPU_OK, c_int32_t) .or. .not. valid_channel(electron, l)) return
+        n = channel_size(b, electron, l, 3, "l", status)
+        if (values_given) call check_columns("values", values_cols, n, "N, the channel's functions", 4, status)
+        if (beta_given) call reject(n_beta == n, 6, size_message("beta", n_beta, "elements", n, &
+            "N, the channel's functions"), status)
+        if (generating_given) call reject(n_generating == b%nq, 7, size_message("generating", n_generating, &
+            "elements", b%nq, "nq, the grid's abscissas"), status)
+        if (central_given) call reject(n_central == b%nq, 8, size_message("central", n_central, "elements", b%nq, &
+            "nq, the grid's abscissas"), status)
+    end subroutine
+
+    ! Channel (electron, l) as the basis holds it (e.g. generated by atomgpu_sturmian_add_gsf);
+    ! every output is optional: values(>= n_points, N) the functions at the grid's points
+    ! [bohr^-1/2], beta(N) their eigenvalues of eq. 9, generating(nq) and central(nq) the
+    ! generating and central potentials at the abscissas [hartree], energy the energy they were
+    ! generated at [hartree]. central and energy are refused (stat, naming them) for a channel
+    ! that has none of its own (added without central, or without energy).
+    subroutine channel_values_real(b, electron, l, values, beta, generating, central, energy, stat)
+        type(atomgpu_sturmian_basis), intent(in) :: b
+        integer, intent(in) :: electron, l
+        real(c_double), intent(inout), contiguous, optional :: values(:, :), beta(:), generating(:), central(:)
+        real(c_double), intent(inout), optional :: energy
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: ld
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        ld = b%n_points
+        if (present(values)) ld = size(values, 1, kind=c_int64_t)
+        call check_channel_values(b, .false., electron, l, present(values), cols(values), present(beta), &
+            elements(beta), present(generating), elements(generating), present(central), elements(central), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_sturmian_channel_values(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), values, ld, &
+                beta, generating, central, energy)
+        end if
+        call finish(status, stat, "atomgpu_sturmian_channel_values")
+    contains
+        integer(c_int64_t) function cols(a)
+            real(c_double), intent(in), optional :: a(:, :)
+            cols = 0
+            if (present(a)) cols = size(a, 2, kind=c_int64_t)
+        end function
+    end subroutine
+
+    ! As channel_values_real, for a complex basis: values and beta complex, and required (they
+    ! tell the two procedures apart); the potentials real and optional.
+    subroutine channel_values_complex(b, electron, l, values, beta, generating, central, energy, stat)
+        type(atomgpu_sturmian_basis), intent(in) :: b
+        integer, intent(in) :: electron, l
+        complex(c_double_complex), intent(inout), contiguous :: values(:, :), beta(:)
+        real(c_double), intent(inout), contiguous, optional :: generating(:), central(:)
+        real(c_double), intent(inout), optional :: energy
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_channel_values(b, .true., electron, l, .true., size(values, 2, kind=c_int64_t), .true., &
+            size(beta, kind=c_int64_t), present(generating), elements(generating), present(central), &
+            elements(central), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_sturmian_channel_values(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), values, &
+                size(values, 1, kind=c_int64_t), beta, generating, central, energy)
+        end if
+        call finish(status, stat, "atomgpu_sturmian_channel_values")
+    end subroutine
+
+    ! size(a) of an optional array, 0 when absent.
+    integer(c_int64_t) function elements(a)
+        real(c_double), intent(in), optional :: a(:)
+        elements = 0
+        if (present(a)) elements = size(a, kind=c_int64_t)
+    end function
 
     ! Checks shared by the one_electron variants; gives N.
     subroutine check_one_electron(b, complex_arrays, electron, l, shape_o, shape_g, status)

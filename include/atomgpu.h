@@ -384,11 +384,13 @@ typedef struct atomgpu_scf_params {
  */
 typedef struct atomgpu_gsf_params {
     /**
-     * Nuclear charge Z of the central potential -Z/r (>= 0).
+     * Nuclear charge Z of the central potential -Z/r the functions are generated with (>= 0);
+     * the channel keeps it (an assembly for another Z adds I[(Z_gsf - Z)/r]).
      */
     double nuclear_charge;
     /**
-     * Energy E in hartree, below the channel's lowest level -Z^2 / (2 (l+1)^2).
+     * Energy E in hartree, below the channel's lowest level -Z^2 / (2 (l+1)^2); the channel
+     * keeps it (the assembly uses it, not `params.energy_a/_b`).
      */
     double energy;
     /**
@@ -416,12 +418,18 @@ typedef struct atomgpu_sturmian_params {
      */
     int32_t m;
     /**
-     * Channel energies E_a, E_b of eq. 8 in hartree, finite.
+     * Energies E_a, E_b of eq. 8 in hartree, finite, of the channels of electron a and b that
+     * carry no energy of their own (added by `atomgpu_sturmian_add_channel`). A channel added by
+     * `atomgpu_sturmian_add_gsf` or `atomgpu_sturmian_add_channel_at_energy` uses its own
+     * energy: eq. 9 replaces the kinetic energy only at the energy the functions were generated
+     * at, so channels generated at different energies (per l, per electron) mix correctly.
      */
     double energy_a;
     double energy_b;
     /**
-     * Nuclear charge Z (used by channels given a central potential U: W = I[-Z/r - U]), finite.
+     * Nuclear charge Z of the Hamiltonian's -Z/r, finite. Every channel whose central potential
+     * U is not this -Z/r (a U of its own, or a GSF generated for another charge) gets
+     * W = I[-Z/r - U] in the one-electron bracket of eq. 12.
      */
     double nuclear_charge;
     /**
@@ -1846,7 +1854,8 @@ int32_t atomgpu_sturmian_destroy(struct atomgpu_sturmian *handle);
 /**
  * Adds (or replaces) the channel (electron, l): N functions given by their values on the
  * grid's points, their eigenvalues β of eq. 9, the generating potential and optionally the
- * central potential U they were generated with.
+ * central potential U they were generated with. The channel carries no energy: the assembly
+ * uses `params.energy_a` or `_b` for it (`atomgpu_sturmian_add_channel_at_energy` gives one).
  *
  * - `values`: `n_points x n` elements (n_points = nq + 1 + nq ns, the grid's point order), column
  *   function n, leading dimension `ld` (>= n_points), bohr^-1/2, finite;
@@ -1869,9 +1878,34 @@ int32_t atomgpu_sturmian_add_channel(struct atomgpu_sturmian *handle,
                                      const double *central);
 
 /**
+ * As `atomgpu_sturmian_add_channel`, for functions generated at the energy `energy` (E_i of
+ * eq. 8-9, hartree, finite): the assembly uses this energy for the channel instead of
+ * `params.energy_a/_b` (eq. 9 replaces the kinetic energy only at the energy the functions
+ * solve it at), so channels generated at different energies (per l, per electron) mix in one
+ * Hamiltonian.
+ *
+ * # Safety
+ * Pointers must be NULL (where allowed) or valid for the documented number of elements.
+ */
+int32_t atomgpu_sturmian_add_channel_at_energy(struct atomgpu_sturmian *handle,
+                                               int32_t electron,
+                                               int32_t l,
+                                               int64_t n,
+                                               const double *values,
+                                               int64_t ld,
+                                               const double *beta,
+                                               const double *generating,
+                                               const double *central,
+                                               double energy);
+
+/**
  * Generates a bound-state GSF channel (Yukawa generating potential, Laguerre Galerkin solve of
- * eq. 9; see the Rust docs of `sturmian::gsf`) on the handle's grid and adds it as the channel
- * (electron, l) with `n` functions (β ascending). `beta[n]` (output, may be NULL) receives β.
+ * eq. 9 on [0, rmax] with S(rmax) = 0; see the Rust docs of `sturmian::gsf`) on the handle's
+ * grid and adds it as the channel (electron, l) with `n` functions (β ascending). `beta[n]`
+ * (output, may be NULL) receives β. The channel keeps the central potential -Z/r and the
+ * energy E of `params`: an assembly for another nuclear charge adds I[(Z_gsf - Z)/r], and uses
+ * this E whatever `atomgpu_sturmian_params.energy_a/_b` say. `atomgpu_sturmian_channel_values`
+ * reads the functions back.
  *
  * # Safety
  * `params` must be NULL or valid; `beta` NULL or valid for n doubles.
@@ -1896,6 +1930,35 @@ int32_t atomgpu_sturmian_one_electron(const struct atomgpu_sturmian *handle,
                                       double *overlap,
                                       double *generating,
                                       int64_t ld);
+
+/**
+ * Channel (electron, l) as the handle holds it (e.g. one generated by
+ * `atomgpu_sturmian_add_gsf`): every output may be NULL (not wanted), and receives
+ *
+ * - `values`: the N functions at the grid's points (`atomgpu_sturmian_grid`), `n_points x N`
+ *   elements of the basis's type with leading dimension `ld` (>= n_points; checked whatever
+ *   `values` is), bohr^-1/2;
+ * - `beta[N]`: their eigenvalues β of eq. 9 (the basis's type);
+ * - `generating[nq]`: the generating potential at the abscissas (hartree);
+ * - `central[nq]`: the central potential U they were generated with, at the abscissas (hartree;
+ *   a GSF channel: -Z/r_j of its Z). A channel added with `central` = NULL has none of its own
+ *   (each assembly's -Z/r): asking for it is refused, naming `central`;
+ * - `energy[1]`: the energy they were generated at (hartree). A channel added by
+ *   `atomgpu_sturmian_add_channel` has none (the assembly's `params.energy_a/_b`): asking for it
+ *   is refused, naming `energy`.
+ *
+ * # Safety
+ * Each output must be NULL or valid for the documented number of elements.
+ */
+int32_t atomgpu_sturmian_channel_values(const struct atomgpu_sturmian *handle,
+                                        int32_t electron,
+                                        int32_t l,
+                                        double *values,
+                                        int64_t ld,
+                                        double *beta,
+                                        double *generating,
+                                        double *central,
+                                        double *energy);
 
 /**
  * The one-electron part of the diagonal block of pair (la, lb) (the bracket of eq. 12, with

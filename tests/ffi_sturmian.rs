@@ -18,7 +18,7 @@ mod rng;
 use atomgpu::backend::Backend;
 use atomgpu::ffi::common::*;
 use atomgpu::ffi::sturmian::*;
-use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Target};
+use atomgpu::sturmian::{Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Target};
 use rng::Rng;
 use std::ffi::{c_char, c_void};
 use std::ptr::null;
@@ -66,7 +66,8 @@ fn channels(n: usize) -> (*mut atomgpu_sturmian, Basis<f64>) {
                 ld: np,
                 beta: &beta,
                 generating: &generating,
-                central: None,
+                central: Central::Nuclear,
+                energy: None,
             };
             basis.add_channel(&spec).unwrap();
         }

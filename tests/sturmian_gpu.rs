@@ -12,6 +12,8 @@
 //! * `lowest_eigenpairs` and `lowest_eigenvalues` on the CPU (faer) and on the GPU (cuSOLVER) for
 //!   a helium-like GSF basis, also scaled by 2^-500 (H) and 2^400 (S); and the GPU's eigenpairs of
 //!   2 x 2 problems at the ends of double precision against their closed form.
+//! * Hamiltonians of channels that carry their own central potential and energy (generated for
+//!   Z = 0, at different energies per l), and hydrogen's closed form from them on the GPU.
 //!
 //! Tolerance: relative 1e-12 of the largest |element| of the CPU result (the two sides sum the
 //! same terms in different orders, the GEMMs in different blockings). The eigensolvers are two
@@ -34,7 +36,9 @@ use atomgpu::backend::{Backend, CudaDevice};
 use atomgpu::error::Error;
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::{lowest_eigenpairs, lowest_eigenvalues};
-use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target};
+use atomgpu::sturmian::{
+    Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target,
+};
 use cudarc::driver::DevicePtrMut;
 use num_complex::Complex64;
 use rng::Rng;
@@ -107,7 +111,8 @@ impl<T: Draw> ChannelData<T> {
             ld: self.ld,
             beta: &self.beta,
             generating: &self.generating,
-            central: self.central.as_deref(),
+            central: self.central.as_deref().map_or(Central::Nuclear, Central::Values),
+            energy: None,
         }
     }
 }
@@ -506,16 +511,7 @@ fn helium_eigenpairs_gpu_equal_cpu() {
         };
         let gsf = generate(&grid, &spec).unwrap();
         for electron in [Electron::A, Electron::B] {
-            let channel = ChannelSpec {
-                electron,
-                l,
-                n,
-                values: &gsf.values,
-                ld: grid.n_points(),
-                beta: &gsf.beta,
-                generating: &gsf.generating,
-                central: None,
-            };
+            let channel = gsf.channel(electron);
             on_gpu.add_channel(&channel).unwrap();
             on_cpu.add_channel(&channel).unwrap();
         }
@@ -593,4 +589,69 @@ fn extreme_scales_gpu_match_closed_forms() {
     assert!(close(e[0], want[0], 1e-15) && close(e[1], want[1], 1e-15), "E = {e:?}, want {want:?}");
     assert!(close(c[0].abs(), 2f64.powi(535) / 10f64.sqrt(), 1e-14), "c+ = {c:?}");
     println!("extreme scales on the GPU: E+ = {:e} (H at DBL_MAX), {:e} (S subnormal)", e_plus, e[0]);
+}
+
+/// Channels that carry their own central potential and energy (issue 28): Coulomb Sturmians
+/// generated for Z = 0 (a Yukawa range of 1e12 bohr, λ = k), s at E = -0.5 and p at E = -0.2
+/// hartree, assembled for Z = 1 with the spec's energies set to nonsense (unused: each channel
+/// uses its own E and adds W = (0 - Z) I[1/r]). H and S of L = 0 (pairs (0,0), (1,1)) and L = 1
+/// (pairs (0,1), (1,0)), with q12 = 1, agree between the backends (1e-12); with q12 = 0 the GPU's
+/// lowest L = 0 level is hydrogen's 2 × (-1/2) = -1 (closed form: the first s Sturmian at k = 1
+/// is hydrogen's 1s), to 1e-9.
+#[test]
+fn channels_with_their_own_potential_and_energy_gpu_equal_cpu() {
+    let Some(d) = gpu::cuda_device() else { return };
+    let gpu = Backend::Cuda(d);
+    let grid = Grid::gauss_legendre(40.0, 96, 3).unwrap();
+    let mut on_gpu = Basis::<f64>::new_on(gpu.clone(), grid.clone()).unwrap();
+    let mut on_cpu = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    for (l, energy, n) in [(0u32, -0.5f64, 6usize), (1, -0.2, 5)] {
+        let spec = GsfSpec {
+            l,
+            nuclear_charge: 0.0,
+            energy,
+            yukawa_strength: 1.0,
+            yukawa_range: 1e12,
+            n_parent: n + 10,
+            lambda: (-2.0 * energy).sqrt(),
+            n,
+        };
+        let gsf = generate(&grid, &spec).unwrap();
+        for electron in [Electron::A, Electron::B] {
+            on_gpu.add_channel(&gsf.channel(electron)).unwrap();
+            on_cpu.add_channel(&gsf.channel(electron)).unwrap();
+        }
+    }
+    let mut worst = 0.0f64;
+    for (l_total, pairs) in [(0, &[(0, 0), (1, 1)][..]), (1, &[(0, 1), (1, 0)][..])] {
+        let spec =
+            HamiltonianSpec { nuclear_charge: 1.0, energies: [7.0, -3.0], ..hamiltonian_spec(l_total, 0, pairs) };
+        let size = on_cpu.hamiltonian_size(&spec).unwrap();
+        let mut m: Vec<Vec<f64>> = (0..4).map(|_| vec![0.0; size * size]).collect();
+        let [hg, sg, hc, sc] = &mut m[..] else { unreachable!() };
+        for (basis, h, s) in [(&on_gpu, &mut *hg, &mut *sg), (&on_cpu, &mut *hc, &mut *sc)] {
+            let (h, s) = (Target::Host { data: h, ld: size }, Target::Host { data: s, ld: size });
+            basis.hamiltonian(&spec, Order::BFastest, h, s).unwrap();
+        }
+        worst = worst.max(check("own U and E: h", hg, hc)).max(check("own U and E: s", sg, sc));
+    }
+    let spec = HamiltonianSpec {
+        nuclear_charge: 1.0,
+        interaction_charge: 0.0,
+        energies: [7.0, -3.0],
+        ..hamiltonian_spec(0, 0, &[(0, 0)])
+    };
+    let size = on_gpu.hamiltonian_size(&spec).unwrap();
+    let (mut h, mut s) = (vec![0.0; size * size], vec![0.0; size * size]);
+    on_gpu
+        .hamiltonian(
+            &spec,
+            Order::AFastest,
+            Target::Host { data: &mut h, ld: size },
+            Target::Host { data: &mut s, ld: size },
+        )
+        .unwrap();
+    let lowest = lowest_eigenpairs(&gpu, size, &h, size, &s, size, 1).unwrap().0[0];
+    assert!((lowest + 1.0).abs() <= 1e-9, "hydrogen from Z = 0 Sturmians on the GPU: {lowest}, want -1");
+    println!("own U and E: H and S max relative difference {worst:.2e}; GPU hydrogen 1s² {lowest:.12}");
 }

@@ -8,7 +8,7 @@
 use atomgpu::backend;
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
-use atomgpu::sturmian::{Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Target};
+use atomgpu::sturmian::{Basis, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Target};
 
 /// Radial grid and basis parameters (bohr, hartree).
 const RMAX: f64 = 40.0;
@@ -32,16 +32,8 @@ fn ground_state(n: usize, lmax: u32) -> Result<f64, atomgpu::error::Error> {
         };
         let gsf = generate(&grid, &spec)?;
         for electron in [Electron::A, Electron::B] {
-            basis.add_channel(&ChannelSpec {
-                electron,
-                l,
-                n,
-                values: &gsf.values,
-                ld: grid.n_points(),
-                beta: &gsf.beta,
-                generating: &gsf.generating,
-                central: None,
-            })?;
+            // The channel carries the functions' U = -Z/r and E (what eq. 9 holds with).
+            basis.add_channel(&gsf.channel(electron))?;
         }
     }
     let spec = HamiltonianSpec {

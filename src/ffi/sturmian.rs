@@ -24,13 +24,15 @@
 //!   `atomgpu_last_error_arg()` gives the offending argument's 1-based position and
 //!   `atomgpu_last_error_message` names it; outputs and the handle are left unchanged.
 
-use super::common::{count, guard, input, leading_dimension, matrix_len, output};
+use super::common::{count, guard, input, leading_dimension, matrix_len, output, write_output};
 use super::handles::{self, Family};
 use crate::backend;
 use crate::error::{Error, Result};
 use crate::sturmian::gsf::{self, GsfSpec};
+use crate::sturmian::scalar::as_doubles;
 use crate::sturmian::{
-    angular, solve, Basis, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target, MAX_L,
+    angular, solve, Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar,
+    Target, MAX_L,
 };
 use num_complex::Complex64;
 use std::sync::Mutex;
@@ -74,10 +76,16 @@ pub struct atomgpu_sturmian_params {
     pub l_total: i32,
     /// Its projection M, |M| <= L (status 1 at `params`, field `m`, otherwise; INT32_MIN included).
     pub m: i32,
-    /// Channel energies E_a, E_b of eq. 8 in hartree, finite.
+    /// Energies E_a, E_b of eq. 8 in hartree, finite, of the channels of electron a and b that
+    /// carry no energy of their own (added by `atomgpu_sturmian_add_channel`). A channel added by
+    /// `atomgpu_sturmian_add_gsf` or `atomgpu_sturmian_add_channel_at_energy` uses its own
+    /// energy: eq. 9 replaces the kinetic energy only at the energy the functions were generated
+    /// at, so channels generated at different energies (per l, per electron) mix correctly.
     pub energy_a: f64,
     pub energy_b: f64,
-    /// Nuclear charge Z (used by channels given a central potential U: W = I[-Z/r - U]), finite.
+    /// Nuclear charge Z of the Hamiltonian's -Z/r, finite. Every channel whose central potential
+    /// U is not this -Z/r (a U of its own, or a GSF generated for another charge) gets
+    /// W = I[-Z/r - U] in the one-electron bracket of eq. 12.
     pub nuclear_charge: f64,
     /// Product of the two particles' charges (+1 for two electrons), finite.
     pub interaction_charge: f64,
@@ -93,9 +101,11 @@ pub struct atomgpu_sturmian_params {
 #[derive(Clone, Copy, Debug)]
 #[allow(non_camel_case_types)]
 pub struct atomgpu_gsf_params {
-    /// Nuclear charge Z of the central potential -Z/r (>= 0).
+    /// Nuclear charge Z of the central potential -Z/r the functions are generated with (>= 0);
+    /// the channel keeps it (an assembly for another Z adds I[(Z_gsf - Z)/r]).
     pub nuclear_charge: f64,
-    /// Energy E in hartree, below the channel's lowest level -Z^2 / (2 (l+1)^2).
+    /// Energy E in hartree, below the channel's lowest level -Z^2 / (2 (l+1)^2); the channel
+    /// keeps it (the assembly uses it, not `params.energy_a/_b`).
     pub energy: f64,
     /// Yukawa generating potential -v0 exp(-r/a)/r: strength v0 (hartree bohr, > 0), range a (bohr, > 0).
     pub yukawa_strength: f64,
@@ -451,7 +461,8 @@ pub unsafe extern "C" fn atomgpu_sturmian_destroy(handle: *mut atomgpu_sturmian)
 
 /// Adds (or replaces) the channel (electron, l): N functions given by their values on the
 /// grid's points, their eigenvalues β of eq. 9, the generating potential and optionally the
-/// central potential U they were generated with.
+/// central potential U they were generated with. The channel carries no energy: the assembly
+/// uses `params.energy_a` or `_b` for it (`atomgpu_sturmian_add_channel_at_energy` gives one).
 ///
 /// - `values`: `n_points x n` elements (n_points = nq + 1 + nq ns, the grid's point order), column
 ///   function n, leading dimension `ld` (>= n_points), bohr^-1/2, finite;
@@ -475,26 +486,75 @@ pub unsafe extern "C" fn atomgpu_sturmian_add_channel(
     central: *const f64,
 ) -> i32 {
     guard(&["handle", "electron", "l", "n", "values", "ld", "beta", "generating", "central"], || {
-        let e = self::electron(electron)?;
-        let l = angular_momentum("l", l, MAX_L)?;
-        let n = count("n", n)?;
-        with_handle(handle, |any| {
-            on_basis!(any, |b: T| {
-                let (np, nq) = (b.grid().n_points(), b.grid().nq());
-                let ld = leading_dimension("ld", ld, np, "the grid's point count")?;
-                let values = scalars::<T>("values", values, matrix_len(np, n, ld, "n")?)?;
-                let beta = scalars::<T>("beta", beta, n)?;
-                let generating = input("generating", generating, nq)?;
-                let central = if central.is_null() { None } else { Some(input("central", central, nq)?) };
-                b.add_channel(&ChannelSpec { electron: e, l, n, values, ld, beta, generating, central })
-            })
+        add_channel(handle, electron, l, n, values, ld, beta, generating, central, None)
+    })
+}
+
+/// As `atomgpu_sturmian_add_channel`, for functions generated at the energy `energy` (E_i of
+/// eq. 8-9, hartree, finite): the assembly uses this energy for the channel instead of
+/// `params.energy_a/_b` (eq. 9 replaces the kinetic energy only at the energy the functions
+/// solve it at), so channels generated at different energies (per l, per electron) mix in one
+/// Hamiltonian.
+///
+/// # Safety
+/// Pointers must be NULL (where allowed) or valid for the documented number of elements.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_add_channel_at_energy(
+    handle: *mut atomgpu_sturmian,
+    electron: i32,
+    l: i32,
+    n: i64,
+    values: *const f64,
+    ld: i64,
+    beta: *const f64,
+    generating: *const f64,
+    central: *const f64,
+    energy: f64,
+) -> i32 {
+    guard(&["handle", "electron", "l", "n", "values", "ld", "beta", "generating", "central", "energy"], || {
+        crate::error::require_finite("energy", None, energy)?;
+        add_channel(handle, electron, l, n, values, ld, beta, generating, central, Some(energy))
+    })
+}
+
+/// The body of `atomgpu_sturmian_add_channel` and `_add_channel_at_energy`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn add_channel(
+    handle: *mut atomgpu_sturmian,
+    electron: i32,
+    l: i32,
+    n: i64,
+    values: *const f64,
+    ld: i64,
+    beta: *const f64,
+    generating: *const f64,
+    central: *const f64,
+    energy: Option<f64>,
+) -> Result<()> {
+    let e = self::electron(electron)?;
+    let l = angular_momentum("l", l, MAX_L)?;
+    let n = count("n", n)?;
+    with_handle(handle, |any| {
+        on_basis!(any, |b: T| {
+            let (np, nq) = (b.grid().n_points(), b.grid().nq());
+            let ld = leading_dimension("ld", ld, np, "the grid's point count")?;
+            let values = scalars::<T>("values", values, matrix_len(np, n, ld, "n")?)?;
+            let beta = scalars::<T>("beta", beta, n)?;
+            let generating = input("generating", generating, nq)?;
+            let central =
+                if central.is_null() { Central::Nuclear } else { Central::Values(input("central", central, nq)?) };
+            b.add_channel(&ChannelSpec { electron: e, l, n, values, ld, beta, generating, central, energy })
         })
     })
 }
 
 /// Generates a bound-state GSF channel (Yukawa generating potential, Laguerre Galerkin solve of
-/// eq. 9; see the Rust docs of `sturmian::gsf`) on the handle's grid and adds it as the channel
-/// (electron, l) with `n` functions (β ascending). `beta[n]` (output, may be NULL) receives β.
+/// eq. 9 on [0, rmax] with S(rmax) = 0; see the Rust docs of `sturmian::gsf`) on the handle's
+/// grid and adds it as the channel (electron, l) with `n` functions (β ascending). `beta[n]`
+/// (output, may be NULL) receives β. The channel keeps the central potential -Z/r and the
+/// energy E of `params`: an assembly for another nuclear charge adds I[(Z_gsf - Z)/r], and uses
+/// this E whatever `atomgpu_sturmian_params.energy_a/_b` say. `atomgpu_sturmian_channel_values`
+/// reads the functions back.
 ///
 /// # Safety
 /// `params` must be NULL or valid; `beta` NULL or valid for n doubles.
@@ -532,31 +592,23 @@ pub unsafe extern "C" fn atomgpu_sturmian_add_gsf(
                 }
                 other => other,
             })?;
-            let np = generated.values.len() / n;
-            let channel = |values, beta| ChannelSpec {
-                electron: e,
-                l,
-                n,
-                values,
-                ld: np,
-                beta,
-                generating: &generated.generating,
-                central: None,
-            };
+            let channel = generated.channel(e);
             match any {
-                AnyBasis::Real(b) => b.add_channel(&channel(&generated.values[..], &generated.beta[..]))?,
+                AnyBasis::Real(b) => b.add_channel(&channel)?,
                 AnyBasis::Complex(b) => {
                     let values: Vec<Complex64> = generated.values.iter().map(|&x| Complex64::new(x, 0.0)).collect();
                     let betas: Vec<Complex64> = generated.beta.iter().map(|&x| Complex64::new(x, 0.0)).collect();
+                    let ChannelSpec { electron, l, n, ld, generating, central, energy, .. } = channel;
                     b.add_channel(&ChannelSpec {
-                        electron: e,
+                        electron,
                         l,
                         n,
                         values: &values,
-                        ld: np,
+                        ld,
                         beta: &betas,
-                        generating: &generated.generating,
-                        central: None,
+                        generating,
+                        central,
+                        energy,
                     })?
                 }
             }
@@ -598,6 +650,89 @@ pub unsafe extern "C" fn atomgpu_sturmian_one_electron(
                 for j in 0..n {
                     o[j * ld..j * ld + n].copy_from_slice(&one.overlap[j * n..(j + 1) * n]);
                     g[j * ld..j * ld + n].copy_from_slice(&one.generating[j * n..(j + 1) * n]);
+                }
+                Ok(())
+            })
+        })
+    })
+}
+
+/// Channel (electron, l) as the handle holds it (e.g. one generated by
+/// `atomgpu_sturmian_add_gsf`): every output may be NULL (not wanted), and receives
+///
+/// - `values`: the N functions at the grid's points (`atomgpu_sturmian_grid`), `n_points x N`
+///   elements of the basis's type with leading dimension `ld` (>= n_points; checked whatever
+///   `values` is), bohr^-1/2;
+/// - `beta[N]`: their eigenvalues β of eq. 9 (the basis's type);
+/// - `generating[nq]`: the generating potential at the abscissas (hartree);
+/// - `central[nq]`: the central potential U they were generated with, at the abscissas (hartree;
+///   a GSF channel: -Z/r_j of its Z). A channel added with `central` = NULL has none of its own
+///   (each assembly's -Z/r): asking for it is refused, naming `central`;
+/// - `energy[1]`: the energy they were generated at (hartree). A channel added by
+///   `atomgpu_sturmian_add_channel` has none (the assembly's `params.energy_a/_b`): asking for it
+///   is refused, naming `energy`.
+///
+/// # Safety
+/// Each output must be NULL or valid for the documented number of elements.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_sturmian_channel_values(
+    handle: *const atomgpu_sturmian,
+    electron: i32,
+    l: i32,
+    values: *mut f64,
+    ld: i64,
+    beta: *mut f64,
+    generating: *mut f64,
+    central: *mut f64,
+    energy: *mut f64,
+) -> i32 {
+    guard(&["handle", "electron", "l", "values", "ld", "beta", "generating", "central", "energy"], || {
+        let e = self::electron(electron)?;
+        let l = angular_momentum("l", l, MAX_L)?;
+        with_handle(handle, |any| {
+            on_basis!(any, |b: T| {
+                let np = b.grid().n_points();
+                let ld = leading_dimension("ld", ld, np, "the grid's point count")?;
+                let c = b.channel(e, l).map_err(|e| e.renamed("la", "l").renamed("lb", "l"))?;
+                let n = c.n;
+                matrix_len(np, n, ld, "l")?;
+                let origin = if e == Electron::A { "a" } else { "b" };
+                if !central.is_null() && c.central.is_none() {
+                    return Err(Error::invalid(
+                        "central",
+                        format!(
+                            "must be NULL: channel ({origin}, l = {l}) was added with no central potential of its own \
+                             (U = -Z/r with each assembly's params.nuclear_charge)"
+                        ),
+                    ));
+                }
+                if !energy.is_null() && c.energy.is_none() {
+                    return Err(Error::invalid(
+                        "energy",
+                        format!(
+                            "must be NULL: channel ({origin}, l = {l}) was added by atomgpu_sturmian_add_channel, \
+                             with no energy of its own (the assembly's params.energy_a/_b)"
+                        ),
+                    ));
+                }
+                // The caller's arrays hold doubles (or (re, im) pairs): columns of `ld` elements.
+                let (doubles, width) = (as_doubles(c.values), crate::sturmian::scalar::width::<T>());
+                if !values.is_null() {
+                    for j in 0..n {
+                        write_output(values.add(j * ld * width), &doubles[j * np * width..(j + 1) * np * width]);
+                    }
+                }
+                if !beta.is_null() {
+                    write_output(beta, as_doubles(c.beta));
+                }
+                if !generating.is_null() {
+                    write_output(generating, c.generating);
+                }
+                if let (false, Some(u)) = (central.is_null(), &c.central) {
+                    write_output(central, u);
+                }
+                if let (false, Some(x)) = (energy.is_null(), c.energy) {
+                    *energy = x;
                 }
                 Ok(())
             })

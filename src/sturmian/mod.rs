@@ -12,9 +12,11 @@
 //! [-1/2 d²/dr² + l(l+1)/(2r²) + U(r) - E_i] S_nl = -β_nl 𝒱(r) S_nl,          eq. 8-9 (hartree, bohr)
 //! ```
 //!
-//! the generating potential 𝒱 at the abscissas, and optionally the central potential U the
-//! functions were generated with (absent: U = -Z/r, the paper's choice, with the Z given to the
-//! assembly). Values are in bohr^-1/2 (S/r is the radial function), potentials in hartree.
+//! the generating potential 𝒱 at the abscissas, the central potential U the functions were
+//! generated with ([`Central`]: -Z/r with the Z given to the assembly, the paper's choice; a
+//! Coulomb potential -Z_c/r of the channel's own charge, as generated GSFs carry; or the caller's
+//! values) and the energy E_i they were generated at (absent: the assembly's energy of that
+//! electron). Values are in bohr^-1/2 (S/r is the radial function), potentials in hartree.
 //! Real (`f64`) or complex (`Complex64`, scattering GSFs with complex β); every integral is
 //! bilinear (no conjugation). The basis is uploaded once (to the device on the CUDA backend) and
 //! every later call reuses it.
@@ -28,9 +30,16 @@
 //! s = δ_{l'a la} δ_{l'b lb} Oa ⊗ Ob,
 //! ```
 //!
-//! with O = I[1], 𝒱 = I[𝒱], W = I[-Z/r - U] (zero when U = -Z/r) the one-electron matrices of
-//! eq. 19, β_n multiplying column n, E_a, E_b the channel energies (hartree), Z the nuclear
-//! charge and q12 the product of the two particles' charges (+1 for two electrons), in hartree.
+//! with O = I[1], 𝒱 = I[𝒱], W = I[-Z/r - U] (zero when U = -Z/r; (Z_c - Z) I[1/r] for a
+//! Coulomb U = -Z_c/r) the one-electron matrices of eq. 19, β_n multiplying column n, E_a, E_b
+//! the energies of the pair's two channels (each channel's own; the assembly's per electron for
+//! a channel that carries none), Z the nuclear charge and q12 the product of the two particles'
+//! charges (+1 for two electrons), in hartree. The bracket is eq. 9 used on the ket: with
+//! (T_l + U - E_i) S_n = -β_n 𝒱 S_n, the one-electron Hamiltonian T_l - Z/r of eq. 1 has
+//! <S_m|T_l - Z/r|S_n> = E_i O_mn - β_n 𝒱_mn + W_mn. That identity holds only for the U and E_i
+//! the functions were generated with, which is why every channel carries them: functions
+//! generated for one charge or energy are used correctly for another Hamiltonian, and channels
+//! generated at different energies (per l, per electron) mix in one assembly.
 //!
 //! **Index order** ([`Order`]): `AFastest` numbers the rows (n'a, n'b) as n'a + N'a n'b and the
 //! columns (na, nb) as na + Na nb (electron a's index runs fastest); `BFastest` as n'b + N'b n'a
@@ -109,8 +118,24 @@ pub struct ChannelSpec<'a, T> {
     pub beta: &'a [T],
     /// 𝒱(r_j) at the Nq abscissas (hartree), finite.
     pub generating: &'a [f64],
-    /// U(r_j) at the Nq abscissas (hartree), finite; `None`: U = -Z/r.
-    pub central: Option<&'a [f64]>,
+    /// The central potential U of eq. 8 the functions were generated with.
+    pub central: Central<'a>,
+    /// The energy E_i of eq. 8 they were generated at (hartree, finite); `None`: the assembly's
+    /// [`HamiltonianSpec::energies`] entry of the channel's electron.
+    pub energy: Option<f64>,
+}
+
+/// The central potential U(r) of eq. 8 a channel's functions solve eq. 9 with; the assembly
+/// adds W = I[-Z/r - U] for its own nuclear charge Z.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Central<'a> {
+    /// U = -Z/r with the Z of each assembly (the paper's choice: W = 0).
+    Nuclear,
+    /// U = -Z_c/r with its own charge Z_c (finite), as [`gsf::generate`] makes them:
+    /// W = (Z_c - Z) I[1/r] (I[U] = -Z_c I[1/r]), exactly zero when Z = Z_c.
+    Coulomb(f64),
+    /// U(r_j) at the Nq abscissas (hartree, finite): W = -Z I[1/r] - I[U].
+    Values(&'a [f64]),
 }
 
 /// The one-electron matrices of a channel (eq. 19), N x N column-major: element (n', n) =
@@ -123,8 +148,17 @@ pub struct OneElectron<T> {
     pub generating: Vec<T>,
     /// f = 1/r (bohr^-1).
     pub inverse_r: Vec<T>,
-    /// f = U when the channel has a central potential (hartree).
+    /// f = U when the channel has a central potential of its own ([`Central::Coulomb`] or
+    /// [`Central::Values`]; hartree).
     pub central: Option<Vec<T>>,
+}
+
+/// A channel's central potential as stored ([`Central`]).
+#[derive(Clone, Debug, PartialEq)]
+enum Potential {
+    Nuclear,
+    Coulomb(f64),
+    Values(Vec<f64>),
 }
 
 /// A channel as stored.
@@ -136,6 +170,28 @@ pub(crate) struct Channel<T> {
     pub values: Vec<T>,
     pub beta: Vec<T>,
     pub one: OneElectron<T>,
+    /// 𝒱 at the abscissas.
+    generating: Vec<f64>,
+    central: Potential,
+    energy: Option<f64>,
+}
+
+/// A channel read back ([`Basis::channel`]): what it was added with.
+#[derive(Clone, Debug)]
+pub struct ChannelData<'a, T> {
+    /// Number of functions N.
+    pub n: usize,
+    /// S_n at the grid's points, `n_points x n` packed column-major (bohr^-1/2).
+    pub values: &'a [T],
+    /// β_n of eq. 9.
+    pub beta: &'a [T],
+    /// 𝒱 at the Nq abscissas (hartree).
+    pub generating: &'a [f64],
+    /// U at the Nq abscissas (hartree) when the channel carries one of its own (a Coulomb U
+    /// tabulated as -Z_c/r_j); `None`: U = -Z/r of each assembly.
+    pub central: Option<Vec<f64>>,
+    /// The energy it was generated at (hartree); `None`: the assembly's.
+    pub energy: Option<f64>,
 }
 
 /// Exchange symmetry of the two-electron basis ([`exchange`] module docs).
@@ -169,10 +225,11 @@ pub struct HamiltonianSpec {
     pub m: i32,
     /// The (la, lb) pairs, distinct, each able to couple to L (|la - lb| <= L <= la + lb).
     pub pairs: Vec<Pair>,
-    /// Channel energies E_a, E_b of eq. 8 (hartree).
+    /// Energies E_a, E_b of eq. 8 (hartree, finite) of the channels of electron a and b that
+    /// carry no energy of their own ([`ChannelSpec::energy`] `None`); a channel with one uses it.
     pub energies: [f64; 2],
-    /// Nuclear charge Z (the W term of the module docs; only used for channels with a central
-    /// potential U).
+    /// Nuclear charge Z of the Hamiltonian's -Z/r (the W term of the module docs, for channels
+    /// whose central potential is not [`Central::Nuclear`]).
     pub nuclear_charge: f64,
     /// Product of the two particles' charges q12 (+1 for two electrons).
     pub interaction_charge: f64,
@@ -319,17 +376,28 @@ impl<T: Scalar> Basis<T> {
         }
         let beta = checked("beta", &spec.beta[..spec.n])?;
         let generating = checked("generating", &spec.generating[..nq])?;
-        let central = spec
-            .central
-            .map(|u| {
-                if u.len() < nq {
-                    Err(Error::invalid("central", format!("must hold Nq = {nq} values")))
-                } else {
-                    checked("central", &u[..nq])
-                }
-            })
-            .transpose()?;
-        let one = cpu::one_electron(&self.grid, &values, spec.n, &generating, central.as_deref())?;
+        let central = match spec.central {
+            Central::Nuclear => Potential::Nuclear,
+            Central::Coulomb(charge) => {
+                crate::error::require_finite("central", None, charge)?;
+                Potential::Coulomb(charge)
+            }
+            Central::Values(u) if u.len() < nq => {
+                return Err(Error::invalid("central", format!("must hold Nq = {nq} values")));
+            }
+            Central::Values(u) => Potential::Values(checked("central", &u[..nq])?),
+        };
+        if let Some(e) = spec.energy {
+            crate::error::require_finite("energy", None, e)?;
+        }
+        let tabulated = match &central {
+            Potential::Values(u) => Some(u.as_slice()),
+            _ => None,
+        };
+        let mut one = cpu::one_electron(&self.grid, &values, spec.n, &generating, tabulated)?;
+        if let Potential::Coulomb(charge) = central {
+            one.central = Some(one.inverse_r.iter().map(|&x| x * (-charge)).collect());
+        }
         let matrices = [&one.overlap, &one.generating, &one.inverse_r].into_iter().chain(one.central.as_ref());
         for m in matrices {
             if let Some(i) = m.iter().position(|v| !v.finite()) {
@@ -340,7 +408,17 @@ impl<T: Scalar> Basis<T> {
                 });
             }
         }
-        let channel = Channel { electron: spec.electron, l: spec.l, n: spec.n, values, beta, one };
+        let channel = Channel {
+            electron: spec.electron,
+            l: spec.l,
+            n: spec.n,
+            values,
+            beta,
+            one,
+            generating,
+            central,
+            energy: spec.energy,
+        };
         let slot = self.channels.iter().position(|c| c.electron == spec.electron && c.l == spec.l);
         // Every engine's copy first, then installed everywhere: a failed upload changes nothing.
         let engines = || std::iter::once(&self.engine).chain(&self.peers);
@@ -382,6 +460,24 @@ impl<T: Scalar> Basis<T> {
     /// The one-electron matrices of channel (electron, l) (eq. 19).
     pub fn one_electron(&self, electron: Electron, l: u32) -> Result<OneElectron<T>> {
         Ok(self.channels[self.find(electron, l)?].one.clone())
+    }
+
+    /// Channel (electron, l) as it was added: values, β, potentials and energy.
+    pub fn channel(&self, electron: Electron, l: u32) -> Result<ChannelData<'_, T>> {
+        let c = &self.channels[self.find(electron, l)?];
+        let central = match &c.central {
+            Potential::Nuclear => None,
+            Potential::Coulomb(charge) => Some(self.grid.abscissas().iter().map(|&r| -charge / r).collect()),
+            Potential::Values(u) => Some(u.clone()),
+        };
+        Ok(ChannelData {
+            n: c.n,
+            values: &c.values,
+            beta: &c.beta,
+            generating: &c.generating,
+            central,
+            energy: c.energy,
+        })
     }
 
     /// Rows (and columns) of the block of `pair`: N_a(la) N_b(lb).
@@ -545,13 +641,15 @@ impl<T: Scalar> Basis<T> {
                 let same = a.n == b.n
                     && a.values == b.values
                     && a.beta == b.beta
-                    && a.one.generating == b.one.generating
-                    && a.one.central == b.one.central;
+                    && a.generating == b.generating
+                    && a.central == b.central
+                    && a.energy == b.energy;
                 if !same {
                     return Err(Error::invalid(
                         "exchange",
                         format!(
-                            "needs the same functions for both electrons, but channels (a, l = {l}) and (b, l = {l}) differ"
+                            "needs the same functions for both electrons, but channels (a, l = {l}) and (b, l = {l}) differ \
+                             (values, beta, potentials or energy)"
                         ),
                     ));
                 }
@@ -597,7 +695,8 @@ impl<T: Scalar> Basis<T> {
         let (a, b) = self.pair_channels(pair)?;
         let (ca, cb) = (&self.channels[a], &self.channels[b]);
         let z = spec.nuclear_charge;
-        // -β_n 𝒱 (column n scaled) + W, W = -Z I[1/r] - I[U] when U is given.
+        // -β_n 𝒱 (column n scaled) + W, W = -Z I[1/r] - I[U] when the channel has a U of its own
+        // (a Coulomb one's I[U] is -Z_c I[1/r], the same products: W = 0 exactly when Z = Z_c).
         let potential = |c: &Channel<T>| -> Vec<T> {
             let mut m: Vec<T> = (0..c.n * c.n).map(|i| -(c.beta[i / c.n] * c.one.generating[i])).collect();
             if let Some(u) = &c.one.central {
@@ -607,8 +706,10 @@ impl<T: Scalar> Basis<T> {
             }
             m
         };
+        // Each channel's own energy, else the assembly's for its electron.
+        let energy = |c: &Channel<T>, i: usize| c.energy.unwrap_or(spec.energies[i]);
         let mut xa = potential(ca);
-        let e = spec.energies[0] + spec.energies[1];
+        let e = energy(ca, 0) + energy(cb, 1);
         for (x, &o) in xa.iter_mut().zip(&ca.one.overlap) {
             *x += o * e;
         }

@@ -1119,6 +1119,7 @@ struct argument {
 #include "reliability/sturmian.c"
 #include "reliability/lines_cr.c"
 #include "reliability/process.c"
+#include "reliability/sturmian_gsf.c"
 
 static const struct argument arguments[] = {
     {call_chemical_potential, "rates_chemical_potential", 1, "stats", "m"},
@@ -1554,6 +1555,7 @@ static const struct argument arguments[] = {
     RELIABILITY_STURMIAN_ARGUMENTS
     RELIABILITY_LINES_CR_ARGUMENTS
     RELIABILITY_PROCESS_ARGUMENTS
+    RELIABILITY_STURMIAN_GSF_ARGUMENTS
 };
 #define N_ARGUMENTS (sizeof arguments / sizeof arguments[0])
 
@@ -1645,6 +1647,7 @@ static const struct {
     RELIABILITY_STURMIAN_VALID
     RELIABILITY_LINES_CR_VALID
     RELIABILITY_PROCESS_VALID
+    RELIABILITY_STURMIAN_GSF_VALID
 };
 #define N_VALID (sizeof valid_calls / sizeof valid_calls[0])
 
@@ -2429,6 +2432,7 @@ static const struct {
     RELIABILITY_STURMIAN_SPECIAL
     RELIABILITY_LINES_CR_SPECIAL
     RELIABILITY_PROCESS_SPECIAL
+    RELIABILITY_STURMIAN_GSF_SPECIAL
 };
 #define N_SPECIAL (sizeof special / sizeof special[0])
 
