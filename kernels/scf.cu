@@ -119,18 +119,17 @@ __device__ inline Radial load_radial(const double *exps, const double *ln_exps, 
     return r;
 }
 
-// The charge density of two radial functions (charge_density and PairDensity of
-// src/scf/slater.rs): their terms, the exponent's logarithm ln p and the shares ln(a/p), ln(b/p);
-// none (charge false) unless they share a component.
+// The charge density of two radial functions a, b (charge_density and PairDensity of
+// src/scf/slater.rs): the exponent p, ln p and the shares ln(a/p), ln(b/p); none (charge false)
+// unless they share a component.
 struct Density {
-    const Radial *a, *b;
     double p, ln_p, share_a, share_b;
     bool charge;
 };
 
 __device__ inline Density density_of(const Radial &a, const Radial &b) {
     Density p;
-    p.a = &a, p.b = &b, p.charge = a.comp == b.comp;
+    p.charge = a.comp == b.comp;
     const double t = log1p(fmin(a.e, b.e) / fmax(a.e, b.e));
     p.p = a.e + b.e;
     p.ln_p = fmax(a.ln_e, b.ln_e) + t;
@@ -139,10 +138,11 @@ __device__ inline Density density_of(const Radial &a, const Radial &b) {
     return p;
 }
 
-// R^k between two charge densities (densities_slater of src/scf/slater.rs, the same term order).
-__device__ double slater(unsigned k, const Density &ab, const Density &cd) {
+// R^k between the charge densities ab of a, b and cd of c, d (densities_slater of
+// src/scf/slater.rs, the same term order).
+__device__ double slater(unsigned k, const Radial &a, const Radial &b, const Density &ab, const Radial &c,
+                         const Radial &d, const Density &cd) {
     if (!ab.charge || !cd.charge) return 0.0;
-    const Radial &a = *ab.a, &b = *ab.b, &c = *cd.a, &d = *cd.b;
     const Split s = split_of(ab.p, cd.p, ab.ln_p, cd.ln_p), sm = mirrored(s);
     double sum = 0.0;
     for (int i = 0; i < 2; ++i)
@@ -203,12 +203,12 @@ extern "C" __global__ void supermatrix(const SupermatrixParams prm) {
         const Radial q = load_radial(exps, ln_exps, coefs, powers, comps, first[L] + Q);
         const Radial r = load_radial(exps, ln_exps, coefs, powers, comps, first[M] + R);
         const Radial s = load_radial(exps, ln_exps, coefs, powers, comps, first[M] + S);
-        double value = slater(0, density_of(p, q), density_of(r, s));
+        double value = slater(0, p, q, density_of(p, q), r, s, density_of(r, s));
         const double *wk = w + ((u64)L * prm.nsym + M) * prm.kmax;
         const Density pr = density_of(p, r), qs = density_of(q, s), ps = density_of(p, s), qr = density_of(q, r);
         for (int k = 0; k < prm.kmax; ++k) {
             if (wk[k] == 0.0) continue;
-            value -= wk[k] * (slater(k, pr, qs) + slater(k, ps, qr));
+            value -= wk[k] * (slater(k, p, r, pr, q, s, qs) + slater(k, p, s, ps, q, r, qr));
         }
         packed[i] = value;
     }
