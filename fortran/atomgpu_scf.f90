@@ -12,6 +12,13 @@
 ! symmetry: closed(i) full orbitals and open_electrons(i) electrons in one open orbital (0: none;
 ! average of configuration, DFRATOM's $econfig). WTBS layouts (nbs, start, groups) are 1-based as
 ! in DFRATOM's $wtbs, and wtbspara holds (alpha, beta, delta, gamma) per group in $wtbs order.
+! Exponents may be any finite positive numbers: every integral is formed in a scaled (logarithmic)
+! form, and one that overflows double precision is ATOMGPU_ERR_NOT_FINITE naming the output and
+! element. atomgpu_scf_integrals_create, atomgpu_scf_run and atomgpu_scf_optimise_wtbs honour the
+! calling thread's progress callback and time limit (atomgpu_set_progress, atomgpu_set_time_limit):
+! stopped, they return ATOMGPU_ERR_CANCELLED and write nothing. Their reports' done of total: the
+! fraction of the supermatrix computed of 1; SCF cycles of max_iterations (the supermatrix as
+! the fraction before the first); SCFs completed of max_evaluations + 2.
 module atomgpu_scf
     use, intrinsic :: iso_c_binding, only: c_int32_t, c_int64_t, c_double, c_ptr, c_null_ptr, c_associated
     use atomgpu_core
@@ -31,13 +38,15 @@ module atomgpu_scf
     ! nuclear_charge, and method for Dirac-Fock.
     type, bind(C), public :: atomgpu_scf_params_t
         integer(c_int32_t) :: method = ATOMGPU_SCF_HARTREE_FOCK
-        real(c_double) :: speed_of_light = 137.03599976_c_double   ! c [au], Dirac-Fock only, >= 1
-        real(c_double) :: nuclear_charge = 1.0_c_double            ! Z > 0 (znuc)
+        real(c_double) :: speed_of_light = 137.03599976_c_double   ! c [au], Dirac-Fock only, in [1, 1e5]
+        ! Z > 0 (znuc); Dirac-Fock with a point nucleus: Z < c; a Gaussian nucleus holds Z up to the
+        ! critical charge (about 170 for c = 137.036), beyond which atomgpu_scf_run refuses it.
+        real(c_double) :: nuclear_charge = 1.0_c_double
         real(c_double) :: nucleus_exponent = 0.0_c_double          ! 0: point; > 0: Gaussian xi [bohr^-2]
         real(c_double) :: damping = 0.3_c_double                   ! dfctr, in [0, 1)
         real(c_double) :: threshold_large = 1.0e-5_c_double        ! thdll
         real(c_double) :: threshold_small = 1.0e-7_c_double        ! thdsl (small-large and small-small)
-        integer(c_int64_t) :: max_iterations = 50                  ! maxitr
+        integer(c_int64_t) :: max_iterations = 50                  ! maxitr, in [1, 1000000]
     end type
 
     ! The two-electron supermatrix of one basis, held by the library (on the GPU on the CUDA
@@ -232,7 +241,8 @@ contains
 
     ! The one-electron matrices of one symmetry: overlap, kinetic (Dirac: the c sigma.p and
     ! -2c^2 S^SS blocks) and nuclear attraction, each m x m (m = size(exponents), or twice that
-    ! for Dirac-Fock) [hartree].
+    ! for Dirac-Fock) [hartree]. An element that overflows (T of exponents near 1e308, V of a charge
+    ! near 1e308) is ATOMGPU_ERR_NOT_FINITE.
     subroutine atomgpu_scf_one_electron(params, angular, exponents, overlap, kinetic, nuclear, stat)
         type(atomgpu_scf_params_t), intent(in) :: params
         integer, intent(in) :: angular
@@ -363,7 +373,8 @@ contains
     ! One SCF: energies(4) = total, kinetic, nuclear attraction, two-electron; orbital_energies
     ! (sum(closed) + the number of open shells) = the occupied orbital energies per symmetry
     ! (closed ascending, then the open one); iterations. A non-converged SCF returns
-    ! ATOMGPU_ERR_NOT_CONVERGED and still writes its last cycle.
+    ! ATOMGPU_ERR_NOT_CONVERGED and still writes its last cycle; non-finite energies are
+    ! ATOMGPU_ERR_NOT_FINITE, a stopped SCF ATOMGPU_ERR_CANCELLED (nothing written).
     subroutine atomgpu_scf_run(params, angular, n_functions, exponents, closed, open_electrons, energies, &
             orbital_energies, iterations, stat)
         type(atomgpu_scf_params_t), intent(in) :: params
@@ -406,7 +417,7 @@ contains
 
     ! The WTBS optimisation (DFRATOM's bsopt): BOBYQA over (ln alpha, ln beta, gamma, delta) of
     ! every group from wtbspara (alpha, beta, delta, gamma per group), trust radius rho_begin down
-    ! to rho_end, at most max_evaluations SCFs (> 8 n_groups + 1). Writes the optimised
+    ! to rho_end, at most max_evaluations SCFs (> 8 n_groups + 1, <= 1000000). Writes the optimised
     ! parameters, their exponents (sum(nbs)), the energies of their SCF (as atomgpu_scf_run), the
     ! SCFs run and converged (.true. when the trust radius reached rho_end).
     subroutine atomgpu_scf_optimise_wtbs(params, angular, closed, open_electrons, wtbspara, nbs, start, groups, &

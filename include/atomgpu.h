@@ -346,12 +346,16 @@ typedef struct atomgpu_scf_params {
      */
     int32_t method;
     /**
-     * Speed of light c in atomic units (Dirac-Fock only; finite, >= 1; default 137.03599976,
-     * DFRATOM's `c`).
+     * Speed of light c in atomic units (Dirac-Fock only; in [1, 1e5]; default 137.03599976,
+     * DFRATOM's `c`). Beyond 1e5 the rounding of the -2c² small-small block (about 1e-16 x 2c²
+     * hartree) exceeds the relativistic effect: use Hartree-Fock for the non-relativistic limit.
      */
     double speed_of_light;
     /**
-     * Nuclear charge Z (finite, > 0; DFRATOM's `znuc`).
+     * Nuclear charge Z (finite, > 0; DFRATOM's `znuc`). Dirac-Fock with a point nucleus needs
+     * Z < c (the Dirac-Coulomb ground state's γ = √(1 - (Z/c)²) is real only there); a Gaussian
+     * nucleus allows Z up to the critical charge (about 170 for c = 137.036, where 1s1/2 reaches
+     * the negative-energy continuum -2c²), beyond which `atomgpu_scf_run` refuses it.
      */
     double nuclear_charge;
     /**
@@ -374,7 +378,7 @@ typedef struct atomgpu_scf_params {
      */
     double threshold_small;
     /**
-     * Most SCF cycles (>= 1; `maxitr`, default 50).
+     * Most SCF cycles, in [1, 1000000] (`maxitr`, default 50).
      */
     int64_t max_iterations;
 } atomgpu_scf_params;
@@ -1636,7 +1640,11 @@ int32_t atomgpu_scf_wtbs_exponents(int64_t n_groups,
  * The one-electron matrices of one symmetry, m x m column-major (m = n_functions for
  * Hartree-Fock, 2 n_functions for Dirac-Fock): `overlap` S, `kinetic` (Hartree-Fock: T; Dirac:
  * the blocks [[0, c σ·p], [c σ·p, -2c² S^SS]]) and `nuclear` V (point or Gaussian nucleus of
- * `params`), hartree. `angular` is l or κ (module docs).
+ * `params`), hartree. `angular` is l or κ (module docs). Any finite positive exponents: every
+ * element is formed in scaled form (S = g^(l+3/2), T = (l + 3/2) √(ab) g^(l+5/2), g = 2√(ab)/(a+b),
+ * and so on: `src/scf/one_electron.rs`); an element that overflows double precision (T for
+ * exponents near 1e308, V for a charge near 1e308) is `ATOMGPU_ERR_NOT_FINITE` naming the
+ * matrix and the element.
  *
  * # Safety
  * `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
@@ -1651,10 +1659,12 @@ int32_t atomgpu_scf_one_electron(const struct atomgpu_scf_params *params,
 
 /**
  * Computes the two-electron supermatrix of a basis (module docs; `params` gives the method and
- * c, the rest of it is not used here) on the current backend and returns it in a new handle:
+ * c, the rest of it is only checked) on the current backend and returns it in a new handle:
  * on the CUDA backend it stays in device memory (8 bytes per integral set: Xe with 40
  * functions in each of 7 Dirac symmetries, 2.6e8 sets, 2.1 GB). Destroy with
- * `atomgpu_scf_integrals_destroy`.
+ * `atomgpu_scf_integrals_destroy`. A long call: the progress callback and the time limit can
+ * stop it (`ATOMGPU_ERR_CANCELLED`, no handle made); its reports' `done` is the fraction of the
+ * integral sets computed, of `total` = 1.
  *
  * # Safety
  * `params` must be NULL or valid; arrays must be NULL or hold the counts documented; `handle`
@@ -1725,7 +1735,13 @@ int32_t atomgpu_scf_integrals_two_electron(const struct atomgpu_scf_integrals *h
  * with an open shell; per symmetry the closed ones ascending, then the open one) and the cycles
  * taken. An SCF that does not converge in `params.max_iterations` cycles returns
  * `ATOMGPU_ERR_NOT_CONVERGED` and still writes its last energies, orbital energies and
- * iterations (= max_iterations), so that the caller sees how far it got.
+ * iterations (= max_iterations), so that the caller sees how far it got. Energies that are not
+ * finite are `ATOMGPU_ERR_NOT_FINITE` (nothing written); a Dirac-Fock nucleus whose lowest
+ * electronic orbital lies below -2c² (a charge beyond the critical one) is refused at `params`.
+ * A long call: the progress callback and the time limit can stop it (`ATOMGPU_ERR_CANCELLED`,
+ * nothing written); its reports' `done` counts the cycles completed, of `total` =
+ * `max_iterations` (before the first cycle, the fraction of the supermatrix computed; the last
+ * report of a finished SCF is `total` of `total`).
  *
  * # Safety
  * `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
@@ -1749,12 +1765,17 @@ int32_t atomgpu_scf_run(const struct atomgpu_scf_params *params,
  * [1.2, 4], γ in [0, max(2γ, 5)], δ in [0.5, max(2δ, 20)]) from the start `wtbspara` (α, β, δ,
  * γ per group, DFRATOM's order) with trust radius `rho_begin` down to `rho_end` (0 < rho_end <
  * rho_begin, finite) in at most `max_evaluations` SCFs (more than 2 × 4 n_groups + 1, BOBYQA's
- * interpolation set; DFRATOM's `maxfun`). The layout (`nbs`, `start`, `groups`) and angular labels are as in
+ * interpolation set, and at most 1000000; DFRATOM's `maxfun`). The layout (`nbs`, `start`, `groups`) and angular labels are as in
  * `atomgpu_scf_wtbs_exponents` and `atomgpu_scf_run`. Writes the optimised parameters
  * (`wtbs_optimised`, same order as `wtbspara`), their exponents (`n_exponents` = Σ nbs), the
  * energies of their SCF (4 values as `atomgpu_scf_run`), the SCFs run and `converged` = 1 when
  * the trust radius reached `rho_end` (0: the evaluations ran out first; the parameters are then
- * the best found). Every SCF runs on the current backend.
+ * the best found). Every SCF runs on the current backend. An evaluation whose SCF fails for its
+ * basis counts as +∞ (BOBYQA's barrier); a failure of the start or of the final SCF is this
+ * call's error. A long call: the progress callback and the time limit can stop it
+ * (`ATOMGPU_ERR_CANCELLED`, nothing written); its reports' `done` counts the SCFs completed
+ * (the start, BOBYQA's evaluations, the final one), of `total` = `max_evaluations` + 2, and comes
+ * at every cycle of every SCF.
  *
  * # Safety
  * `params` must be NULL or valid; arrays must be NULL or hold the counts documented.

@@ -16,6 +16,13 @@
 //!   helium E(a) = 3a - k √a with k = (8√2 - 2)/√π, minimal -k²/12 at a = (k/6)²; the WTBS
 //!   optimisation of that one exponent finds a = (k/6)²;
 //! * a non-converged SCF: `ATOMGPU_ERR_NOT_CONVERGED` with its last cycle written;
+//! * the long calls (`_run`, `_optimise_wtbs`, `_integrals_create`) stopped by a 1 ms time limit
+//!   and by a progress callback (`ATOMGPU_ERR_CANCELLED`, outputs untouched; the reports' task,
+//!   `done` and `total` as documented), and an SCF run to its end reporting `total` of `total`;
+//!   max_iterations = 2^62 refused;
+//! * extreme one-electron inputs: S of ζ = 1e-200 and 2e-200 (0.9154520639587190, mpmath, as in
+//!   tests/scf.rs), T of 1.5e308 overflowing (`ATOMGPU_ERR_NOT_FINITE` at `kinetic`[0]), c =
+//!   1e300 refused, a point nucleus of Z = 140 refused and a Gaussian one accepted;
 //! * bad input named by argument and position, outputs untouched;
 //! * on a CUDA device, the C entry points give the CPU's numbers (skipped without one, unless
 //!   `ATOMGPU_REQUIRE_GPU=1`).
@@ -33,6 +40,7 @@ use atomgpu::math::wigner::three_j;
 use atomgpu::scf::slater::{slater, Gaussian};
 use rng::Rng;
 use std::f64::consts::PI;
+use std::ffi::{c_char, c_void, CStr};
 use std::ptr::{null, null_mut};
 use std::sync::Mutex;
 
@@ -491,4 +499,187 @@ fn gpu_entry_points_equal_cpu() {
     println!("Ne Dirac-Fock: CPU {:.12}, GPU {:.12}", cpu.1[0], gpu.1[0]);
     assert!((cpu.1[0] - gpu.1[0]).abs() < 1e-9);
     let _lock = on_backend(ATOMGPU_BACKEND_AUTO);
+}
+
+/// What a progress callback saw: calls, the last `done` and `total`, the task; it stops the call
+/// at call `stop_at` (0: never).
+#[derive(Default)]
+struct Record {
+    calls: u32,
+    stop_at: u32,
+    done: f64,
+    total: f64,
+    task: String,
+}
+
+unsafe extern "C" fn record(user_data: *mut c_void, task: *const c_char, done: f64, total: f64) -> i32 {
+    let r = &mut *(user_data as *mut Record);
+    r.calls += 1;
+    (r.done, r.total) = (done, total);
+    r.task = CStr::from_ptr(task).to_string_lossy().into_owned();
+    (r.calls == r.stop_at) as i32
+}
+
+/// Ne (s 10, p 6 functions) with thresholds no SCF meets (5e-324), damping 0.999999 and a
+/// million cycles: hours of work unless stopped.
+fn runaway(p: &atomgpu_scf_params) -> (i32, [f64; 4], Vec<f64>, i64) {
+    let mut p = *p;
+    (p.threshold_large, p.threshold_small, p.damping, p.max_iterations) = (5e-324, 5e-324, 0.999999, 1_000_000);
+    let exponents: Vec<f64> =
+        (0..10).map(|k| 0.1 * 2.5f64.powi(k)).chain((0..6).map(|k| 0.2 * 2.5f64.powi(k))).collect();
+    let n_orbitals = 3;
+    let (mut energies, mut orbitals, mut iterations) = ([-7.0; 4], vec![-7.0; n_orbitals], -7);
+    let status = unsafe {
+        atomgpu_scf_run(
+            &p,
+            2,
+            [0, 1].as_ptr(),
+            [10i64, 6].as_ptr(),
+            exponents.as_ptr(),
+            [2i64, 1].as_ptr(),
+            [0.0, 0.0].as_ptr(),
+            energies.as_mut_ptr(),
+            n_orbitals as i64,
+            orbitals.as_mut_ptr(),
+            &mut iterations,
+        )
+    };
+    (status, energies, orbitals, iterations)
+}
+
+/// A WTBS optimisation of helium in `n` s functions (one group from (0.4, 2, 1, 0.5), rho from 0.2
+/// to `rho_end`) with `max_evaluations` SCFs: (status, outputs all untouched).
+fn optimise_helium(p: &atomgpu_scf_params, n: usize, rho_end: f64, max_evaluations: i64) -> (i32, bool) {
+    let (mut optimised, mut exponents, mut energies, mut evaluations, mut converged) =
+        ([-7.0; 4], vec![-7.0; n], [-7.0; 4], -7, -7);
+    let status = unsafe {
+        atomgpu_scf_optimise_wtbs(
+            p,
+            1,
+            [0].as_ptr(),
+            [1i64].as_ptr(),
+            [0.0].as_ptr(),
+            1,
+            [0.4, 2.0, 1.0, 0.5].as_ptr(),
+            [n as i64].as_ptr(),
+            [1i64].as_ptr(),
+            [1i64].as_ptr(),
+            0.2,
+            rho_end,
+            max_evaluations,
+            optimised.as_mut_ptr(),
+            n as i64,
+            exponents.as_mut_ptr(),
+            energies.as_mut_ptr(),
+            &mut evaluations,
+            &mut converged,
+        )
+    };
+    let untouched = optimised == [-7.0; 4] && exponents.iter().all(|&x| x == -7.0) && energies == [-7.0; 4];
+    (status, untouched && evaluations == -7 && converged == -7)
+}
+
+#[test]
+fn long_calls_honour_the_time_limit_and_the_progress_callback() {
+    let _lock = on_backend(ATOMGPU_BACKEND_CPU);
+    let (p, he) = (params(ATOMGPU_SCF_HARTREE_FOCK, 10.0), params(ATOMGPU_SCF_HARTREE_FOCK, 2.0));
+    let untouched =
+        |r: &(i32, [f64; 4], Vec<f64>, i64)| r.1 == [-7.0; 4] && r.2.iter().all(|&x| x == -7.0) && r.3 == -7;
+    // A 1 ms time limit.
+    assert_eq!(atomgpu_set_time_limit(1e-3), ATOMGPU_OK);
+    let r = runaway(&p);
+    assert_eq!(r.0, ATOMGPU_ERR_CANCELLED, "{}", last_error());
+    assert!(last_error().contains("time limit") && last_error().contains("atomgpu_scf_run"), "{}", last_error());
+    assert!(untouched(&r), "outputs written: {r:?}");
+    let (status, clean) = optimise_helium(&he, 10, 1e-12, 1_000_000);
+    assert_eq!(status, ATOMGPU_ERR_CANCELLED, "{}", last_error());
+    assert!(clean, "optimise_wtbs wrote an output");
+    assert_eq!(atomgpu_set_time_limit(0.0), ATOMGPU_OK);
+    // A callback that stops at its third report: after the supermatrix (1 of the cycles' unit)
+    // and cycles 1 and 2.
+    let mut rec = Record { stop_at: 3, ..Record::default() };
+    let user = &mut rec as *mut Record as *mut c_void;
+    assert_eq!(unsafe { atomgpu_set_progress(Some(record), user, 0.0) }, ATOMGPU_OK);
+    let r = runaway(&p);
+    assert_eq!(r.0, ATOMGPU_ERR_CANCELLED, "{}", last_error());
+    assert!(untouched(&r), "outputs written: {r:?}");
+    assert_eq!((rec.task.as_str(), rec.done, rec.total), ("atomgpu_scf_run", 2.0, 1e6));
+    // The optimisation: the third report comes from the start SCF's second cycle (0 SCFs
+    // completed) of a total of max_evaluations + 2.
+    rec = Record { stop_at: 3, ..Record::default() };
+    let (status, clean) = optimise_helium(&he, 10, 1e-12, 1_000);
+    assert_eq!(status, ATOMGPU_ERR_CANCELLED, "{}", last_error());
+    assert!(clean, "optimise_wtbs wrote an output");
+    assert_eq!((rec.task.as_str(), rec.done, rec.total), ("atomgpu_scf_optimise_wtbs", 0.0, 1002.0));
+    // The supermatrix alone: its first report (all sets: 1 of 1) stops it; no handle.
+    rec = Record { stop_at: 1, ..Record::default() };
+    let mut h = null_mut();
+    let status =
+        unsafe { atomgpu_scf_integrals_create(&p, 1, [0].as_ptr(), [2i64].as_ptr(), [1.0, 2.0].as_ptr(), &mut h) };
+    assert_eq!(status, ATOMGPU_ERR_CANCELLED, "{}", last_error());
+    assert!(h.is_null());
+    assert_eq!((rec.task.as_str(), rec.done, rec.total), ("atomgpu_scf_integrals_create", 1.0, 1.0));
+    // An SCF that converges: the last report is total of total; the optimisation's likewise.
+    rec = Record::default();
+    let a = 0.5;
+    let (status, _, _, iterations) = run(&params(ATOMGPU_SCF_HARTREE_FOCK, 2.0), &[0], &[1], &[a], &[1], &[0.0]);
+    assert_eq!(status, ATOMGPU_OK, "{}", last_error());
+    assert!(iterations < 200 && rec.calls as i64 > iterations);
+    assert_eq!((rec.task.as_str(), rec.done, rec.total), ("atomgpu_scf_run", 200.0, 200.0));
+    rec = Record::default();
+    let (status, _) = optimise_helium(&he, 1, 1e-7, 200);
+    assert_eq!(status, ATOMGPU_OK, "{}", last_error());
+    assert_eq!((rec.task.as_str(), rec.done, rec.total), ("atomgpu_scf_optimise_wtbs", 202.0, 202.0));
+    assert_eq!(unsafe { atomgpu_set_progress(None, null_mut(), 0.0) }, ATOMGPU_OK);
+    // max_iterations beyond a million is refused at `params`.
+    let mut huge = p;
+    huge.max_iterations = 1 << 62;
+    let (status, ..) = run(&huge, &[0], &[1], &[a], &[1], &[0.0]);
+    assert_eq!((status, atomgpu_last_error_arg()), (ATOMGPU_ERR_INVALID_ARGUMENT, 1), "{}", last_error());
+    assert!(last_error().contains("max_iterations"), "{}", last_error());
+}
+
+#[test]
+fn extreme_one_electron_inputs_are_computed_or_refused() {
+    let hf = params(ATOMGPU_SCF_HARTREE_FOCK, 1.0);
+    let one = |p: &atomgpu_scf_params, angular: i32, e: &[f64]| {
+        let m = if p.method == ATOMGPU_SCF_DIRAC_FOCK { 2 * e.len() } else { e.len() };
+        let (mut s, mut t, mut v) = (vec![-7.0; m * m], vec![-7.0; m * m], vec![-7.0; m * m]);
+        let status = unsafe {
+            atomgpu_scf_one_electron(
+                p,
+                angular,
+                e.len() as i64,
+                e.as_ptr(),
+                s.as_mut_ptr(),
+                t.as_mut_ptr(),
+                v.as_mut_ptr(),
+            )
+        };
+        let untouched = [&s, &t, &v].iter().all(|x| x.iter().all(|&y| y == -7.0));
+        (status, s, untouched)
+    };
+    // S of ζ = 1e-200 and 2e-200 (the product ζ_a ζ_b underflows): 0.9154520639587190 (mpmath).
+    let (status, s, _) = one(&hf, 0, &[1e-200, 2e-200]);
+    assert_eq!(status, ATOMGPU_OK, "{}", last_error());
+    assert!((s[2] - 0.915_452_063_958_719).abs() < 1e-14, "S = {}", s[2]);
+    // T_aa = 2.25e308 overflows.
+    let (status, _, untouched) = one(&hf, 0, &[1.5e308, 1.7e308]);
+    assert_eq!(status, ATOMGPU_ERR_NOT_FINITE);
+    assert!(last_error().contains("`kinetic`[0]"), "{}", last_error());
+    assert!(untouched);
+    // c = 1e300 is outside [1, 1e5]; a point nucleus of Z = 140 > c; a Gaussian one of Z = 140.
+    let mut df = params(ATOMGPU_SCF_DIRAC_FOCK, 1.0);
+    df.speed_of_light = 1e300;
+    let (status, _, untouched) = one(&df, -1, &[1.0, 2.0]);
+    assert_eq!((status, atomgpu_last_error_arg()), (ATOMGPU_ERR_INVALID_ARGUMENT, 1));
+    assert!(last_error().contains("speed_of_light") && untouched, "{}", last_error());
+    let mut heavy = params(ATOMGPU_SCF_DIRAC_FOCK, 140.0);
+    let (status, _, untouched) = one(&heavy, -1, &[1.0, 2.0]);
+    assert_eq!((status, atomgpu_last_error_arg()), (ATOMGPU_ERR_INVALID_ARGUMENT, 1));
+    assert!(last_error().contains("nuclear_charge") && untouched, "{}", last_error());
+    heavy.nucleus_exponent = 9.7e7;
+    let (status, s, _) = one(&heavy, -1, &[1.0, 2.0]);
+    assert_eq!(status, ATOMGPU_OK, "{}", last_error());
+    assert_eq!(s[0], 1.0);
 }

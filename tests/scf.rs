@@ -3,6 +3,11 @@
 //!
 //! * S, T, <1/r> and <erf(√ξ r)/r> of normalised radial Gaussians against mpmath quadrature at 40
 //!   digits (table `QUADRATURE`, script quoted), l = 0 … 5, exponents from 0.03 to 9e8 bohr⁻²;
+//! * the same at exponents of 1e±150 … 1e±300 (l = 0, 3, 20; point and Gaussian nucleus; table
+//!   `EXTREMES`) against `tests/reference/scf_extremes_mpmath.py` (mpmath at 50 digits, closed
+//!   forms and quadrature agreeing to 1e-30), where the textbook forms over- or underflow in
+//!   double precision; values below the double range come out 0, one above it is NotFinite naming
+//!   the matrix and the element;
 //! * hydrogen-like ions in an even-tempered basis: the lowest generalised eigenvalues of T + V
 //!   against the exact -Z²/(2n²) (1s, 2s, 3s, 2p, 3p, 3d), variational (above, never below),
 //!   through the family's generalised eigen-solve (faer);
@@ -11,7 +16,9 @@
 //! * Slater integrals R^k(ab, cd) against mpmath (inner integral through incomplete gamma
 //!   functions, outer by quadrature, 40 digits; table `SLATER`, script quoted), k = 0 … 6, l up to
 //!   3, exponents 0.01 to 2e5; R^0 of two s densities against the closed form 2 √(μ/π); the
-//!   symmetries R^k(ab, cd) = R^k(ba, cd) = R^k(cd, ab);
+//!   symmetries R^k(ab, cd) = R^k(ba, cd) = R^k(cd, ab); and at l = 20 with ζ = 1e-8 (where N⁴
+//!   p^{-21} q^{-21.5} is ∞ · 0 in double precision) and exponents of 1e±150 … 1e±300 (table
+//!   `SLATER_EXTREMES`, `tests/reference/scf_extremes_mpmath.py`);
 //! * the triangular index map (paper §2.3): a bijection onto the sets of Algorithm 1, which
 //!   visits i = 0, 1, 2, … in order, checked exhaustively for several symmetry-size lists
 //!   (empty symmetries among them), and at 7 x 400 functions on sampled indices;
@@ -118,6 +125,135 @@ const QUADRATURE: [(u32, f64, f64, f64, f64, f64, f64); 6] = [
         2738.613539047882715862228,
     ),
 ];
+
+/// (l, a, b, ξ (0: point nucleus), S_ab, T_aa, T_ab, V_aa, V_ab) with Z = 1, from
+/// `tests/reference/scf_extremes_mpmath.py` (mpmath 1.3.0, 50 digits; its closed forms and its
+/// quadrature agree to 1e-30). S_ab = 2.8e-450 and T_ab = 8.5e-750 of the second row are below
+/// the double range: 0 is their correctly rounded value.
+type Extreme = (u32, f64, f64, f64, f64, f64, f64, f64, f64);
+#[allow(clippy::excessive_precision)]
+const EXTREMES: [Extreme; 8] = [
+    (
+        0,
+        1e300,
+        2e300,
+        0.0,
+        0.9154520639587190025912343,
+        1.5e300,
+        1.830904127917438005182469e300,
+        -1.595769121605730711759784e150,
+        -1.789168711907770443260773e150,
+    ),
+    (
+        0,
+        1e300,
+        2e300,
+        1e9,
+        0.9154520639587190025912343,
+        1.5e300,
+        1.830904127917438005182469e300,
+        -35682.48232305542229077933,
+        -32665.60208981159266216917,
+    ),
+    (0, 1e-300, 1e300, 0.0, 0.0, 1.5e-300, 0.0, -1.595769121605730711759784e-150, -3.191538243211461423519568e-300),
+    (
+        0,
+        1e-200,
+        2e-200,
+        0.0,
+        0.9154520639587190025912343,
+        1.5e-200,
+        1.830904127917438005182469e-200,
+        -1.595769121605730711759784e-100,
+        -1.789168711907770443260773e-100,
+    ),
+    (
+        0,
+        1e200,
+        2e200,
+        0.0,
+        0.9154520639587190025912343,
+        1.5e200,
+        1.830904127917438005182469e200,
+        -1.595769121605730711759784e100,
+        -1.789168711907770443260773e100,
+    ),
+    (
+        3,
+        1e100,
+        2e100,
+        0.0,
+        0.7671968738091036764977314,
+        4.5e100,
+        4.603181242854622058986388e100,
+        -7.294944555911911825187585e49,
+        -6.854478988200146873365185e49,
+    ),
+    (
+        20,
+        1e150,
+        2e150,
+        0.0,
+        0.281909936461138711669306,
+        2.15e151,
+        8.081418178552643067853437e150,
+        -3.104489480511255617406759e74,
+        -1.071880094342575850504303e74,
+    ),
+    (
+        20,
+        1e-150,
+        3e-150,
+        1e9,
+        0.04538460724657654295518761,
+        2.15e-149,
+        1.4636535837020935103048e-150,
+        -3.104489480511255617406759e-76,
+        -1.992570846763819440052171e-77,
+    ),
+];
+
+/// Relative error, exact when both are 0.
+fn relative(got: f64, want: f64) -> f64 {
+    if want == 0.0 {
+        got.abs()
+    } else {
+        ((got - want) / want).abs()
+    }
+}
+
+#[test]
+fn one_electron_integrals_at_extreme_exponents_match_mpmath() {
+    let mut worst = 0.0f64;
+    for (l, a, b, xi, s, t_aa, t_ab, v_aa, v_ab) in EXTREMES {
+        let nucleus = if xi > 0.0 { Nucleus::Gaussian { exponent: xi } } else { Nucleus::Point };
+        let m = one_electron(l, &[a, b], 1.0, nucleus).unwrap();
+        for (got, want, what) in [
+            (m.overlap[2], s, "S_ab"),
+            (m.overlap[1], s, "S_ba"),
+            (m.overlap[0], 1.0, "S_aa"),
+            (m.kinetic[0], t_aa, "T_aa"),
+            (m.kinetic[2], t_ab, "T_ab"),
+            (m.nuclear[0], v_aa, "V_aa"),
+            (m.nuclear[2], v_ab, "V_ab"),
+        ] {
+            let err = relative(got, want);
+            worst = worst.max(err);
+            assert!(err <= 1e-12, "l {l}, a {a:e}, b {b:e}, ξ {xi:e}: {what} = {got:e}, mpmath {want:e} ({err:.1e})");
+        }
+    }
+    println!("one-electron integrals at extreme exponents vs mpmath: max relative error {worst:.1e}");
+    // T_aa = 1.5 × 1.5e308 = 2.25e308 (mpmath) overflows: element 0 of `kinetic`.
+    match one_electron(0, &[1.5e308, 1.7e308], 1.0, Nucleus::Point) {
+        Err(Error::NotFinite { name: "kinetic", index: Some(0), .. }) => {}
+        other => panic!("expected NotFinite at kinetic[0], got {other:?}"),
+    }
+    // V_aa = -Z 2 √(2a/π) = -1.6e308 × 1.6e5 for Z = 1e308, a = 1e10.
+    match one_electron(0, &[1e10], 1e308, Nucleus::Point) {
+        Err(Error::NotFinite { name: "nuclear", index: Some(0), .. }) => {}
+        other => panic!("expected NotFinite at nuclear[0], got {other:?}"),
+    }
+}
 
 #[test]
 fn one_electron_integrals_match_high_precision_quadrature() {
@@ -279,6 +415,32 @@ const SLATER: [SlaterCase; 8] = [
     (3, (3, 50.0), (0, 2.0e5), (2, 0.4), (1, 0.3), 6.178145416437679493593171e-16),
     (6, (3, 1.2), (3, 0.7), (3, 2.5), (3, 0.33), 0.02369335680969747384846788),
 ];
+
+/// R^k at l = 20 and at extreme exponents, from `tests/reference/scf_extremes_mpmath.py` (the
+/// quadrature of `SLATER` at 50 digits, scaled to r √p; R^0 of two s densities also against
+/// 2 √(μ/π) there).
+#[allow(clippy::excessive_precision)]
+const SLATER_EXTREMES: [SlaterCase; 7] = [
+    (0, (0, 1e300), (0, 1e300), (0, 2e300), (0, 2e300), 1.302940031741119790897026e150),
+    (0, (0, 1e-300), (0, 1e-300), (0, 1e300), (0, 1e300), 1.595769121605730711759784e-150),
+    (0, (0, 1e-300), (0, 1e-300), (0, 3e-300), (0, 3e-300), 1.381976597885341917060979e-150),
+    (0, (20, 1e-8), (20, 1e-8), (20, 2e-8), (20, 2e-8), 0.00003101797630211205045843109),
+    (40, (20, 1e-8), (20, 1.5e-8), (20, 2e-8), (20, 3e-8), 0.0000001962997408228073109342746),
+    (0, (0, 1e150), (0, 3e150), (1, 1e-150), (1, 2e-150), 9.063161566392116067833646e-76),
+    (2, (3, 1e200), (1, 2e200), (2, 5e199), (2, 1e200), 1.440628506563753769312193e99),
+];
+
+#[test]
+fn slater_integrals_at_extreme_exponents_match_mpmath() {
+    let mut worst = 0.0f64;
+    for (k, a, b, c, d, want) in SLATER_EXTREMES {
+        let got = slater(k, g(a), g(b), g(c), g(d)).unwrap();
+        let err = relative(got, want);
+        worst = worst.max(err);
+        assert!(err <= 1e-12, "R^{k}({a:?} {b:?}, {c:?} {d:?}) = {got:e}, mpmath {want:e} ({err:.1e})");
+    }
+    println!("Slater integrals at extreme exponents vs mpmath: max relative error {worst:.1e}");
+}
 
 fn g(shell: (u32, f64)) -> Gaussian {
     Gaussian { l: shell.0, exponent: shell.1 }
@@ -457,4 +619,16 @@ fn scf_refusals() {
     assert_eq!(argument(run(dirac(0, 137.0))), ("symmetries", Some(0)));
     assert_eq!(argument(run(dirac(-1, 0.5))), ("speed_of_light", None));
     assert_eq!(argument(run(dirac(-1, f64::NAN))), ("speed_of_light", None));
+    assert_eq!(argument(run(dirac(-1, 1e300))), ("speed_of_light", None));
+    // A point nucleus of Z = 4 with c = 3 au: Z >= c.
+    assert_eq!(argument(run(dirac(-1, 3.0))), ("nuclear_charge", None));
+    assert_eq!(
+        argument(scf(&Backend::Cpu, &ScfSpec { max_iterations: 1_000_001, ..spec.clone() })),
+        ("max_iterations", None)
+    );
+    // Z = 1e308: the nuclear attraction matrix overflows, so the nuclear energy (energies[2]).
+    match scf(&Backend::Cpu, &ScfSpec { nuclear_charge: 1e308, ..spec.clone() }) {
+        Err(Error::NotFinite { name: "energies", index: Some(2), .. }) => {}
+        other => panic!("expected NotFinite at energies[2], got {other:?}"),
+    }
 }

@@ -16,11 +16,20 @@
 //! * Dirac-Fock → Hartree-Fock as c → ∞: E_DF(c) - E_HF scales as 1/c² (Ne, Ar);
 //! * average-of-configuration open shells: one open s electron (Li, Na 1s² 2s, … 3s) is the
 //!   doublet's restricted open-shell HF, against PySCF 2.14.0 ROHF on the same basis (script
-//!   quoted); the open-shell energy is continuous at q → 0 (the ion) and q → N (the closed shell).
+//!   quoted); the open-shell energy is continuous at q → 0 (the ion) and q → N (the closed shell);
+//! * the Dirac blocks (S^SS, Π, -2c² S^SS, V^SS for κ < 0 and κ > 0, point and Gaussian nucleus)
+//!   at exponents of 1e±100 … 1e±300 against `tests/reference/scf_extremes_mpmath.py` (quadrature
+//!   of the small functions' own definitions at 50 digits; table `DIRAC_EXTREMES`);
+//! * the nuclear charge: a point nucleus refused from Z = c on; a Gaussian nucleus (Visscher and
+//!   Dyall, A = 370) at Z = 150, whose 1s1/2 (-1.108 c²) lies below -c², against the B-spline
+//!   Dirac solver of `tests/reference/df_numerical.py` (the Gaussian potential, four grids agree
+//!   to 5e-9 hartree); Z = 175 (beyond the critical charge, 1s1/2 in the negative continuum)
+//!   refused.
 
 use atomgpu::backend::Backend;
+use atomgpu::error::Error;
 use atomgpu::math::wigner::{three_j, three_j_doubled};
-use atomgpu::scf::one_electron::{one_electron, Nucleus, DFRATOM_SPEED_OF_LIGHT};
+use atomgpu::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus, DFRATOM_SPEED_OF_LIGHT};
 use atomgpu::scf::radial::dirac_one_electron;
 use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
 use atomgpu::scf::supermatrix::{dirac_exchange_weights, Spinor, Symmetry};
@@ -285,5 +294,137 @@ fn dirac_fock_approaches_the_numerical_dirac_fock_limit() {
             assert!(df - limit < 1e-6 + 2.0 * (hf - hf_limit).abs(), "{name}: DF {df} vs {limit}");
             assert!(((shift - limit_shift) / limit_shift).abs() < 1e-4, "{name}: shift {shift} vs {limit_shift}");
         }
+    }
+}
+
+/// (κ, a, b, ξ (0: point), S^SS_ab, Π_ab, -2c² S^SS_ab, V^SS_ab) for Z = 1, c = 137.03599976,
+/// from `tests/reference/scf_extremes_mpmath.py` (quadrature of the small functions at 50
+/// digits). The κ = 3 row has a nucleus far wider than its functions (u = p/(p + ξ) = 1 - 3e-92),
+/// where the three primitive terms of V^SS cancel to 1e-92 of themselves.
+type DiracExtreme = (i32, f64, f64, f64, f64, f64, f64, f64);
+#[allow(clippy::excessive_precision)]
+const DIRAC_EXTREMES: [DiracExtreme; 4] = [
+    (
+        -1,
+        1e300,
+        2e300,
+        0.0,
+        0.8630964830352416360599478,
+        2.048588105935873537029721e152,
+        -32415.94507119602584494087,
+        -1.124562959001586596411476e150,
+    ),
+    (
+        2,
+        1e-300,
+        3e-300,
+        1e9,
+        0.5234652332449310244044355,
+        1.897892175055550357208142e-148,
+        -19660.16613562732298967329,
+        -1.140081576020835176958364e-150,
+    ),
+    (
+        3,
+        1e100,
+        2e100,
+        1e9,
+        0.7233201493007162489609753,
+        2.973626994179283481813329e52,
+        -27166.26320404545417404956,
+        -25809.85844133261642442996,
+    ),
+    (
+        1,
+        1e-200,
+        2e-200,
+        0.0,
+        0.8137351679633057800810972,
+        2.493462037017468496178563e-98,
+        -30562.04610455113594580575,
+        -2.27953346998619641659891e-100,
+    ),
+];
+
+#[test]
+fn dirac_blocks_at_extreme_exponents_match_mpmath() {
+    let mut worst = 0.0f64;
+    for (kappa, a, b, xi, s_ss, pi, rest, v_ss) in DIRAC_EXTREMES {
+        let nucleus = if xi > 0.0 { Nucleus::Gaussian { exponent: xi } } else { Nucleus::Point };
+        let d = dirac_one_electron(kappa, &[a, b], 1.0, nucleus, DFRATOM_SPEED_OF_LIGHT).unwrap();
+        // 4 x 4 over (large a, large b, small a, small b): element (i, j) at i + 4 j.
+        for (got, want, what) in [
+            (d.overlap[2 + 4 * 3], s_ss, "S^SS_ab"),
+            (d.kinetic[4 * 3], pi, "Π_ab"),
+            (d.kinetic[3], pi, "Π_ab (transpose)"),
+            (d.kinetic[2 + 4 * 3], rest, "-2c² S^SS_ab"),
+            (d.nuclear[2 + 4 * 3], v_ss, "V^SS_ab"),
+        ] {
+            let err = ((got - want) / want).abs();
+            worst = worst.max(err);
+            assert!(
+                err <= 1e-12,
+                "κ {kappa}, a {a:e}, b {b:e}, ξ {xi:e}: {what} = {got:e}, mpmath {want:e} ({err:.1e})"
+            );
+        }
+    }
+    println!("Dirac blocks at extreme exponents vs mpmath: max relative error {worst:.1e}");
+}
+
+/// 1s1/2 of a hydrogen-like ion Z = 150 in the Gaussian nucleus of A = 370 (ξ =
+/// 97261163.78227422 bohr⁻²), c = 137.03599976, from `tests/reference/df_numerical.py`'s
+/// B-spline dual-kinetic-balance solver (`Basis`, `hcore` with the Gaussian potential,
+/// `lowest_states` with the shift -1.9 c²) on its grids A-D with r_min / 20 and r_max = 2 (x1.4
+/// for D) bohr: -20811.32745371965, -20811.327453724512, -20811.32745372071, -20811.327453718528.
+const Z150_GAUSSIAN_1S: f64 = -20811.3274537207;
+
+#[test]
+fn the_nuclear_charge_is_bounded_by_c_for_a_point_nucleus_and_by_the_critical_charge_for_a_gaussian() {
+    let c = DFRATOM_SPEED_OF_LIGHT;
+    let exponents = even(0.5, 2.0, 36);
+    // Point nucleus: Z = 140 > c refused, Z = c refused, Z just below c accepted.
+    for z in [140.0, c] {
+        match dirac_one_electron(-1, &exponents, z, Nucleus::Point, c) {
+            Err(Error::InvalidArgument { name: "nuclear_charge", .. }) => {}
+            other => panic!("Z = {z}, point nucleus: expected a refusal, got {other:?}"),
+        }
+    }
+    assert!(dirac_one_electron(-1, &exponents, 137.0, Nucleus::Point, c).is_ok());
+    // Gaussian nucleus: Z = 150, one s1/2 electron (the open shell's average of configuration
+    // removes its self-interaction: E = ε_1s). Its 1s lies below -c², where the electronic
+    // states were once sought; it is the lowest state above the negative-energy branch.
+    let xi = gaussian_nucleus_exponent(370.0).unwrap();
+    assert!((xi - 97261163.78227422).abs() < 1e-6 * xi, "ξ = {xi}");
+    let one_electron_ion = |z: f64| {
+        let basis =
+            Basis::Dirac { speed_of_light: c, spinors: vec![Spinor { kappa: -1, exponents: exponents.clone() }] };
+        let occupations = vec![Occupation { closed: 0, open_electrons: 1.0 }];
+        let spec = ScfSpec {
+            threshold_large: 1e-9,
+            threshold_small: 1e-9,
+            max_iterations: 100,
+            ..ScfSpec::new(basis, z, Nucleus::Gaussian { exponent: xi }, occupations)
+        };
+        scf(&Backend::Cpu, &spec)
+    };
+    let r = one_electron_ion(150.0).unwrap();
+    let e = r.energy;
+    println!(
+        "Z = 150, Gaussian nucleus: E = {e:.8} (B-spline {Z150_GAUSSIAN_1S:.8}, {:+.1e}), ε = {:.8}, E/c² = {:.6}",
+        e - Z150_GAUSSIAN_1S,
+        r.orbital_energies[0][0],
+        e / (c * c)
+    );
+    assert!(e < -c * c);
+    // The Gaussian set (36 exponents to 1.7e10) lies within a few 1e-10 of the grid solution
+    // (kinetic balance does not make the Dirac level a strict upper bound).
+    assert!(((e - Z150_GAUSSIAN_1S) / Z150_GAUSSIAN_1S).abs() < 5e-9, "E = {e}, B-spline {Z150_GAUSSIAN_1S}");
+    assert!((r.orbital_energies[0][0] - e).abs() < 1e-9 * e.abs());
+    // Z = 175: 1s1/2 has dived into the negative-energy continuum (below -2c²).
+    match one_electron_ion(175.0) {
+        Err(Error::InvalidArgument { name: "nuclear_charge", rule, .. }) => {
+            assert!(rule.contains("critical"), "{rule}")
+        }
+        other => panic!("Z = 175, Gaussian nucleus: expected a refusal, got {other:?}"),
     }
 }

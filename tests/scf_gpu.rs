@@ -6,7 +6,13 @@
 //! that fill no thread block; and whole SCF runs (Ne, Ar closed; Na, Al with an open shell;
 //! Dirac-Fock Ne and Al) whose Fock builds use cuBLAS dspmv on the device-resident supermatrix.
 //! Tolerance: 1e-12 of the largest |element| (the same closed forms with the device's exp/log,
-//! which differ from the host's in the last bit), energies 1e-9 hartree.
+//! which differ from the host's in the last bit), energies 1e-9 hartree. Also: the supermatrix at
+//! extreme exponents (l = 20 at 1e-8, s and p functions at 1e±150 … 1e±300, Dirac at 1e±100),
+//! where each element must be the CPU's scaled form (relative 1e-11 per element, as Coulomb and
+//! exchange parts cancel in some; both finite); a
+//! watched call (progress callback set) computes a 3.4e7-set supermatrix in two launches of
+//! 2^25 sets with reports between them, bit for bit the one-launch result; a GPU SCF stopped by
+//! a 1 ms time limit.
 //!
 //! Without a CUDA device the tests print `skipped: no CUDA device` and pass, unless
 //! `ATOMGPU_REQUIRE_GPU=1` (set on the device machine), where they fail.
@@ -19,10 +25,13 @@ mod rng;
 mod gpu;
 
 use atomgpu::backend::Backend;
+use atomgpu::error::Error;
+use atomgpu::progress::{set_callback, set_time_limit};
 use atomgpu::scf::one_electron::Nucleus;
-use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
+use atomgpu::scf::solver::{scf, scf_attempt, Basis, Occupation, ScfSpec};
 use atomgpu::scf::supermatrix::{Blocks, Spinor, Supermatrix, Symmetry};
 use rng::Rng;
+use std::ffi::{c_char, c_void};
 
 fn random_exponents(rng: &mut Rng, n: usize) -> Vec<f64> {
     (0..n).map(|_| 10f64.powf(rng.uniform(-2.0, 5.0))).collect()
@@ -114,4 +123,78 @@ fn scf_gpu_equals_cpu() {
         println!("Z = {z}: E = {:.10} (GPU), {:.10} (CPU)", gpu.energy, cpu.energy);
         assert!((gpu.energy - cpu.energy).abs() <= 1e-9, "Z {z}: GPU {} vs CPU {}", gpu.energy, cpu.energy);
     }
+}
+
+#[test]
+fn supermatrix_at_extreme_exponents_gpu_equals_cpu() {
+    let Some(device) = gpu::cuda_device() else { return };
+    let nr = |l: u32, exponents: Vec<f64>| Symmetry { l, exponents };
+    let cases = [
+        Blocks::non_relativistic(&[nr(20, vec![1e-8, 2e-8, 3e-8]), nr(19, vec![1e-8, 5e-8])]).unwrap(),
+        Blocks::non_relativistic(&[nr(0, vec![1e-300, 3e-300, 1e300, 2e300]), nr(1, vec![1e-150, 2e-150, 1e150])])
+            .unwrap(),
+        Blocks::dirac(
+            &[
+                Spinor { kappa: -1, exponents: vec![1e-100, 1.0, 1e100] },
+                Spinor { kappa: 3, exponents: vec![1e-100, 2e-100, 1e100] },
+            ],
+            137.035_999_76,
+        )
+        .unwrap(),
+    ];
+    let mut worst = 0.0f64;
+    for (case, blocks) in cases.iter().enumerate() {
+        let cpu = Supermatrix::new(&Backend::Cpu, blocks).unwrap().packed().unwrap();
+        let gpu = Supermatrix::new(&Backend::Cuda(device.clone()), blocks).unwrap().packed().unwrap();
+        for (i, (a, b)) in cpu.iter().zip(&gpu).enumerate() {
+            assert!(a.is_finite() && b.is_finite(), "case {case}, set {i}: CPU {a:e}, GPU {b:e}");
+            let diff = if *a == 0.0 { b.abs() } else { ((a - b) / a).abs() };
+            worst = worst.max(diff);
+            assert!(diff <= 1e-11, "case {case}, set {i}: CPU {a:e}, GPU {b:e}");
+        }
+    }
+    println!("supermatrix at extreme exponents: GPU vs CPU max relative difference per element {worst:.2e}");
+}
+
+unsafe extern "C" fn count_reports(user_data: *mut c_void, _task: *const c_char, _done: f64, _total: f64) -> i32 {
+    *(user_data as *mut u32) += 1;
+    0
+}
+
+#[test]
+fn a_watched_gpu_supermatrix_is_computed_in_pieces_with_the_same_numbers() {
+    let Some(device) = gpu::cuda_device() else { return };
+    // One s symmetry of 128 functions: 8256 pairs, 34 084 896 sets: two launches of 2^25.
+    let blocks = Blocks::non_relativistic(&[Symmetry { l: 0, exponents: even(0.01, 1.2, 128) }]).unwrap();
+    let whole = Supermatrix::new(&Backend::Cuda(device.clone()), &blocks).unwrap().packed().unwrap();
+    let mut reports = 0u32;
+    set_callback(Some(count_reports), &mut reports as *mut u32 as *mut c_void, 0.0).unwrap();
+    let pieces = Supermatrix::new(&Backend::Cuda(device.clone()), &blocks).map(|g| g.packed());
+    set_callback(None, std::ptr::null_mut(), 0.0).unwrap();
+    let pieces = pieces.unwrap().unwrap();
+    println!("{} sets: {reports} reports", whole.len());
+    assert_eq!(reports, 3, "a report after each of the two launches and the final one");
+    assert!(whole == pieces, "the watched supermatrix differs from the one-launch one");
+}
+
+#[test]
+fn a_gpu_scf_stops_on_the_time_limit() {
+    let Some(device) = gpu::cuda_device() else { return };
+    let basis = Basis::NonRelativistic(vec![
+        Symmetry { l: 0, exponents: even(0.1, 2.5, 12) },
+        Symmetry { l: 1, exponents: even(0.05, 2.5, 8) },
+    ]);
+    let spec = ScfSpec {
+        threshold_large: 5e-324,
+        threshold_small: 5e-324,
+        damping: 0.999999,
+        max_iterations: 1_000_000,
+        ..ScfSpec::new(basis, 10.0, Nucleus::Point, vec![Occupation::closed(2), Occupation::closed(1)])
+    };
+    // Compiles the kernel first (no limit interrupts NVRTC).
+    scf_attempt(&Backend::Cuda(device.clone()), &ScfSpec { max_iterations: 1, ..spec.clone() }).unwrap();
+    set_time_limit(1e-3).unwrap();
+    let stopped = scf_attempt(&Backend::Cuda(device.clone()), &spec);
+    set_time_limit(0.0).unwrap();
+    assert!(matches!(stopped, Err(Error::Cancelled(_))), "{stopped:?}");
 }

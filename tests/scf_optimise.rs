@@ -26,7 +26,8 @@ fn argument<T: std::fmt::Debug>(result: Result<T, Error>) -> &'static str {
 
 #[test]
 fn bounded_minimiser_solves_standard_problems() {
-    let rosenbrock = |x: &[f64]| (0..3).map(|i| 100.0 * (x[i + 1] - x[i] * x[i]).powi(2) + (1.0 - x[i]).powi(2)).sum();
+    let rosenbrock =
+        |x: &[f64]| Ok((0..3).map(|i| 100.0 * (x[i + 1] - x[i] * x[i]).powi(2) + (1.0 - x[i]).powi(2)).sum());
     let mut x = [-1.2, 1.0, -1.2, 1.0];
     let (f, evaluations, converged) =
         minimise_in_box(rosenbrock, &mut x, &[-2.0; 4], &[2.0; 4], (0.5, 1e-8), 5000).unwrap();
@@ -35,7 +36,7 @@ fn bounded_minimiser_solves_standard_problems() {
     assert!(x.iter().all(|v| (v - 1.0).abs() < 1e-5), "{x:?}");
     // Minimum of Σ (x_i - c_i)² at c = (3, -3, 0.5), box [-1, 1]³: the projection (1, -1, 0.5).
     let c = [3.0, -3.0, 0.5];
-    let quadratic = |x: &[f64]| x.iter().zip(&c).map(|(a, b)| (a - b).powi(2)).sum();
+    let quadratic = |x: &[f64]| Ok(x.iter().zip(&c).map(|(a, b)| (a - b).powi(2)).sum());
     let mut x = [0.0; 3];
     let (f, _, converged) = minimise_in_box(quadratic, &mut x, &[-1.0; 3], &[1.0; 3], (0.2, 1e-8), 500).unwrap();
     assert!(converged && (f - 8.0).abs() < 1e-10, "f = {f}");

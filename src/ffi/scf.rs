@@ -26,7 +26,21 @@
 //! - every argument is checked before any work; on failure the status is nonzero,
 //!   `atomgpu_last_error_arg()` gives the offending argument's 1-based position and
 //!   `atomgpu_last_error_message` names it; outputs are left unchanged, except where a function
-//!   documents what it writes with `ATOMGPU_ERR_NOT_CONVERGED`.
+//!   documents what it writes with `ATOMGPU_ERR_NOT_CONVERGED`;
+//! - exponents may be any finite positive doubles: every integral is formed in a scaled
+//!   (logarithmic) form, so each representable value is computed; one that overflows double
+//!   precision is `ATOMGPU_ERR_NOT_FINITE` naming the output and element (an SCF whose energies
+//!   would not be finite likewise names `energies` or `orbital_energies`);
+//! - the long calls `atomgpu_scf_integrals_create`, `atomgpu_scf_run` and
+//!   `atomgpu_scf_optimise_wtbs` honour the calling thread's progress callback and time limit
+//!   (`atomgpu_set_progress`, `atomgpu_set_time_limit`): stopped, they return
+//!   `ATOMGPU_ERR_CANCELLED` and write nothing. Their progress reports (`done` of `total`): the
+//!   fraction of the supermatrix's integral sets computed, of 1 (`_integrals_create`); the SCF
+//!   cycles completed, of `max_iterations`, with the fraction of the supermatrix done before the
+//!   first cycle (`_run`); the SCFs completed (the start, the optimiser's evaluations, the final
+//!   one), of `max_evaluations` + 2 (`_optimise_wtbs`). The last report of a call that finishes is
+//!   `total` of `total`. On the CUDA backend a watched call computes the supermatrix in
+//!   launches of 2^25 integral sets and waits for each, so that the reports follow the device.
 //!
 //! Integral handles are checked on every call and locked while a call runs, so one handle may be
 //! shared between threads.
@@ -38,8 +52,8 @@ use crate::error::{Error, Result};
 use crate::scf::basis::{check_exponents, wtbs_basis, wtbs_pool, WtbsGroup, WtbsLayout, MAX_FUNCTIONS};
 use crate::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus, DFRATOM_SPEED_OF_LIGHT};
 use crate::scf::optimise::{optimise_wtbs, WtbsOptimisation};
-use crate::scf::radial::{check_kappa, check_speed_of_light, dirac_one_electron};
-use crate::scf::solver::{scf_attempt, Basis, Occupation, ScfResult, ScfSpec};
+use crate::scf::radial::{check_dirac_nucleus, check_kappa, check_speed_of_light, dirac_one_electron};
+use crate::scf::solver::{scf_attempt, Basis, Occupation, ScfResult, ScfSpec, MAX_ITERATIONS};
 use crate::scf::supermatrix::{Spinor, Supermatrix, Symmetry};
 use faer::MatRef;
 use std::sync::Mutex;
@@ -56,10 +70,14 @@ pub const ATOMGPU_SCF_DIRAC_FOCK: i32 = 1;
 pub struct atomgpu_scf_params {
     /// ATOMGPU_SCF_HARTREE_FOCK or ATOMGPU_SCF_DIRAC_FOCK.
     pub method: i32,
-    /// Speed of light c in atomic units (Dirac-Fock only; finite, >= 1; default 137.03599976,
-    /// DFRATOM's `c`).
+    /// Speed of light c in atomic units (Dirac-Fock only; in [1, 1e5]; default 137.03599976,
+    /// DFRATOM's `c`). Beyond 1e5 the rounding of the -2c² small-small block (about 1e-16 x 2c²
+    /// hartree) exceeds the relativistic effect: use Hartree-Fock for the non-relativistic limit.
     pub speed_of_light: f64,
-    /// Nuclear charge Z (finite, > 0; DFRATOM's `znuc`).
+    /// Nuclear charge Z (finite, > 0; DFRATOM's `znuc`). Dirac-Fock with a point nucleus needs
+    /// Z < c (the Dirac-Coulomb ground state's γ = √(1 - (Z/c)²) is real only there); a Gaussian
+    /// nucleus allows Z up to the critical charge (about 170 for c = 137.036, where 1s1/2 reaches
+    /// the negative-energy continuum -2c²), beyond which `atomgpu_scf_run` refuses it.
     pub nuclear_charge: f64,
     /// 0 for a point nucleus; else the exponent ξ (bohr⁻², finite, > 0) of a Gaussian nuclear
     /// charge ρ(r) ∝ exp(-ξ r²), V = -Z erf(√ξ r)/r (DFRATOM's `nucmdl` = 3 with `alpha`;
@@ -72,7 +90,7 @@ pub struct atomgpu_scf_params {
     pub threshold_large: f64,
     /// The same on the small-large and small-small elements (finite, > 0; `thdsl`, default 1e-7).
     pub threshold_small: f64,
-    /// Most SCF cycles (>= 1; `maxitr`, default 50).
+    /// Most SCF cycles, in [1, 1000000] (`maxitr`, default 50).
     pub max_iterations: i64,
 }
 
@@ -114,9 +132,12 @@ unsafe fn read_params(params: *const atomgpu_scf_params) -> Result<atomgpu_scf_p
             p.method
         )));
     }
+    let as_field = |e: Error| match e {
+        Error::InvalidArgument { name, rule, .. } => field(format!("{name} {rule}")),
+        other => other,
+    };
     if p.method == ATOMGPU_SCF_DIRAC_FOCK {
-        check_speed_of_light(p.speed_of_light)
-            .map_err(|_| field(format!("speed_of_light must be finite and >= 1 au, got {}", p.speed_of_light)))?;
+        check_speed_of_light(p.speed_of_light).map_err(as_field)?;
     }
     if !(p.nuclear_charge.is_finite() && p.nuclear_charge > 0.0) {
         return Err(field(format!("nuclear_charge must be finite and > 0, got {}", p.nuclear_charge)));
@@ -127,6 +148,9 @@ unsafe fn read_params(params: *const atomgpu_scf_params) -> Result<atomgpu_scf_p
             p.nucleus_exponent
         )));
     }
+    if p.method == ATOMGPU_SCF_DIRAC_FOCK {
+        check_dirac_nucleus(p.nuclear_charge, nucleus_of(&p), p.speed_of_light).map_err(as_field)?;
+    }
     if !(0.0..1.0).contains(&p.damping) {
         return Err(field(format!("damping must be in [0, 1), got {}", p.damping)));
     }
@@ -135,8 +159,8 @@ unsafe fn read_params(params: *const atomgpu_scf_params) -> Result<atomgpu_scf_p
             return Err(field(format!("{name} must be finite and > 0, got {value}")));
         }
     }
-    if p.max_iterations < 1 {
-        return Err(field(format!("max_iterations must be >= 1, got {}", p.max_iterations)));
+    if !(1..=MAX_ITERATIONS as i64).contains(&p.max_iterations) {
+        return Err(field(format!("max_iterations must be in [1, {MAX_ITERATIONS}], got {}", p.max_iterations)));
     }
     Ok(p)
 }
@@ -279,9 +303,10 @@ fn spec_of(p: &atomgpu_scf_params, basis: Basis, occupations: Vec<Occupation>) -
 }
 
 /// The Rust API's names of the SCF's inputs mapped to the C parameters that carry them: a basis
-/// found linearly dependent is `exponents`, an occupation the solver refuses is `closed`.
+/// found linearly dependent is `exponents`, an occupation the solver refuses is `closed`, a
+/// nuclear charge beyond the critical one of its nucleus is `params`.
 fn c_names(e: Error) -> Error {
-    e.renamed("symmetries", "exponents").renamed("occupations", "closed")
+    e.renamed("symmetries", "exponents").renamed("occupations", "closed").renamed("nuclear_charge", "params")
 }
 
 /// Writes an SCF result: energies (total, kinetic, nuclear, two-electron), the occupied orbital
@@ -423,7 +448,11 @@ unsafe fn read_wtbs(
 /// The one-electron matrices of one symmetry, m x m column-major (m = n_functions for
 /// Hartree-Fock, 2 n_functions for Dirac-Fock): `overlap` S, `kinetic` (Hartree-Fock: T; Dirac:
 /// the blocks [[0, c σ·p], [c σ·p, -2c² S^SS]]) and `nuclear` V (point or Gaussian nucleus of
-/// `params`), hartree. `angular` is l or κ (module docs).
+/// `params`), hartree. `angular` is l or κ (module docs). Any finite positive exponents: every
+/// element is formed in scaled form (S = g^(l+3/2), T = (l + 3/2) √(ab) g^(l+5/2), g = 2√(ab)/(a+b),
+/// and so on: `src/scf/one_electron.rs`); an element that overflows double precision (T for
+/// exponents near 1e308, V for a charge near 1e308) is `ATOMGPU_ERR_NOT_FINITE` naming the
+/// matrix and the element.
 ///
 /// # Safety
 /// `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
@@ -463,10 +492,12 @@ pub unsafe extern "C" fn atomgpu_scf_one_electron(
 }
 
 /// Computes the two-electron supermatrix of a basis (module docs; `params` gives the method and
-/// c, the rest of it is not used here) on the current backend and returns it in a new handle:
+/// c, the rest of it is only checked) on the current backend and returns it in a new handle:
 /// on the CUDA backend it stays in device memory (8 bytes per integral set: Xe with 40
 /// functions in each of 7 Dirac symmetries, 2.6e8 sets, 2.1 GB). Destroy with
-/// `atomgpu_scf_integrals_destroy`.
+/// `atomgpu_scf_integrals_destroy`. A long call: the progress callback and the time limit can
+/// stop it (`ATOMGPU_ERR_CANCELLED`, no handle made); its reports' `done` is the fraction of the
+/// integral sets computed, of `total` = 1.
 ///
 /// # Safety
 /// `params` must be NULL or valid; arrays must be NULL or hold the counts documented; `handle`
@@ -615,7 +646,13 @@ pub unsafe extern "C" fn atomgpu_scf_integrals_two_electron(
 /// with an open shell; per symmetry the closed ones ascending, then the open one) and the cycles
 /// taken. An SCF that does not converge in `params.max_iterations` cycles returns
 /// `ATOMGPU_ERR_NOT_CONVERGED` and still writes its last energies, orbital energies and
-/// iterations (= max_iterations), so that the caller sees how far it got.
+/// iterations (= max_iterations), so that the caller sees how far it got. Energies that are not
+/// finite are `ATOMGPU_ERR_NOT_FINITE` (nothing written); a Dirac-Fock nucleus whose lowest
+/// electronic orbital lies below -2c² (a charge beyond the critical one) is refused at `params`.
+/// A long call: the progress callback and the time limit can stop it (`ATOMGPU_ERR_CANCELLED`,
+/// nothing written); its reports' `done` counts the cycles completed, of `total` =
+/// `max_iterations` (before the first cycle, the fraction of the supermatrix computed; the last
+/// report of a finished SCF is `total` of `total`).
 ///
 /// # Safety
 /// `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
@@ -687,12 +724,17 @@ fn check_orbital_count(occupations: &[Occupation], n_orbitals: i64) -> Result<()
 /// [1.2, 4], γ in [0, max(2γ, 5)], δ in [0.5, max(2δ, 20)]) from the start `wtbspara` (α, β, δ,
 /// γ per group, DFRATOM's order) with trust radius `rho_begin` down to `rho_end` (0 < rho_end <
 /// rho_begin, finite) in at most `max_evaluations` SCFs (more than 2 × 4 n_groups + 1, BOBYQA's
-/// interpolation set; DFRATOM's `maxfun`). The layout (`nbs`, `start`, `groups`) and angular labels are as in
+/// interpolation set, and at most 1000000; DFRATOM's `maxfun`). The layout (`nbs`, `start`, `groups`) and angular labels are as in
 /// `atomgpu_scf_wtbs_exponents` and `atomgpu_scf_run`. Writes the optimised parameters
 /// (`wtbs_optimised`, same order as `wtbspara`), their exponents (`n_exponents` = Σ nbs), the
 /// energies of their SCF (4 values as `atomgpu_scf_run`), the SCFs run and `converged` = 1 when
 /// the trust radius reached `rho_end` (0: the evaluations ran out first; the parameters are then
-/// the best found). Every SCF runs on the current backend.
+/// the best found). Every SCF runs on the current backend. An evaluation whose SCF fails for its
+/// basis counts as +∞ (BOBYQA's barrier); a failure of the start or of the final SCF is this
+/// call's error. A long call: the progress callback and the time limit can stop it
+/// (`ATOMGPU_ERR_CANCELLED`, nothing written); its reports' `done` counts the SCFs completed
+/// (the start, BOBYQA's evaluations, the final one), of `total` = `max_evaluations` + 2, and comes
+/// at every cycle of every SCF.
 ///
 /// # Safety
 /// `params` must be NULL or valid; arrays must be NULL or hold the counts documented.

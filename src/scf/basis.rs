@@ -48,15 +48,6 @@ pub(crate) fn odd_double_factorial(n: u32) -> f64 {
     (1..=n).map(|k| (2 * k - 1) as f64).product()
 }
 
-/// ln N of the normalised radial Gaussian R(r) = N r^l e^{-a r²} (∫ R² r² dr = 1):
-/// N² = 2^{l+2} (2a)^{l+3/2} / ((2l+1)!! √π).
-pub(crate) fn ln_norm(l: u32, a: f64) -> f64 {
-    let lf = l as f64;
-    0.5 * ((lf + 2.0) * std::f64::consts::LN_2 + (lf + 1.5) * (2.0 * a).ln()
-        - odd_double_factorial(l + 1).ln()
-        - 0.5 * std::f64::consts::PI.ln())
-}
-
 fn positive(name: &'static str, value: f64, index: Option<usize>) -> Result<()> {
     if value.is_finite() && value > 0.0 {
         Ok(())

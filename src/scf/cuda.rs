@@ -7,6 +7,7 @@
 use super::index_map::TriangularMap;
 use super::radial::Component;
 use super::supermatrix::Blocks;
+use super::Watch;
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
 use cudarc::cublas::sys::{cublasFillMode_t, cublasStatus_t};
@@ -17,11 +18,15 @@ use std::sync::Arc;
 const FILE: &str = "scf.cu";
 const SOURCE: &str = include_str!("../../kernels/scf.cu");
 const BLOCK: u32 = 128;
+/// Integral sets per launch of a watched call, which synchronises after each (about 0.1 s of an
+/// H200 for Dirac-Fock sets); an unwatched call computes all of them in one launch.
+const DEVICE_SETS_PER_REPORT: u64 = 1 << 25;
 
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct SupermatrixParams {
     exponents: u64,
+    ln_exponents: u64,
     coefs: u64,
     powers: u64,
     comps: u64,
@@ -29,7 +34,8 @@ struct SupermatrixParams {
     offsets: u64,
     weights: u64,
     packed: u64,
-    n_sets: u64,
+    set_begin: u64,
+    set_end: u64,
     nsym: i32,
     kmax: i32,
 }
@@ -53,12 +59,19 @@ fn ptr<T>(slice: &CudaSlice<T>, device: &CudaDevice) -> u64 {
 }
 
 impl DeviceSupermatrix {
-    /// Computes the packed supermatrix of `blocks` for `map`.
-    pub fn new(device: Arc<CudaDevice>, blocks: &Blocks, map: &TriangularMap) -> Result<Self> {
+    /// Computes the packed supermatrix of `blocks` for `map`; a watch hears the fraction of the
+    /// sets done after each launch of [`DEVICE_SETS_PER_REPORT`] sets, synchronised.
+    pub fn new(
+        device: Arc<CudaDevice>,
+        blocks: &Blocks,
+        map: &TriangularMap,
+        mut watch: Watch<'_, '_>,
+    ) -> Result<Self> {
         let functions = blocks.functions();
         let nsym = functions.len();
         let all = || functions.iter().flatten();
         let exponents: Vec<f64> = all().map(|f| f.exponent).collect();
+        let ln_exponents: Vec<f64> = all().map(|f| f.ln_exponent).collect();
         let coefs: Vec<f64> = all().flat_map(|f| f.terms.map(|t| t.1)).collect();
         let powers: Vec<u32> = all().flat_map(|f| f.terms.map(|t| t.0)).collect();
         let comps: Vec<u32> = all().map(|f| (f.component == Component::Small) as u32).collect();
@@ -83,8 +96,9 @@ impl DeviceSupermatrix {
         let n_sets = map.n_sets();
         let len = usize::try_from(n_sets).map_err(|_| Error::invalid("symmetries", "give too many integral sets"))?;
         let packed = device.uninit::<f64>(len)?;
-        let (e, c, p, k, f, o, w) = (
+        let (e, ln_e, c, p, k, f, o, w) = (
             device.upload(&exponents)?,
+            device.upload(&ln_exponents)?,
             device.upload(&coefs)?,
             device.upload(&powers)?,
             device.upload(&comps)?,
@@ -92,8 +106,9 @@ impl DeviceSupermatrix {
             device.upload(&offsets)?,
             device.upload(&weights)?,
         );
-        let params = SupermatrixParams {
+        let mut params = SupermatrixParams {
             exponents: ptr(&e, &device),
+            ln_exponents: ptr(&ln_e, &device),
             coefs: ptr(&c, &device),
             powers: ptr(&p, &device),
             comps: ptr(&k, &device),
@@ -101,17 +116,27 @@ impl DeviceSupermatrix {
             offsets: ptr(&o, &device),
             weights: ptr(&w, &device),
             packed: ptr(&packed, &device),
-            n_sets,
+            set_begin: 0,
+            set_end: 0,
             nsym: nsym as i32,
             kmax: kmax as i32,
         };
         let function = device.function(FILE, SOURCE, "supermatrix")?;
-        let blocks = n_sets.div_ceil(BLOCK as u64).clamp(1, 65_535 * 16) as u32;
-        let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: the buffers hold the sizes the kernel reads (exponents and comps F functions,
-        // coefs and powers 2F, first and offsets nsym + 1, weights nsym² kmax) and packed n_sets;
-        // params mirrors the C struct.
-        unsafe { device.stream().launch_builder(&function).arg(&params).launch(config) }?;
+        let piece = if watch.is_some() { DEVICE_SETS_PER_REPORT } else { n_sets.max(1) };
+        while params.set_end < n_sets {
+            params.set_begin = params.set_end;
+            params.set_end = n_sets.min(params.set_begin + piece);
+            let blocks = (params.set_end - params.set_begin).div_ceil(BLOCK as u64).clamp(1, 65_535 * 16) as u32;
+            let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
+            // SAFETY: the buffers hold the sizes the kernel reads (exponents, ln_exponents and comps F functions,
+            // coefs and powers 2F, first and offsets nsym + 1, weights nsym² kmax) and packed
+            // n_sets >= set_end; params mirrors the C struct.
+            unsafe { device.stream().launch_builder(&function).arg(&params).launch(config) }?;
+            if let Some(report) = watch.as_deref_mut() {
+                device.synchronize()?;
+                report(params.set_end as f64 / n_sets as f64)?;
+            }
+        }
         device.synchronize()?;
         let blas = device.blas()?;
         let n_pairs = map.n_pairs() as usize;

@@ -17,6 +17,10 @@
 //! tiles for supermatrices beyond device memory (a basis whose supermatrix does not fit is
 //! refused with ATOMGPU_ERR_OUT_OF_MEMORY naming the bytes).
 
+use crate::error::Result;
+use crate::progress::Tracker;
+use std::ffi::CStr;
+
 pub mod basis;
 mod cuda;
 pub mod index_map;
@@ -26,3 +30,20 @@ pub mod radial;
 pub mod slater;
 pub mod solver;
 pub mod supermatrix;
+
+/// How a long computation of the family reports how far it is (in the unit its caller chose)
+/// and learns that it must stop: `None` when nobody watches (the calling thread has neither a
+/// progress callback nor a time limit: a device computation then runs in one launch), else a
+/// function called at each step, whose error stops the computation with that error.
+pub(crate) type Watch<'a, 'f> = Option<&'a mut (dyn FnMut(f64) -> Result<()> + 'f)>;
+
+/// Runs `body` as the long call `task` of the calling thread ([`Tracker`]): its watch reports
+/// `done` of `total` (none when the thread watches nothing), then the final report.
+pub(crate) fn tracked<T>(task: &'static CStr, total: f64, body: impl FnOnce(Watch<'_, '_>) -> Result<T>) -> Result<T> {
+    let mut tracker = Tracker::start(task);
+    let watched = tracker.is_watched();
+    let mut report = |done: f64| tracker.update(done, total);
+    let out = body(if watched { Some(&mut report) } else { None })?;
+    tracker.finish(total)?;
+    Ok(out)
+}

@@ -14,8 +14,27 @@
 //! (Leibniz's rule); as c → ∞ it becomes the point-nucleus <1/r>. The nuclear attraction is
 //! V_ab = -Z <a|1/r|b> (point nucleus) or -Z <a|erf(√ξ r)/r|b> (Gaussian nucleus,
 //! [`gaussian_nucleus_exponent`]).
+//!
+//! **Scaled forms.** Formed as written, a b, p^{l+1} and N_a N_b over- or underflow for exponents
+//! far from 1 (a = 1e-200 makes ab = 0 and S = 0 instead of 0.915 for b = 2a) although every
+//! matrix element is representable. Every element is therefore evaluated as exp of a sum of
+//! logarithms of O(1)-conditioned factors, through g = 2√(ab)/p = 1/cosh(½ ln(a/b)) ∈ (0, 1]:
+//!
+//! ```text
+//! S_ab = g^{l+3/2}
+//! T_ab = (l + 3/2) √(ab) g^{l+5/2}
+//! <a|1/r|b> = A_l (ab)^{1/4} g^{l+1},                    A_l = 2^{l+3/2} l! / ((2l+1)!! √π)
+//! <a|erf(√ξ r)/r|b> = <a|1/r|b> √(1-u) Σ_{m=0}^{l} C(2m,m) 4^{-m} u^m,        u = p / (p + ξ)
+//! ```
+//!
+//! (the last from the sum above with (2m-1)!!/(2^m m!) = C(2m,m)/4^m; its terms are positive and
+//! form the partial sum of (1-u)^{-1/2}). ln cosh, ln(1 - u) = -ln(1 + p/ξ) and ln u are taken
+//! from the logarithms of the exponents ([`softplus`]), so no intermediate leaves the double
+//! range; the relative rounding is a few ulp times the largest logarithm summed (≤ 1e-12 even at
+//! exponents of 1e±300). An element that itself overflows (T of two exponents near 1e308, or
+//! V with Z near 1e308) is [`Error::NotFinite`] naming the matrix and the element.
 
-use super::basis::{ln_norm, odd_double_factorial};
+use super::basis::odd_double_factorial;
 use crate::error::{Error, Result};
 
 /// Speed of light in atomic units used by DFRATOM (its default `c`).
@@ -55,6 +74,107 @@ pub struct OneElectron {
     pub nuclear: Vec<f64>,
 }
 
+/// ln(1 + e^x), for any x without overflow.
+pub(crate) fn softplus(x: f64) -> f64 {
+    x.max(0.0) + (-x.abs()).exp().ln_1p()
+}
+
+/// ln n!.
+pub(crate) fn ln_factorial(n: u32) -> f64 {
+    (1..=n).map(|k| (k as f64).ln()).sum()
+}
+
+/// The logarithms of the combinations of two exponents a, b (bohr⁻²) that the closed forms need.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pair {
+    pub ln_a: f64,
+    pub ln_b: f64,
+    /// ln p, p = a + b.
+    pub ln_p: f64,
+    /// ln g, g = 2√(ab)/p = 1/cosh(½ ln(a/b)).
+    pub ln_g: f64,
+    /// ln(1 + e^{-|ln a - ln b|}), which all of them share.
+    t: f64,
+}
+
+impl Pair {
+    pub fn new(a: f64, b: f64) -> Self {
+        Self::with_logs((a, a.ln()), (b, b.ln()))
+    }
+
+    /// The pair of exponents a, b given with their logarithms.
+    pub fn with_logs((a, ln_a): (f64, f64), (b, ln_b): (f64, f64)) -> Self {
+        // t = ln(1 + e^{-|ln a - ln b|}) = ln(1 + min/max).
+        let t = (a.min(b) / a.max(b)).ln_1p();
+        // ln cosh x = x + ln(1 + e^{-2x}) - ln 2 (x = ½|ln a - ln b|): 0 exactly for a = b.
+        let ln_g = -(0.5 * (ln_a - ln_b).abs() + t - std::f64::consts::LN_2);
+        Pair { ln_a, ln_b, ln_p: ln_a.max(ln_b) + t, ln_g, t }
+    }
+
+    /// ln(a/p) = -ln(1 + b/a) and ln(b/p) = -ln(1 + a/b), each <= 0 (-ln 2 exactly for a = b).
+    pub fn ln_shares(&self) -> (f64, f64) {
+        (-((self.ln_b - self.ln_a).max(0.0) + self.t), -((self.ln_a - self.ln_b).max(0.0) + self.t))
+    }
+
+    /// ln(ab)/4 + k ln g: the logarithm of (ab)^{1/4} g^k, the ζ-scaling of the attraction.
+    pub fn ln_attraction(&self, k: f64) -> f64 {
+        0.25 * (self.ln_a + self.ln_b) + k * self.ln_g
+    }
+}
+
+/// ln A_l, A_l = 2^{l+3/2} l! / ((2l+1)!! √π): <a|1/r|a> = A_l √a.
+fn ln_attraction_constant(l: u32) -> f64 {
+    (l as f64 + 1.5) * std::f64::consts::LN_2 + ln_factorial(l)
+        - odd_double_factorial(l + 1).ln()
+        - 0.5 * std::f64::consts::PI.ln()
+}
+
+/// The screening of a Gaussian nucleus: the logarithm of √(1-u) and u itself, u = p/(p + ξ),
+/// for ln p and the nucleus (0 and 0 for a point nucleus: u = 0).
+pub(crate) fn screening(ln_p: f64, nucleus: Nucleus) -> (f64, f64) {
+    match nucleus {
+        Nucleus::Point => (0.0, 0.0),
+        Nucleus::Gaussian { exponent } => {
+            let d = ln_p - exponent.ln();
+            (-0.5 * softplus(d), (-softplus(-d)).exp())
+        }
+    }
+}
+
+/// Σ_{m=0}^{j} C(2m,m) 4^{-m} u^m (module docs), in [1, (1-u)^{-1/2}].
+pub(crate) fn screening_sum(j: u32, u: f64) -> f64 {
+    let (mut term, mut sum) = (1.0, 1.0);
+    for m in 1..=j {
+        term *= u * (2 * m - 1) as f64 / (2 * m) as f64;
+        sum += term;
+    }
+    sum
+}
+
+/// -Z <a|v|b> of symmetry l for the nucleus (module docs): V_ab.
+pub(crate) fn attraction(l: u32, pair: &Pair, z: f64, nucleus: Nucleus) -> f64 {
+    let (ln_screen, u) = screening(pair.ln_p, nucleus);
+    let ln = z.ln() + ln_attraction_constant(l) + pair.ln_attraction(l as f64 + 1.0) + ln_screen;
+    -ln.exp() * screening_sum(l, u)
+}
+
+/// Checks a finished matrix: a non-finite element (one that overflowed) is [`Error::NotFinite`]
+/// naming the matrix `name` and the element.
+pub(crate) fn finite_matrix(name: &'static str, values: &[f64], m: usize) -> Result<()> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(k) => Err(Error::NotFinite {
+            name,
+            index: Some(k),
+            detail: format!(
+                "element ({}, {}) of the {m} x {m} matrix overflows double precision for these exponents and charge",
+                k % m,
+                k / m
+            ),
+        }),
+    }
+}
+
 fn check_inputs(l: u32, exponents: &[f64], z: f64, nucleus: Nucleus) -> Result<()> {
     if l > 20 {
         return Err(Error::invalid("l", format!("must be in [0, 20], got {l}")));
@@ -74,47 +194,24 @@ fn check_inputs(l: u32, exponents: &[f64], z: f64, nucleus: Nucleus) -> Result<(
     Ok(())
 }
 
-/// S, T and V of symmetry l for `exponents` (bohr⁻²), nuclear charge Z and `nucleus` (module docs).
+/// S, T and V of symmetry l for `exponents` (bohr⁻²), nuclear charge Z and `nucleus` (module
+/// docs); an element that overflows is [`Error::NotFinite`] naming `overlap`, `kinetic` or
+/// `nuclear` and the element.
 pub fn one_electron(l: u32, exponents: &[f64], z: f64, nucleus: Nucleus) -> Result<OneElectron> {
     check_inputs(l, exponents, z, nucleus)?;
     let n = exponents.len();
     let lf = l as f64;
-    let ln_n: Vec<f64> = exponents.iter().map(|&a| ln_norm(l, a)).collect();
     let mut out = OneElectron { overlap: vec![0.0; n * n], kinetic: vec![0.0; n * n], nuclear: vec![0.0; n * n] };
-    let l_factorial: f64 = (1..=l).map(f64::from).product();
+    let ln_t = (lf + 1.5).ln();
     for j in 0..n {
         for i in 0..n {
-            let (a, b) = (exponents[i], exponents[j]);
-            let p = a + b;
-            let s = (2.0 * (a * b).sqrt() / p).powf(lf + 1.5);
-            let norms = (ln_n[i] + ln_n[j]).exp();
-            let attraction = match nucleus {
-                Nucleus::Point => norms * l_factorial / (2.0 * p.powi(l as i32 + 1)),
-                Nucleus::Gaussian { exponent } => norms * erf_moment(l, p, exponent.sqrt()),
-            };
-            out.overlap[i + n * j] = s;
-            out.kinetic[i + n * j] = (2.0 * lf + 3.0) * (a * b / p) * s;
-            out.nuclear[i + n * j] = -z * attraction;
+            let pair = Pair::new(exponents[i], exponents[j]);
+            out.overlap[i + n * j] = ((lf + 1.5) * pair.ln_g).exp();
+            out.kinetic[i + n * j] = (ln_t + 0.5 * (pair.ln_a + pair.ln_b) + (lf + 2.5) * pair.ln_g).exp();
+            out.nuclear[i + n * j] = attraction(l, &pair, z, nucleus);
         }
     }
+    finite_matrix("kinetic", &out.kinetic, n)?;
+    finite_matrix("nuclear", &out.nuclear, n)?;
     Ok(out)
-}
-
-/// ∫_0^∞ r^{2l+1} e^{-p r²} erf(c r) dr (module docs).
-pub(crate) fn erf_moment(l: u32, p: f64, c: f64) -> f64 {
-    let q = p + c * c;
-    let mut sum = 0.0;
-    let mut binomial = 1.0;
-    let mut k_factorial = 1.0;
-    for k in 0..=l {
-        if k > 0 {
-            binomial *= (l - k + 1) as f64 / k as f64;
-            k_factorial *= k as f64;
-        }
-        let m = l - k;
-        sum += binomial * k_factorial / p.powi(k as i32 + 1) * odd_double_factorial(m)
-            / 2f64.powi(m as i32)
-            / q.powf(m as f64 + 0.5);
-    }
-    0.5 * c * sum
 }

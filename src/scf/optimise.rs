@@ -11,12 +11,20 @@
 //! variables. Each evaluation builds the pools ([`super::basis::wtbs_basis`]) and runs the SCF
 //! of the template with those exponents on the caller's backend; on the GPU the supermatrix is
 //! recomputed there from the new exponents (a few kilobytes go up per evaluation: the exponents
-//! and their primitive coefficients). An evaluation whose SCF fails (not converged, linearly
-//! dependent) counts as +∞, which BOBYQA's extreme barrier handles.
+//! and their primitive coefficients). An evaluation whose SCF fails for its basis (not converged,
+//! linearly dependent, an exponent that overflows, a non-finite energy) counts as +∞, which
+//! BOBYQA's extreme barrier handles; a cancellation, a memory or device failure stops the
+//! optimisation with that error.
+//!
+//! **Progress.** [`optimise_wtbs`] is the long call `atomgpu_scf_optimise_wtbs` of the calling
+//! thread ([`crate::progress`]): its progress callback hears `done` = the SCFs completed (the
+//! start, BOBYQA's evaluations, the final one) of `total` = `max_evaluations` + 2, at every cycle
+//! of every SCF, and it or the time limit stops the optimisation with [`Error::Cancelled`].
 
 use super::basis::{wtbs_basis, WtbsGroup, WtbsLayout};
-use super::solver::{scf, Basis, ScfResult, ScfSpec};
+use super::solver::{converged, run, Basis, ScfResult, ScfSpec};
 use super::supermatrix::{Spinor, Symmetry};
+use super::{tracked, Watch};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 
@@ -31,9 +39,13 @@ pub struct WtbsOptimisation {
     pub rho_begin: f64,
     /// Final trust-region radius (`rhoend`, default 1e-4; < rho_begin).
     pub rho_end: f64,
-    /// Most SCF evaluations (`maxfun`, default 500).
+    /// Most SCF evaluations (`maxfun`, default 500), at most [`MAX_EVALUATIONS`].
     pub max_evaluations: usize,
 }
+
+/// The most evaluations of one minimisation (each an SCF): more than BOBYQA needs by orders of
+/// magnitude for the few variables of a basis, and a bound on a call without a time limit.
+pub const MAX_EVALUATIONS: usize = 1_000_000;
 
 /// The optimised basis and its SCF.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,9 +63,10 @@ pub struct OptimisedBasis {
 
 /// Minimises f over the box [lower, upper] by BOBYQA from x (overwritten by the best point):
 /// (f at the best point, evaluations, whether rho reached rho_end). Needs upper - lower >=
-/// 2 rho_begin in every variable and more than 2n + 1 evaluations.
+/// 2 rho_begin in every variable and more than 2n + 1 evaluations. An error of f stops the
+/// minimisation at once and is returned (x then holds a point BOBYQA tried).
 pub fn minimise_in_box(
-    f: impl FnMut(&[f64]) -> f64,
+    mut f: impl FnMut(&[f64]) -> Result<f64>,
     x: &mut [f64],
     lower: &[f64],
     upper: &[f64],
@@ -77,8 +90,27 @@ pub fn minimise_in_box(
     config.rho_begin = rho_begin;
     config.rho_end = rho_end;
     config.max_fun = max_evaluations;
+    // An evaluation that fails returns -∞, which BOBYQA moderates to -f64::MAX: that target ends
+    // the solve after the evaluation (no real value reaches it).
+    config.f_target = f64::MIN;
     let mut solver = bobyqa::Bobyqa::new(n, config).map_err(|s| Error::invalid("max_evaluations", s.to_string()))?;
-    let outcome = solver.minimize(f, x, lower, upper);
+    let mut failure = None;
+    let outcome = solver.minimize(
+        |x| match failure.is_none().then(|| f(x)) {
+            Some(Ok(value)) => value,
+            Some(Err(e)) => {
+                failure = Some(e);
+                f64::NEG_INFINITY
+            }
+            None => f64::NEG_INFINITY,
+        },
+        x,
+        lower,
+        upper,
+    );
+    if let Some(e) = failure {
+        return Err(e);
+    }
     match outcome.status {
         bobyqa::Status::Converged | bobyqa::Status::FtolReached | bobyqa::Status::TargetReached => {
             Ok((outcome.f, outcome.n_eval, true))
@@ -110,7 +142,7 @@ fn groups_of(x: &[f64]) -> Vec<WtbsGroup> {
 }
 
 /// The trust-region settings of a minimisation over n variables: 0 < rho_end < rho_begin (finite)
-/// and more than 2n + 1 evaluations (BOBYQA's interpolation set).
+/// and more than 2n + 1 evaluations (BOBYQA's interpolation set), at most [`MAX_EVALUATIONS`].
 fn check_trust_region(n: usize, (rho_begin, rho_end): (f64, f64), max_evaluations: usize) -> Result<()> {
     if !(rho_begin.is_finite() && rho_begin > 0.0) {
         return Err(Error::invalid("rho_begin", format!("must be finite and > 0, got {rho_begin}")));
@@ -118,10 +150,13 @@ fn check_trust_region(n: usize, (rho_begin, rho_end): (f64, f64), max_evaluation
     if !(rho_end.is_finite() && rho_end > 0.0 && rho_end < rho_begin) {
         return Err(Error::invalid("rho_end", format!("must be in (0, rho_begin), got {rho_end}")));
     }
-    if max_evaluations <= 2 * n + 1 {
+    if max_evaluations <= 2 * n + 1 || max_evaluations > MAX_EVALUATIONS {
         return Err(Error::invalid(
             "max_evaluations",
-            format!("must exceed 2n + 1 = {}, got {max_evaluations}", 2 * n + 1),
+            format!(
+                "must be in [2n + 2, {MAX_EVALUATIONS}] = [{}, {MAX_EVALUATIONS}], got {max_evaluations}",
+                2 * n + 2
+            ),
         ));
     }
     Ok(())
@@ -139,10 +174,37 @@ pub fn optimise_wtbs(backend: &Backend, template: &ScfSpec, settings: &WtbsOptim
         ));
     }
     check_trust_region(4 * settings.groups.len(), (settings.rho_begin, settings.rho_end), settings.max_evaluations)?;
+    let total = (settings.max_evaluations + 2) as f64;
+    tracked(c"atomgpu_scf_optimise_wtbs", total, |watch| optimise(backend, template, settings, start, watch))
+}
+
+/// One SCF of the optimisation, after `done` others, that must converge; `watch` hears `done` at
+/// each of its cycles.
+fn evaluate(backend: &Backend, spec: &ScfSpec, watch: &mut Watch<'_, '_>, done: usize) -> Result<ScfResult> {
+    let watched = watch.is_some();
+    let mut report = |_: f64| watch.as_deref_mut().map_or(Ok(()), |w| w(done as f64));
+    converged(spec, run(backend, spec, if watched { Some(&mut report) } else { None })?)
+}
+
+/// Whether an evaluation's error ends the optimisation (a cancellation, a memory or device
+/// failure) rather than marking its point as infeasible.
+fn is_fatal(e: &Error) -> bool {
+    !matches!(e, Error::NotConverged(_) | Error::InvalidArgument { .. } | Error::NotFinite { .. })
+}
+
+/// [`optimise_wtbs`] from the exponents `start` of the starting parameters, under `watch`.
+fn optimise(
+    backend: &Backend,
+    template: &ScfSpec,
+    settings: &WtbsOptimisation,
+    start: Vec<Vec<f64>>,
+    mut watch: Watch<'_, '_>,
+) -> Result<OptimisedBasis> {
     let spec_for =
         |exponents: &[Vec<f64>]| ScfSpec { basis: with_exponents(&template.basis, exponents), ..template.clone() };
     // The start must run: a failure there is the caller's to see, not a barrier value.
-    scf(backend, &spec_for(&start))?;
+    evaluate(backend, &spec_for(&start), &mut watch, 0)?;
+    let mut runs = 1;
     let mut x = Vec::new();
     let (mut lower, mut upper) = (Vec::new(), Vec::new());
     for g in &settings.groups {
@@ -156,9 +218,14 @@ pub fn optimise_wtbs(backend: &Backend, template: &ScfSpec, settings: &WtbsOptim
         ]);
     }
     let energy = |x: &[f64]| {
-        wtbs_basis(&groups_of(x), &settings.layout)
-            .and_then(|e| scf(backend, &spec_for(&e)))
-            .map_or(f64::INFINITY, |r| r.energy)
+        let result = wtbs_basis(&groups_of(x), &settings.layout)
+            .and_then(|e| evaluate(backend, &spec_for(&e), &mut watch, runs));
+        runs += 1;
+        match result {
+            Ok(r) => Ok(r.energy),
+            Err(e) if is_fatal(&e) => Err(e),
+            Err(_) => Ok(f64::INFINITY),
+        }
     };
     let (_, evaluations, converged) = minimise_in_box(
         energy,
@@ -170,6 +237,6 @@ pub fn optimise_wtbs(backend: &Backend, template: &ScfSpec, settings: &WtbsOptim
     )?;
     let groups = groups_of(&x);
     let exponents = wtbs_basis(&groups, &settings.layout)?;
-    let result = scf(backend, &spec_for(&exponents))?;
+    let result = evaluate(backend, &spec_for(&exponents), &mut watch, evaluations + 1)?;
     Ok(OptimisedBasis { groups, exponents, result, evaluations, converged })
 }

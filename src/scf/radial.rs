@@ -19,6 +19,11 @@
 //! the small-component density elements O(1/c) (small-large) and O(1/c²) (small-small), the
 //! scales of DFRATOM's convergence thresholds.
 //!
+//! Every coefficient is N times a power of ζ, and N ∝ ζ^{(l+3/2)/2}: a term c r^n e^{-ζ r²} of
+//! either component has c = ĉ ζ^{(n+3/2)/2} with ĉ depending on l and κ only. [`RadialFunction`]
+//! keeps ĉ, so that the integrals can take every power of ζ in logarithmic form
+//! ([`super::slater`]) and no coefficient over- or underflows.
+//!
 //! **Dirac one-electron block** of symmetry κ (energies relative to the rest energy c², radial
 //! equations V P + c(-d/dr + κ/r) Q = E P, c(d/dr + κ/r) P + (V - 2c²) Q = E Q, as in Johnson,
 //! *Atomic Structure Theory*, eq. 2.175 with E excluding mc²), in the basis (large; small):
@@ -32,10 +37,32 @@
 //! by parts, and ∫ [(d/dr + κ/r)P_p][(d/dr + κ/r)P_q] dr = 2T_pq (κ(κ+1) = l(l+1)). Both identities
 //! are tested against the primitive integrals; eliminating the small block as c → ∞ gives
 //! h^LL → V + Π (2c² S^SS)^{-1} Πᵀ = V + T: the Schrödinger matrix.
+//!
+//! **Scaled forms** (as in [`super::one_electron`], g = 2√(ab)/(a + b), a the exponent of p and b
+//! of q): with T_pq = (l + 3/2) √(ab) g^{l+5/2},
+//!
+//! ```text
+//! S^SS_pq = g^{l+5/2},     Π_pq = c √((2l+3) a) g^{l+5/2},
+//! V^SS_pq = V_{l+1}(a, b)                                                       (κ < 0: σ = -R_{l+1})
+//! V^SS_pq = -Z B_l (ab)^{1/4} g^l √(1-u) [(2l+1)(1-u) E_l(u) + l(l+1) g² Σ_{m=0}^{l+1} C(2m,m) 4^{-m} u^m]   (κ > 0)
+//! ```
+//!
+//! with V_{l+1} the attraction of [`super::one_electron`] for l + 1, B_l = 2^{l+5/2} (l-1)! /
+//! ((2l+3)!! √π), u = p/(p + ξ) (0 for a point nucleus) and E_l(u) = Σ_{m<l} C(2m,m) 4^{-m} u^m
+//! Σ_{j<l-m} u^j: the three primitive terms of σ_p σ_q, of which the cross term is negative,
+//! regrouped so that every term is positive ((1-u) E_l collects the cross term with part of the
+//! first, exactly). Each is checked against quadrature of the primitive functions.
 
-use super::basis::ln_norm;
-use super::one_electron::{erf_moment, Nucleus};
+use super::basis::odd_double_factorial;
+use super::one_electron::{attraction, finite_matrix, ln_factorial, screening, screening_sum, Nucleus, Pair};
 use crate::error::{Error, Result};
+
+/// The largest speed of light accepted (au): beyond it the -2c² small-small block's rounding
+/// (about 1e-16 x 2c² hartree in every Dirac orbital energy) exceeds the relativistic effect it
+/// is meant to show (about Z⁴/c²): He at c = 1e5 already has its shift E_DF - E_HF 0.5% off the
+/// 1/c² law, and at 1e6 its SCF no longer meets density thresholds of 1e-6. For the
+/// non-relativistic limit use Hartree-Fock.
+pub const MAX_SPEED_OF_LIGHT: f64 = 1e5;
 
 /// The component a basis function belongs to (non-relativistic functions are `Large`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,12 +71,16 @@ pub enum Component {
     Small,
 }
 
-/// R(r) = Σ_t c_t r^{n_t} e^{-ζ r²} (module docs); a second term with c = 0 is unused.
+/// R(r) = Σ_t ĉ_t ζ^{(n_t+3/2)/2} r^{n_t} e^{-ζ r²} (module docs); a second term with ĉ = 0 is
+/// unused.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RadialFunction {
     /// ζ (bohr⁻²).
     pub exponent: f64,
-    /// (n_t, c_t) (c_t in bohr^{-n_t - 3/2}).
+    /// ln ζ, which the integrals use.
+    pub ln_exponent: f64,
+    /// (n_t, ĉ_t), ĉ_t dimensionless: the coefficient of r^{n_t} e^{-ζ r²} is ĉ_t ζ^{(n_t+3/2)/2}
+    /// (bohr^{-n_t - 3/2}).
     pub terms: [(u32, f64); 2],
     pub component: Component,
 }
@@ -64,63 +95,55 @@ pub fn large_l(kappa: i32) -> u32 {
     }
 }
 
+/// N / ζ^{(l+3/2)/2} of the normalised Gaussian N r^l e^{-ζ r²}: √(2^{2l+7/2} / ((2l+1)!! √π)).
+fn norm_coefficient(l: u32) -> f64 {
+    let ln2 = std::f64::consts::LN_2;
+    (0.5 * ((2 * l) as f64 * ln2 + 3.5 * ln2 - odd_double_factorial(l + 1).ln() - 0.5 * std::f64::consts::PI.ln()))
+        .exp()
+}
+
 impl RadialFunction {
     /// The normalised Gaussian N r^l e^{-ζ r²} (non-relativistic, or a large component).
     pub fn large(l: u32, exponent: f64) -> Self {
-        let n = ln_norm(l, exponent).exp();
-        RadialFunction { exponent, terms: [(l, n), (l + 2, 0.0)], component: Component::Large }
+        let terms = [(l, norm_coefficient(l)), (l + 2, 0.0)];
+        RadialFunction { exponent, ln_exponent: exponent.ln(), terms, component: Component::Large }
     }
 
     /// The normalised kinetically balanced small component of the large function of symmetry κ
-    /// and exponent ζ (module docs).
+    /// and exponent ζ (module docs): N/√((2l+3)ζ) times -2ζ r^{l+1} (κ < 0), or times
+    /// (2l+1) r^{l-1} - 2ζ r^{l+1} (κ > 0).
     pub fn small(kappa: i32, exponent: f64) -> Self {
         let l = large_l(kappa);
-        let n = ln_norm(l, exponent).exp() / ((2 * l + 3) as f64 * exponent).sqrt();
+        let n = norm_coefficient(l) / ((2 * l + 3) as f64).sqrt();
         let terms = if kappa < 0 {
-            [(l + 1, -2.0 * n * exponent), (l + 3, 0.0)]
+            [(l + 1, -2.0 * n), (l + 3, 0.0)]
         } else {
-            [(l - 1, n * (2 * l + 1) as f64), (l + 1, -2.0 * n * exponent)]
+            [(l - 1, n * (2 * l + 1) as f64), (l + 1, -2.0 * n)]
         };
-        RadialFunction { exponent, terms, component: Component::Small }
+        RadialFunction { exponent, ln_exponent: exponent.ln(), terms, component: Component::Small }
     }
 }
 
-/// ∫_0^∞ r^{2j+1} e^{-p r²} dr = j! / (2 p^{j+1}) (2j+1 = the odd power).
-fn odd_moment(j: u32, p: f64) -> f64 {
-    (1..=j).map(f64::from).product::<f64>() / (2.0 * p.powi(j as i32 + 1))
-}
-
-/// ∫_0^∞ r^{2j} e^{-p r²} dr = (2j-1)!! √π / (2^{j+1} p^{j+1/2}).
-fn even_moment(j: u32, p: f64) -> f64 {
-    super::basis::odd_double_factorial(j) * std::f64::consts::PI.sqrt()
-        / (2f64.powi(j as i32 + 1) * p.powf(j as f64 + 0.5))
-}
-
-/// Σ_{s,t} c_s c_t f(n_s + n_t, ζ_a + ζ_b) over the terms of a and b.
-fn term_sum(a: &RadialFunction, b: &RadialFunction, f: impl Fn(u32, f64) -> f64) -> f64 {
-    let p = a.exponent + b.exponent;
-    let mut sum = 0.0;
-    for &(na, ca) in &a.terms {
-        for &(nb, cb) in &b.terms {
-            if ca != 0.0 && cb != 0.0 {
-                sum += ca * cb * f(na + nb, p);
-            }
+/// V^SS_pq of symmetry κ > 0 (module docs).
+fn small_attraction_positive_kappa(l: u32, pair: &Pair, z: f64, nucleus: Nucleus) -> f64 {
+    let (ln_screen, u) = screening(pair.ln_p, nucleus);
+    // B_l = 2^{l+5/2} (l-1)! / ((2l+3)!! √π).
+    let ln_b = (l as f64 + 2.5) * std::f64::consts::LN_2 + ln_factorial(l - 1)
+        - odd_double_factorial(l + 2).ln()
+        - 0.5 * std::f64::consts::PI.ln();
+    let ln_common = z.ln() + ln_b + pair.ln_attraction(l as f64) + ln_screen;
+    // E_l(u) = Σ_{m<l} C(2m,m) 4^{-m} u^m Σ_{j<l-m} u^j.
+    let (mut e, mut c_m) = (0.0, 1.0);
+    for m in 0..l {
+        if m > 0 {
+            c_m *= u * (2 * m - 1) as f64 / (2 * m) as f64;
         }
+        e += c_m * (0..l - m).fold((0.0, 1.0), |(s, p), _| (s + p, p * u)).0;
     }
-    sum
-}
-
-/// <a|b> = ∫ R_a R_b r² dr. Powers n_a + n_b are even within one symmetry.
-pub fn overlap(a: &RadialFunction, b: &RadialFunction) -> f64 {
-    term_sum(a, b, |n, p| even_moment(n / 2 + 1, p))
-}
-
-/// <a|V|b> of the nuclear potential V = -Z/r or -Z erf(√ξ r)/r (hartree).
-pub fn nuclear(a: &RadialFunction, b: &RadialFunction, z: f64, nucleus: Nucleus) -> f64 {
-    -z * term_sum(a, b, |n, p| match nucleus {
-        Nucleus::Point => odd_moment(n / 2, p),
-        Nucleus::Gaussian { exponent } => erf_moment(n / 2, p, exponent.sqrt()),
-    })
+    let lf = l as f64;
+    let direct = (2.0 * lf + 1.0) * e * (ln_common + 2.0 * ln_screen).exp();
+    let across = lf * (lf + 1.0) * screening_sum(l + 1, u) * (ln_common + 2.0 * pair.ln_g).exp();
+    -(direct + across)
 }
 
 /// The Dirac one-electron matrices of symmetry κ, 2n x 2n column-major over (large; small)
@@ -136,7 +159,9 @@ pub struct DiracOneElectron {
 }
 
 /// The Dirac one-electron matrices of symmetry κ for `exponents` (bohr⁻²), nuclear charge Z,
-/// `nucleus` and speed of light c (module docs).
+/// `nucleus` and speed of light c (module docs): c in [1, [`MAX_SPEED_OF_LIGHT`]], and Z < c for a
+/// point nucleus ([`check_dirac_nucleus`]). An element that overflows (V with a huge Z and a
+/// Gaussian nucleus) is [`Error::NotFinite`] naming `kinetic` or `nuclear` and the element.
 pub fn dirac_one_electron(
     kappa: i32,
     exponents: &[f64],
@@ -148,26 +173,34 @@ pub fn dirac_one_electron(
     check_speed_of_light(speed_of_light)?;
     let l = large_l(kappa);
     let nr = super::one_electron::one_electron(l, exponents, z, nucleus)?;
+    check_dirac_nucleus(z, nucleus, speed_of_light)?;
     let n = exponents.len();
     let m = 2 * n;
-    let small: Vec<RadialFunction> = exponents.iter().map(|&e| RadialFunction::small(kappa, e)).collect();
     let mut out = DiracOneElectron { overlap: vec![0.0; m * m], kinetic: vec![0.0; m * m], nuclear: vec![0.0; m * m] };
     let c = speed_of_light;
-    let t = |i: usize, j: usize| nr.kinetic[i + n * j];
+    let lf = l as f64;
+    let ln_pi = c.ln() + 0.5 * (2.0 * lf + 3.0).ln();
+    let ln_rest = std::f64::consts::LN_2 + 2.0 * c.ln();
     for j in 0..n {
         for i in 0..n {
+            let pair = Pair::new(exponents[i], exponents[j]);
             let (ll, ss) = (i + m * j, (n + i) + m * (n + j));
-            let s_ss = overlap(&small[i], &small[j]);
+            let ln_small = (lf + 2.5) * pair.ln_g;
             out.overlap[ll] = nr.overlap[i + n * j];
-            out.overlap[ss] = s_ss;
+            out.overlap[ss] = ln_small.exp();
             out.nuclear[ll] = nr.nuclear[i + n * j];
-            out.nuclear[ss] = nuclear(&small[i], &small[j], z, nucleus);
+            out.nuclear[ss] = if kappa < 0 {
+                attraction(l + 1, &pair, z, nucleus)
+            } else {
+                small_attraction_positive_kappa(l, &pair, z, nucleus)
+            };
             // Π_ij (large i, small j) and its transpose.
-            out.kinetic[i + m * (n + j)] = c * std::f64::consts::SQRT_2 * t(i, j) / t(j, j).sqrt();
+            out.kinetic[i + m * (n + j)] = (ln_pi + 0.5 * pair.ln_a + ln_small).exp();
             out.kinetic[(n + j) + m * i] = out.kinetic[i + m * (n + j)];
-            out.kinetic[ss] = -2.0 * c * c * s_ss;
+            out.kinetic[ss] = -(ln_rest + ln_small).exp();
         }
     }
+    finite_matrix("nuclear", &out.nuclear, m)?;
     Ok(out)
 }
 
@@ -182,11 +215,32 @@ pub fn check_kappa(kappa: i32) -> Result<()> {
     Ok(())
 }
 
-/// c must be finite and at least 1 au (the physical value is 137.036; larger values approach the
-/// non-relativistic limit).
+/// c must lie in [1, [`MAX_SPEED_OF_LIGHT`]] au (the physical value is 137.036; larger values
+/// approach the non-relativistic limit).
 pub fn check_speed_of_light(c: f64) -> Result<()> {
-    if !(c.is_finite() && c >= 1.0) {
-        return Err(Error::invalid("speed_of_light", format!("must be finite and >= 1 au, got {c}")));
+    if !(1.0..=MAX_SPEED_OF_LIGHT).contains(&c) {
+        return Err(Error::invalid("speed_of_light", format!("must be in [1, {MAX_SPEED_OF_LIGHT:e}] au, got {c}")));
+    }
+    Ok(())
+}
+
+/// The rule of the nuclear charge in Dirac-Fock: a point nucleus needs Z < c. Its 1s1/2 (and
+/// 2p1/2) radial functions behave as r^{γ-1}, γ = √(κ² - (Z/c)²), and the Dirac-Coulomb
+/// Hamiltonian has no distinguished self-adjoint form beyond Z = c (the ground-state energy
+/// c² (γ - 1) reaches -c² there, and γ turns imaginary). A Gaussian nucleus bounds the potential
+/// at the origin: the Hamiltonian is well defined for any Z, and 1s1/2 stays above the
+/// negative-energy continuum (-2c²) up to the critical charge Z_cr ≈ 170 for c = 137.036 (the
+/// exact value depends on the nuclear radius; Pieper & Greiner, Z. Phys. 218, 327 (1969);
+/// Zeldovich & Popov, Sov. Phys. Usp. 14, 673 (1972)); the SCF refuses a charge whose lowest
+/// electronic orbital lies below -2c² ([`super::solver`]).
+pub fn check_dirac_nucleus(z: f64, nucleus: Nucleus, speed_of_light: f64) -> Result<()> {
+    if nucleus == Nucleus::Point && z >= speed_of_light {
+        return Err(Error::invalid(
+            "nuclear_charge",
+            format!(
+                "must be < the speed of light c = {speed_of_light} au for a point nucleus (the Dirac-Coulomb ground state needs Z < c), got {z}; a Gaussian nucleus allows Z up to the critical charge (about 170 for c = 137.036)"
+            ),
+        ));
     }
     Ok(())
 }

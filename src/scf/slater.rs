@@ -16,12 +16,30 @@
 //! (y = x t, then t = √(p/q) tan θ, which turns the t integral into ∫_0^Θ sin^β θ cos^α θ dθ =
 //! ½ B_{sin²Θ}((β+1)/2, (α+1)/2), sin²Θ = q/(p+q)). Both terms are positive (no cancellation);
 //! the incomplete beta function B_x is evaluated by its continued fraction (Lentz's method), on
-//! the side of x where it converges fast, with 1 - x = p/(p+q) formed directly. α >= 0 needs
-//! k <= l_a + l_b + 1 and k <= l_c + l_d + 1, which every multipole of an atomic two-electron
-//! integral satisfies (k <= l_a + l_b by the triangle rule).
+//! the side of x where it converges fast. α >= 0 needs k <= l_a + l_b + 1 and
+//! k <= l_c + l_d + 1, which every multipole of an atomic two-electron integral satisfies
+//! (k <= l_a + l_b by the triangle rule).
+//!
+//! **Scaled form.** The normalisations and the powers of p and q each over- or underflow for
+//! exponents far from 1 (N⁴ p^{-21} q^{-21.5} at l = 20 and ζ = 1e-8 is ∞ · 0) although R^k is
+//! of the order of √ζ. With the coefficients of [`RadialFunction`] (c = ĉ ζ^{(n+3/2)/2}), a
+//! density term is ρ r² = ĉ_a ĉ_b e^w p^{(m+1)/2} r^m e^{-p r²} with the dimensionless
+//! w = (n_a + 3/2)/2 ln(a/p) + (n_b + 3/2)/2 ln(b/p) <= 0, and each term of R^k is
+//!
+//! ```text
+//! ĉ_a ĉ_b ĉ_c ĉ_d exp[w_ab + w_cd + ln Γ((m+n+1)/2) - ln 4 + (k+1)/2 ln p - k/2 ln q + ln B_x((n+k+1)/2, (m-k)/2)]
+//! (where B_x = x^A (1-x)^B / A times a continued fraction of size 1, ln B_x is ln x^A (1-x)^B / A
+//! and the fraction multiplies the exponential)
+//! ```
+//!
+//! (and the same with (m, p) and (n, q) exchanged, x = p/(p+q)), where ln x = -ln(1 + p/q),
+//! ln(1 - x) = -ln(1 + q/p) and ln(a/p) come from the logarithms of the exponents: no
+//! intermediate leaves the double range for any exponents, and every representable R^k is formed.
 
+use super::one_electron::Pair;
 use super::radial::RadialFunction;
 use crate::error::{Error, Result};
+use std::sync::LazyLock;
 
 /// Γ(x) for x a positive integer or half-integer, exactly as a product (√π for half-integers).
 fn gamma_half(x2: u32) -> f64 {
@@ -34,6 +52,27 @@ fn gamma_half(x2: u32) -> f64 {
         (1..=j).map(|i| (2 * i - 1) as f64 / 2.0).product::<f64>() * std::f64::consts::PI.sqrt()
     }
 }
+
+/// The half-integer arguments x2/2 the integrals meet: x2 <= m + n + 1 <= 2 (21 + 21 + 2) + 1 = 89
+/// (powers n_t <= l + 1 <= 21 in a function).
+const HALVES: usize = 90;
+
+/// Γ(x2/2), ln Γ(x2/2) and ln(x2/2) for x2 < [`HALVES`] (index x2; x2 = 0 unused), computed once.
+struct HalfTables {
+    gamma: [f64; HALVES],
+    ln_gamma: [f64; HALVES],
+    ln: [f64; HALVES],
+}
+
+static HALF_TABLES: LazyLock<HalfTables> = LazyLock::new(|| {
+    let mut t = HalfTables { gamma: [0.0; HALVES], ln_gamma: [0.0; HALVES], ln: [0.0; HALVES] };
+    for x2 in 1..HALVES {
+        t.gamma[x2] = gamma_half(x2 as u32);
+        t.ln_gamma[x2] = t.gamma[x2].ln();
+        t.ln[x2] = (x2 as f64 / 2.0).ln();
+    }
+    t
+});
 
 /// The continued fraction of the incomplete beta function (modified Lentz), valid and fast for
 /// x < (a + 1) / (a + b + 2).
@@ -63,31 +102,58 @@ fn beta_continued_fraction(a: f64, b: f64, x: f64) -> f64 {
     h
 }
 
-/// The (non-regularised) incomplete beta function B_x(a, b) = ∫_0^x t^{a-1} (1-t)^{b-1} dt for
-/// a = a2/2, b = b2/2 (positive integers or half-integers), given x and y = 1 - x.
-fn incomplete_beta(a2: u32, b2: u32, x: f64, y: f64) -> f64 {
-    let (a, b) = (a2 as f64 / 2.0, b2 as f64 / 2.0);
-    let complete = gamma_half(a2) * gamma_half(b2) / gamma_half(a2 + b2);
-    if x <= 0.0 {
-        return 0.0;
+/// x = q/(p + q) and 1 - x of two densities' exponents, with their logarithms: with r the smaller
+/// of p, q over the larger (e^{-|ln p - ln q|} where a sum of exponents overflowed), x = r/(1 + r)
+/// or 1/(1 + r) and ln x = -ln(1 + p/q) (one log1p serves all four).
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    ln_x: f64,
+    ln_y: f64,
+    x: f64,
+    y: f64,
+}
+
+impl Split {
+    fn new(first: &PairDensity, second: &PairDensity) -> Self {
+        let (p, q, d) = (first.exponent, second.exponent, first.ln_exponent - second.ln_exponent);
+        let r = if p.is_finite() && q.is_finite() { p.min(q) / p.max(q) } else { (-d.abs()).exp() };
+        let t = r.ln_1p();
+        let (small, large) = (r / (1.0 + r), 1.0 / (1.0 + r));
+        let (x, y) = if d >= 0.0 { (small, large) } else { (large, small) };
+        Split { ln_x: -(d.max(0.0) + t), ln_y: -((-d).max(0.0) + t), x, y }
     }
-    if y <= 0.0 {
-        return complete;
-    }
-    // x^a y^b / a times the continued fraction, or its mirror.
-    if x < (a + 1.0) / (a + b + 2.0) {
-        (a * x.ln() + b * y.ln()).exp() / a * beta_continued_fraction(a, b, x)
-    } else {
-        complete - (a * x.ln() + b * y.ln()).exp() / b * beta_continued_fraction(b, a, y)
+
+    /// The split with p and q exchanged.
+    fn mirrored(self) -> Self {
+        Split { ln_x: self.ln_y, ln_y: self.ln_x, x: self.y, y: self.x }
     }
 }
 
-/// F(α, β; p, q) of the module docs.
-fn split_integral(alpha: u32, beta: u32, p: f64, q: f64) -> f64 {
-    let (x, y) = (q / (p + q), p / (p + q));
-    let prefactor = gamma_half(alpha + beta + 2) / 4.0;
-    let powers = (-(alpha as f64 + 1.0) / 2.0 * p.ln() - (beta as f64 + 1.0) / 2.0 * q.ln()).exp();
-    prefactor * powers * incomplete_beta(beta + 1, alpha + 1, x, y)
+/// The (non-regularised) incomplete beta function B_x(a, b) = ∫_0^x t^{a-1} (1-t)^{b-1} dt for
+/// a = a2/2, b = b2/2 (positive integers or half-integers) as (L, f), B = e^L f, so that the
+/// caller folds L into its own exponent: L = ln(x^a y^b / a) and f the continued fraction, or
+/// its mirror (L = 0, f = B, between a fair fraction of the complete B(a, b) and all of it).
+fn incomplete_beta(a2: u32, b2: u32, s: &Split) -> (f64, f64) {
+    let t = &*HALF_TABLES;
+    let (a, b) = (a2 as f64 / 2.0, b2 as f64 / 2.0);
+    let ln_front = a * s.ln_x + b * s.ln_y;
+    if s.x < (a + 1.0) / (a + b + 2.0) {
+        (ln_front - t.ln[a2 as usize], beta_continued_fraction(a, b, s.x))
+    } else {
+        let complete = t.gamma[a2 as usize] * t.gamma[b2 as usize] / t.gamma[(a2 + b2) as usize];
+        (0.0, complete - ln_front.exp() / b * beta_continued_fraction(b, a, s.y))
+    }
+}
+
+/// e^w p^{(m+1)/2} q^{(n+1)/2} F(m-k-1, n+k; p, q) (module docs) from ln p, ln q and their split
+/// (x = q/(p + q)).
+fn split_integral(m: u32, n: u32, k: u32, w: f64, (ln_p, ln_q): (f64, f64), split: &Split) -> f64 {
+    let (ln_beta, beta) = incomplete_beta(n + k + 1, m - k, split);
+    let ln = w + HALF_TABLES.ln_gamma[(m + n + 1) as usize] - 2.0 * std::f64::consts::LN_2
+        + 0.5 * (k + 1) as f64 * ln_p
+        - 0.5 * k as f64 * ln_q
+        + ln_beta;
+    ln.exp() * beta
 }
 
 /// A radial Gaussian: angular momentum l and exponent ζ (bohr⁻²).
@@ -97,45 +163,59 @@ pub struct Gaussian {
     pub exponent: f64,
 }
 
-/// One term c r^{m-2} e^{-p r²} of a radial density ρ(r), so that ρ r² = c r^m e^{-p r²}.
+/// One term of a radial density ρ(r): ρ r² = ĉ e^w p^{(m+1)/2} r^m e^{-p r²} (module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct DensityTerm {
+    /// ĉ (dimensionless).
     pub coefficient: f64,
+    /// w (dimensionless, <= 0).
+    pub ln_weight: f64,
     pub m: u32,
-    pub exponent: f64,
 }
 
-/// R^k between two densities given as terms (module docs, summed term by term): every term needs
-/// m >= k + 1.
-pub(crate) fn density_slater(k: u32, first: &[DensityTerm], second: &[DensityTerm]) -> f64 {
+/// R^k between two densities (module docs, summed term by term): every term needs m >= k + 1.
+pub(crate) fn density_slater(k: u32, first: &PairDensity, second: &PairDensity) -> f64 {
+    let (ln_p, ln_q) = (first.ln_exponent, second.ln_exponent);
+    let split = Split::new(first, second);
     let mut sum = 0.0;
-    for a in first {
-        for b in second {
-            let (m, n, p, q) = (a.m, b.m, a.exponent, b.exponent);
+    for a in first.terms() {
+        for b in second.terms() {
+            let (m, n) = (a.m, b.m);
+            let w = a.ln_weight + b.ln_weight;
             sum += a.coefficient
                 * b.coefficient
-                * (split_integral(m - k - 1, n + k, p, q) + split_integral(n - k - 1, m + k, q, p));
+                * (split_integral(m, n, k, w, (ln_p, ln_q), &split)
+                    + split_integral(n, m, k, w, (ln_q, ln_p), &split.mirrored()));
         }
     }
     sum
 }
 
-/// The terms of the density R_a R_b of two radial functions (at most four), held inline: this
-/// runs for every Slater integral of the supermatrix and must not allocate.
+/// The density R_a R_b of two radial functions: its exponent p = ζ_a + ζ_b (∞ when the sum
+/// overflows) and ln p, and its terms (at most four), held inline: this runs for every Slater
+/// integral of the supermatrix and must not allocate.
 pub(crate) struct PairDensity {
+    exponent: f64,
+    ln_exponent: f64,
     terms: [DensityTerm; 4],
     len: usize,
 }
 
 impl PairDensity {
     pub(crate) fn of(a: &RadialFunction, b: &RadialFunction) -> Self {
-        let empty = DensityTerm { coefficient: 0.0, m: 0, exponent: 0.0 };
-        let mut density = PairDensity { terms: [empty; 4], len: 0 };
+        let empty = DensityTerm { coefficient: 0.0, ln_weight: 0.0, m: 0 };
+        let pair = Pair::with_logs((a.exponent, a.ln_exponent), (b.exponent, b.ln_exponent));
+        let mut density =
+            PairDensity { exponent: a.exponent + b.exponent, ln_exponent: pair.ln_p, terms: [empty; 4], len: 0 };
+        let (ln_a_share, ln_b_share) = pair.ln_shares();
         for &(na, ca) in &a.terms {
             for &(nb, cb) in &b.terms {
                 if ca != 0.0 && cb != 0.0 {
-                    density.terms[density.len] =
-                        DensityTerm { coefficient: ca * cb, m: na + nb + 2, exponent: a.exponent + b.exponent };
+                    density.terms[density.len] = DensityTerm {
+                        coefficient: ca * cb,
+                        ln_weight: 0.5 * (na as f64 + 1.5) * ln_a_share + 0.5 * (nb as f64 + 1.5) * ln_b_share,
+                        m: na + nb + 2,
+                    };
                     density.len += 1;
                 }
             }
@@ -148,20 +228,19 @@ impl PairDensity {
     }
 }
 
-/// R^k(ab, cd) of radial functions (a, b on electron 1): zero unless a, b share a component and
-/// c, d share one (a Dirac-Fock density is P_a P_b + Q_a Q_b: large-small products carry no
-/// charge). Needs k <= n_a + n_b + 1 and k <= n_c + n_d + 1 for every term's power.
-pub(crate) fn radial_slater(
-    k: u32,
-    a: &RadialFunction,
-    b: &RadialFunction,
-    c: &RadialFunction,
-    d: &RadialFunction,
-) -> f64 {
-    if a.component != b.component || c.component != d.component {
-        return 0.0;
+/// The density R_a R_b that enters a two-electron integral: none (no charge) unless a and b share
+/// a component (a Dirac-Fock density is P_a P_b + Q_a Q_b: large-small products carry none).
+pub(crate) fn charge_density(a: &RadialFunction, b: &RadialFunction) -> Option<PairDensity> {
+    (a.component == b.component).then(|| PairDensity::of(a, b))
+}
+
+/// R^k between two charge densities ([`charge_density`]; 0 when either is none). Needs k <= n_a +
+/// n_b + 1 and k <= n_c + n_d + 1 for every term's power.
+pub(crate) fn densities_slater(k: u32, ab: &Option<PairDensity>, cd: &Option<PairDensity>) -> f64 {
+    match (ab, cd) {
+        (Some(ab), Some(cd)) => density_slater(k, ab, cd),
+        _ => 0.0,
     }
-    density_slater(k, PairDensity::of(a, b).terms(), PairDensity::of(c, d).terms())
 }
 
 /// R^k(ab, cd) of the module docs (bohr⁻¹): a, b on electron 1, c, d on electron 2.
@@ -175,5 +254,5 @@ pub fn slater(k: u32, a: Gaussian, b: Gaussian, c: Gaussian, d: Gaussian) -> Res
         return Err(Error::invalid("k", format!("must be <= min(l_a + l_b, l_c + l_d) + 1, got {k}")));
     }
     let f = |g: Gaussian| RadialFunction::large(g.l, g.exponent);
-    Ok(radial_slater(k, &f(a), &f(b), &f(c), &f(d)))
+    Ok(densities_slater(k, &charge_density(&f(a), &f(b)), &charge_density(&f(c), &f(d))))
 }

@@ -26,18 +26,33 @@
 //! make R block-diagonal, and its eigenvalues are the orbital energies (F_C for closed, F_O for
 //! open orbitals). The start is the core Hamiltonian h, diagonalised in the canonically
 //! orthogonalised basis (eigenvectors of S with s < 1e-10 max(s) dropped, per component block:
-//! near-linear dependence). Dirac symmetries occupy the lowest orbitals above -c² (the negative-energy states
-//! lie below -2c²; orbital energies exclude the rest energy c²). The SCF stops when the largest
-//! change of a density element falls below `threshold_large` in the large-large blocks (DFRATOM
-//! `thdll`, default 1e-5) and below `threshold_small` in the small-large and small-small blocks
-//! (`thdsl`, default 1e-7), or refuses after `max_iterations` with the last energy in the message.
-//! The energy is evaluated from the converged densities with their undamped Fock matrices.
+//! near-linear dependence). Dirac symmetries occupy the lowest orbitals of the electronic
+//! (positive-energy) branch: in a kinetically balanced basis the matrix has as many
+//! negative-energy states as small functions (the lowest ones, below -2c², the top of the Dirac
+//! sea; orbital energies exclude the rest energy c²), and the orbitals above them are the
+//! electronic ones. A lowest electronic orbital at or below -2c² has dived into the negative-energy
+//! continuum: the nuclear charge is beyond the critical one of its nucleus (about 170 for a
+//! Gaussian nucleus and c = 137.036; a point nucleus is refused from Z = c on:
+//! [`super::radial::check_dirac_nucleus`]), and the SCF refuses it naming `nuclear_charge`. The
+//! SCF stops when the largest change of a density element falls below `threshold_large` in the
+//! large-large blocks (DFRATOM `thdll`, default 1e-5) and below `threshold_small` in the
+//! small-large and small-small blocks (`thdsl`, default 1e-7), or refuses after `max_iterations`
+//! (at most [`MAX_ITERATIONS`]) with the last energy in the message. The energy is evaluated from
+//! the converged densities with their undamped Fock matrices; a non-finite energy or orbital
+//! energy is [`Error::NotFinite`] naming `energies` or `orbital_energies`.
+//!
+//! **Progress.** [`scf`] and [`scf_attempt`] are the long call `atomgpu_scf_run` of the calling
+//! thread ([`crate::progress`]): its progress callback hears `done` = the cycles completed (while
+//! the supermatrix is computed before the first cycle, the fraction of it done) of `total` =
+//! `max_iterations` (the final report gives `total` of `total`), and it or the time limit stops
+//! the SCF with [`Error::Cancelled`].
 
 use super::one_electron::{one_electron, Nucleus};
-use super::radial::dirac_one_electron;
+use super::radial::{check_dirac_nucleus, dirac_one_electron};
 use super::supermatrix::{Blocks, Spinor, Supermatrix, Symmetry};
+use super::{tracked, Watch};
 use crate::backend::Backend;
-use crate::error::{Error, Result};
+use crate::error::{require_finite_result, Error, Result};
 use faer::{Mat, MatRef, Side};
 
 /// The basis and Hamiltonian of an SCF.
@@ -115,9 +130,14 @@ pub struct ScfSpec {
     /// Convergence threshold on the small-large and small-small blocks (`thdsl`, default 1e-7;
     /// unused without small components).
     pub threshold_small: f64,
-    /// Most SCF cycles (DFRATOM `maxitr`, default 50).
+    /// Most SCF cycles, 1 to [`MAX_ITERATIONS`] (DFRATOM `maxitr`, default 50).
     pub max_iterations: usize,
 }
+
+/// The most SCF cycles one SCF may take: an SCF that has not met its thresholds in a million
+/// cycles will not (DFRATOM's default is 50), and the bound keeps an SCF without a time limit
+/// finite.
+pub const MAX_ITERATIONS: usize = 1_000_000;
 
 impl ScfSpec {
     /// A calculation with DFRATOM's defaults: damping 0.3, thresholds 1e-5 and 1e-7, 50 cycles.
@@ -154,7 +174,8 @@ pub struct ScfResult {
 }
 
 /// One symmetry's fixed data: metric, core Hamiltonian and its kinetic part (m x m), the number
-/// of large functions, the capacity N, the occupation and the lowest allowed orbital energy.
+/// of large functions, the capacity N, the occupation and the top of the negative-energy
+/// continuum (-2c²; -∞ without small components).
 struct Symm {
     s: Mat<f64>,
     h: Mat<f64>,
@@ -162,7 +183,7 @@ struct Symm {
     n_large: usize,
     capacity: f64,
     occupation: Occupation,
-    floor: f64,
+    sea: f64,
 }
 
 impl Symm {
@@ -220,11 +241,17 @@ fn check(spec: &ScfSpec) -> Result<()> {
             return Err(Error::invalid(name, format!("must be finite and > 0, got {value}")));
         }
     }
-    if spec.max_iterations == 0 {
-        return Err(Error::invalid("max_iterations", "must be >= 1"));
+    if !(1..=MAX_ITERATIONS).contains(&spec.max_iterations) {
+        return Err(Error::invalid(
+            "max_iterations",
+            format!("must be in [1, {MAX_ITERATIONS}], got {}", spec.max_iterations),
+        ));
     }
     if !(spec.nuclear_charge.is_finite() && spec.nuclear_charge > 0.0) {
         return Err(Error::invalid("nuclear_charge", format!("must be finite and > 0, got {}", spec.nuclear_charge)));
+    }
+    if let Basis::Dirac { speed_of_light, .. } = &spec.basis {
+        check_dirac_nucleus(spec.nuclear_charge, spec.nucleus, *speed_of_light)?;
     }
     Ok(())
 }
@@ -241,6 +268,12 @@ fn symmetries(spec: &ScfSpec) -> Result<Vec<Symm>> {
             let capacity = spec.basis.capacity(i);
             let at = |e: Error| match e {
                 Error::InvalidArgument { rule, .. } => Error::invalid_at("symmetries", i, rule),
+                // An overflowing one-electron element makes the kinetic or the nuclear energy.
+                Error::NotFinite { name, detail, .. } => Error::NotFinite {
+                    name: "energies",
+                    index: Some(if name == "kinetic" { 1 } else { 2 }),
+                    detail: format!("the one-electron `{name}` matrix of symmetry {i}: {detail}"),
+                },
                 other => other,
             };
             match &spec.basis {
@@ -255,7 +288,7 @@ fn symmetries(spec: &ScfSpec) -> Result<Vec<Symm>> {
                         n_large: n,
                         capacity,
                         occupation,
-                        floor: f64::NEG_INFINITY,
+                        sea: f64::NEG_INFINITY,
                     })
                 }
                 Basis::Dirac { speed_of_light, spinors } => {
@@ -270,7 +303,7 @@ fn symmetries(spec: &ScfSpec) -> Result<Vec<Symm>> {
                         n_large: sp.exponents.len(),
                         capacity,
                         occupation,
-                        floor: -speed_of_light * speed_of_light,
+                        sea: -2.0 * speed_of_light * speed_of_light,
                     })
                 }
             }
@@ -301,8 +334,9 @@ fn eigen(a: &Mat<f64>, what: &str) -> Result<(Vec<f64>, Mat<f64>)> {
 
 /// The canonical orthogonaliser X = U s^{-1/2} (XᵀSX = 1) over the eigenvectors of S with
 /// s > 1e-10 max(s), per component block (S is block-diagonal; the small block scales as 1/c²
-/// and must not be judged against the large one).
-fn orthogonaliser(sym: &Symm, index: usize) -> Result<Mat<f64>> {
+/// and must not be judged against the large one), and the number of its small-component columns
+/// (the number of negative-energy states).
+fn orthogonaliser(sym: &Symm, index: usize) -> Result<(Mat<f64>, usize)> {
     let mut columns: Vec<Vec<f64>> = Vec::new();
     for range in [0..sym.n_large, sym.n_large..sym.dim()] {
         if range.is_empty() {
@@ -327,11 +361,11 @@ fn orthogonaliser(sym: &Symm, index: usize) -> Result<Mat<f64>> {
             format!("the exponents are linearly dependent: {large_kept} independent functions left"),
         ));
     }
-    Ok(Mat::from_fn(sym.dim(), columns.len(), |i, j| columns[j][i]))
+    Ok((Mat::from_fn(sym.dim(), columns.len(), |i, j| columns[j][i]), columns.len() - large_kept))
 }
 
 /// Orbitals of one symmetry: all of them (columns, S-orthonormal), their energies, and where the
-/// occupied ones start (the first orbital above the floor).
+/// electronic ones start (after the negative-energy states).
 struct Orbitals {
     c: Mat<f64>,
     energies: Vec<f64>,
@@ -339,17 +373,19 @@ struct Orbitals {
 }
 
 impl Orbitals {
-    /// Diagonalises `r` (in the basis `c`), orders the new orbitals and finds the occupied ones.
-    fn from(c: &Mat<f64>, r: &Mat<f64>, sym: &Symm) -> Result<Orbitals> {
+    /// Diagonalises `r` (in the basis `c`) and orders the new orbitals, the electronic ones from
+    /// `first` on; refuses (naming `nuclear_charge`) a lowest electronic orbital in the Dirac sea
+    /// (module docs) of symmetry `index`.
+    fn from(c: &Mat<f64>, r: &Mat<f64>, sym: &Symm, first: usize, index: usize) -> Result<Orbitals> {
         let (energies, u) = eigen(r, "Fock")?;
-        let first = energies.iter().position(|&e| e > sym.floor).unwrap_or(energies.len());
-        if energies.len() - first < sym.occupied() {
-            return Err(Error::NotConverged(format!(
-                "only {} bound orbitals above {} hartree, {} occupied asked",
-                energies.len() - first,
-                sym.floor,
-                sym.occupied()
-            )));
+        if energies[first] <= sym.sea {
+            return Err(Error::invalid(
+                "nuclear_charge",
+                format!(
+                    "is beyond the critical charge of this nucleus: the lowest electronic orbital of symmetry {index} lies at {:.6e} hartree, in the negative-energy continuum (below -2c² = {:.6e}); a Gaussian nucleus holds up to Z ≈ 170 for c = 137.036",
+                    energies[first], sym.sea
+                ),
+            ));
         }
         Ok(Orbitals { c: product(c.as_ref(), u.as_ref()), energies, first })
     }
@@ -456,7 +492,11 @@ fn trace_product(a: &Mat<f64>, b: &Mat<f64>) -> f64 {
 /// not meet the thresholds in `max_iterations` cycles is an [`Error::NotConverged`] whose message
 /// holds the last energy ([`scf_attempt`] returns that last state instead).
 pub fn scf(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
-    let result = scf_attempt(backend, spec)?;
+    converged(spec, scf_attempt(backend, spec)?)
+}
+
+/// The result of an SCF that met its thresholds, else [`Error::NotConverged`] with the last energy.
+pub(crate) fn converged(spec: &ScfSpec, result: ScfResult) -> Result<ScfResult> {
     if !result.converged {
         return Err(Error::NotConverged(format!(
             "the SCF did not reach the density thresholds ({:e} large, {:e} small) in {} iterations; last energy {:.10} hartree",
@@ -470,16 +510,24 @@ pub fn scf(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
 /// densities, their orbital energies, `iterations` = `max_iterations` and `converged` false.
 pub fn scf_attempt(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
     check(spec)?;
+    tracked(c"atomgpu_scf_run", spec.max_iterations as f64, |watch| run(backend, spec, watch))
+}
+
+/// [`scf_attempt`] telling `watch` how far it is, in cycles (module docs).
+pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -> Result<ScfResult> {
+    check(spec)?;
     let syms = symmetries(spec)?;
-    let mut g = Supermatrix::new(backend, &spec.basis.blocks()?)?;
+    // The core-Hamiltonian orbitals first: a nuclear charge beyond the critical one is refused
+    // before the supermatrix is computed.
     let mut orbitals = syms
         .iter()
         .enumerate()
         .map(|(a, sym)| {
-            let x = orthogonaliser(sym, a)?;
-            Orbitals::from(&x, &transform(&x, &sym.h), sym)
+            let (x, sea_states) = orthogonaliser(sym, a)?;
+            Orbitals::from(&x, &transform(&x, &sym.h), sym, sea_states, a)
         })
         .collect::<Result<Vec<_>>>()?;
+    let mut g = Supermatrix::build(backend, &spec.basis.blocks()?, watch.as_deref_mut())?;
     let densities = |orbitals: &[Orbitals]| -> (Vec<Mat<f64>>, Vec<Mat<f64>>) {
         syms.iter()
             .zip(orbitals)
@@ -495,6 +543,7 @@ pub fn scf_attempt(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
     let converged = loop {
         iteration += 1;
         let mut focks = fock(&mut g, &syms, &total, &open)?;
+        finite_focks(&focks, iteration)?;
         if let Some(old) = &previous {
             let d = spec.damping;
             let damp = |f: &mut Mat<f64>, o: &Mat<f64>| *f = &*f * faer::Scale(1.0 - d) + o * faer::Scale(d);
@@ -509,12 +558,16 @@ pub fn scf_attempt(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
             .iter()
             .zip(&orbitals)
             .zip(&focks)
-            .map(|((sym, o), f)| Orbitals::from(&o.c, &coupled(sym, o, f), sym))
+            .enumerate()
+            .map(|(a, ((sym, o), f))| Orbitals::from(&o.c, &coupled(sym, o, f), sym, o.first, a))
             .collect::<Result<Vec<_>>>()?;
         let (new_total, new_open) = densities(&orbitals);
         let (large, small) = change(&syms, &new_total, &total);
         previous = Some(focks);
         (total, open) = (new_total, new_open);
+        if let Some(report) = watch.as_deref_mut() {
+            report(iteration as f64)?;
+        }
         let converged = large < spec.threshold_large && small < spec.threshold_small;
         if converged || iteration == spec.max_iterations {
             break converged;
@@ -524,7 +577,26 @@ pub fn scf_attempt(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
     result.orbital_energies = syms.iter().zip(&orbitals).map(|(s, o)| o.occupied_energies(s)).collect();
     result.iterations = iteration;
     result.converged = converged;
+    let parts = [result.energy, result.kinetic, result.nuclear, result.two_electron];
+    require_finite_result("energies", &parts, |_| "the SCF energy overflowed".into())?;
+    let flat: Vec<f64> = result.orbital_energies.iter().flatten().copied().collect();
+    require_finite_result("orbital_energies", &flat, |_| "an orbital energy overflowed".into())?;
     Ok(result)
+}
+
+/// Every Fock matrix of cycle `iteration` finite, else [`Error::NotFinite`] naming `energies`.
+fn finite_focks(focks: &[Fock], iteration: usize) -> Result<()> {
+    for (a, f) in focks.iter().enumerate() {
+        let all = |m: &Mat<f64>| (0..m.ncols()).all(|j| (0..m.nrows()).all(|i| m[(i, j)].is_finite()));
+        if !all(&f.closed) || !f.open.as_ref().is_none_or(all) {
+            return Err(Error::NotFinite {
+                name: "energies",
+                index: None,
+                detail: format!("the Fock matrix of symmetry {a} overflowed in cycle {iteration}"),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// E and its parts for the densities (module docs); orbital energies and iterations left empty.

@@ -29,7 +29,8 @@
 use super::cuda::DeviceSupermatrix;
 use super::index_map::TriangularMap;
 use super::radial::{check_kappa, check_speed_of_light, large_l, RadialFunction};
-use super::slater::radial_slater;
+use super::slater::{charge_density, densities_slater};
+use super::{tracked, Watch};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::math::wigner::{three_j, three_j_doubled};
@@ -172,20 +173,37 @@ fn element(blocks: &Blocks, map: &TriangularMap, i: u64) -> f64 {
     let set = map.set(i);
     let (fl, fm) = (&blocks.functions[set.l], &blocks.functions[set.m]);
     let (p, q, r, s) = (&fl[set.p], &fl[set.q], &fm[set.r], &fm[set.s]);
-    let mut value = radial_slater(0, p, q, r, s);
-    for &(k, c) in blocks.exchange(set.l, set.m) {
-        value -= c * (radial_slater(k, p, r, q, s) + radial_slater(k, p, s, q, r));
+    let density = charge_density;
+    let mut value = densities_slater(0, &density(p, q), &density(r, s));
+    let exchange = blocks.exchange(set.l, set.m);
+    if !exchange.is_empty() {
+        let (pr, qs, ps, qr) = (density(p, r), density(q, s), density(p, s), density(q, r));
+        for &(k, c) in exchange {
+            value -= c * (densities_slater(k, &pr, &qs) + densities_slater(k, &ps, &qr));
+        }
     }
     value
 }
 
+/// Integral sets the CPU computes between two reports of a watched call (about 0.1 s of two
+/// cores for Dirac-Fock sets).
+const HOST_SETS_PER_REPORT: usize = 1 << 18;
+
 /// The packed supermatrix of `blocks` (module docs) on the CPU, index i of the map holding
-/// G_{yx}; rayon over the sets.
-pub fn supermatrix(blocks: &Blocks) -> Result<(TriangularMap, Vec<f64>)> {
+/// G_{yx}; rayon over the sets. A watch hears the fraction of the sets done after every
+/// [`HOST_SETS_PER_REPORT`] of them.
+fn host_supermatrix(blocks: &Blocks, mut watch: Watch<'_, '_>) -> Result<(TriangularMap, Vec<f64>)> {
     let map = blocks.map();
     let n = usize::try_from(map.n_sets()).map_err(|_| Error::invalid("symmetries", "give too many integral sets"))?;
     let mut packed = crate::memory::filled("the two-electron supermatrix", n, 0.0)?;
-    packed.par_iter_mut().enumerate().for_each(|(i, g)| *g = element(blocks, &map, i as u64));
+    let piece = if watch.is_some() { HOST_SETS_PER_REPORT } else { n.max(1) };
+    for (c, sets) in packed.chunks_mut(piece).enumerate() {
+        let first = c * piece;
+        sets.par_iter_mut().enumerate().for_each(|(j, g)| *g = element(blocks, &map, (first + j) as u64));
+        if let Some(w) = watch.as_deref_mut() {
+            w((first + sets.len()) as f64 / n as f64)?;
+        }
+    }
     Ok((map, packed))
 }
 
@@ -220,16 +238,25 @@ enum Storage {
 }
 
 impl Supermatrix {
-    /// Computes the supermatrix of `blocks` on `backend`.
+    /// Computes the supermatrix of `blocks` on `backend`: the long call
+    /// `atomgpu_scf_integrals_create` of the calling thread, which its progress callback and time
+    /// limit can stop ([`crate::progress`]; `done` = the fraction of the integral sets computed,
+    /// `total` = 1).
     pub fn new(backend: &Backend, blocks: &Blocks) -> Result<Self> {
+        tracked(c"atomgpu_scf_integrals_create", 1.0, |watch| Self::build(backend, blocks, watch))
+    }
+
+    /// Computes the supermatrix of `blocks` on `backend`, telling `watch` the fraction of the
+    /// integral sets done (on the device, the launches of a watched call are synchronised).
+    pub(crate) fn build(backend: &Backend, blocks: &Blocks, watch: Watch<'_, '_>) -> Result<Self> {
         match backend {
             Backend::Cpu => {
-                let (map, packed) = supermatrix(blocks)?;
+                let (map, packed) = host_supermatrix(blocks, watch)?;
                 Ok(Supermatrix { map, storage: Storage::Host(packed) })
             }
             Backend::Cuda(device) => {
                 let map = blocks.map();
-                let dev = DeviceSupermatrix::new(device.clone(), blocks, &map)?;
+                let dev = DeviceSupermatrix::new(device.clone(), blocks, &map, watch)?;
                 Ok(Supermatrix { map, storage: Storage::Device(Box::new(dev)) })
             }
         }
