@@ -53,6 +53,7 @@ use super::{Central, ChannelSpec, Electron, Grid};
 use crate::error::{Error, Result};
 use crate::math::gauss_legendre::GaussLegendre;
 use faer::{Mat, Par, Side};
+use once_cell::sync::Lazy;
 
 /// Parameters of [`generate`].
 #[derive(Clone, Copy, Debug)]
@@ -184,10 +185,13 @@ struct Nodes {
     yukawa: Vec<f64>,
 }
 
+/// The 1024-node Gauss-Legendre rule of the Galerkin integrals, made once per process (its
+/// Golub-Welsch eigen-solve costs more than a small channel's whole solve).
+static RULE: Lazy<GaussLegendre> = Lazy::new(|| GaussLegendre::new(1024).expect("1024 nodes is valid"));
+
 fn nodes(spec: &GsfSpec, m: usize, b: f64) -> Result<Nodes> {
     let GsfSpec { l, nuclear_charge: z, energy, yukawa_strength: v0, yukawa_range: a, lambda, .. } = *spec;
-    let rule = GaussLegendre::new(1024).map_err(|e| Error::Internal(e.to_string()))?;
-    let (r, w) = rule.on_interval(0.0, b);
+    let (r, w) = RULE.on_interval(0.0, b);
     let centrifugal = (l * (l + 1)) as f64 / 2.0;
     let (mut values, mut derivatives) = (Mat::<f64>::zeros(r.len(), m), Mat::<f64>::zeros(r.len(), m));
     let (mut phi, mut dphi) = (vec![0.0; m], vec![0.0; m]);

@@ -109,6 +109,22 @@ static void fill(double *x, size_t n, double value) {
     for (size_t i = 0; i < n; i++) x[i] = value;
 }
 
+/* A progress callback that records what it saw and stops the call at its `stop_at`-th report
+ * (never when stop_at <= 0). */
+struct progress_record {
+    int calls, stop_at;
+    double done, total;
+    char task[64];
+};
+
+static int32_t record_progress(void *user_data, const char *task, double done, double total) {
+    struct progress_record *r = user_data;
+    r->calls++;
+    r->done = done, r->total = total;
+    snprintf(r->task, sizeof r->task, "%s", task);
+    return r->calls == r->stop_at;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Breaking one argument of a call: `brk` = kind * 100 + the argument's 1-based position. */
 
@@ -2082,20 +2098,6 @@ static int case_rk4_time_limit(void) {
     if (seconds > 10.0) return fail("stopped only after %.1f s", seconds);
     if (memcmp(y, y0, sizeof y) != 0 || n != ISENTINEL) return fail("an output was written");
     return status_is(atomgpu_set_time_limit(0.0), ATOMGPU_OK, NULL);
-}
-
-struct progress_record {
-    int calls, stop_at;
-    double done, total;
-    char task[64];
-};
-
-static int32_t record_progress(void *user_data, const char *task, double done, double total) {
-    struct progress_record *r = user_data;
-    r->calls++;
-    r->done = done, r->total = total;
-    snprintf(r->task, sizeof r->task, "%s", task);
-    return r->calls == r->stop_at;
 }
 
 static int case_rk4_callback_stops(void) {

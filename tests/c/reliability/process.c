@@ -163,6 +163,35 @@ static int child_verdict(pid_t pid, const char *who) {
     return 0;
 }
 
+/* Runs `body(arg)` in a forked child that has FORK_SECONDS to finish; the child's verdict. */
+static int in_forked_child(int (*body)(const void *), const void *arg, const char *who) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) return fail("fork failed");
+    if (pid == 0) {
+        alarm(FORK_SECONDS);
+        int bad = body(arg);
+        fflush(stdout);
+        _exit(bad ? 1 : 0);
+    }
+    return child_verdict(pid, who);
+}
+
+struct repeat {
+    const struct workload_result *reference;
+    int cuda, twice;
+    const char *who;
+};
+
+/* In a child: the workloads again, and with `twice` in a grandchild too. */
+static int repeat_workloads(const void *arg) {
+    const struct repeat *r = arg;
+    struct repeat once = {r->reference, r->cuda, 0, "grandchild"};
+    int bad = check_workloads_in_child(r->reference, r->cuda, r->who);
+    if (r->twice && bad == 0) bad = in_forked_child(repeat_workloads, &once, "the grandchild");
+    return bad;
+}
+
 /* The parent runs every workload (its threads start), forks, and the child repeats them; with
  * `twice`, the child forks again and its child repeats them too. */
 static int fork_case(int twice) {
@@ -172,29 +201,8 @@ static int fork_case(int twice) {
     for (int w = 0; w < FORK_WORK; w++)
         if (reference[w].status != ATOMGPU_OK)
             return fail("before the fork: %s: status %d: %s", workload_names[w], (int)reference[w].status, reference[w].message);
-    int cuda = parent_on_cuda();
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) return fail("fork failed");
-    if (pid == 0) {
-        alarm(FORK_SECONDS);
-        int bad = check_workloads_in_child(reference, cuda, "child");
-        if (twice && bad == 0) {
-            fflush(stdout);
-            pid_t grandchild = fork();
-            if (grandchild < 0) _exit(1);
-            if (grandchild == 0) {
-                alarm(FORK_SECONDS);
-                int worse = check_workloads_in_child(reference, cuda, "grandchild");
-                fflush(stdout);
-                _exit(worse ? 1 : 0);
-            }
-            bad += child_verdict(grandchild, "the grandchild");
-        }
-        fflush(stdout);
-        _exit(bad ? 1 : 0);
-    }
-    return child_verdict(pid, "the child");
+    struct repeat r = {reference, parent_on_cuda(), twice, "child"};
+    return in_forked_child(repeat_workloads, &r, "the child");
 }
 
 static int case_fork_child(void) { return fork_case(0); }
@@ -202,10 +210,21 @@ static int case_fork_grandchild(void) { return fork_case(1); }
 
 /* The child's progress settings go with its calls: a time limit stops a runaway RK4 run, and the
  * progress callback (set in the child) sees it. */
-static int32_t count_reports(void *user_data, const char *task, double done, double total) {
-    (void)task, (void)done, (void)total;
-    ++*(int *)user_data;
-    return 0;
+static int runaway_run_in_child(const void *arg) {
+    int cuda = *(const int *)arg, bad = 0;
+    struct progress_record reports = {0, 0, 0.0, 0.0, ""};
+    double y[NL + 1], t[3], te_out[3], ne_out[3], p_out[3 * NL];
+    int64_t n_samples = 0;
+    memcpy(y, fixture_y, sizeof y);
+    bad += atomgpu_set_progress(record_progress, &reports, 0.0) != ATOMGPU_OK;
+    bad += atomgpu_set_time_limit(0.05) != ATOMGPU_OK;
+    int32_t s = atomgpu_cr_run_rk4(fixture_cr, y, 1e-18, (int64_t)1 << 50, (int64_t)1 << 49, 3, &n_samples, t, te_out,
+                                   ne_out, p_out);
+    if (cuda && s == ATOMGPU_ERR_NO_DEVICE && strstr(message(), "fork") != NULL) return 0; /* GPU required: refused */
+    if (s != ATOMGPU_ERR_CANCELLED) bad += fail("child: rk4 under a 0.05 s limit: status %d: %s", (int)s, message());
+    if (reports.calls == 0) bad += fail("child: the progress callback was never called");
+    if (memcmp(y, fixture_y, sizeof y) != 0) bad += fail("child: the cancelled run changed y");
+    return bad;
 }
 
 static int case_fork_time_limit(void) {
@@ -214,27 +233,7 @@ static int case_fork_time_limit(void) {
     workload_rates(&warm); /* the parent's threads start */
     if (warm.status != ATOMGPU_OK) return fail("before the fork: %s", message());
     int cuda = parent_on_cuda();
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) return fail("fork failed");
-    if (pid == 0) {
-        alarm(FORK_SECONDS);
-        int reports = 0, bad = 0;
-        double y[NL + 1], t[3], te_out[3], ne_out[3], p_out[3 * NL];
-        int64_t n_samples = 0;
-        memcpy(y, fixture_y, sizeof y);
-        bad += atomgpu_set_progress(count_reports, &reports, 0.0) != ATOMGPU_OK;
-        bad += atomgpu_set_time_limit(0.05) != ATOMGPU_OK;
-        int32_t s = atomgpu_cr_run_rk4(fixture_cr, y, 1e-18, (int64_t)1 << 50, (int64_t)1 << 49, 3, &n_samples, t, te_out,
-                                       ne_out, p_out);
-        if (cuda && s == ATOMGPU_ERR_NO_DEVICE && strstr(message(), "fork") != NULL) _exit(0); /* GPU required: refused */
-        if (s != ATOMGPU_ERR_CANCELLED) bad += fail("child: rk4 under a 0.05 s limit: status %d: %s", (int)s, message());
-        if (reports == 0) bad += fail("child: the progress callback was never called");
-        if (memcmp(y, fixture_y, sizeof y) != 0) bad += fail("child: the cancelled run changed y");
-        fflush(stdout);
-        _exit(bad ? 1 : 0);
-    }
-    return child_verdict(pid, "the child");
+    return in_forked_child(runaway_run_in_child, &cuda, "the child");
 }
 
 /* Several engines in a child: the threads a call starts for them (one per engine) use rayon too.
@@ -279,6 +278,23 @@ static void workload_engines(atomgpu_tdse *team, atomgpu_linestrength *lines, at
     for (int i = 0; r->status == ATOMGPU_OK && i < 16; i++) r->values[r->n++] = h[i];
 }
 
+struct engines {
+    atomgpu_tdse *team;
+    atomgpu_linestrength *lines;
+    atomgpu_sturmian *st;
+    struct workload_result reference;
+};
+
+static int engines_again(const void *arg) {
+    const struct engines *e = arg;
+    struct workload_result r;
+    workload_engines(e->team, e->lines, e->st, &r);
+    if (r.status != ATOMGPU_OK) return fail("child: status %d: %s", (int)r.status, message());
+    if (r.n != e->reference.n || memcmp(r.values, e->reference.values, (size_t)r.n * sizeof r.values[0]) != 0)
+        return fail("child: the two-engine results differ from the parent's");
+    return 0;
+}
+
 static int case_fork_engines(void) {
     make_fixtures();
     if (parent_on_cuda()) return 0;
@@ -296,24 +312,10 @@ static int case_fork_engines(void) {
          atomgpu_sturmian_add_gsf(st, ATOMGPU_ELECTRON_A, 0, 2, &g, NULL) == ATOMGPU_OK &&
          atomgpu_sturmian_add_gsf(st, ATOMGPU_ELECTRON_B, 0, 2, &g, NULL) == ATOMGPU_OK;
     if (!ok) return fail("two-engine fixtures: %s", message());
-    struct workload_result reference;
-    workload_engines(team, lines, st, &reference);
-    if (reference.status != ATOMGPU_OK) return fail("before the fork: %s", message());
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) return fail("fork failed");
-    if (pid == 0) {
-        alarm(FORK_SECONDS);
-        struct workload_result r;
-        workload_engines(team, lines, st, &r);
-        int bad = 0;
-        if (r.status != ATOMGPU_OK) bad = fail("child: status %d: %s", (int)r.status, message());
-        else if (r.n != reference.n || memcmp(r.values, reference.values, (size_t)r.n * sizeof r.values[0]) != 0)
-            bad = fail("child: the two-engine results differ from the parent's");
-        fflush(stdout);
-        _exit(bad);
-    }
-    return child_verdict(pid, "the child");
+    struct engines e = {team, lines, st, {0}};
+    workload_engines(team, lines, st, &e.reference);
+    if (e.reference.status != ATOMGPU_OK) return fail("before the fork: %s", message());
+    return in_forked_child(engines_again, &e, "the child");
 }
 
 #define RELIABILITY_PROCESS_ARGUMENTS

@@ -58,20 +58,6 @@ static int32_t scf_optimise_helium(int64_t n, double rho_end, int64_t max_evalua
     return s;
 }
 
-struct scf_progress {
-    int calls, stop_at;
-    double done, total;
-    char task[64];
-};
-
-static int32_t scf_record(void *user_data, const char *task, double done, double total) {
-    struct scf_progress *r = user_data;
-    r->calls++;
-    r->done = done, r->total = total;
-    snprintf(r->task, sizeof r->task, "%s", task);
-    return r->calls == r->stop_at;
-}
-
 static int case_scf_run_2_62(void) {
     atomgpu_scf_params p = scf_params();
     p.max_iterations = HUGE_SIZE;
@@ -97,8 +83,8 @@ static int case_scf_run_time_limit(void) {
 static int case_scf_run_callback_stops(void) {
     double e[4], eps[3];
     int64_t iterations;
-    struct scf_progress r = {0, 3, 0.0, 0.0, ""};
-    if (status_is(atomgpu_set_progress(scf_record, &r, 0.0), ATOMGPU_OK, NULL)) return 1;
+    struct progress_record r = {0, 3, 0.0, 0.0, ""};
+    if (status_is(atomgpu_set_progress(record_progress, &r, 0.0), ATOMGPU_OK, NULL)) return 1;
     if (status_is(scf_runaway(e, eps, &iterations), ATOMGPU_ERR_CANCELLED, "progress callback")) return 1;
     if (scf_run_untouched(e, eps, iterations)) return 1;
     if (strcmp(r.task, "atomgpu_scf_run") != 0) return fail("task \"%s\"", r.task);
@@ -110,8 +96,8 @@ static int case_scf_run_callback_to_the_end(void) {
     atomgpu_scf_params p = scf_params();
     double e[4], eps[1];
     int64_t iterations;
-    struct scf_progress r = {0, -1, 0.0, 0.0, ""};
-    atomgpu_set_progress(scf_record, &r, 0.0);
+    struct progress_record r = {0, -1, 0.0, 0.0, ""};
+    atomgpu_set_progress(record_progress, &r, 0.0);
     int32_t s = atomgpu_scf_run(&p, 2, scf_angular, scf_counts, scf_exponents, scf_closed, scf_open, e, 1, eps,
                                 &iterations);
     if (status_is(s, ATOMGPU_OK, NULL)) return 1;
@@ -129,8 +115,8 @@ static int case_scf_optimise_time_limit(void) {
 
 static int case_scf_optimise_callback_stops(void) {
     int untouched_outputs;
-    struct scf_progress r = {0, 3, 0.0, 0.0, ""};
-    atomgpu_set_progress(scf_record, &r, 0.0);
+    struct progress_record r = {0, 3, 0.0, 0.0, ""};
+    atomgpu_set_progress(record_progress, &r, 0.0);
     if (status_is(scf_optimise_helium(10, 1e-12, 1000000, &untouched_outputs), ATOMGPU_ERR_CANCELLED,
                   "progress callback"))
         return 1;
@@ -143,8 +129,8 @@ static int case_scf_optimise_callback_stops(void) {
 static int case_scf_integrals_callback_stops(void) {
     atomgpu_scf_params p = scf_params();
     atomgpu_scf_integrals *h = (atomgpu_scf_integrals *)&untouched, *before = h;
-    struct scf_progress r = {0, 1, 0.0, 0.0, ""};
-    atomgpu_set_progress(scf_record, &r, 0.0);
+    struct progress_record r = {0, 1, 0.0, 0.0, ""};
+    atomgpu_set_progress(record_progress, &r, 0.0);
     int32_t s = atomgpu_scf_integrals_create(&p, 2, scf_angular, scf_counts, scf_exponents, &h);
     if (status_is(s, ATOMGPU_ERR_CANCELLED, "progress callback")) return 1;
     if (h != before) return fail("the handle was written");

@@ -101,6 +101,12 @@ static atomgpu_sturmian_params st_overflowing(int variant) {
 static int case_st_overflow_small(void) {
     atomgpu_sturmian *h = make_st();
     double hm[16], sm[16];
+    /* Channels of the caller's functions: they take the energies of params (a generated channel
+     * keeps its own). */
+    for (int e = 0; e < 2; e++)
+        if (status_is(atomgpu_sturmian_add_channel(h, e, 0, 2, st_values, ST_NP, st_beta, st_generating, NULL), ATOMGPU_OK,
+                      NULL))
+            return 1;
     for (int which = 0; which < 2; which++) {
         for (int variant = 0; variant < 2; variant++) {
             fill(hm, 16, SENTINEL), fill(sm, 16, SENTINEL);

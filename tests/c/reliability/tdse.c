@@ -84,27 +84,13 @@ static int case_td_step_time_limit_team(void) {
     return td_step_time_limit(2);
 }
 
-struct td_progress {
-    int calls, stop_at;
-    double done, total;
-    char task[64];
-};
-
-static int32_t td_record(void *user_data, const char *task, double done, double total) {
-    struct td_progress *r = user_data;
-    r->calls++;
-    r->done = done, r->total = total;
-    snprintf(r->task, sizeof r->task, "%s", task);
-    return r->calls == r->stop_at;
-}
-
 /* step(2^40) with a callback that stops it at its 3rd report: CANCELLED after step 3, the
  * handle at step 3 — the same wavefunction, bit for bit, as a handle stepped 3 times. */
 static int case_td_step_callback(void) {
     atomgpu_tdse *h = td_resting(1), *ref = td_resting(1);
     if (h == NULL || ref == NULL) return 1;
-    struct td_progress r = {0, 3, 0.0, 0.0, ""};
-    if (status_is(atomgpu_set_progress(td_record, &r, 0.0), ATOMGPU_OK, NULL)) return 1;
+    struct progress_record r = {0, 3, 0.0, 0.0, ""};
+    if (status_is(atomgpu_set_progress(record_progress, &r, 0.0), ATOMGPU_OK, NULL)) return 1;
     int32_t s = atomgpu_tdse_step(h, (int64_t)1 << 40);
     if (status_is(s, ATOMGPU_ERR_CANCELLED, "progress callback") || status_is(s, s, "after 3 of the")) return 1;
     atomgpu_set_progress(NULL, NULL, 0.0);
@@ -126,9 +112,9 @@ static int case_td_step_callback(void) {
 static int td_relax_stopped(int by_callback) {
     atomgpu_tdse *h = td_resting(1);
     if (h == NULL) return 1;
-    struct td_progress r = {0, 1, 0.0, 0.0, ""};
+    struct progress_record r = {0, 1, 0.0, 0.0, ""};
     if (by_callback)
-        atomgpu_set_progress(td_record, &r, 0.0);
+        atomgpu_set_progress(record_progress, &r, 0.0);
     else
         atomgpu_set_time_limit(0.001);
     double e = SENTINEL, norm = 0.0;
