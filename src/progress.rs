@@ -1,12 +1,15 @@
-//! Progress reports and cancellation of long calls (whole CR runs, line lists).
+//! Progress reports and cancellation of long calls: whole CR runs, line lists and ExoMol files,
+//! Sturmian Hamiltonians, SCF supermatrices, runs and basis optimisations, TDSE steps and
+//! relaxations (the README lists each call with the units of its `done`/`total`).
 //!
 //! Each thread may set, for the calls it makes:
 //! - a progress callback ([`set_callback`]; C `atomgpu_set_progress`), called from that thread
 //!   as `stop = callback(user_data, task, done, total)` at most every `interval_s` seconds of wall
 //!   clock while a long call runs, and once when it ends; `task` names the call (e.g.
-//!   `"atomgpu_cr_run_rk4"`), `done` of `total` says how far it is (steps, simulated seconds or
-//!   lower states, as the call documents). A nonzero return stops the call, which then fails with
-//!   [`Error::Cancelled`] (C `ATOMGPU_ERR_CANCELLED`) and writes nothing;
+//!   `"atomgpu_cr_run_rk4"`), `done` of `total` says how far it is (steps, simulated seconds,
+//!   lower states, blocks, cycles, as the call documents). A nonzero return stops the call, which
+//!   then fails with [`Error::Cancelled`] (C `ATOMGPU_ERR_CANCELLED`) and writes nothing (TDSE
+//!   `step` and `relax` keep the state of their last completed step, as they document);
 //! - a time limit ([`set_time_limit`]; C `atomgpu_set_time_limit`): the most seconds of wall clock
 //!   one long call may take; past it, the call stops with the same error.
 //!

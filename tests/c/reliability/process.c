@@ -318,6 +318,55 @@ static int case_fork_engines(void) {
     return in_forked_child(engines_again, &e, "the child");
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Every long call of every family (README: the table of long calls) honours the calling thread's
+ * progress callback and time limit: the valid call of the suite (`call_*`, brk = 0), made with a
+ * callback that stops it at its first report, or with a time limit of 1 ns, is
+ * ATOMGPU_ERR_CANCELLED with its outputs untouched. */
+static const struct {
+    call_fn call;
+    const char *task; /* the task the callback must be told */
+} long_calls[] = {
+    {call_cr_run_rk4, "atomgpu_cr_run_rk4"},
+    {call_cr_run_stiff, "atomgpu_cr_run_stiff"},
+    {call_cr_run_stiff_systems, "atomgpu_cr_run_stiff"},
+    {call_ls_line_list, "atomgpu_linestrength_line_list"},
+    {call_ls_line_list_filtered, "atomgpu_linestrength_line_list"},
+    {call_ls_write_exomol, "atomgpu_linestrength_write_exomol"},
+    {call_st_hamiltonian, "atomgpu_sturmian_hamiltonian"},
+    {call_scf_create, "atomgpu_scf_integrals_create"},
+    {call_scf_run, "atomgpu_scf_run"},
+    {call_scf_optimise, "atomgpu_scf_optimise_wtbs"},
+    {call_td_step, "atomgpu_tdse_step"},
+    {call_td_relax, "atomgpu_tdse_relax"},
+};
+#define N_LONG_CALLS (sizeof long_calls / sizeof long_calls[0])
+
+static int long_call_stops(int stopped_by_callback) {
+    int bad = 0;
+    for (size_t i = 0; i < N_LONG_CALLS; i++) {
+        make_fixtures();
+        struct progress_record r = {0, 1, 0.0, 0.0, ""};
+        if (stopped_by_callback) atomgpu_set_progress(record_progress, &r, 0.0);
+        else atomgpu_set_time_limit(1e-9);
+        brk = 0;
+        int32_t s = long_calls[i].call();
+        atomgpu_set_progress(NULL, NULL, 0.0);
+        atomgpu_set_time_limit(0.0);
+        if (s != ATOMGPU_ERR_CANCELLED)
+            bad += fail("%s: status %d (%s), want ATOMGPU_ERR_CANCELLED: %s", long_calls[i].task, (int)s,
+                        atomgpu_status_string(s), message());
+        else if (!untouched)
+            bad += fail("%s: an output was written by the stopped call", long_calls[i].task);
+        else if (stopped_by_callback && strcmp(r.task, long_calls[i].task) != 0)
+            bad += fail("%s: the callback was told task \"%s\"", long_calls[i].task, r.task);
+    }
+    return bad;
+}
+
+static int case_long_calls_callback(void) { return long_call_stops(1); }
+static int case_long_calls_time_limit(void) { return long_call_stops(0); }
+
 #define RELIABILITY_PROCESS_ARGUMENTS
 #define RELIABILITY_PROCESS_VALID
 #define RELIABILITY_PROCESS_SPECIAL                                                                                   \
@@ -325,4 +374,7 @@ static int case_fork_engines(void) {
         {"fork: a grandchild (fork of a forked child) repeats them too", case_fork_grandchild},                       \
         {"fork: the child's time limit and progress callback apply to its calls", case_fork_time_limit},      \
         {"fork: several engines in a child (a two-member TDSE team, two line-strength and Sturmian engines)",  \
-         case_fork_engines},
+         case_fork_engines},                                                                                   \
+        {"every long call: a callback that stops it at its first report, outputs untouched",                   \
+         case_long_calls_callback},                                                                            \
+        {"every long call: a time limit of 1 ns stops it, outputs untouched", case_long_calls_time_limit},
