@@ -94,14 +94,14 @@
  */
 #define ATOMGPU_VERSION_MAJOR 0
 
-#define ATOMGPU_VERSION_MINOR 2
+#define ATOMGPU_VERSION_MINOR 3
 
 #define ATOMGPU_VERSION_PATCH 0
 
 /**
  * Version of the C ABI; the Fortran module checks it on first use.
  */
-#define ATOMGPU_ABI_VERSION 3
+#define ATOMGPU_ABI_VERSION 4
 
 
 
@@ -624,8 +624,7 @@ const char *atomgpu_status_string(int32_t status);
  * sentence's full length in bytes (0 when the last call succeeded).
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * Output pointers must be NULL or writable; buffers must hold the capacity given.
+ * `buffer` must be NULL (then nothing is copied) or writable for `capacity` bytes.
  */
 int64_t atomgpu_last_error_message(char *buffer, size_t capacity);
 
@@ -639,13 +638,13 @@ int32_t atomgpu_last_error_arg(void);
  * Writes the library version.
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; a handle
- * Output pointers must be NULL or writable; buffers must hold the capacity given.
+ * `major`, `minor` and `patch` must each be writable (NULL is refused with
+ * `ATOMGPU_ERR_INVALID_ARGUMENT`).
  */
 int32_t atomgpu_version(int32_t *major, int32_t *minor, int32_t *patch);
 
 /**
- * The version as a static string, e.g. "0.2.0".
+ * The version as a static string, e.g. "0.3.0".
  */
 const char *atomgpu_version_string(void);
 
@@ -679,13 +678,16 @@ int32_t atomgpu_device_info(int32_t *backend,
                             int32_t *cc_minor);
 
 /**
- * Sets the calling thread's progress callback for long calls (whole CR runs, line lists), or
- * removes it when `callback` is NULL. During such a call, made from this thread, the library
- * calls `callback(user_data, task, done, total)` from this thread at most every `interval_s`
- * seconds of wall clock (finite, >= 0; 0 = at every step), and once at the end: `task` is the
- * function's name (a static string), `done` of `total` its progress in the units the function
- * documents (steps, simulated seconds, lower states). A nonzero return stops the call, which
- * then fails with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs. The callback may call
+ * Sets the calling thread's progress callback for long calls (CR runs, line lists and ExoMol
+ * files, Sturmian Hamiltonians, SCF supermatrices, runs and basis optimisations, TDSE steps and
+ * relaxations), or removes it when `callback` is NULL. During such a call, made from this
+ * thread, the library calls `callback(user_data, task, done, total)` from this thread (in a
+ * forked child: from the thread that runs the call) at most every `interval_s` seconds of wall
+ * clock (finite, >= 0; 0 = at every step), and once at the end: `task` is the function's name (a
+ * static string), `done` of `total` its progress in the units the function documents (steps,
+ * simulated seconds, lower states, blocks, SCF cycles). A nonzero return stops the call, which
+ * then fails with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs (TDSE `step` and
+ * `relax` keep the state of their last completed step, as they document). The callback may call
  * atomgpu functions; one on the line-strength handle of the running call fails with
  * `ATOMGPU_ERR_INVALID_ARGUMENT` (that handle is locked by the call), and destroying the handle
  * of the running call frees it when the call returns.
@@ -699,9 +701,10 @@ int32_t atomgpu_set_progress(atomgpu_progress_callback callback,
                              double interval_s);
 
 /**
- * Sets the calling thread's time limit for each long call (whole CR runs, line lists): the most
- * seconds of wall clock one call may run (finite, >= 0; 0 = no limit, the default). A call that
- * runs past it stops with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs. The limit is
+ * Sets the calling thread's time limit for each long call (those of `atomgpu_set_progress`): the
+ * most seconds of wall clock one call may run (finite, >= 0; 0 = no limit, the default). A call
+ * that runs past it stops with `ATOMGPU_ERR_CANCELLED` and writes none of its outputs (TDSE
+ * `step` and `relax`: see there). The limit is
  * checked between steps (on a GPU, between launches of at most 64 RK4 steps), so a call stops
  * within one step of it; the first call on a GPU also compiles its kernels (a few seconds, once
  * per process), which no limit interrupts.

@@ -22,10 +22,10 @@ pub const ATOMGPU_BACKEND_CUDA: i32 = 2;
 
 /// Library version (semantic versioning); the ABI is stable within a major version.
 pub const ATOMGPU_VERSION_MAJOR: i32 = 0;
-pub const ATOMGPU_VERSION_MINOR: i32 = 2;
+pub const ATOMGPU_VERSION_MINOR: i32 = 3;
 pub const ATOMGPU_VERSION_PATCH: i32 = 0;
 /// Version of the C ABI; the Fortran module checks it on first use.
-pub const ATOMGPU_ABI_VERSION: i32 = 3;
+pub const ATOMGPU_ABI_VERSION: i32 = 4;
 
 thread_local! {
     static LAST_ERROR: RefCell<(String, i32)> = const { RefCell::new((String::new(), 0)) };
@@ -236,7 +236,7 @@ pub unsafe extern "C" fn atomgpu_version(major: *mut i32, minor: *mut i32, patch
     })
 }
 
-/// The version as a static string, e.g. "0.2.0".
+/// The version as a static string, e.g. "0.3.0".
 #[no_mangle]
 pub extern "C" fn atomgpu_version_string() -> *const c_char {
     guard_value(c"".as_ptr(), || {
