@@ -324,21 +324,21 @@ static int case_fork_engines(void) {
  * callback that stops it at its first report, or with a time limit of 1 ns, is
  * ATOMGPU_ERR_CANCELLED with its outputs untouched. */
 static const struct {
-    call_fn call;
     const char *task; /* the task the callback must be told */
+    call_fn call;
 } long_calls[] = {
-    {call_cr_run_rk4, "atomgpu_cr_run_rk4"},
-    {call_cr_run_stiff, "atomgpu_cr_run_stiff"},
-    {call_cr_run_stiff_systems, "atomgpu_cr_run_stiff"},
-    {call_ls_line_list, "atomgpu_linestrength_line_list"},
-    {call_ls_line_list_filtered, "atomgpu_linestrength_line_list"},
-    {call_ls_write_exomol, "atomgpu_linestrength_write_exomol"},
-    {call_st_hamiltonian, "atomgpu_sturmian_hamiltonian"},
-    {call_scf_create, "atomgpu_scf_integrals_create"},
-    {call_scf_run, "atomgpu_scf_run"},
-    {call_scf_optimise, "atomgpu_scf_optimise_wtbs"},
-    {call_td_step, "atomgpu_tdse_step"},
-    {call_td_relax, "atomgpu_tdse_relax"},
+    {"atomgpu_cr_run_rk4", call_cr_run_rk4},
+    {"atomgpu_cr_run_stiff", call_cr_run_stiff},
+    {"atomgpu_cr_run_stiff", call_cr_run_stiff_systems},
+    {"atomgpu_linestrength_line_list", call_ls_line_list},
+    {"atomgpu_linestrength_line_list", call_ls_line_list_filtered},
+    {"atomgpu_linestrength_write_exomol", call_ls_write_exomol},
+    {"atomgpu_sturmian_hamiltonian", call_st_hamiltonian},
+    {"atomgpu_scf_integrals_create", call_scf_create},
+    {"atomgpu_scf_run", call_scf_run},
+    {"atomgpu_scf_optimise_wtbs", call_scf_optimise},
+    {"atomgpu_tdse_step", call_td_step},
+    {"atomgpu_tdse_relax", call_td_relax},
 };
 #define N_LONG_CALLS (sizeof long_calls / sizeof long_calls[0])
 
