@@ -44,7 +44,7 @@ use atomgpu::scf::index_map::{triangle, IntegralSet, TriangularMap};
 use atomgpu::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus};
 use atomgpu::scf::slater::{slater, Gaussian};
 use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
-use atomgpu::scf::supermatrix::{Spinor, Symmetry};
+use atomgpu::scf::supermatrix::{element_scale, Blocks, Spinor, Supermatrix, Symmetry};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
 
 fn argument<T: std::fmt::Debug>(result: Result<T, Error>) -> (&'static str, Option<usize>) {
@@ -631,4 +631,30 @@ fn scf_refusals() {
         Err(Error::NotFinite { name: "energies", index: Some(2), .. }) => {}
         other => panic!("expected NotFinite at energies[2], got {other:?}"),
     }
+}
+
+/// `element_scale` (the magnitudes of an element's Coulomb and exchange terms) bounds |G| and
+/// equals it where nothing cancels; it exposes the cancellation of G[(2,0),(1,1)] of an s1/2
+/// block with exponents 1e-100, 1, 1e100: R^0(pq, rs) and its exchange R^0(pr, qs) are both of
+/// order 1e-150 (the density of exponents 1e100 and 1e-100 carries the overlap factor
+/// (2√(ab)/(a+b))^{3/2} = (2e-100)^{3/2} = 2.8e-150, and so do the exchange densities' product),
+/// their difference is far below the terms' rounding, so G there is noise of ~1e-16 of the scale.
+#[test]
+fn the_scale_of_an_element_bounds_it_and_shows_cancellation() {
+    let blocks = Blocks::dirac(
+        &[
+            Spinor { kappa: -1, exponents: vec![1e-100, 1.0, 1e100] },
+            Spinor { kappa: 3, exponents: vec![1e-100, 2e-100, 1e100] },
+        ],
+        137.035_999_76,
+    )
+    .unwrap();
+    let packed = Supermatrix::new(&Backend::Cpu, &blocks).unwrap().packed().unwrap();
+    for (i, g) in packed.iter().enumerate() {
+        let scale = element_scale(&blocks, i as u64);
+        assert!(scale >= g.abs() * (1.0 - 1e-15), "set {i}: |G| = {:e} above its scale {scale:e}", g.abs());
+    }
+    let (g, scale) = (packed[8], element_scale(&blocks, 8));
+    assert!(g.abs() <= 1e-14 * scale, "set 8: G = {g:e}, scale {scale:e}: expected a cancellation");
+    assert_eq!(element_scale(&blocks, 3), packed[3].abs(), "set 3 has no exchange term that cancels");
 }
