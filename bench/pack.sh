@@ -59,6 +59,8 @@ for f in examples/fortran/*.f90; do
         || echo "warning: $f does not compile; not packed" >&2
 done
 rm -rf "$mod"
+# The SCF driver's sample inputs (bench/device.sh runs scf_atom on xe.inp).
+if [ -x "$progs/scf_atom" ]; then mkdir -p .device/extra/data && cp -r examples/data/scf .device/extra/data/; fi
 # The gfortran runtime (the device machine has none).
 for p in "$progs"/*; do
     ldd "$p" 2> /dev/null | awk '/=> \// {print $3}' | grep -E 'libgfortran|libquadmath' || true
