@@ -8,10 +8,11 @@
 //! notices the fork (the process id is no longer the one that started the pool) and runs such a
 //! child's calls on a pool of the child's own, started at its first call ([`run`]; the threads a
 //! call starts for several devices run on pools of their own, [`run_in`]): the calls work and give
-//! the parent's numbers; the host's threads call one at a time there. The calling thread's progress callback and time limit
-//! ([`crate::progress`]) go with the call. Limits, as for any library with locks: a child forked
-//! while another thread of the parent was inside an atomgpu call may inherit a held lock (fork
-//! between calls); CUDA does not survive fork (see [`super::cuda_forked_message`]).
+//! the parent's numbers; the host's threads call one at a time there. The calling thread's
+//! progress callback and time limit ([`crate::progress`]) go with the call. Limits, as for any
+//! library with locks: a child forked while another thread of the parent was inside an atomgpu
+//! call may inherit a held lock (fork between calls); CUDA does not survive fork (see
+//! [`super::cuda_forked_message`]).
 
 use crate::error::{Error, Result};
 use crate::progress;
