@@ -22,6 +22,7 @@ module atomgpu_linestrength
     public :: atomgpu_linestrength_state_id, atomgpu_linestrength_block_size
     public :: atomgpu_linestrength_set_group, atomgpu_linestrength_add_block_species, atomgpu_linestrength_block_ndeg
     public :: atomgpu_linestrength_set_states_on_host, atomgpu_linestrength_write_exomol
+    public :: atomgpu_linestrength_set_state_labels, atomgpu_linestrength_write_trove
 
     ! A line-strength engine (paper: gain-half-linestrength-gpu, Al-Refaie, Yurchenko & Tennyson,
     ! CPC 2017) held by the library: the vibrational dipole matrix, the (J, Gamma) blocks with
@@ -146,6 +147,33 @@ module atomgpu_linestrength
             import :: c_int32_t, c_int64_t, c_char, c_ptr, atomgpu_intensity_params_t, atomgpu_line_filters_t
             type(c_ptr), value :: handle
             character(kind=c_char), intent(in) :: stem(*)
+            type(atomgpu_intensity_params_t), intent(in) :: params
+            type(atomgpu_line_filters_t), intent(in) :: filters
+            integer(c_int64_t), intent(inout) :: counts(5)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_set_state_labels(handle, block, n_states, ids, order) &
+                bind(C, name="atomgpu_linestrength_set_state_labels") result(status)
+            import :: c_int32_t, c_int64_t, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: block
+            integer(c_int64_t), value :: n_states
+            integer(c_int64_t), intent(in) :: ids(*), order(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_write_trove(handle, stem, n_states, ids, energies, gns, j, columns, &
+                column_width, params, filters, counts) bind(C, name="atomgpu_linestrength_write_trove") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_char, c_ptr, atomgpu_intensity_params_t, atomgpu_line_filters_t
+            type(c_ptr), value :: handle
+            character(kind=c_char), intent(in) :: stem(*)
+            integer(c_int64_t), value :: n_states
+            integer(c_int64_t), intent(in) :: ids(*)
+            real(c_double), intent(in) :: energies(*), gns(*)
+            integer(c_int32_t), intent(in) :: j(*)
+            character(kind=c_char), intent(in) :: columns(*)
+            integer(c_int64_t), value :: column_width
             type(atomgpu_intensity_params_t), intent(in) :: params
             type(atomgpu_line_filters_t), intent(in) :: filters
             integer(c_int64_t), intent(inout) :: counts(5)
@@ -988,6 +1016,85 @@ contains
             if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
         end if
         call finish(status, stat, "atomgpu_linestrength_write_exomol")
+    end subroutine
+
+    ! Gives the stored states of block `block` (1-based) the caller's IDs (each >= 1, distinct
+    ! within the block; written in the .states/.trans files and carried by every line; TROVE:
+    ! ilevel + nsize_base(gamma)) and order keys (TROVE's .trans is sorted by the lower state's
+    ! key, then the upper's; TROVE: the level's position in its energy-sorted list): one of each
+    ! per stored state. The next set_states of the block drops them.
+    subroutine atomgpu_linestrength_set_state_labels(h, block, ids, order, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: block
+        integer(c_int64_t), intent(in) :: ids(:), order(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: np, nc, ns
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        call check_block(h, "block", block, 2, status, np, nc, ns)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            call reject(size(ids, kind=c_int64_t) == ns, 3, "argument `ids`: has " // itoa(size(ids, kind=c_int64_t)) // &
+                " entries, block " // itoa(int(block, c_int64_t)) // " has " // itoa(ns) // " stored states", status)
+            call reject(size(order) == size(ids), 4, "argument `order`: has " // itoa(size(order, kind=c_int64_t)) // &
+                " entries, `ids` " // itoa(size(ids, kind=c_int64_t)), status)
+        end if
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            status = c_atomgpu_linestrength_set_state_labels(h%ptr, int(block - 1, c_int32_t), ns, ids, order)
+        end if
+        call finish(status, stat, "atomgpu_linestrength_set_state_labels")
+    end subroutine
+
+    ! The whole line list of the stored states written as TROVE's own `<stem>.states` and
+    ! `<stem>.trans`, digit for digit as TROVE's intensity step writes them (C:
+    ! atomgpu_linestrength_write_trove): .trans lines `ID_f ID_i A nu` sorted by the lower state's
+    ! order key, then the upper's; .states one line per entry of ids/energies/gns/j/columns:
+    ! ID, E - ZPE (cm^-1, energies absolute), int(gns)*(2J+1), J, then columns(i) (the text after
+    ! J, as TROVE's read_eigenval formats it; trailing blanks are not written). Set
+    ! params%convention = 1 for TROVE's rules and constants. The pair changes together or not at
+    ! all, as with atomgpu_linestrength_write_exomol.
+    subroutine atomgpu_linestrength_write_trove(h, stem, ids, energies, gns, j, columns, params, filters, counts, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        character(len=*), intent(in) :: stem
+        integer(c_int64_t), intent(in) :: ids(:)
+        real(c_double), intent(in) :: energies(:), gns(:)
+        integer(c_int32_t), intent(in) :: j(:)
+        character(len=*), intent(in) :: columns(:)
+        type(atomgpu_intensity_params_t), intent(in) :: params
+        type(atomgpu_line_filters_t), intent(in), optional :: filters
+        integer(c_int64_t), intent(inout), optional :: counts(5)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: counted(5), n
+        character(kind=c_char), allocatable :: text(:)
+        integer(c_int64_t) :: i, c, width
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        n = size(ids, kind=c_int64_t)
+        call reject(size(energies, kind=c_int64_t) == n, 4, "argument `energies`: has " // &
+            itoa(size(energies, kind=c_int64_t)) // " entries, `ids` " // itoa(n), status)
+        call reject(size(gns, kind=c_int64_t) == n, 5, "argument `gns`: has " // itoa(size(gns, kind=c_int64_t)) // &
+            " entries, `ids` " // itoa(n), status)
+        call reject(size(j, kind=c_int64_t) == n, 6, "argument `j`: has " // itoa(size(j, kind=c_int64_t)) // &
+            " entries, `ids` " // itoa(n), status)
+        call reject(size(columns, kind=c_int64_t) == n, 7, "argument `columns`: has " // &
+            itoa(size(columns, kind=c_int64_t)) // " entries, `ids` " // itoa(n), status)
+        call check_filters(filters, 9, status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            width = len(columns, kind=c_int64_t)
+            allocate(text(max(1_c_int64_t, n * width)))
+            do i = 1, n
+                do c = 1, width
+                    text((i - 1) * width + c) = columns(i)(c:c)
+                end do
+            end do
+            status = c_atomgpu_linestrength_write_trove(h%ptr, c_text(stem), n, ids, energies, gns, j, text, width, &
+                params, filters0(filters), counted)
+            if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
+        end if
+        call finish(status, stat, "atomgpu_linestrength_write_trove")
     end subroutine
 
     ! The ExoMol ID (the 1-based running number over the stored states of all blocks, in the

@@ -1107,6 +1107,30 @@ int32_t atomgpu_linestrength_set_states_on_host(struct atomgpu_linestrength *han
                                                 int64_t ld);
 
 /**
+ * Gives the stored states of a block the caller's IDs and order keys: the IDs are what the
+ * `.states`/`.trans` files (ExoMol's and TROVE's) and every `atomgpu_line` carry (TROVE:
+ * `ilevel + nsize_base(gamma)`), the order keys sort TROVE's `.trans` file (lines by the lower
+ * state's key, then the upper state's; TROVE: the level's position in its energy-sorted list).
+ * Without labels a state's ID is its running number (`atomgpu_linestrength_state_id`) and its
+ * key the same number. The next `set_states` of the block drops them.
+ *
+ * - `handle`: the handle.
+ * - `block`: 0-based block index (its states stored).
+ * - `n_states`: the number of stored states of the block.
+ * - `ids[n_states]`: state IDs, each >= 1, distinct within the block.
+ * - `order[n_states]`: order keys (any integers).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_set_state_labels(struct atomgpu_linestrength *handle,
+                                              int32_t block,
+                                              int64_t n_states,
+                                              const int64_t *ids,
+                                              const int64_t *order);
+
+/**
  * Loads a batch of lower states of a block and computes their dipole products (the first
  * product of eq. 14, Y = [dipole_x dipole_y dipole_z]^T X), which `atomgpu_linestrength_half`
  * and `atomgpu_linestrength_amplitudes` then contract into any upper block with
@@ -1310,6 +1334,54 @@ int32_t atomgpu_linestrength_write_exomol(struct atomgpu_linestrength *handle,
                                           const struct atomgpu_intensity_params *params,
                                           const struct atomgpu_line_filters *filters,
                                           int64_t *counts);
+
+/**
+ * Writes the whole line list of the stored states as TROVE's own `<stem>.states` and
+ * `<stem>.trans` (TROVE's ExoMol-format files; TROVE names them `<linelist>_<J1>_<J2>`), digit
+ * for digit as TROVE's intensity step writes them:
+ * - `.trans`: `(i12,1x,i12,1x,1x,es16.8,1x,f16.6)`: upper ID, lower ID, A (s^-1), nu (cm^-1);
+ *   lines sorted by the lower state's order key, then the upper's
+ *   (`atomgpu_linestrength_set_state_labels`);
+ * - `.states`: one line per entry of the table below, `(i12,1x,f12.6,1x,i6,1x,i7,` + the
+ *   caller's text: ID, E - ZPE (cm^-1), `int(g_ns) (2J+1)`, J, then `columns` (TROVE: from the
+ *   symmetry label on, as tran.f90 `read_eigenval` formats them).
+ * Use `params->convention` = 1 (TROVE) for TROVE's rules, thresholds and constants. The pair
+ * changes together or not at all, as with `atomgpu_linestrength_write_exomol` (same failure
+ * modes: every failure removes the temporaries and leaves an existing pair byte for byte;
+ * progress task `atomgpu_linestrength_write_trove`). The lines of the list are sorted in memory
+ * (about 100 bytes per kept line).
+ *
+ * - `handle`: the handle.
+ * - `stem`: NUL-terminated path without the suffixes, not empty.
+ * - `n_states` (>= 0): entries of the `.states` table.
+ * - `ids[n_states]` (>= 1), `energies[n_states]` (absolute, cm^-1, finite), `gns[n_states]`
+ *   (g_ns of each state's symmetry, in [0, 65536)), `j[n_states]` (in [0, 32767]).
+ * - `columns`: `n_states` fields of `column_width` bytes each (state i's at
+ *   `columns + i column_width`), the text after J, printable ASCII; trailing blanks and NULs of a
+ *   field are not written (a Fortran `character(len=column_width)` array passes as it is).
+ *   NULL allowed when `column_width` is 0.
+ * - `column_width` (>= 0).
+ * - `params`, `filters`: as for `atomgpu_linestrength_write_exomol`.
+ * - `counts` (output, may be NULL): 5 counts as `atomgpu_linestrength_line_list_filtered`'s.
+ *
+ * A file that cannot be written is `ATOMGPU_ERR_IO`.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_write_trove(struct atomgpu_linestrength *handle,
+                                         const char *stem,
+                                         int64_t n_states,
+                                         const int64_t *ids,
+                                         const double *energies,
+                                         const double *gns,
+                                         const int32_t *j,
+                                         const char *columns,
+                                         int64_t column_width,
+                                         const struct atomgpu_intensity_params *params,
+                                         const struct atomgpu_line_filters *filters,
+                                         int64_t *counts);
 
 /**
  * ExoMol ID of a stored state: 1 + the number of states stored in earlier blocks + `state`

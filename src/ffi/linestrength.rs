@@ -40,7 +40,9 @@ use super::handles::{self, Family};
 use crate::error::{Error, Result};
 use crate::linestrength::check_threshold;
 use crate::linestrength::{
-    exomol, BlockSpec, IntensityParams, LineCounts, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding,
+    exomol,
+    trove::{self, StatesTable},
+    BlockSpec, IntensityParams, LineCounts, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding,
     MAX_DEGENERACY, MAX_DEVICES, MAX_J,
 };
 use crate::memory;
@@ -539,6 +541,46 @@ unsafe fn store_states(
         } else {
             h.set_states(b, e, x, ld)
         }
+    })
+}
+
+/// Gives the stored states of a block the caller's IDs and order keys: the IDs are what the
+/// `.states`/`.trans` files (ExoMol's and TROVE's) and every `atomgpu_line` carry (TROVE:
+/// `ilevel + nsize_base(gamma)`), the order keys sort TROVE's `.trans` file (lines by the lower
+/// state's key, then the upper state's; TROVE: the level's position in its energy-sorted list).
+/// Without labels a state's ID is its running number (`atomgpu_linestrength_state_id`) and its
+/// key the same number. The next `set_states` of the block drops them.
+///
+/// - `handle`: the handle.
+/// - `block`: 0-based block index (its states stored).
+/// - `n_states`: the number of stored states of the block.
+/// - `ids[n_states]`: state IDs, each >= 1, distinct within the block.
+/// - `order[n_states]`: order keys (any integers).
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_set_state_labels(
+    handle: *mut atomgpu_linestrength,
+    block: i32,
+    n_states: i64,
+    ids: *const i64,
+    order: *const i64,
+) -> i32 {
+    guard(&["handle", "block", "n_states", "ids", "order"], || {
+        with_handle(handle, |h| {
+            let b = block_index("block", block, h.n_blocks())?;
+            let stored = h.n_states(b)?;
+            let n = count("n_states", n_states)?;
+            if n != stored {
+                return Err(Error::invalid(
+                    "n_states",
+                    format!("must be the number of states stored for block {b} ({stored}), got {n}"),
+                ));
+            }
+            h.set_state_labels(b, input("ids", ids, n)?, input("order", order, n)?)
+        })
     })
 }
 
@@ -1060,6 +1102,120 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_exomol(
             Ok(())
         })
     })
+}
+
+/// Writes the whole line list of the stored states as TROVE's own `<stem>.states` and
+/// `<stem>.trans` (TROVE's ExoMol-format files; TROVE names them `<linelist>_<J1>_<J2>`), digit
+/// for digit as TROVE's intensity step writes them:
+/// - `.trans`: `(i12,1x,i12,1x,1x,es16.8,1x,f16.6)`: upper ID, lower ID, A (s^-1), nu (cm^-1);
+///   lines sorted by the lower state's order key, then the upper's
+///   (`atomgpu_linestrength_set_state_labels`);
+/// - `.states`: one line per entry of the table below, `(i12,1x,f12.6,1x,i6,1x,i7,` + the
+///   caller's text: ID, E - ZPE (cm^-1), `int(g_ns) (2J+1)`, J, then `columns` (TROVE: from the
+///   symmetry label on, as tran.f90 `read_eigenval` formats them).
+/// Use `params->convention` = 1 (TROVE) for TROVE's rules, thresholds and constants. The pair
+/// changes together or not at all, as with `atomgpu_linestrength_write_exomol` (same failure
+/// modes: every failure removes the temporaries and leaves an existing pair byte for byte;
+/// progress task `atomgpu_linestrength_write_trove`). The lines of the list are sorted in memory
+/// (about 100 bytes per kept line).
+///
+/// - `handle`: the handle.
+/// - `stem`: NUL-terminated path without the suffixes, not empty.
+/// - `n_states` (>= 0): entries of the `.states` table.
+/// - `ids[n_states]` (>= 1), `energies[n_states]` (absolute, cm^-1, finite), `gns[n_states]`
+///   (g_ns of each state's symmetry, in [0, 65536)), `j[n_states]` (in [0, 32767]).
+/// - `columns`: `n_states` fields of `column_width` bytes each (state i's at
+///   `columns + i column_width`), the text after J, printable ASCII; trailing blanks and NULs of a
+///   field are not written (a Fortran `character(len=column_width)` array passes as it is).
+///   NULL allowed when `column_width` is 0.
+/// - `column_width` (>= 0).
+/// - `params`, `filters`: as for `atomgpu_linestrength_write_exomol`.
+/// - `counts` (output, may be NULL): 5 counts as `atomgpu_linestrength_line_list_filtered`'s.
+///
+/// A file that cannot be written is `ATOMGPU_ERR_IO`.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_write_trove(
+    handle: *mut atomgpu_linestrength,
+    stem: *const c_char,
+    n_states: i64,
+    ids: *const i64,
+    energies: *const f64,
+    gns: *const f64,
+    j: *const i32,
+    columns: *const c_char,
+    column_width: i64,
+    params: *const atomgpu_intensity_params,
+    filters: *const atomgpu_line_filters,
+    counts: *mut i64,
+) -> i32 {
+    guard(
+        &[
+            "handle",
+            "stem",
+            "n_states",
+            "ids",
+            "energies",
+            "gns",
+            "j",
+            "columns",
+            "column_width",
+            "params",
+            "filters",
+            "counts",
+        ],
+        || {
+            let stem = c_text("stem", stem)?;
+            if stem.is_empty() {
+                return Err(Error::invalid("stem", "must not be empty"));
+            }
+            let n = usize::try_from(n_states)
+                .map_err(|_| Error::invalid("n_states", format!("must be >= 0, got {n_states}")))?;
+            let width = usize::try_from(column_width)
+                .map_err(|_| Error::invalid("column_width", format!("must be >= 0, got {column_width}")))?;
+            let ids = input("ids", ids, n)?;
+            let energies = input("energies", energies, n)?;
+            let gns = input("gns", gns, n)?;
+            let j_in = input("j", j, n)?;
+            let mut j_values = memory::with_capacity("the J values", n)?;
+            for (i, &x) in j_in.iter().enumerate() {
+                let x = u32::try_from(x)
+                    .map_err(|_| Error::invalid_at("j", i, format!("must be in [0, {MAX_J}], got {x}")))?;
+                j_values.push(x);
+            }
+            let text: &[u8] = if width == 0 || n == 0 {
+                &[]
+            } else {
+                let len = n
+                    .checked_mul(width)
+                    .ok_or_else(|| Error::invalid("column_width", "n_states x column_width overflows"))?;
+                input("columns", columns.cast::<u8>(), len)?
+            };
+            let mut fields = memory::with_capacity("the state columns", n)?;
+            for i in 0..n {
+                let raw = if width == 0 { &[][..] } else { &text[i * width..(i + 1) * width] };
+                let end = raw.iter().rposition(|&c| c != b' ' && c != 0).map_or(0, |p| p + 1);
+                let field = std::str::from_utf8(&raw[..end])
+                    .map_err(|_| Error::invalid_at("columns", i, "must be printable ASCII on one line"))?;
+                fields.push(field);
+            }
+            let table = StatesTable { ids, energies, gns, j: &j_values, columns: &fields };
+            let rust_params = intensity_params(params)?;
+            let filters = line_filters(filters)?;
+            with_handle(handle, |h| {
+                let written = trove::write_line_list(h, Path::new(stem), &table, &rust_params, &filters)
+                    .map_err(to_params)
+                    .map_err(to_filters)?;
+                if !counts.is_null() {
+                    write_output(counts, &counts_array(&written));
+                }
+                Ok(())
+            })
+        },
+    )
 }
 
 // ---------------------------------------------------------------------------------------------

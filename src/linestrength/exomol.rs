@@ -20,7 +20,7 @@
 //! # }
 //! ```
 
-use super::{IntensityParams, Line, LineCounts, LineFilters, LineStrength};
+use super::{fortran_format, IntensityParams, Line, LineCounts, LineFilters, LineStrength};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::progress::Tracker;
@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// `path` with `suffix` appended to its last component (`a/b.states` + `.x` = `a/b.states.x`).
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
     p.push(suffix);
     PathBuf::from(p)
@@ -47,14 +47,14 @@ fn unique_suffix() -> String {
 
 /// A file under a temporary name in its target's folder, removed when dropped unless it was
 /// renamed into place ([`Temporary::rename_to`]) or given up to stay ([`Temporary::keep`]).
-struct Temporary {
+pub(super) struct Temporary {
     path: PathBuf,
     armed: bool,
 }
 
 impl Temporary {
     /// Creates `<target><unique>.partial` (never an existing file: `create_new`).
-    fn create(target: &Path) -> io::Result<(Temporary, File)> {
+    pub(super) fn create(target: &Path) -> io::Result<(Temporary, File)> {
         let path = with_suffix(target, &format!("{}.partial", unique_suffix()));
         let file = OpenOptions::new().write(true).create_new(true).open(&path)?;
         Ok((Temporary { path, armed: true }, file))
@@ -103,13 +103,13 @@ impl Drop for Temporary {
 }
 
 /// Flushes `out` and syncs its file's data and size to the disk.
-fn flush_and_sync(out: BufWriter<File>) -> io::Result<()> {
+pub(super) fn flush_and_sync(out: BufWriter<File>) -> io::Result<()> {
     out.into_inner().map_err(|e| e.into_error())?.sync_all()
 }
 
 /// Syncs the folder of `path`, so that renames in it survive a crash, where the file system can
 /// (some cannot sync a folder; the renames are then as durable as it makes them).
-fn sync_folder(path: &Path) {
+pub(super) fn sync_folder(path: &Path) {
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -173,10 +173,9 @@ pub fn write_trans(lines: &[Line], out: &mut impl Write) -> io::Result<()> {
         .map(|chunk| {
             let mut text = String::with_capacity(chunk.len() * TRANS_LINE_BYTES);
             for line in chunk {
-                let a = fortran_e(line.einstein_a, 4);
+                let a = fortran_format::scientific(line.einstein_a, 10, 4);
                 // Writing into a String cannot fail.
-                let _ =
-                    writeln!(text, "{:>12} {:>12} {:>10} {:>15.6}", line.upper_id, line.lower_id, a, line.wavenumber);
+                let _ = writeln!(text, "{:>12} {:>12} {a} {:>15.6}", line.upper_id, line.lower_id, line.wavenumber);
             }
             text
         })
@@ -285,7 +284,12 @@ fn stream_trans(
 /// to restore the old pair); a failure of the rename that puts the old `.states` back (after the
 /// `.trans` rename failed) leaves the same, and the error names the `.previous` file. Readers
 /// that open the two files while the pair is being replaced may see one of each.
-fn commit_pair(mut states_partial: Temporary, mut trans_partial: Temporary, states: &Path, trans: &Path) -> Result<()> {
+pub(super) fn commit_pair(
+    mut states_partial: Temporary,
+    mut trans_partial: Temporary,
+    states: &Path,
+    trans: &Path,
+) -> Result<()> {
     let io = |what: &Path, e: io::Error| Error::Io(format!("{}: {e}", what.display()));
     let previous = Temporary::previous_of(states).map_err(|e| io(states, e))?;
     states_partial.rename_to(states).map_err(|e| io(states, e))?;
@@ -311,19 +315,6 @@ fn commit_pair(mut states_partial: Temporary, mut trans_partial: Temporary, stat
     drop(previous);
     sync_folder(states);
     Ok(())
-}
-
-/// `x` as Fortran's `ES` edit descriptor writes it: `digits` decimals and a signed two-digit
-/// exponent (`3.1362E-07`), the form ExoMol files use.
-pub fn fortran_e(x: f64, digits: usize) -> String {
-    let text = format!("{x:.digits$E}");
-    match text.split_once('E') {
-        Some((mantissa, exponent)) => {
-            let e: i32 = exponent.parse().unwrap_or(0);
-            format!("{mantissa}E{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
-        }
-        None => text,
-    }
 }
 
 #[cfg(test)]
@@ -356,11 +347,5 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "third\n");
         assert_eq!(names(&dir), ["lines.trans"]);
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn exponents_have_a_sign_and_two_digits() {
-        assert_eq!(super::fortran_e(3.13618e-7, 4), "3.1362E-07");
-        assert_eq!(super::fortran_e(12345.0, 4), "1.2345E+04");
     }
 }

@@ -61,9 +61,11 @@ pub mod cpu;
 mod cuda;
 pub mod exomol;
 pub mod filters;
+pub mod fortran_format;
 pub mod intensity;
 pub mod rotation;
 pub mod symmetry;
+pub mod trove;
 
 use crate::backend::{self, threads, Backend};
 use crate::error::{require_finite, require_finite_result, require_in_range, Error, Result};
@@ -171,12 +173,36 @@ pub(crate) struct Block {
     pub unfolding: Option<(Csr, Csr)>,
     /// Energies (cm^-1) of the states set by [`LineStrength::set_states`].
     pub energies: Vec<f64>,
+    /// The caller's labels of the stored states ([`LineStrength::set_state_labels`]), if given.
+    pub labels: Option<StateLabels>,
+}
+
+/// The caller's labels of a block's stored states: the ID each state has in the files written
+/// (ExoMol's and TROVE's state IDs) and the key that orders TROVE's `.trans` file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateLabels {
+    /// State IDs (>= 1), one per stored state.
+    pub ids: Vec<i64>,
+    /// Order keys, one per stored state: lines of a TROVE `.trans` come sorted by the lower
+    /// state's key, then the upper state's (TROVE's position in its energy-sorted level list).
+    pub order: Vec<i64>,
 }
 
 impl Block {
     /// Number of primitive functions.
     pub fn n_primitive(&self) -> usize {
         self.v.len()
+    }
+
+    /// ID of stored state `state`: the caller's label, or `first_id + state` (the running number
+    /// whose first state is `first_id`) when the block has no labels.
+    pub fn state_id(&self, first_id: i64, state: usize) -> i64 {
+        self.labels.as_ref().map_or(first_id + state as i64, |l| l.ids[state])
+    }
+
+    /// Order key of stored state `state`: the caller's key, or [`Block::state_id`] without labels.
+    pub fn state_order(&self, first_id: i64, state: usize) -> i64 {
+        self.labels.as_ref().map_or(first_id + state as i64, |l| l.order[state])
     }
 
     /// Length of an eigenvector: symmetrised size with an unfolding, primitive size without.
@@ -252,7 +278,8 @@ pub struct IntensityParams {
 /// One line of a line list.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Line {
-    /// ExoMol IDs (1-based running numbers of the states, blocks in registration order).
+    /// State IDs: the caller's ([`LineStrength::set_state_labels`]) or the ExoMol running numbers
+    /// (from 1, blocks in registration order).
     pub upper_id: i64,
     pub lower_id: i64,
     /// Block and state (0-based) of each end.
@@ -522,7 +549,17 @@ impl LineStrength {
             }
         }
         let unfolding = spec.unfolding.as_ref().map(|u| validate_unfolding(u, n)).transpose()?;
-        Ok(Block { j: spec.j, gamma: spec.gamma, ndeg, gns: spec.gns, v, slots, unfolding, energies: Vec::new() })
+        Ok(Block {
+            j: spec.j,
+            gamma: spec.gamma,
+            ndeg,
+            gns: spec.gns,
+            v,
+            slots,
+            unfolding,
+            energies: Vec::new(),
+            labels: None,
+        })
     }
 
     fn block(&self, name: &'static str, id: usize) -> Result<&Block> {
@@ -605,6 +642,49 @@ impl LineStrength {
             }
         }
         self.blocks[id].energies = energies;
+        self.blocks[id].labels = None;
+        Ok(())
+    }
+
+    /// Gives the stored states of block `id` the caller's IDs (written in the `.states` and
+    /// `.trans` files and returned in every [`Line`]; each >= 1 and distinct within the block)
+    /// and order keys (TROVE's position of each state in its energy-sorted level list: the TROVE
+    /// `.trans` writer sorts lines by them). One of each per stored state; replaced by the next
+    /// [`LineStrength::set_states`] of the block, which drops them. Without labels a state's ID
+    /// is its running number ([`LineStrength::state_id`]) and its order key the same number.
+    pub fn set_state_labels(&mut self, id: usize, ids: &[i64], order: &[i64]) -> Result<()> {
+        let stored = self.block("block", id)?.energies.len();
+        if stored == 0 {
+            return Err(Error::invalid(
+                "block",
+                format!("block {id} has no stored states to label (set_states first)"),
+            ));
+        }
+        for (name, values) in [("ids", ids), ("order", order)] {
+            if values.len() != stored {
+                return Err(Error::invalid(
+                    name,
+                    format!("must have one entry per stored state of block {id} ({stored}), got {}", values.len()),
+                ));
+            }
+        }
+        if let Some(i) = ids.iter().position(|&x| x < 1) {
+            return Err(Error::invalid_at("ids", i, format!("must be >= 1 (state IDs count from 1), got {}", ids[i])));
+        }
+        let mut sorted = memory::collect("the state IDs", ids.iter().copied().enumerate().map(|(i, x)| (x, i)))?;
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(Error::invalid_at(
+                "ids",
+                w[0].1.max(w[1].1),
+                format!("must be distinct within the block: {} repeats an earlier ID", w[0].0),
+            ));
+        }
+        let labels = StateLabels {
+            ids: memory::copy_of("the state IDs", ids)?,
+            order: memory::copy_of("the order keys", order)?,
+        };
+        self.blocks[id].labels = Some(labels);
         Ok(())
     }
 
@@ -784,9 +864,20 @@ impl LineStrength {
         Ok(())
     }
 
-    /// ExoMol ID of state `state` of block `id`: 1 + the states of earlier blocks + `state`.
+    /// ID of state `state` of block `id`: the caller's ([`LineStrength::set_state_labels`]), or
+    /// the ExoMol running number 1 + the states of earlier blocks + `state`.
     pub fn state_id(&self, id: usize, state: usize) -> i64 {
-        1 + self.blocks[..id].iter().map(|b| b.energies.len() as i64).sum::<i64>() + state as i64
+        self.blocks[id].state_id(self.first_running_id(id), state)
+    }
+
+    /// Order key of state `state` of block `id` ([`LineStrength::set_state_labels`]).
+    pub fn state_order(&self, id: usize, state: usize) -> i64 {
+        self.blocks[id].state_order(self.first_running_id(id), state)
+    }
+
+    /// The running number of the first state of block `id`: 1 + the states of earlier blocks.
+    fn first_running_id(&self, id: usize) -> i64 {
+        1 + self.blocks[..id].iter().map(|b| b.energies.len() as i64).sum::<i64>()
     }
 
     /// The line list from the stored states of block `lower` into the stored states of the
@@ -975,13 +1066,13 @@ impl LineStrength {
         for (&u, rule) in active.iter().zip(rules) {
             let (key, table) = self.contraction(lower, u, params.thresh_coeff);
             memory::reserve("the line rules", &mut pairs, 1)?;
-            pairs.push(UpperPair { block: u, key, table, rule, first_id: self.state_id(u, 0) });
+            pairs.push(UpperPair { block: u, key, table, rule, first_id: self.first_running_id(u) });
         }
         let batches = even_batches(&candidates, params.batch, self.n_devices());
         let work = LowerWork {
             blocks: &self.blocks,
             lower,
-            first_id: self.state_id(lower, 0),
+            first_id: self.first_running_id(lower),
             uppers,
             pairs: &pairs,
             thresh_coeff: params.thresh_coeff,
@@ -1038,7 +1129,7 @@ struct UpperPair {
     key: TableKey,
     table: Arc<Contraction>,
     rule: filters::LineRule,
-    /// ExoMol ID of its first state.
+    /// Running number of its first state.
     first_id: i64,
 }
 
@@ -1046,7 +1137,7 @@ struct UpperPair {
 struct LowerWork<'a> {
     blocks: &'a [Block],
     lower: usize,
-    /// ExoMol ID of the lower block's first state.
+    /// Running number of the lower block's first state.
     first_id: i64,
     /// The upper blocks as the caller listed them (the order of the lines).
     uppers: &'a [usize],
@@ -1098,8 +1189,8 @@ impl LowerWork<'_> {
             result.counts.kept += judged.lines.len() as u64;
             memory::reserve("the line list", &mut result.lines, judged.lines.len())?;
             result.lines.extend(judged.lines.iter().map(|l| Line {
-                upper_id: pair.first_id + l.upper_state,
-                lower_id: self.first_id + batch[l.level as usize] as i64,
+                upper_id: ub.state_id(pair.first_id, l.upper_state as usize),
+                lower_id: lb.state_id(self.first_id, batch[l.level as usize]),
                 upper_block: pair.block,
                 upper_state: l.upper_state as usize,
                 lower_block: self.lower,
