@@ -23,6 +23,18 @@ module atomgpu_linestrength
     public :: atomgpu_linestrength_set_group, atomgpu_linestrength_add_block_species, atomgpu_linestrength_block_ndeg
     public :: atomgpu_linestrength_set_states_on_host, atomgpu_linestrength_write_exomol
     public :: atomgpu_linestrength_set_state_labels, atomgpu_linestrength_write_trove
+    public :: atomgpu_linestrength_lines_of_lower_batch, atomgpu_linestrength_lines_pending
+    public :: atomgpu_linestrength_take_lines
+
+    ! Blocks from 64-bit (integer(c_int64_t)) or default-kind 32-bit (integer(c_int32_t)) index
+    ! arrays v, row_start, col (and n_sym): the 32-bit forms pass the caller's arrays to the
+    ! library as they are (C atomgpu_linestrength_add_block_species_i32 with index_base 1), no copy.
+    interface atomgpu_linestrength_add_block
+        module procedure add_block_i64, add_block_i32
+    end interface
+    interface atomgpu_linestrength_add_block_species
+        module procedure add_block_species_i64, add_block_species_i32
+    end interface
 
     ! A line-strength engine (paper: gain-half-linestrength-gpu, Al-Refaie, Yurchenko & Tennyson,
     ! CPC 2017) held by the library: the vibrational dipole matrix, the (J, Gamma) blocks with
@@ -67,6 +79,21 @@ module atomgpu_linestrength
         integer(c_int32_t) :: n_gamma_pair = 0        ! 0: every species pair; else one entry per species the blocks use
         integer(c_int32_t) :: gamma_pair(16) = 0      ! gamma_pair(g'') = the upper species g' that g'' reaches
                                                       ! (TROVE's isym_pairs), 1-based
+    end type
+
+    ! One line of a streamed list (C struct atomgpu_line), as atomgpu_linestrength_take_lines gives
+    ! it: BLOCKS, THE UPPER STATE AND THE LOWER LEVEL ARE NUMBERED FROM 1 here.
+    type, bind(C), public :: atomgpu_line_t
+        integer(c_int64_t) :: upper_id = 0       ! ExoMol running ID of the upper state
+        integer(c_int64_t) :: lower_id = 0       ! the caller's ID of the lower level (its entry of ids)
+        integer(c_int32_t) :: upper_block = 0    ! block of the upper state
+        integer(c_int32_t) :: lower_block = 0    ! block of the lower level
+        integer(c_int64_t) :: upper_state = 0    ! the upper state in its block
+        integer(c_int64_t) :: lower_level = 0    ! position of the lower level in its batch
+        real(c_double) :: wavenumber = 0         ! nu = E' - E'' [cm^-1]
+        real(c_double) :: linestrength = 0       ! S [Debye^2]
+        real(c_double) :: einstein_a = 0         ! A [s^-1]
+        real(c_double) :: intensity = 0          ! I [cm/molecule]
     end type
 
     interface
@@ -297,6 +324,57 @@ module atomgpu_linestrength
             integer(c_int64_t), intent(inout) :: n_primitive, n_coefficients, n_states
             integer(c_int32_t) :: status
         end function
+        function c_atomgpu_linestrength_add_block_species_i32(handle, j, gamma, gns, n_primitive, v, k, tau, ndeg, &
+                n_sym, row_start, col, value, index_base, block) &
+                bind(C, name="atomgpu_linestrength_add_block_species_i32") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: j, gamma
+            real(c_double), value :: gns
+            integer(c_int64_t), value :: n_primitive
+            integer(c_int32_t), intent(in) :: v(*), k(*), tau(*)
+            integer(c_int32_t), value :: ndeg
+            integer(c_int64_t), value :: n_sym
+            type(c_ptr), value :: row_start, col, value
+            integer(c_int32_t), value :: index_base
+            integer(c_int32_t), intent(inout) :: block
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_lines_of_lower_batch_buffered(handle, n, block, vectors, ld, energies, ids, &
+                order, params, filters, counts) bind(C, name="atomgpu_linestrength_lines_of_lower_batch_buffered") &
+                result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr, atomgpu_intensity_params_t, atomgpu_line_filters_t
+            type(c_ptr), value :: handle
+            integer(c_int64_t), value :: n
+            integer(c_int32_t), intent(in) :: block(*)
+            real(c_double), intent(in) :: vectors(*)
+            integer(c_int64_t), value :: ld
+            real(c_double), intent(in) :: energies(*)
+            integer(c_int64_t), intent(in) :: ids(*), order(*)
+            type(atomgpu_intensity_params_t), intent(in) :: params
+            type(atomgpu_line_filters_t), intent(in) :: filters
+            integer(c_int64_t), intent(inout) :: counts(5)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_lines_pending(handle, n_lines) &
+                bind(C, name="atomgpu_linestrength_lines_pending") result(status)
+            import :: c_int32_t, c_int64_t, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int64_t), intent(inout) :: n_lines
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_take_lines(handle, lines, capacity, taken) &
+                bind(C, name="atomgpu_linestrength_take_lines") result(status)
+            import :: c_int32_t, c_int64_t, c_ptr, atomgpu_line_t
+            type(c_ptr), value :: handle
+            type(atomgpu_line_t), intent(inout) :: lines(*)
+            integer(c_int64_t), value :: capacity
+            integer(c_int64_t), intent(inout) :: taken
+            integer(c_int32_t) :: status
+        end function
     end interface
 
 contains
@@ -477,7 +555,7 @@ contains
     ! 1-BASED offsets: row p holds the entries e = row_start(p) .. row_start(p + 1) - 1, at columns
     ! col(e) in 1..n_sym with values value(e); size(row_start) = n_primitive + 1,
     ! row_start(1) = 1, size(col) = size(value) = row_start(n_primitive + 1) - 1.
-    subroutine atomgpu_linestrength_add_block(h, j, gns, v, k, tau, block, row_start, col, value, n_sym, stat)
+    subroutine add_block_i64(h, j, gns, v, k, tau, block, row_start, col, value, n_sym, stat)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: j
         real(c_double), intent(in) :: gns
@@ -502,7 +580,7 @@ contains
     ! component stacked (TROVE's repres(:, ideg, :)): rows (d - 1) n_primitive + p, d = 1..ndeg, of
     ! the CSR matrix are component d of primitive function p, so size(row_start) =
     ! ndeg n_primitive + 1 (1-based offsets, columns 1..n_sym). A degenerate block needs them.
-    subroutine atomgpu_linestrength_add_block_species(h, j, gamma, gns, v, k, tau, ndeg, block, row_start, col, &
+    subroutine add_block_species_i64(h, j, gamma, gns, v, k, tau, ndeg, block, row_start, col, &
             value, n_sym, stat)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: j, gamma, ndeg
@@ -639,6 +717,189 @@ contains
                 prs, pcol, pval, b)
         end if
         if (status == int(ATOMGPU_OK, c_int32_t)) block = int(b) + 1
+    end subroutine
+
+    ! atomgpu_linestrength_add_block with default-kind (32-bit) index arrays, passed on as they are
+    ! (1-based, as in the 64-bit form); error positions are those of C's
+    ! atomgpu_linestrength_add_block_species_i32, whose checks name 0-based values.
+    subroutine add_block_i32(h, j, gns, v, k, tau, block, row_start, col, value, n_sym, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: j
+        real(c_double), intent(in) :: gns
+        integer(c_int32_t), intent(in), contiguous :: v(:), k(:), tau(:)
+        integer, intent(inout) :: block
+        integer(c_int32_t), intent(in), contiguous, optional, target :: row_start(:), col(:)
+        real(c_double), intent(in), contiguous, optional, target :: value(:)
+        integer(c_int32_t), intent(in), optional :: n_sym
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call add_block_of_i32(h, j, 0, 1, gns, v, k, tau, block, status, row_start, col, value, n_sym)
+        call finish(status, stat, "atomgpu_linestrength_add_block")
+    end subroutine
+
+    ! atomgpu_linestrength_add_block_species with default-kind (32-bit) index arrays, passed on as
+    ! they are (see add_block_i32).
+    subroutine add_block_species_i32(h, j, gamma, gns, v, k, tau, ndeg, block, row_start, col, value, n_sym, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: j, gamma, ndeg
+        real(c_double), intent(in) :: gns
+        integer(c_int32_t), intent(in), contiguous :: v(:), k(:), tau(:)
+        integer, intent(inout) :: block
+        integer(c_int32_t), intent(in), contiguous, optional, target :: row_start(:), col(:)
+        real(c_double), intent(in), contiguous, optional, target :: value(:)
+        integer(c_int32_t), intent(in), optional :: n_sym
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call reject(gamma >= 1, 3, "argument `gamma`: is " // itoa(int(gamma, c_int64_t)) // &
+            ", species are numbered from 1 in Fortran (TROVE's igamma)", status)
+        call add_block_of_i32(h, j, gamma - 1, ndeg, gns, v, k, tau, block, status, row_start, col, value, n_sym)
+        call finish(status, stat, "atomgpu_linestrength_add_block_species")
+    end subroutine
+
+    ! The size checks and the C call of the 32-bit forms (C positions of
+    ! atomgpu_linestrength_add_block_species_i32); the library checks every value.
+    subroutine add_block_of_i32(h, j, gamma0, ndeg, gns, v, k, tau, block, status, row_start, col, value, n_sym)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: j, gamma0, ndeg
+        real(c_double), intent(in) :: gns
+        integer(c_int32_t), intent(in), contiguous :: v(:), k(:), tau(:)
+        integer, intent(inout) :: block
+        integer(c_int32_t), intent(inout) :: status
+        integer(c_int32_t), intent(in), contiguous, optional, target :: row_start(:), col(:)
+        real(c_double), intent(in), contiguous, optional, target :: value(:)
+        integer(c_int32_t), intent(in), optional :: n_sym
+        integer(c_int64_t) :: n, rows, nnz, ns
+        integer(c_int32_t) :: b
+        type(c_ptr) :: prs, pcol, pval
+        logical :: given(4)
+        call check_linestrength(h, status)
+        n = size(v, kind=c_int64_t)
+        rows = max(ndeg, 1) * n
+        call reject(size(k, kind=c_int64_t) == n, 7, size_message("k", size(k, kind=c_int64_t), "elements", n, &
+            "size(v) = n_primitive"), status)
+        call reject(size(tau, kind=c_int64_t) == n, 8, size_message("tau", size(tau, kind=c_int64_t), "elements", &
+            n, "size(v) = n_primitive"), status)
+        given = [present(n_sym), present(row_start), present(col), present(value)]
+        call reject(all(given) .or. .not. any(given), 10, "argument `n_sym`: row_start, col, value and n_sym " // &
+            "come together (a symmetrised block) or not at all (primitive vectors)", status)
+        ns = 0
+        prs = c_null_ptr
+        pcol = c_null_ptr
+        pval = c_null_ptr
+        if (all(given) .and. status == int(ATOMGPU_OK, c_int32_t)) then
+            ns = n_sym
+            call reject(size(row_start, kind=c_int64_t) == rows + 1, 11, size_message("row_start", &
+                size(row_start, kind=c_int64_t), "elements", rows + 1, "ndeg n_primitive + 1"), status)
+            if (status == int(ATOMGPU_OK, c_int32_t)) then
+                nnz = int(row_start(rows + 1), c_int64_t) - 1
+                call reject(size(col, kind=c_int64_t) == nnz, 12, size_message("col", size(col, kind=c_int64_t), &
+                    "elements", nnz, "row_start(ndeg n_primitive + 1) - 1"), status)
+                call reject(size(value, kind=c_int64_t) == nnz, 13, size_message("value", &
+                    size(value, kind=c_int64_t), "elements", nnz, "row_start(ndeg n_primitive + 1) - 1"), status)
+            end if
+            if (status == int(ATOMGPU_OK, c_int32_t) .and. nnz > 0) then
+                prs = c_loc(row_start)
+                pcol = c_loc(col)
+                pval = c_loc(value)
+            else if (status == int(ATOMGPU_OK, c_int32_t)) then
+                prs = c_loc(row_start)
+            end if
+        end if
+        if (status /= int(ATOMGPU_OK, c_int32_t)) return
+        b = -1
+        status = c_atomgpu_linestrength_add_block_species_i32(h%ptr, int(j, c_int32_t), int(gamma0, c_int32_t), gns, &
+            n, v, k, tau, int(ndeg, c_int32_t), ns, prs, pcol, pval, 1_c_int32_t, b)
+        if (status == int(ATOMGPU_OK, c_int32_t)) block = int(b) + 1
+    end subroutine
+
+    ! The lines of one batch of lower levels read by the caller (from its own eigenvector files),
+    ! appended to the handle's pending buffer (C atomgpu_linestrength_lines_of_lower_batch_buffered;
+    ! read them with atomgpu_linestrength_take_lines): level i has block block(i) (1-based), vector
+    ! vectors(:, i) (its first n_coefficients(block(i)) entries; size(vectors, 1) >= the largest
+    ! of the batch's blocks), energy energies(i) [cm^-1], ID ids(i) (the lines' lower_id) and
+    ! order key order(i). The lines go into every block with stored states that the J rule and
+    ! `filters` allow, in (lower order, upper ID) order within the call; counts(5) (optional) as
+    ! for atomgpu_linestrength_line_list. No count pass is needed. A failed call appends nothing.
+    subroutine atomgpu_linestrength_lines_of_lower_batch(h, block, vectors, energies, ids, order, params, filters, &
+            counts, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: block(:)
+        real(c_double), intent(in), contiguous :: vectors(:, :)
+        real(c_double), intent(in) :: energies(:)
+        integer(c_int64_t), intent(in) :: ids(:), order(:)
+        type(atomgpu_intensity_params_t), intent(in) :: params
+        type(atomgpu_line_filters_t), intent(in), optional :: filters
+        integer(c_int64_t), intent(inout), optional :: counts(5)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: n, counted(5)
+        integer(c_int32_t), allocatable :: block0(:)
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        n = size(block, kind=c_int64_t)
+        call reject(size(vectors, 2, kind=c_int64_t) == n, 4, size_message("vectors", size(vectors, 2, &
+            kind=c_int64_t), "columns", n, "size(block)"), status)
+        call reject(size(energies, kind=c_int64_t) == n, 6, size_message("energies", size(energies, &
+            kind=c_int64_t), "elements", n, "size(block)"), status)
+        call reject(size(ids, kind=c_int64_t) == n, 7, size_message("ids", size(ids, kind=c_int64_t), "elements", &
+            n, "size(block)"), status)
+        call reject(size(order, kind=c_int64_t) == n, 8, size_message("order", size(order, kind=c_int64_t), &
+            "elements", n, "size(block)"), status)
+        call check_filters(filters, 10, status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            allocate (block0(max(n, 1_c_int64_t)))
+            block0 = 0
+            block0(1:n) = int(block - 1, c_int32_t)
+            status = c_atomgpu_linestrength_lines_of_lower_batch_buffered(h%ptr, n, block0, vectors, &
+                size(vectors, 1, kind=c_int64_t), energies, ids, order, params, filters0(filters), counted)
+            if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
+        end if
+        call finish(status, stat, "atomgpu_linestrength_lines_of_lower_batch")
+    end subroutine
+
+    ! Number of lines in the handle's pending buffer (atomgpu_linestrength_lines_of_lower_batch).
+    subroutine atomgpu_linestrength_lines_pending(h, n_lines, stat)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer(c_int64_t), intent(inout) :: n_lines
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) status = c_atomgpu_linestrength_lines_pending(h%ptr, n_lines)
+        call finish(status, stat, "atomgpu_linestrength_lines_pending")
+    end subroutine
+
+    ! Takes the first min(size(lines), pending) lines out of the pending buffer into lines(1:taken),
+    ! in the order they were appended (blocks, upper state and lower level numbered from 1).
+    subroutine atomgpu_linestrength_take_lines(h, lines, taken, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        type(atomgpu_line_t), intent(inout) :: lines(:)
+        integer(c_int64_t), intent(inout) :: taken
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: got
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        call reject(size(lines) >= 1, 3, "argument `lines`: must hold at least one line", status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            got = 0
+            status = c_atomgpu_linestrength_take_lines(h%ptr, lines, size(lines, kind=c_int64_t), got)
+            if (status == int(ATOMGPU_OK, c_int32_t)) then
+                lines(1:got)%upper_block = lines(1:got)%upper_block + 1
+                lines(1:got)%lower_block = lines(1:got)%lower_block + 1
+                lines(1:got)%upper_state = lines(1:got)%upper_state + 1
+                lines(1:got)%lower_level = lines(1:got)%lower_level + 1
+                taken = got
+            end if
+        end if
+        call finish(status, stat, "atomgpu_linestrength_take_lines")
     end subroutine
 
     ! Sets the molecule's symmetry group (TROVE's sym%group: "C1", "Cs(M)", "C2v(M)", "C3v(M)",

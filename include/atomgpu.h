@@ -338,6 +338,61 @@ typedef struct atomgpu_line_filters {
 } atomgpu_line_filters;
 
 /**
+ * One line of a streamed list (`atomgpu_linestrength_lines_of_lower_batch`).
+ */
+typedef struct atomgpu_line {
+    /**
+     * ID of the upper state (ExoMol running ID, 1-based).
+     */
+    int64_t upper_id;
+    /**
+     * The caller's ID of the lower level (its entry of `ids`).
+     */
+    int64_t lower_id;
+    /**
+     * Block of the upper state (0-based).
+     */
+    int32_t upper_block;
+    /**
+     * Block of the lower level (0-based).
+     */
+    int32_t lower_block;
+    /**
+     * Index of the upper state in its block (0-based).
+     */
+    int64_t upper_state;
+    /**
+     * Position of the lower level in the batch it came in (0-based).
+     */
+    int64_t lower_level;
+    /**
+     * Wavenumber nu = E' - E'' in cm^-1.
+     */
+    double wavenumber;
+    /**
+     * Line strength S in Debye^2.
+     */
+    double linestrength;
+    /**
+     * Einstein A in s^-1.
+     */
+    double einstein_a;
+    /**
+     * Absorption intensity in cm/molecule.
+     */
+    double intensity;
+} atomgpu_line;
+
+/**
+ * The receiver of a streamed list's lines: `stop = sink(user_data, lines, n_lines)` with the
+ * lines of one lower level (`n_lines` >= 1 entries, valid only during the call); nonzero stops
+ * the list.
+ */
+typedef int32_t (*atomgpu_line_sink)(void *user_data,
+                                     const struct atomgpu_line *lines,
+                                     int64_t n_lines);
+
+/**
  * The Hamiltonian and the SCF settings (`atomgpu_scf_default_params` fills DFRATOM's defaults).
  */
 typedef struct atomgpu_scf_params {
@@ -1441,6 +1496,144 @@ int32_t atomgpu_linestrength_block_ndeg(const struct atomgpu_linestrength *handl
 int32_t atomgpu_linestrength_loaded_batch(const struct atomgpu_linestrength *handle,
                                           int32_t *block,
                                           int64_t *n_lower);
+
+/**
+ * The lines of one batch of lower levels supplied by the caller (read from its own eigenvector
+ * files: no block's lower vectors need to be held whole), into every block with stored states
+ * (`atomgpu_linestrength_set_states`) that J' = J'' or J'' +- 1 reaches (J' + J'' >= 1) and
+ * `filters` allow, judged by `params` and `filters` as `atomgpu_linestrength_line_list_filtered`
+ * judges, with the values of the stored list for the same vectors. The batch's levels are
+ * grouped by block and computed in internal batches of at most `params.batch` levels. No count
+ * pass is needed: `sink` gets the lines as they are, in (lower order, upper order) order within
+ * the call, the lines of one lower level per call of `sink` (the upper order: the upper state's
+ * ID). README, "Streamed line lists", gives the handle's memory.
+ *
+ * - `handle`: the handle.
+ * - `n` (>= 1): levels in the batch.
+ * - `block[n]`: block of each level (0-based), any registered block (stored states not needed).
+ * - `vectors`: level i's vector (symmetrised coefficients when its block has an unfolding,
+ *   primitive ones otherwise) at `vectors[i * ld ..]`, finite.
+ * - `ld` (>= the largest coefficient count of the batch's blocks): the leading dimension.
+ * - `energies[n]`: energies E'' in cm^-1 (absolute), finite, |E| <= 1e8.
+ * - `ids[n]`: the caller's ID of each level, given back as the lines' `lower_id`.
+ * - `order[n]`: order keys of the levels: lines come by lower order key, then upper order.
+ * - `params`, `filters` (NULL: no rule): as for `atomgpu_linestrength_line_list_filtered`.
+ * - `sink`: receives the lines (not NULL); a nonzero return stops the call with
+ *   `ATOMGPU_ERR_CANCELLED` and nothing more is delivered (the lines delivered are a prefix of
+ *   the call's list).
+ * - `user_data`: passed to `sink` as it is.
+ * - `counts` (output, 5 entries, may be NULL): as `atomgpu_linestrength_line_list_filtered`'s,
+ *   over the batch; written when the call succeeds.
+ *
+ * Progress: levels done of the batch's `n`, task "atomgpu_linestrength_lines_of_lower_batch";
+ * the progress callback or time limit stops it with `ATOMGPU_ERR_CANCELLED` (then `sink` may have
+ * received a prefix of the lines). A refused argument delivers nothing.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_lines_of_lower_batch(struct atomgpu_linestrength *handle,
+                                                  int64_t n,
+                                                  const int32_t *block,
+                                                  const double *vectors,
+                                                  int64_t ld,
+                                                  const double *energies,
+                                                  const int64_t *ids,
+                                                  const int64_t *order,
+                                                  const struct atomgpu_intensity_params *params,
+                                                  const struct atomgpu_line_filters *filters,
+                                                  atomgpu_line_sink sink,
+                                                  void *user_data,
+                                                  int64_t *counts);
+
+/**
+ * As `atomgpu_linestrength_lines_of_lower_batch`, with the lines appended to the handle's
+ * pending buffer instead of a callback (for callers without callbacks, e.g. Fortran): read them
+ * with `atomgpu_linestrength_take_lines`, which removes what it returns; the buffer grows by 80
+ * bytes a line until then. A failed call (argument, cancellation, memory) appends nothing.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented at
+ * `atomgpu_linestrength_lines_of_lower_batch`; `handle` may be any value (it is looked up in
+ * the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_lines_of_lower_batch_buffered(struct atomgpu_linestrength *handle,
+                                                           int64_t n,
+                                                           const int32_t *block,
+                                                           const double *vectors,
+                                                           int64_t ld,
+                                                           const double *energies,
+                                                           const int64_t *ids,
+                                                           const int64_t *order,
+                                                           const struct atomgpu_intensity_params *params,
+                                                           const struct atomgpu_line_filters *filters,
+                                                           int64_t *counts);
+
+/**
+ * Number of lines in the handle's pending buffer
+ * (`atomgpu_linestrength_lines_of_lower_batch_buffered`).
+ *
+ * - `handle`: the handle.
+ * - `n_lines` (output): the number.
+ *
+ * # Safety
+ * `n_lines` must be NULL or writable; `handle` may be any value (it is looked up in the registry
+ * of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_lines_pending(struct atomgpu_linestrength *handle, int64_t *n_lines);
+
+/**
+ * Takes the first min(`capacity`, pending) lines out of the handle's pending buffer, in the order
+ * they were appended, into `lines`.
+ *
+ * - `handle`: the handle.
+ * - `lines` (output, `capacity` entries): the lines.
+ * - `capacity` (>= 1): entries `lines` holds.
+ * - `taken` (output): lines written (0 when none is pending).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_take_lines(struct atomgpu_linestrength *handle,
+                                        struct atomgpu_line *lines,
+                                        int64_t capacity,
+                                        int64_t *taken);
+
+/**
+ * `atomgpu_linestrength_add_block_species` with 32-bit index arrays (`v`, `row_start`, `col`)
+ * numbered from `index_base` (0 as in C, or 1 as in Fortran and TROVE): a Fortran program passes
+ * its default-integer arrays as they are. `atomgpu_linestrength_add_block` is this call with
+ * `gamma` = 0 and `ndeg` = 1. The arguments are those of `add_block_species`, and
+ *
+ * - `v[n_primitive]`: vibrational index of each function, in [index_base, n_vib + index_base);
+ * - `row_start[ndeg n_primitive + 1]`: CSR offsets from `index_base` (the first is `index_base`);
+ * - `col[row_start[ndeg n_primitive] - index_base]`: columns in [index_base, n_sym + index_base);
+ * - `index_base`: 0 or 1.
+ *
+ * The library reads the arrays once into its own 64-bit copy of the block (as for the 64-bit
+ * entry point); nothing is kept pointing at them.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_add_block_species_i32(struct atomgpu_linestrength *handle,
+                                                   int32_t j,
+                                                   int32_t gamma,
+                                                   double gns,
+                                                   int64_t n_primitive,
+                                                   const int32_t *v,
+                                                   const int32_t *k,
+                                                   const int32_t *tau,
+                                                   int32_t ndeg,
+                                                   int64_t n_sym,
+                                                   const int32_t *row_start,
+                                                   const int32_t *col,
+                                                   const double *value,
+                                                   int32_t index_base,
+                                                   int32_t *block);
 
 /**
  * Chooses the arithmetic of the GPU rate integrands for the rest of the process:

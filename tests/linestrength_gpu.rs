@@ -236,6 +236,93 @@ fn gpu_equals_cpu_for_degenerate_species_and_filters() {
     }
 }
 
+#[test]
+fn gpu_equals_cpu_for_streamed_lower_batches() {
+    use atomgpu::linestrength::{LineFilters, LowerBatch, SymmetryGroup};
+    let Some(gpu) = gpu::cuda_device().map(Backend::Cuda) else { return };
+    let mut rng = Rng::new(2909);
+    for (n_vib, internal, caller) in [(13usize, 3usize, 5usize), (33, 7, 13)] {
+        let dipole = random_dipole(&mut rng, n_vib);
+        let e = [0.0, 3000.0];
+        let blocks = vec![
+            degenerate::random_block(&mut rng, 0, n_vib, 0, 1, 7, e, false),
+            degenerate::random_block(&mut rng, 1, n_vib, 2, 2, 9, e, false),
+            degenerate::random_block(&mut rng, 2, n_vib, 3, 3, 11, e, false),
+            degenerate::random_block(&mut rng, 1, n_vib, 4, 3, 10, e, false),
+            degenerate::random_block(&mut rng, 2, n_vib, 4, 3, 6, e, false),
+        ];
+        // `on_host`: the odd blocks keep their states in host memory (uploaded as upper blocks);
+        // `devices`: GPUs the batches spread over.
+        let make = |backend, on_host: bool, devices: usize| {
+            let options = Options { devices, ..Options::default() };
+            let mut h = LineStrength::new_on(backend, n_vib, &dipole, n_vib, options).unwrap();
+            h.set_group(SymmetryGroup::named("Td(M)").unwrap()).unwrap();
+            for b in &blocks {
+                let id = h.add_block(&b.spec()).unwrap();
+                if on_host && id % 2 == 1 {
+                    h.set_states_on_host(id, &b.energies, &b.vectors, b.n_sym).unwrap();
+                } else {
+                    h.set_states(id, &b.energies, &b.vectors, b.n_sym).unwrap();
+                }
+            }
+            h
+        };
+        let two = atomgpu::backend::cuda_device_count() >= 2;
+        let mut cpu = make(Backend::Cpu, false, 1);
+        let p = IntensityParams {
+            temperature: 800.0,
+            partition_function: 300.0,
+            zpe: 20.0,
+            freq_window: [10.0, 3000.0],
+            lower_energy: [0.0, 2500.0],
+            upper_energy: [0.0, 3000.0],
+            thresh_coeff: 0.0,
+            thresh_line: 0.0,
+            thresh_intens: 1e-35,
+            batch: internal,
+        };
+        let filters = LineFilters::default();
+        // Every level of every block, cut into caller batches of `caller` levels (mixed blocks).
+        let levels: Vec<(usize, usize)> =
+            blocks.iter().enumerate().flat_map(|(b, x)| (0..x.n_states()).map(move |s| (b, s))).collect();
+        let ld = blocks.iter().map(|b| b.n_sym).max().unwrap();
+        let stream = |h: &mut LineStrength| {
+            let (mut lines, mut counts) = (Vec::new(), atomgpu::linestrength::LineCounts::default());
+            for chunk in levels.chunks(caller) {
+                let mut vectors = vec![0.0; ld * chunk.len()];
+                for (i, &(b, s)) in chunk.iter().enumerate() {
+                    vectors[i * ld..i * ld + blocks[b].n_sym].copy_from_slice(blocks[b].level(s));
+                }
+                let ids: Vec<i64> = chunk.iter().map(|&(b, s)| h.state_id(b, s)).collect();
+                let batch = LowerBatch {
+                    blocks: &chunk.iter().map(|&(b, _)| b).collect::<Vec<_>>(),
+                    vectors: &vectors,
+                    ld,
+                    energies: &chunk.iter().map(|&(b, s)| blocks[b].energies[s]).collect::<Vec<_>>(),
+                    ids: &ids,
+                    order: &ids,
+                };
+                let c = h
+                    .lines_of_lower_batch(&batch, &p, &filters, &mut |l| {
+                        lines.extend_from_slice(l);
+                        Ok(())
+                    })
+                    .unwrap();
+                counts.add(&c);
+            }
+            (lines, counts)
+        };
+        let (x, cx) = stream(&mut cpu);
+        assert!(x.len() > 100, "{} lines", x.len());
+        for (on_host, devices) in [(false, 1usize), (true, if two { 2 } else { 1 })] {
+            let mut cuda = make(gpu.clone(), on_host, devices);
+            let (y, cy) = stream(&mut cuda);
+            assert_eq!(cx, cy, "Nvib {n_vib}, on_host {on_host}, {devices} GPUs");
+            assert_same_lines(&x, &y);
+        }
+    }
+}
+
 /// Two line lists agree line by line: same IDs and wavenumbers, S, A and I to [`TOLERANCE`].
 fn assert_same_lines(x: &[atomgpu::linestrength::Line], y: &[atomgpu::linestrength::Line]) {
     assert_eq!(x.len(), y.len());

@@ -114,7 +114,7 @@ fn params_field(field: &str, rule: impl std::fmt::Display) -> Error {
 
 /// Renames an error naming a field of the params struct to the argument `params` (the message
 /// keeps the field's name).
-fn to_params(e: Error) -> Error {
+pub(super) fn to_params(e: Error) -> Error {
     match e {
         Error::InvalidArgument { name, index, rule } if PARAMS_FIELDS.contains(&name) => {
             let at = index.map(|i| format!("[{i}]")).unwrap_or_default();
@@ -136,7 +136,10 @@ fn block_index(name: &'static str, block: i32, n_blocks: usize) -> Result<usize>
 }
 
 /// Runs `body` on the handle's engine, holding its lock ([`handles::with_locked`]).
-fn with_handle<T>(handle: *const atomgpu_linestrength, body: impl FnOnce(&mut LineStrength) -> Result<T>) -> Result<T> {
+pub(super) fn with_handle<T>(
+    handle: *const atomgpu_linestrength,
+    body: impl FnOnce(&mut LineStrength) -> Result<T>,
+) -> Result<T> {
     handles::with_locked("handle", handle, |h: &atomgpu_linestrength| &h.inner, body)
 }
 
@@ -355,33 +358,44 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block_species(
             "block",
         ],
         || {
-            let gamma =
-                u32::try_from(gamma).map_err(|_| Error::invalid("gamma", format!("must be >= 0, got {gamma}")))?;
-            let ndeg = usize::try_from(ndeg)
-                .ok()
-                .filter(|d| (1..=MAX_DEGENERACY).contains(d))
-                .ok_or_else(|| Error::invalid("ndeg", format!("must be in [1, {MAX_DEGENERACY}], got {ndeg}")))?;
-            if ndeg > 1 && n_sym == 0 {
-                return Err(Error::invalid(
-                    "n_sym",
-                    format!("must be >= 1: a block of {ndeg} components needs its unfolding (one T_d per component)"),
-                ));
-            }
-            let species = Species { gamma, ndeg };
+            let species = Species::checked(gamma, ndeg, n_sym)?;
             add_block(handle, j, species, gns, n_primitive, v, k, tau, n_sym, row_start, col, value, block)
         },
     )
 }
 
 /// A block's symmetry species and its degeneracy.
-struct Species {
+pub(super) struct Species {
     gamma: u32,
     ndeg: usize,
 }
 
+impl Species {
+    /// The species of `atomgpu_linestrength_add_block_species`'s arguments, checked.
+    pub(super) fn checked(gamma: i32, ndeg: i32, n_sym: i64) -> Result<Self> {
+        let gamma = u32::try_from(gamma).map_err(|_| Error::invalid("gamma", format!("must be >= 0, got {gamma}")))?;
+        let ndeg = usize::try_from(ndeg)
+            .ok()
+            .filter(|d| (1..=MAX_DEGENERACY).contains(d))
+            .ok_or_else(|| Error::invalid("ndeg", format!("must be in [1, {MAX_DEGENERACY}], got {ndeg}")))?;
+        if ndeg > 1 && n_sym == 0 {
+            return Err(Error::invalid(
+                "n_sym",
+                format!("must be >= 1: a block of {ndeg} components needs its unfolding (one T_d per component)"),
+            ));
+        }
+        Ok(Species { gamma, ndeg })
+    }
+
+    /// Components of a level.
+    pub(super) fn ndeg(&self) -> usize {
+        self.ndeg
+    }
+}
+
 /// The body of the two add_block functions.
 #[allow(clippy::too_many_arguments)]
-unsafe fn add_block(
+pub(super) unsafe fn add_block(
     handle: *mut atomgpu_linestrength,
     j: i32,
     species: Species,
@@ -827,7 +841,7 @@ pub struct atomgpu_line_filters {
 const FILTER_FIELDS: &[&str] = &["j_range", "reduced", "degeneracy_filter", "gamma_pair"];
 
 /// The Rust filters of a C pointer (NULL: none), errors naming the argument `filters`.
-unsafe fn line_filters(filters: *const atomgpu_line_filters) -> Result<LineFilters> {
+pub(super) unsafe fn line_filters(filters: *const atomgpu_line_filters) -> Result<LineFilters> {
     let Some(f) = filters.as_ref() else { return Ok(LineFilters::default()) };
     let field = |name: &str, rule: String| Error::invalid("filters", format!("field `{name}` {rule}"));
     let flag = |name: &str, x: i32| match x {
@@ -865,7 +879,7 @@ unsafe fn line_filters(filters: *const atomgpu_line_filters) -> Result<LineFilte
 }
 
 /// Renames an error naming a field of the filters struct to the argument `filters`.
-fn to_filters(e: Error) -> Error {
+pub(super) fn to_filters(e: Error) -> Error {
     match e {
         Error::InvalidArgument { name, index, rule } if FILTER_FIELDS.contains(&name) => {
             let at = index.map(|i| format!("[{i}]")).unwrap_or_default();
@@ -953,7 +967,7 @@ struct LineOutputs {
 }
 
 /// The Rust params of a C pointer, errors naming the argument `params`.
-unsafe fn intensity_params(params: *const atomgpu_intensity_params) -> Result<IntensityParams> {
+pub(super) unsafe fn intensity_params(params: *const atomgpu_intensity_params) -> Result<IntensityParams> {
     let p = params.as_ref().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
     let batch = usize::try_from(p.batch)
         .ok()
@@ -974,7 +988,7 @@ unsafe fn intensity_params(params: *const atomgpu_intensity_params) -> Result<In
 }
 
 /// The five counts of `atomgpu_linestrength_line_list_filtered`'s `counts`, in order.
-fn counts_array(c: &LineCounts) -> [i64; 5] {
+pub(super) fn counts_array(c: &LineCounts) -> [i64; 5] {
     [c.pairs, c.dropped_by_rules, c.dropped_by_windows, c.dropped_by_thresholds, c.kept].map(|x| x as i64)
 }
 

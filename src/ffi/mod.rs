@@ -7,6 +7,7 @@ pub mod cr;
 pub mod handles;
 pub mod host;
 pub mod linestrength;
+pub mod linestrength_stream;
 pub mod rates;
 pub mod scf;
 pub mod sturmian;

@@ -64,6 +64,7 @@ pub mod filters;
 pub mod fortran_format;
 pub mod intensity;
 pub mod rotation;
+pub mod stream;
 pub mod symmetry;
 pub mod trove;
 
@@ -73,8 +74,9 @@ use crate::memory;
 use crate::progress::Tracker;
 pub use filters::{LineCounts, LineFilters, LineList};
 use rotation::{Contraction, Slots, COMPONENTS};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
+pub use stream::LowerBatch;
 pub use symmetry::{ComponentRule, SymmetryGroup, MAX_DEGENERACY};
 
 /// The primitive basis of one (J, Gamma) block: per function, the vibrational index `v`
@@ -322,6 +324,8 @@ pub struct LineStrength {
     tables: HashMap<TableKey, Arc<Contraction>>,
     /// The molecule's symmetry group, when set ([`LineStrength::set_group`]).
     group: Option<SymmetryGroup>,
+    /// Lines of streamed batches not yet taken ([`LineStrength::take_lines`]).
+    pending: VecDeque<Line>,
 }
 
 /// A contraction table's identity: lower block, upper block, THRESH_COEFF (its bits).
@@ -401,7 +405,16 @@ impl LineStrength {
                 Engine::Cuda(team)
             }
         };
-        Ok(LineStrength { n_vib, blocks: Vec::new(), engine, lower: None, tables: HashMap::new(), group: None })
+        let pending = VecDeque::new();
+        Ok(LineStrength {
+            n_vib,
+            blocks: Vec::new(),
+            engine,
+            lower: None,
+            tables: HashMap::new(),
+            group: None,
+            pending,
+        })
     }
 
     /// `"cpu"` or `"cuda"`.
@@ -1018,18 +1031,72 @@ impl LineStrength {
     ) -> Result<LineCounts> {
         let mut counts = LineCounts::default();
         let n_lower = self.blocks[lower].energies.len();
+        let (active, rules) = self.upper_rules(lower, uppers, n_lower, params, filters, &mut counts)?;
+        if active.is_empty() {
+            return Ok(counts);
+        }
+        let candidates = candidates(&self.blocks, &active, &rules, &self.blocks[lower].energies, &mut counts)?;
+        let pairs = self.upper_pairs(lower, &active, rules, params.thresh_coeff)?;
+        let batches = even_batches(&candidates, params.batch, self.n_devices());
+        let levels = Levels::Stored { first_id: self.first_running_id(lower) };
+        let work = (lower, levels, uppers, &pairs[..], params.thresh_coeff);
+        self.run_batches(work, &batches, &mut |judged, k| {
+            counts.add(&judged.counts);
+            emit(&judged.lines, batches[k][batches[k].len() - 1] + 1)
+        })?;
+        // The loaded batch is no longer the one the handle's first engine holds.
+        self.lower = None;
+        Ok(counts)
+    }
+
+    /// Runs `batches` of the lower levels of `work` = (lower block, where its levels come from,
+    /// the upper blocks in the order of the lines, the judged pairs, THRESH_COEFF) on the handle's
+    /// engines (spread over all of them when there are several): `add(result, batch index)` gets
+    /// each batch's lines in batch order.
+    fn run_batches(
+        &mut self,
+        work: (usize, Levels<'_>, &[usize], &[UpperPair], f64),
+        batches: &[&[usize]],
+        add: &mut dyn FnMut(&BatchResult, usize) -> Result<()>,
+    ) -> Result<()> {
+        let (lower, levels, uppers, pairs, thresh_coeff) = work;
+        let work = LowerWork { blocks: &self.blocks, lower, levels, uppers, pairs, thresh_coeff };
+        let mut engines: Vec<EngineRef<'_>> = match &mut self.engine {
+            Engine::Cpu(team) => team.iter_mut().map(EngineRef::Cpu).collect(),
+            Engine::Cuda(team) => team.iter_mut().map(EngineRef::Cuda).collect(),
+        };
+        if let [engine] = &mut engines[..] {
+            for k in 0..batches.len() {
+                add(&work.run(engine, batches[k], batches.get(k + 1).copied())?, k)?;
+            }
+            Ok(())
+        } else {
+            spread_batches(&work, &mut engines, batches, add)
+        }
+    }
+
+    /// The blocks of `uppers` that the rules of `filters` allow for the lower block `lower`, with
+    /// the line rule of each; `counts` gets the pairs of `n_lower` lower levels with every block of
+    /// `uppers`, and those the rules drop.
+    fn upper_rules(
+        &self,
+        lower: usize,
+        uppers: &[usize],
+        n_lower: usize,
+        params: &IntensityParams,
+        filters: &LineFilters,
+        counts: &mut LineCounts,
+    ) -> Result<(Vec<usize>, Vec<filters::LineRule>)> {
         let mut active = Vec::new();
         for &u in uppers {
             let pairs = (n_lower * self.blocks[u].energies.len()) as u64;
             counts.pairs += pairs;
             if filters.allows(&self.blocks[lower], &self.blocks[u]) {
+                memory::reserve("the line rules", &mut active, 1)?;
                 active.push(u);
             } else {
                 counts.dropped_by_rules += pairs;
             }
-        }
-        if active.is_empty() {
-            return Ok(counts);
         }
         let filter_group = if filters.degeneracy_filter { self.group.as_ref() } else { None };
         let (lb, blocks) = (&self.blocks[lower], &self.blocks);
@@ -1048,58 +1115,54 @@ impl LineStrength {
                 filters::LineRule::new(lb, ub, params, &components)
             }),
         )?;
-        let rules: Vec<filters::LineRule> = rules;
-        let active_upper_states: usize = active.iter().map(|&u| blocks[u].energies.len()).sum();
-        // Lower states with no pair inside the windows are dropped without computing anything.
-        let mut candidates = Vec::new();
-        for (i, &e) in lb.energies.iter().enumerate() {
-            let any =
-                active.iter().zip(&rules).any(|(&u, r)| blocks[u].energies.iter().any(|&eu| r.inside_windows(e, eu)));
-            if any {
-                memory::reserve("the lower states of the line list", &mut candidates, 1)?;
-                candidates.push(i);
-            } else {
-                counts.dropped_by_windows += active_upper_states as u64;
-            }
-        }
+        Ok((active, rules))
+    }
+
+    /// The judged pairs of the lower block `lower` with the `active` upper blocks (their `rules`),
+    /// with the contraction tables, built where missing.
+    fn upper_pairs(
+        &mut self,
+        lower: usize,
+        active: &[usize],
+        rules: Vec<filters::LineRule>,
+        thresh_coeff: f64,
+    ) -> Result<Vec<UpperPair>> {
         let mut pairs = Vec::new();
         for (&u, rule) in active.iter().zip(rules) {
-            let (key, table) = self.contraction(lower, u, params.thresh_coeff);
+            let (key, table) = self.contraction(lower, u, thresh_coeff);
             memory::reserve("the line rules", &mut pairs, 1)?;
             pairs.push(UpperPair { block: u, key, table, rule, first_id: self.first_running_id(u) });
         }
-        let batches = even_batches(&candidates, params.batch, self.n_devices());
-        let work = LowerWork {
-            blocks: &self.blocks,
-            lower,
-            first_id: self.first_running_id(lower),
-            uppers,
-            pairs: &pairs,
-            thresh_coeff: params.thresh_coeff,
-        };
-        let mut engines: Vec<EngineRef<'_>> = match &mut self.engine {
-            Engine::Cpu(team) => team.iter_mut().map(EngineRef::Cpu).collect(),
-            Engine::Cuda(team) => team.iter_mut().map(EngineRef::Cuda).collect(),
-        };
-        let mut add = |judged: &BatchResult, k: usize| {
-            counts.add(&judged.counts);
-            emit(&judged.lines, batches[k][batches[k].len() - 1] + 1)
-        };
-        if let [engine] = &mut engines[..] {
-            for k in 0..batches.len() {
-                add(&work.run(engine, batches[k], batches.get(k + 1).copied())?, k)?;
-            }
-        } else {
-            spread_batches(&work, &mut engines, &batches, &mut add)?;
-        }
-        // The loaded batch is no longer the one the handle's first engine holds.
-        self.lower = None;
-        Ok(counts)
+        Ok(pairs)
     }
 
     pub(crate) fn blocks(&self) -> &[Block] {
         &self.blocks
     }
+}
+
+/// The lower levels (indices into `energies`) with a pair inside the windows of some `active`
+/// upper block (its rule in `rules`): the others are dropped without computing anything, and
+/// counted in `counts`.
+fn candidates(
+    blocks: &[Block],
+    active: &[usize],
+    rules: &[filters::LineRule],
+    energies: &[f64],
+    counts: &mut LineCounts,
+) -> Result<Vec<usize>> {
+    let active_upper_states: usize = active.iter().map(|&u| blocks[u].energies.len()).sum();
+    let mut candidates = Vec::new();
+    for (i, &e) in energies.iter().enumerate() {
+        let any = active.iter().zip(rules).any(|(&u, r)| blocks[u].energies.iter().any(|&eu| r.inside_windows(e, eu)));
+        if any {
+            memory::reserve("the lower states of the line list", &mut candidates, 1)?;
+            candidates.push(i);
+        } else {
+            counts.dropped_by_windows += active_upper_states as u64;
+        }
+    }
+    Ok(candidates)
 }
 
 /// `states` cut, in order, into batches of at most `batch` states; for several engines their
@@ -1137,13 +1200,23 @@ struct UpperPair {
 struct LowerWork<'a> {
     blocks: &'a [Block],
     lower: usize,
-    /// Running number of the lower block's first state.
-    first_id: i64,
+    /// Where the lower levels come from (what a batch's indices name).
+    levels: Levels<'a>,
     /// The upper blocks as the caller listed them (the order of the lines).
     uppers: &'a [usize],
     /// The upper blocks the rules allow.
     pairs: &'a [UpperPair],
     thresh_coeff: f64,
+}
+
+/// The lower levels of a [`LowerWork`].
+#[derive(Clone, Copy)]
+enum Levels<'a> {
+    /// The stored states of the lower block, named by index; their IDs run from `first_id`.
+    Stored { first_id: i64 },
+    /// The caller's levels of a streamed batch ([`stream::LowerBatch`]), named by their position
+    /// in it.
+    Given(&'a stream::LowerBatch<'a>),
 }
 
 /// The kept lines of one batch of lower states and its counts.
@@ -1159,7 +1232,14 @@ impl LowerWork<'_> {
     /// held on the host). Lines come ordered by lower state, upper block, upper state.
     fn run(&self, engine: &mut EngineRef<'_>, batch: &[usize], next: Option<&[usize]>) -> Result<BatchResult> {
         let lb = &self.blocks[self.lower];
-        let vectors = LowerVectors::Stored(batch);
+        let given;
+        let (vectors, next) = match self.levels {
+            Levels::Stored { .. } => (LowerVectors::Stored(batch), next),
+            Levels::Given(levels) => {
+                given = levels.columns(batch, lb.n_coefficients())?;
+                (LowerVectors::Given { data: &given.0, ld: given.1, n: batch.len() }, None)
+            }
+        };
         match engine {
             EngineRef::Cpu(e) => e.load_lower(self.lower, lb, vectors, self.thresh_coeff)?,
             EngineRef::Cuda(e) => {
@@ -1169,13 +1249,26 @@ impl LowerWork<'_> {
                 }
             }
         }
-        let lower_energies = memory::collect("the lower energies", batch.iter().map(|&s| lb.energies[s]))?;
+        let (lower_energies, lower_id): (Vec<f64>, &dyn Fn(usize) -> i64) = match self.levels {
+            Levels::Stored { first_id } => {
+                (memory::collect("the lower energies", batch.iter().map(|&s| lb.energies[s]))?, &move |s| {
+                    lb.state_id(first_id, s)
+                })
+            }
+            Levels::Given(levels) => {
+                (memory::collect("the lower energies", batch.iter().map(|&s| levels.energies[s]))?, &|s| levels.ids[s])
+            }
+        };
         let mut result = BatchResult::default();
         for pair in self.pairs {
             let ub = &self.blocks[pair.block];
             let rule = filters::LineRule { n_levels: batch.len() as i64, ..pair.rule };
+            let level = match self.levels {
+                Levels::Stored { .. } => "state",
+                Levels::Given(_) => "level (of the lower batch)",
+            };
             let describe = |i: usize, f: usize| {
-                format!("from state {} of block {} to state {f} of block {}", batch[i], self.lower, pair.block)
+                format!("from {level} {} of block {} to state {f} of block {}", batch[i], self.lower, pair.block)
             };
             let judged = match engine {
                 EngineRef::Cpu(e) => {
@@ -1190,7 +1283,7 @@ impl LowerWork<'_> {
             memory::reserve("the line list", &mut result.lines, judged.lines.len())?;
             result.lines.extend(judged.lines.iter().map(|l| Line {
                 upper_id: ub.state_id(pair.first_id, l.upper_state as usize),
-                lower_id: lb.state_id(self.first_id, batch[l.level as usize]),
+                lower_id: lower_id(batch[l.level as usize]),
                 upper_block: pair.block,
                 upper_state: l.upper_state as usize,
                 lower_block: self.lower,

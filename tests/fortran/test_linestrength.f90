@@ -85,6 +85,7 @@ program test_linestrength
     call test_degenerate(2, .true.)
     call test_split_by_hand()
     call test_species_bad_input()
+    call test_streamed_default_integers()
 
     print '(a, i0, a, i0, a, f0.2, a)', "test_linestrength (Fortran): ", checks, " checks, ", failures, &
         " failures (", elapsed_seconds(clock_start), " s)"
@@ -140,6 +141,75 @@ contains
     end function
 
     ! (a) Rigid diatomic: one vibrational function, blocks J = 0..j_max of one function each.
+    ! (h) Streamed lower levels and default-kind (32-bit) index arrays: the rigid rotor of (a)
+    ! registered with default-integer v, k, tau (the 32-bit specific of the generic add_block,
+    ! arrays passed as they are), its J'' = 0..3 levels handed over as one batch with order keys
+    ! -J'' (so the lines come from J'' = 3 down to 0) through the pending buffer; closed forms as
+    ! in (a): one R line per J'', S = g_ns mu^2 (J''+1), A = c mu^2 nu^3 (J''+1)/(2J''+3).
+    subroutine test_streamed_default_integers()
+        integer, parameter :: j_max = 4
+        real(dp), parameter :: mu = 1.3_dp, b_rot = 7.0_dp, zpe = 100.0_dp, gns = 3.0_dp, t = 500.0_dp
+        type(atomgpu_linestrength_t) :: h
+        type(atomgpu_intensity_params_t) :: p
+        type(atomgpu_line_t) :: lines(3), all_lines(4)
+        real(dp) :: dipole(1, 1, 3), e(0:j_max), q, vectors(1, 4), nu
+        integer :: blocks(0:j_max), j, i
+        integer(i8) :: pending, taken, counts(5), got
+        dipole = 0
+        dipole(1, 1, 3) = mu
+        call atomgpu_linestrength_create(h, dipole, stat=stat)
+        if (.not. succeeded("streamed: create", stat)) return
+        q = 0
+        do j = 0, j_max
+            e(j) = zpe + b_rot * j * (j + 1)
+            q = q + gns * (2 * j + 1) * exp(-c2 * (e(j) - zpe) / t)
+            blocks(j) = -1
+            call atomgpu_linestrength_add_block(h, j, gns, [1], [0], [mod(j, 2)], blocks(j), stat=stat)
+            if (.not. succeeded("streamed: add_block with default integers", stat)) return
+            call check("streamed: blocks numbered from 1", blocks(j) == j + 1)
+            call atomgpu_linestrength_set_states(h, blocks(j), [e(j)], identity(1), stat)
+            if (.not. succeeded("streamed: set_states", stat)) return
+        end do
+        ! A v out of range through the 32-bit form: refused at C's position of v (6).
+        i = -1
+        call atomgpu_linestrength_add_block(h, 1, gns, [2], [0], [1], i, stat=stat)
+        call check("streamed: default-integer v out of range refused at v", &
+            stat == ATOMGPU_ERR_INVALID_ARGUMENT .and. atomgpu_last_error_arg() == 6 .and. i == -1)
+        p = open_params(t, q, zpe)
+        vectors = 1
+        call atomgpu_linestrength_lines_of_lower_batch(h, blocks(0:3), vectors, e(0:3), [(100_i8 + j, j = 0, 3)], &
+            [(-int(j, i8), j = 0, 3)], p, counts=counts, stat=stat)
+        if (.not. succeeded("streamed: lines_of_lower_batch", stat)) return
+        call check("streamed: counts add up, 4 kept", counts(1) == sum(counts(2:5)) .and. counts(5) == 4)
+        pending = -1
+        call atomgpu_linestrength_lines_pending(h, pending, stat)
+        if (succeeded("streamed: lines_pending", stat)) call check("streamed: 4 lines pending", pending == 4)
+        got = 0
+        do i = 1, 3
+            taken = -1
+            call atomgpu_linestrength_take_lines(h, lines, taken, stat)
+            if (.not. succeeded("streamed: take_lines", stat)) return
+            if (taken == 0) exit
+            all_lines(got + 1:got + taken) = lines(1:taken)
+            got = got + taken
+        end do
+        call check("streamed: 4 lines taken in 3 + 1", got == 4)
+        if (got /= 4) return
+        do i = 1, 4
+            j = 4 - i
+            nu = e(j + 1) - e(j)
+            call check("streamed: lines by order key (J'' = 3 .. 0), 1-based labels", &
+                all_lines(i)%lower_id == 100 + j .and. all_lines(i)%upper_id == j + 2 .and. &
+                all_lines(i)%lower_block == j + 1 .and. all_lines(i)%upper_block == j + 2 .and. &
+                all_lines(i)%upper_state == 1 .and. all_lines(i)%lower_level == j + 1)
+            call check_rel("streamed: wavenumber", all_lines(i)%wavenumber, nu, tol)
+            call check_rel("streamed: S = g_ns mu^2 (J''+1)", all_lines(i)%linestrength, gns * mu**2 * (j + 1), tol)
+            call check_rel("streamed: A = c mu^2 nu^3 (J''+1)/(2J''+3)", all_lines(i)%einstein_a, &
+                a_coef * mu**2 * nu**3 * (j + 1) / (2 * j + 3), tol)
+        end do
+        call atomgpu_linestrength_destroy(h, stat)
+    end subroutine
+
     subroutine test_rigid_rotor()
         integer, parameter :: j_max = 6
         real(dp), parameter :: mu = 1.7_dp, b_rot = 10.0_dp, zpe = 500.0_dp, gns = 2.0_dp, t = 296.0_dp

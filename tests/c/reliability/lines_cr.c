@@ -345,8 +345,208 @@ static int case_no_unit_in_rule(void) {
     return strstr(message(), "> 0, got 0") != NULL ? 0 : fail("message: %s", message());
 }
 
-#define RELIABILITY_LINES_CR_ARGUMENTS
-#define RELIABILITY_LINES_CR_VALID
+
+/* Streamed lower batches: the two J = 0 levels of the fixture's block 0 as a caller batch (IDs
+ * 11 and 12, order keys 5 and 4), into block 1's stored states. */
+static const int32_t ls_batch_block[2] = {0, 0};
+static const int64_t ls_batch_ids[2] = {11, 12}, ls_batch_order[2] = {5, 4};
+
+/* What a sink saw: lines (at most 8 kept), deliveries, and the delivery at which it says stop. */
+struct line_record {
+    atomgpu_line lines[8];
+    int64_t n;
+    int calls, stop_at;
+};
+
+static int32_t record_lines(void *user_data, const atomgpu_line *lines, int64_t n_lines) {
+    struct line_record *r = user_data;
+    r->calls++;
+    if (r->calls == r->stop_at) return 1;
+    for (int64_t i = 0; i < n_lines; i++) {
+        if (r->n < 8) r->lines[r->n] = lines[i];
+        r->n++;
+    }
+    return 0;
+}
+
+/* The lines of a record are finite, from the batch's IDs, in order keys 4 (ID 12) then 5 (ID 11). */
+static int record_finite(const struct line_record *r) {
+    for (int64_t i = 0; i < r->n && i < 8; i++) {
+        const atomgpu_line *l = &r->lines[i];
+        if (!(isfinite(l->wavenumber) && isfinite(l->linestrength) && isfinite(l->einstein_a) &&
+              isfinite(l->intensity)))
+            return 0;
+        if (l->lower_id != ls_batch_ids[l->lower_level] || l->lower_block != 0 || l->upper_block != 1) return 0;
+        if (i > 0 && l->lower_id > r->lines[i - 1].lower_id) return 0;
+    }
+    return 1;
+}
+
+static int32_t call_ls_lines_of_lower_batch(void) {
+    atomgpu_intensity_params p = ls_params();
+    if (BRK(K_NAN, 9)) p.temperature = NAN;
+    if (BRK(K_INF, 9)) p.partition_function = INFINITY;
+    atomgpu_line_filters f = {0, 5, 0, 0, 0, {0}};
+    if (BRK(K_NEG, 10)) f.j_min = -1;
+    int64_t counts[5] = {ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL};
+    struct line_record r = {.n = 0};
+    int32_t s = atomgpu_linestrength_lines_of_lower_batch(
+        P(fixture_ls, 1), N(2, 2), P(ls_batch_block, 3), A(ls_vectors, 4, 4), N(2, 5), A(ls_e0, 2, 6),
+        P(ls_batch_ids, 7), P(ls_batch_order, 8), BRK(K_NULL, 9) ? NULL : &p, &f,
+        BRK(K_NULL, 11) ? NULL : record_lines, &r, counts);
+    untouched = counts[0] == ISENTINEL && r.calls == 0;
+    finite = counts[0] == counts[1] + counts[2] + counts[3] + counts[4] && counts[4] == r.n && r.n > 0 &&
+             record_finite(&r);
+    return s;
+}
+
+static int32_t call_ls_lines_of_lower_batch_buffered(void) {
+    atomgpu_intensity_params p = ls_params();
+    if (BRK(K_NAN, 9)) p.temperature = NAN;
+    if (BRK(K_INF, 9)) p.partition_function = INFINITY;
+    atomgpu_line_filters f = {0, 5, 0, 0, 0, {0}};
+    if (BRK(K_NEG, 10)) f.j_min = -1;
+    int64_t counts[5] = {ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL}, pending = ISENTINEL;
+    int32_t s = atomgpu_linestrength_lines_of_lower_batch_buffered(
+        P(fixture_ls, 1), N(2, 2), P(ls_batch_block, 3), A(ls_vectors, 4, 4), N(2, 5), A(ls_e0, 2, 6),
+        P(ls_batch_ids, 7), P(ls_batch_order, 8), BRK(K_NULL, 9) ? NULL : &p, &f, counts);
+    /* (no call after a failed one: it would replace the error under test) */
+    if (s != ATOMGPU_OK) {
+        untouched = counts[0] == ISENTINEL;
+        return s;
+    }
+    untouched = 0;
+    finite = atomgpu_linestrength_lines_pending(fixture_ls, &pending) == ATOMGPU_OK && pending == counts[4] &&
+             pending > 0 && counts[0] == counts[1] + counts[2] + counts[3] + counts[4];
+    return s;
+}
+
+/* The fixture with the streamed lines of its batch pending. */
+static void ls_fill_pending(void) {
+    atomgpu_intensity_params p = ls_params();
+    if (atomgpu_linestrength_lines_of_lower_batch_buffered(fixture_ls, 2, ls_batch_block, ls_vectors, 2, ls_e0,
+                                                           ls_batch_ids, ls_batch_order, &p, NULL, NULL) != ATOMGPU_OK) {
+        printf("    fixture: pending lines: %s\n", message());
+        exit(1);
+    }
+}
+
+static int32_t call_ls_lines_pending(void) {
+    int64_t probe = 0;
+    if (atomgpu_linestrength_lines_pending(fixture_ls, &probe) == ATOMGPU_OK) ls_fill_pending();
+    int64_t n = ISENTINEL;
+    int32_t s = atomgpu_linestrength_lines_pending(P(fixture_ls, 1), P(&n, 2));
+    untouched = n == ISENTINEL, finite = n > 0;
+    return s;
+}
+
+static int32_t call_ls_take_lines(void) {
+    int64_t probe = 0;
+    if (atomgpu_linestrength_lines_pending(fixture_ls, &probe) == ATOMGPU_OK) ls_fill_pending();
+    atomgpu_line lines[8];
+    memset(lines, 0xff, sizeof lines);
+    int64_t taken = ISENTINEL, left = ISENTINEL;
+    int32_t s = atomgpu_linestrength_take_lines(P(fixture_ls, 1), P(lines, 2), N(2, 3), P(&taken, 4));
+    untouched = taken == ISENTINEL && lines[0].upper_id == -1;
+    /* 3 lines pending (100 -> 110 from ID 12, order 4; 0 -> 10, 110 from ID 11, order 5): 2 taken, 1 left */
+    finite = taken == 2 && atomgpu_linestrength_lines_pending(fixture_ls, &left) == ATOMGPU_OK && left == 1 &&
+             isfinite(lines[1].intensity) && lines[0].lower_id == 12 && lines[1].lower_id == 11;
+    return s;
+}
+
+static int32_t call_ls_add_block_species_i32(void) {
+    /* The E block of call_ls_add_block_species, numbered from 1 (as Fortran's default integers). */
+    static const int32_t v[3] = {1, 2, 1};
+    static const int32_t k[3] = {0, 0, 1}, tau[3] = {1, 1, 0};
+    static const int32_t row_start[7] = {1, 2, 3, 4, 5, 6, 7};
+    static const int32_t col[6] = {1, 2, 1, 2, 1, 2};
+    static const double value[6] = {1.0, 1.0, 0.5, -0.5, 0.25, 0.75};
+    int32_t block = ISENTINEL;
+    int32_t s = atomgpu_linestrength_add_block_species_i32(
+        P(fixture_ls, 1), 1, BRK(K_NEG, 3) ? -1 : 2, X(1.0, 4), N(3, 5), P(v, 6), P(k, 7), P(tau, 8),
+        BRK(K_ZERO, 9) ? 0 : BRK(K_NEG, 9) ? -1 : 2, BRK(K_NEG, 10) ? -1 : 2, P(row_start, 11), P(col, 12),
+        P(value, 13), BRK(K_NEG, 14) ? -1 : 1, P(&block, 15));
+    untouched = block == ISENTINEL, finite = block == 2;
+    return s;
+}
+
+/* The sink stops the 400-level batch of make_ls_lines at its 3rd delivery: CANCELLED, and the
+ * lines it took are the first lines of the whole call's list. */
+static int case_stream_sink_stops(void) {
+    static double vectors[LS_NV * LS_NV], energies[LS_NV];
+    static int32_t blocks[LS_NV];
+    static int64_t ids[LS_NV], order[LS_NV];
+    for (int i = 0; i < LS_NV * LS_NV; i++) vectors[i] = i % (LS_NV + 1) == 0 ? 1.0 : 0.0;
+    for (int i = 0; i < LS_NV; i++) blocks[i] = 0, energies[i] = 100.0 * i, ids[i] = 1 + i, order[i] = i;
+    atomgpu_linestrength *h = make_ls_lines();
+    atomgpu_intensity_params p = ls_params();
+    p.batch = 64;
+    struct line_record whole = {.n = 0}, part = {.n = 0, .stop_at = 3};
+    int64_t counts[5];
+    if (status_is(atomgpu_linestrength_lines_of_lower_batch(h, LS_NV, blocks, vectors, LS_NV, energies, ids, order,
+                                                            &p, NULL, record_lines, &whole, counts),
+                  ATOMGPU_OK, NULL))
+        return 1;
+    if (whole.n != counts[4] || whole.n < 1000) return fail("the whole call gave %lld lines", (long long)whole.n);
+    counts[0] = ISENTINEL;
+    if (status_is(atomgpu_linestrength_lines_of_lower_batch(h, LS_NV, blocks, vectors, LS_NV, energies, ids, order,
+                                                            &p, NULL, record_lines, &part, counts),
+                  ATOMGPU_ERR_CANCELLED, "sink"))
+        return 1;
+    if (part.calls != 3) return fail("the sink was called %d times after it said stop", part.calls - 3);
+    if (counts[0] != ISENTINEL) return fail("counts written by a cancelled call");
+    if (part.n < 1 || part.n >= whole.n) return fail("%lld lines delivered", (long long)part.n);
+    if (memcmp(part.lines, whole.lines, sizeof part.lines) != 0) return fail("the delivered lines are no prefix");
+    return 0;
+}
+
+#define RELIABILITY_LINES_CR_ARGUMENTS                                                                            \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 1, "handle", "n"},                       \
+        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 2, "n", "zmh"},                      \
+        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 3, "block", "n"},                    \
+        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 4, "vectors", "nai"},                \
+        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 5, "ld", "zmh"},                     \
+        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 6, "energies", "nai"},               \
+        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 7, "ids", "n"},                      \
+        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 8, "order", "n"},                    \
+        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 9, "params", "nai"},                 \
+        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 10, "filters", "m"},                 \
+        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 11, "sink", "n"},                    \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 1, "handle", "n"}, \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 2, "n", "zmh"},    \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 3, "block", "n"},  \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 4, "vectors", "nai"}, \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 5, "ld", "zmh"},   \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 6, "energies", "nai"}, \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 7, "ids", "n"},    \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 8, "order", "n"},  \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 9, "params", "nai"}, \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 10, "filters", "m"}, \
+        {call_ls_lines_pending, "linestrength_lines_pending", 1, "handle", "n"},                                 \
+        {call_ls_lines_pending, "linestrength_lines_pending", 2, "n_lines", "n"},                                \
+        {call_ls_take_lines, "linestrength_take_lines", 1, "handle", "n"},                                       \
+        {call_ls_take_lines, "linestrength_take_lines", 2, "lines", "n"},                                        \
+        {call_ls_take_lines, "linestrength_take_lines", 3, "capacity", "zmh"},                                   \
+        {call_ls_take_lines, "linestrength_take_lines", 4, "taken", "n"},                                        \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 1, "handle", "n"},                 \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 3, "gamma", "m"},                  \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 4, "gns", "ai"},                   \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 5, "n_primitive", "zmh"},          \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 6, "v", "n"},                      \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 7, "k", "n"},                      \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 8, "tau", "n"},                    \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 9, "ndeg", "zm"},                  \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 10, "n_sym", "m"},                 \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 11, "row_start", "n"},             \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 12, "col", "n"},                   \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 13, "value", "n"},                 \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 14, "index_base", "m"},            \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 15, "block", "n"},
+#define RELIABILITY_LINES_CR_VALID                                                                                \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch"},                                         \
+        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered"},                   \
+        {call_ls_lines_pending, "linestrength_lines_pending"}, {call_ls_take_lines, "linestrength_take_lines"},  \
+        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32"},
 #define RELIABILITY_LINES_CR_SPECIAL                                                                              \
     {"write_exomol: the callback stops it at once, an earlier pair kept", case_exomol_stop_at_once},              \
         {"write_exomol: the callback stops it at the 3rd report, an earlier pair kept", case_exomol_stop_at_third}, \
@@ -360,4 +560,5 @@ static int case_no_unit_in_rule(void) {
         {"write_exomol: a pair replaced, nothing else left", case_exomol_replaces_pair},                           \
         {"run_stiff_systems: a bad cell is named", case_stiff_systems_bad_cell},                                   \
         {"run_rk4: n_steps above 2^53 refused with the range", case_rk4_steps_range},                              \
-        {"line list: partition function 0, the rule's message", case_no_unit_in_rule},
+        {"line list: partition function 0, the rule's message", case_no_unit_in_rule},                             \
+        {"lines_of_lower_batch: the sink stops it, CANCELLED and a prefix delivered", case_stream_sink_stops},
