@@ -32,6 +32,15 @@
 //! on 1, 2, 4, … visible GPUs, each count beside the one-GPU run of the same call, then every GPU
 //! running its own whole list at once. Add `--quick` for Nvib = 600, J = 10, 256 levels.
 //!
+//! `--trove DIR` (issue 29) runs instead: the line list of a case dumped from a real TROVE run
+//! (tests/support/trove_fixture.rs; README "Using atomgpu from TROVE"), written as TROVE's own
+//! `.states`/`.trans` pair by `trove::write_line_list` with TROVE's convention, on the CPU (all
+//! cores) and on the GPU, each after a warm-up run, timed from the filled handle to the committed
+//! files (the handle's set-up, which a TROVE run does while reading its eigenvectors, is timed
+//! apart). The two runs' files must be identical, and identical to TROVE's own when the folder
+//! holds them. The fraction of the ceiling counts the DGEMM FLOPs of eq. 14 (2 x 3Nvib x Nvib per
+//! unfolded lower column and rotational slot) over the GPU time.
+//!
 //! What is timed, per batch: loading the lower states (scatter of their vectors into X, then
 //! Y = [mu_x mu_y mu_z]^T X, one DGEMM of 3Nvib x (141 n) x Nvib) and the contraction into the three
 //! upper blocks, synchronised, without downloads (`time_half_linestrength`). Two variants: the
@@ -48,6 +57,8 @@
 
 #[path = "../tests/support/molecule.rs"]
 mod molecule;
+#[path = "../tests/support/trove_fixture.rs"]
+mod trove_fixture;
 
 use atomgpu::backend::{self, Backend};
 use atomgpu::linestrength::{exomol, BlockSpec, IntensityParams, LineFilters, LineStrength, Options, Unfolding};
@@ -150,6 +161,10 @@ fn main() {
     let ceiling = device.as_ref().map(|d| dgemm_ceiling(d));
     if let (Some(d), Some(c)) = (&device, ceiling) {
         emit(format!(r#"{{"routine":"cublas_dgemm_8192","device":"{}","tflops":{c:.2}}}"#, d.name()));
+    }
+    if let Some(at) = args.iter().position(|a| a == "--trove") {
+        let dir = std::path::PathBuf::from(args.get(at + 1).expect("--trove DIR"));
+        return trove_case(&dir, &out_dir, ceiling, &mut emit);
     }
     if scaling {
         if device.is_none() {
@@ -631,4 +646,61 @@ fn list_params(batch: usize) -> IntensityParams {
         thresh_intens: 1e-30,
         batch,
     }
+}
+
+/// The `--trove DIR` case of the module documentation.
+fn trove_case(dir: &std::path::Path, out_dir: &str, ceiling: Option<f64>, emit: &mut impl FnMut(String)) {
+    use atomgpu::linestrength::trove;
+    let f = trove_fixture::Fixture::read_dir(dir);
+    let (params, filters) = f.options();
+    let columns = f.columns();
+    let table = f.states_table(&columns);
+    let mut backends = vec![("cpu", Backend::Cpu)];
+    if let Some(gpu) = backend::current().ok().filter(|b| matches!(b, Backend::Cuda(_))) {
+        backends.push(("cuda", gpu));
+    }
+    let flops: f64 = f
+        .blocks
+        .iter()
+        .map(|b| {
+            let slots: std::collections::BTreeSet<(i64, i64)> =
+                b.k.iter().zip(&b.ktau).map(|(&k, &t)| (k, t % 2)).collect();
+            2.0 * 3.0 * (f.n_vib * f.n_vib) as f64 * slots.len() as f64 * (b.ndeg * b.energies.len()) as f64
+        })
+        .sum();
+    let mut files = Vec::new();
+    for (name, backend) in backends {
+        let t0 = Instant::now();
+        let mut h = f.handle(backend);
+        let setup = t0.elapsed().as_secs_f64();
+        let stem = std::path::Path::new(out_dir).join(format!("trove_{name}"));
+        trove::write_line_list(&mut h, &stem, &table, &params, &filters).unwrap();
+        let t0 = Instant::now();
+        let counts = trove::write_line_list(&mut h, &stem, &table, &params, &filters).unwrap();
+        let seconds = t0.elapsed().as_secs_f64();
+        let fraction = match (name, ceiling) {
+            ("cuda", Some(c)) => flops / seconds / 1e12 / c,
+            _ => f64::NAN,
+        };
+        emit(format!(
+            r#"{{"routine":"trove_line_list","case":"{}","backend":"{name}","n_vib":{},"blocks":{},"lines":{},"pairs":{},"setup_s":{setup:.3},"seconds":{seconds:.4},"eq14_tflop":{:.3},"fraction_of_dgemm":{fraction:.3}}}"#,
+            dir.display(),
+            f.n_vib,
+            f.blocks.len(),
+            counts.kept,
+            counts.pairs,
+            flops / 1e12
+        ));
+        let text = |suffix: &str| std::fs::read_to_string(stem.with_extension(suffix)).unwrap();
+        files.push((text("states"), text("trans")));
+    }
+    let same_backends = files.windows(2).all(|w| w[0] == w[1]);
+    let same_as_trove = std::fs::read_dir(dir)
+        .unwrap()
+        .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".trans"))
+        .then(|| files[0] == (f.text(&f.trove_file(".states")), f.text(&f.trove_file(".trans"))));
+    emit(format!(
+        r#"{{"routine":"trove_files_agree","cpu_equals_gpu":{same_backends},"equal_to_trove":{}}}"#,
+        same_as_trove.map_or("null".to_string(), |b| b.to_string())
+    ));
 }

@@ -190,14 +190,14 @@ module atomgpu_linestrength
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_linestrength_write_trove(handle, stem, n_states, ids, energies, gns, j, columns, &
+        function c_atomgpu_linestrength_write_trove(handle, stem, n_states, ids, energies, g_total, j, columns, &
                 column_width, params, filters, counts) bind(C, name="atomgpu_linestrength_write_trove") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_char, c_ptr, atomgpu_intensity_params_t, atomgpu_line_filters_t
             type(c_ptr), value :: handle
             character(kind=c_char), intent(in) :: stem(*)
             integer(c_int64_t), value :: n_states
-            integer(c_int64_t), intent(in) :: ids(*)
-            real(c_double), intent(in) :: energies(*), gns(*)
+            integer(c_int64_t), intent(in) :: ids(*), g_total(*)
+            real(c_double), intent(in) :: energies(*)
             integer(c_int32_t), intent(in) :: j(*)
             character(kind=c_char), intent(in) :: columns(*)
             integer(c_int64_t), value :: column_width
@@ -1311,15 +1311,16 @@ contains
     ! `<stem>.trans`, digit for digit as TROVE's intensity step writes them (C:
     ! atomgpu_linestrength_write_trove): .trans lines `ID_f ID_i A nu` sorted by the lower state's
     ! order key, then the upper's; .states one line per entry of ids/energies/gns/j/columns:
-    ! ID, E - ZPE (cm^-1, energies absolute), int(gns)*(2J+1), J, then columns(i) (the text after
+    ! ID, E - ZPE (cm^-1, energies absolute), g_total (TROVE: int(gns)*(2J+1)), J, then columns(i) (the text after
     ! J, as TROVE's read_eigenval formats it; trailing blanks are not written). Set
     ! params%convention = 1 for TROVE's rules and constants. The pair changes together or not at
     ! all, as with atomgpu_linestrength_write_exomol.
-    subroutine atomgpu_linestrength_write_trove(h, stem, ids, energies, gns, j, columns, params, filters, counts, stat)
+    subroutine atomgpu_linestrength_write_trove(h, stem, ids, energies, g_total, j, columns, params, filters, counts, &
+            stat)
         type(atomgpu_linestrength_t), intent(inout) :: h
         character(len=*), intent(in) :: stem
-        integer(c_int64_t), intent(in) :: ids(:)
-        real(c_double), intent(in) :: energies(:), gns(:)
+        integer(c_int64_t), intent(in) :: ids(:), g_total(:)
+        real(c_double), intent(in) :: energies(:)
         integer(c_int32_t), intent(in) :: j(:)
         character(len=*), intent(in) :: columns(:)
         type(atomgpu_intensity_params_t), intent(in) :: params
@@ -1336,7 +1337,8 @@ contains
         n = size(ids, kind=c_int64_t)
         call reject(size(energies, kind=c_int64_t) == n, 4, "argument `energies`: has " // &
             itoa(size(energies, kind=c_int64_t)) // " entries, `ids` " // itoa(n), status)
-        call reject(size(gns, kind=c_int64_t) == n, 5, "argument `gns`: has " // itoa(size(gns, kind=c_int64_t)) // &
+        call reject(size(g_total, kind=c_int64_t) == n, 5, "argument `g_total`: has " // &
+            itoa(size(g_total, kind=c_int64_t)) // &
             " entries, `ids` " // itoa(n), status)
         call reject(size(j, kind=c_int64_t) == n, 6, "argument `j`: has " // itoa(size(j, kind=c_int64_t)) // &
             " entries, `ids` " // itoa(n), status)
@@ -1351,7 +1353,7 @@ contains
                     text((i - 1) * width + c) = columns(i)(c:c)
                 end do
             end do
-            status = c_atomgpu_linestrength_write_trove(h%ptr, c_text(stem), n, ids, energies, gns, j, text, width, &
+            status = c_atomgpu_linestrength_write_trove(h%ptr, c_text(stem), n, ids, energies, g_total, j, text, width, &
                 params, filters0(filters), counted)
             if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
         end if

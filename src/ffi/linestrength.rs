@@ -1125,7 +1125,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_exomol(
 ///   lines sorted by the lower state's order key, then the upper's
 ///   (`atomgpu_linestrength_set_state_labels`);
 /// - `.states`: one line per entry of the table below, `(i12,1x,f12.6,1x,i6,1x,i7,` + the
-///   caller's text: ID, E - ZPE (cm^-1), `int(g_ns) (2J+1)`, J, then `columns` (TROVE: from the
+///   caller's text: ID, E - ZPE (cm^-1), g_total, J, then `columns` (TROVE: from the
 ///   symmetry label on, as tran.f90 `read_eigenval` formats them).
 /// Use `params->convention` = 1 (TROVE) for TROVE's rules, thresholds and constants. The pair
 /// changes together or not at all, as with `atomgpu_linestrength_write_exomol` (same failure
@@ -1136,8 +1136,8 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_exomol(
 /// - `handle`: the handle.
 /// - `stem`: NUL-terminated path without the suffixes, not empty.
 /// - `n_states` (>= 0): entries of the `.states` table.
-/// - `ids[n_states]` (>= 1), `energies[n_states]` (absolute, cm^-1, finite), `gns[n_states]`
-///   (g_ns of each state's symmetry, in [0, 65536)), `j[n_states]` (in [0, 32767]).
+/// - `ids[n_states]` (>= 1), `energies[n_states]` (absolute, cm^-1, finite), `g_total[n_states]`
+///   (total degeneracy, >= 0; TROVE: `int(gns(gamma)) (2J+1)`), `j[n_states]` (in [0, 32767]).
 /// - `columns`: `n_states` fields of `column_width` bytes each (state i's at
 ///   `columns + i column_width`), the text after J, printable ASCII; trailing blanks and NULs of a
 ///   field are not written (a Fortran `character(len=column_width)` array passes as it is).
@@ -1158,7 +1158,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_trove(
     n_states: i64,
     ids: *const i64,
     energies: *const f64,
-    gns: *const f64,
+    g_total: *const i64,
     j: *const i32,
     columns: *const c_char,
     column_width: i64,
@@ -1192,7 +1192,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_trove(
                 .map_err(|_| Error::invalid("column_width", format!("must be >= 0, got {column_width}")))?;
             let ids = input("ids", ids, n)?;
             let energies = input("energies", energies, n)?;
-            let gns = input("gns", gns, n)?;
+            let g_total = input("g_total", g_total, n)?;
             let j_in = input("j", j, n)?;
             let mut j_values = memory::with_capacity("the J values", n)?;
             for (i, &x) in j_in.iter().enumerate() {
@@ -1216,7 +1216,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_trove(
                     .map_err(|_| Error::invalid_at("columns", i, "must be printable ASCII on one line"))?;
                 fields.push(field);
             }
-            let table = StatesTable { ids, energies, gns, j: &j_values, columns: &fields };
+            let table = StatesTable { ids, energies, g_total, j: &j_values, columns: &fields };
             let rust_params = intensity_params(params)?;
             let filters = line_filters(filters)?;
             with_handle(handle, |h| {

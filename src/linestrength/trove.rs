@@ -45,9 +45,9 @@ pub struct StatesTable<'a> {
     pub ids: &'a [i64],
     /// Energies in cm^-1, absolute (the file holds E - ZPE).
     pub energies: &'a [f64],
-    /// Nuclear-spin statistical weight g_ns of each state's symmetry (>= 0; the file holds
-    /// `int(g_ns) (2J+1)`, Fortran's truncation, as TROVE writes it).
-    pub gns: &'a [f64],
+    /// Total degeneracy of each state (>= 0; TROVE: `int(g_ns) (2J+1)`, g_ns of the state's
+    /// symmetry truncated as Fortran's `int` does).
+    pub g_total: &'a [i64],
     /// J of each state, in [0, MAX_J].
     pub j: &'a [u32],
     /// The text of each line after J (TROVE's columns from the symmetry label on, with their
@@ -71,7 +71,7 @@ impl StatesTable<'_> {
         let n = self.ids.len();
         for (name, len) in [
             ("energies", self.energies.len()),
-            ("gns", self.gns.len()),
+            ("g_total", self.g_total.len()),
             ("j", self.j.len()),
             ("columns", self.columns.len()),
         ] {
@@ -84,13 +84,8 @@ impl StatesTable<'_> {
                 return Err(Error::invalid_at("ids", i, format!("must be >= 1, got {}", self.ids[i])));
             }
             require_in_range("energies", Some(i), self.energies[i], -MAX_ENERGY_CM, MAX_ENERGY_CM, "cm^-1")?;
-            // int(g_ns) (2J+1) stays a 32-bit integer, as TROVE computes it.
-            if !(self.gns[i].is_finite() && self.gns[i] >= 0.0 && self.gns[i] < 65536.0) {
-                return Err(Error::invalid_at(
-                    "gns",
-                    i,
-                    format!("must be finite and in [0, 65536), got {}", self.gns[i]),
-                ));
+            if self.g_total[i] < 0 {
+                return Err(Error::invalid_at("g_total", i, format!("must be >= 0, got {}", self.g_total[i])));
             }
             if self.j[i] > MAX_J {
                 return Err(Error::invalid_at("j", i, format!("must be in [0, {MAX_J}], got {}", self.j[i])));
@@ -109,13 +104,12 @@ impl StatesTable<'_> {
     /// Writes the `.states` lines, E relative to `zpe` (cm^-1).
     fn write(&self, zpe: f64, out: &mut impl Write) -> io::Result<()> {
         for i in 0..self.len() {
-            let g_total = (self.gns[i].trunc() as i64) * (2 * self.j[i] as i64 + 1);
             writeln!(
                 out,
                 "{} {} {} {}{}",
                 fortran_format::int(self.ids[i], 12),
                 fortran_format::fixed(self.energies[i] - zpe, 12, 6),
-                fortran_format::int(g_total, 6),
+                fortran_format::int(self.g_total[i], 6),
                 fortran_format::int(self.j[i] as i64, 7),
                 self.columns[i]
             )?;

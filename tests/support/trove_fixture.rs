@@ -5,9 +5,14 @@
 //!
 //! `model.txt` holds `key value...` lines and one `block J gamma nprim nsym ndeg nnz nstates` line
 //! per (J, Gamma) block; `arrays.bin` the arrays, little-endian, in the order documented at
-//! [`Fixture::read`]; `states.txt` (`id energy gns J`) and `states_columns.txt` (the text after J)
+//! [`Fixture::read`]; `states.txt` (`id energy g_total J`) and `states_columns.txt` (the text after J)
 //! one line per line of TROVE's `.states`.
 
+use atomgpu::backend::Backend;
+use atomgpu::linestrength::trove::StatesTable;
+use atomgpu::linestrength::{
+    BlockSpec, Convention, IntensityParams, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -42,10 +47,10 @@ pub struct Fixture {
     /// dipole_me(icontrI, icontrF, imu), column-major.
     pub dipole: Vec<f64>,
     pub blocks: Vec<FixtureBlock>,
-    /// The `.states` table: ID, absolute energy, g_ns, J, the columns after J.
+    /// The `.states` table: ID, absolute energy, total degeneracy, J, the columns after J.
     pub state_ids: Vec<i64>,
     pub state_energies: Vec<f64>,
-    pub state_gns: Vec<f64>,
+    pub state_g_total: Vec<i64>,
     pub state_j: Vec<u32>,
     pub state_columns: Vec<String>,
 }
@@ -75,7 +80,12 @@ impl Fixture {
     /// unfolding in CSR (row_start: ndeg nprim + 1 integers, col: nnz integers, value: nnz reals),
     /// and per level: ilevel, ID, position (integers), energy (real), vector (nsym reals).
     pub fn read(name: &str) -> Fixture {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/trove").join(name);
+        Fixture::read_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/trove").join(name))
+    }
+
+    /// Reads the case in folder `dir` (a fixture made as [`Fixture::read`] says, anywhere).
+    pub fn read_dir(dir: &Path) -> Fixture {
+        let dir = dir.to_path_buf();
         let text = std::fs::read_to_string(dir.join("model.txt")).expect("model.txt");
         let mut keys = HashMap::new();
         let mut block_lines = Vec::new();
@@ -139,7 +149,7 @@ impl Fixture {
             blocks,
             state_ids: vec![],
             state_energies: vec![],
-            state_gns: vec![],
+            state_g_total: vec![],
             state_j: vec![],
             state_columns: vec![],
         };
@@ -148,7 +158,7 @@ impl Fixture {
             let w: Vec<&str> = line.split_whitespace().collect();
             f.state_ids.push(w[0].parse().unwrap());
             f.state_energies.push(w[1].parse().unwrap());
-            f.state_gns.push(w[2].parse().unwrap());
+            f.state_g_total.push(w[2].parse().unwrap());
             f.state_j.push(w[3].parse().unwrap());
         }
         let columns = std::fs::read_to_string(f.dir.join("states_columns.txt")).expect("states_columns.txt");
@@ -191,5 +201,83 @@ impl Fixture {
             .collect();
         assert_eq!(names.len(), 1, "one TROVE {suffix} file per case, found {names:?}");
         names.pop().unwrap()
+    }
+
+    /// A handle on `backend` holding everything TROVE's intensity loop holds.
+    pub fn handle(&self, backend: Backend) -> LineStrength {
+        let f = self;
+        let mut h = LineStrength::new_on(backend, f.n_vib, &f.dipole, f.n_vib, Options::default()).unwrap();
+        h.set_group(SymmetryGroup::named(&f.words("group")[0]).unwrap()).unwrap();
+        let gns = f.reals("gns");
+        for b in &f.blocks {
+            let v: Vec<i64> = b.v.iter().map(|x| x - 1).collect();
+            let k: Vec<i32> = b.k.iter().map(|&x| x as i32).collect();
+            let tau: Vec<i32> = b.ktau.iter().map(|&x| (x % 2) as i32).collect();
+            let unfolding =
+                Unfolding { ndeg: b.ndeg, n_sym: b.n_sym, row_start: &b.row_start, col: &b.col, value: &b.value };
+            let spec = BlockSpec {
+                j: b.j,
+                gamma: b.gamma - 1,
+                gns: gns[b.gamma as usize - 1],
+                v: &v,
+                k: &k,
+                tau: &tau,
+                unfolding: Some(unfolding),
+            };
+            let id = h.add_block(&spec).unwrap();
+            if !b.energies.is_empty() {
+                h.set_states(id, &b.energies, &b.vectors, b.n_sym).unwrap();
+                h.set_state_labels(id, &b.ids, &b.positions).unwrap();
+            }
+        }
+        h
+    }
+
+    /// TROVE's INTENSITY options in atomgpu's terms.
+    pub fn options(&self) -> (IntensityParams, LineFilters) {
+        let f = self;
+        let pair = |key: &str| {
+            let r = f.reals(key);
+            [r[0], r[1]]
+        };
+        let params = IntensityParams {
+            temperature: f.real("temperature"),
+            partition_function: f.real("qstat"),
+            zpe: f.real("zpe"),
+            freq_window: pair("freq_window"),
+            lower_energy: pair("erange_low"),
+            upper_energy: pair("erange_upp"),
+            thresh_coeff: f.real("thresh_coeff"),
+            thresh_line: f.real("thresh_line"),
+            thresh_intens: f.real("thresh_intes"),
+            batch: 16,
+            convention: Convention::Trove,
+            ..IntensityParams::default()
+        };
+        let j = f.ints("j");
+        let reduced = f.ints("reduced")[0] != 0;
+        let filters = LineFilters {
+            j_range: [j[0] as u32, j[1] as u32],
+            reduced,
+            degeneracy_filter: reduced,
+            gamma_pair: Some(f.ints("isym_pairs").iter().map(|&g| g as u32 - 1).collect()),
+        };
+        (params, filters)
+    }
+
+    /// The `.states` columns as string slices, for [`Fixture::states_table`].
+    pub fn columns(&self) -> Vec<&str> {
+        self.state_columns.iter().map(String::as_str).collect()
+    }
+
+    /// TROVE's `.states` table.
+    pub fn states_table<'a>(&'a self, columns: &'a [&'a str]) -> StatesTable<'a> {
+        StatesTable {
+            ids: &self.state_ids,
+            energies: &self.state_energies,
+            g_total: &self.state_g_total,
+            j: &self.state_j,
+            columns,
+        }
     }
 }
