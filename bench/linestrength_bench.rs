@@ -50,7 +50,9 @@
 mod molecule;
 
 use atomgpu::backend::{self, Backend};
-use atomgpu::linestrength::{exomol, BlockSpec, IntensityParams, LineFilters, LineStrength, Options, Unfolding};
+use atomgpu::linestrength::{
+    exomol, Action, BlockSpec, Convention, IntensityParams, LineFilters, LineStrength, Options, Unfolding,
+};
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use molecule::*;
@@ -630,5 +632,7 @@ fn list_params(batch: usize) -> IntensityParams {
         thresh_line: 0.0,
         thresh_intens: 1e-30,
         batch,
+        convention: Convention::Documented,
+        action: Action::Absorption,
     }
 }

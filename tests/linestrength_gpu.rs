@@ -14,7 +14,7 @@ mod molecule;
 mod gpu;
 
 use atomgpu::backend::Backend;
-use atomgpu::linestrength::{IntensityParams, LineStrength, Options};
+use atomgpu::linestrength::{Action, Convention, IntensityParams, LineStrength, Options};
 use molecule::*;
 
 const TOLERANCE: f64 = 1e-12;
@@ -95,6 +95,8 @@ fn gpu_equals_cpu() {
             thresh_line: 0.0,
             thresh_intens: 0.0,
             batch: 4,
+            convention: Convention::Documented,
+            action: Action::Absorption,
         };
         let (lg, lc) =
             (on_gpu.line_list(1, &[0, 1, 2], &params).unwrap(), on_cpu.line_list(1, &[0, 1, 2], &params).unwrap());
@@ -188,6 +190,8 @@ fn gpu_equals_cpu_for_degenerate_species_and_filters() {
             thresh_line: 0.0,
             thresh_intens: 0.0,
             batch,
+            convention: Convention::Documented,
+            action: Action::Absorption,
         };
         let filters = LineFilters {
             reduced: n_vib == 13,

@@ -25,11 +25,13 @@
 //! ```text
 //!   L(f <- i) = a(f, i)^2                                   (Debye^2)
 //!   S(f <- i) = g_ns (2J'+1)(2J''+1) L                      (line strength, Debye^2)
-//!   A(f -> i) = 3.1361892e-7 (2J''+1) L nu^3                (Einstein A, s^-1; nu in cm^-1)
-//!   I(f <- i) = 4.1623797e-19 S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q   (cm/molecule)
+//!   A(f -> i) = A_coef (2J''+1) L nu^3                      (Einstein A, s^-1; nu in cm^-1)
+//!   I(f <- i) = I_coef S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q   (cm/molecule)
 //! ```
-//! (paper eqs. 1-2 in TROVE's CGS form, [`intensity`]). g_ns is the lower block's nuclear-spin
-//! weight, as in TROVE.
+//! (paper eqs. 1-2 in TROVE's CGS form; A_coef = 64 pi^4 1e-36/(3h), I_coef = 8 pi^3 1e-36/(3hc)
+//! and c2 = hc/k from CODATA 2018, or from TROVE's constants with [`Convention::Trove`]:
+//! [`intensity`]). g_ns is the lower block's nuclear-spin weight, as in TROVE. Emission lists and
+//! the transition moments of TROVE's TM action are in [`intensity`] and [`moments`].
 //!
 //! **Degenerate symmetry species** (E: 2 components, F: 3), as TROVE's `dm_intensity_symmvec`
 //! handles them (TROVE's names in brackets): a block of species gamma [`igamma` - 1] of the
@@ -62,6 +64,7 @@ mod cuda;
 pub mod exomol;
 pub mod filters;
 pub mod intensity;
+pub mod moments;
 pub mod rotation;
 pub mod symmetry;
 
@@ -70,6 +73,7 @@ use crate::error::{require_finite, require_finite_result, require_in_range, Erro
 use crate::memory;
 use crate::progress::Tracker;
 pub use filters::{LineCounts, LineFilters, LineList};
+pub use intensity::{Action, Constants, Convention};
 use rotation::{Contraction, Slots, COMPONENTS};
 use std::collections::HashMap;
 use std::sync::{mpsc, Arc, Condvar, Mutex};
@@ -247,6 +251,11 @@ pub struct IntensityParams {
     pub thresh_intens: f64,
     /// Lower states per batch (the batch of eq. 14's products); >= 1.
     pub batch: usize,
+    /// The constants and rules ([`Convention::Documented`]: CODATA 2018 and atomgpu's rules;
+    /// [`Convention::Trove`]: TROVE's constants and rules; [`intensity`], [`filters`]).
+    pub convention: Convention,
+    /// Absorption (the default), emission or transition moments ([`Action`]).
+    pub action: Action,
 }
 
 /// One line of a line list.
@@ -811,8 +820,8 @@ impl LineStrength {
         params: &IntensityParams,
         filters: &LineFilters,
     ) -> Result<LineList> {
-        intensity::check_params(params)?;
-        filters.check(&self.blocks, self.group.is_some())?;
+        intensity::check_line_params(params)?;
+        filters.check(&self.blocks, self.group.is_some(), params.convention)?;
         let j = self.block("lower_block", lower)?.j;
         if self.blocks[lower].energies.is_empty() {
             return Err(Error::invalid("lower_block", format!("block {lower} has no states (set_states first)")));
@@ -875,8 +884,8 @@ impl LineStrength {
         tracker: &mut Tracker,
         sink: &mut dyn FnMut(&[Line]) -> Result<()>,
     ) -> Result<LineCounts> {
-        intensity::check_params(params)?;
-        filters.check(&self.blocks, self.group.is_some())?;
+        intensity::check_line_params(params)?;
+        filters.check(&self.blocks, self.group.is_some(), params.convention)?;
         let total = self.stored_states() as f64;
         let mut counts = LineCounts::default();
         let mut before = 0.0;
@@ -931,7 +940,7 @@ impl LineStrength {
         for &u in uppers {
             let pairs = (n_lower * self.blocks[u].energies.len()) as u64;
             counts.pairs += pairs;
-            if filters.allows(&self.blocks[lower], &self.blocks[u]) {
+            if filters.allows(&self.blocks[lower], &self.blocks[u], params.convention) {
                 active.push(u);
             } else {
                 counts.dropped_by_rules += pairs;
@@ -940,7 +949,7 @@ impl LineStrength {
         if active.is_empty() {
             return Ok(counts);
         }
-        let filter_group = if filters.degeneracy_filter { self.group.as_ref() } else { None };
+        let filter_group = if filters.filters_components(params.convention) { self.group.as_ref() } else { None };
         let (lb, blocks) = (&self.blocks[lower], &self.blocks);
         let rules = memory::collect(
             "the line rules",

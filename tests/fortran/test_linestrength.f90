@@ -2,9 +2,9 @@
 ! numbers against closed forms (the Fortran layer numbers v, CSR offsets, blocks and states
 ! from 1):
 !   (a) a rigid diatomic (one vibrational function, permanent dipole mu along z, K = 0):
-!       J = 1 <- 0: L = mu^2/3, A = 3.1361892e-7 mu^2 nu^3 / 3; every R-branch line
-!       J''+1 <- J'': A = 3.1361892e-7 mu^2 nu^3 (J''+1)/(2J''+3), S = g_ns mu^2 (J''+1) and
-!       I = 4.1623797e-19 S nu exp(-c2 E''/T)(1 - exp(-c2 nu/T))/Q; the Q and P partners
+!       J = 1 <- 0: L = mu^2/3, A = A_coef mu^2 nu^3 / 3; every R-branch line
+!       J''+1 <- J'': A = A_coef mu^2 nu^3 (J''+1)/(2J''+3), S = g_ns mu^2 (J''+1) and
+!       I = I_coef S nu exp(-c2 E''/T)(1 - exp(-c2 nu/T))/Q; the Q and P partners
 !       (nu = 0 and nu < 0) are filtered out; ExoMol IDs, block sizes, count_lines;
 !   (b) Hoenl-London factors of a parallel band (transition dipole along z only, v = 1 -> 2):
 !       lower state J'' = 4, K = 2 (tau = 0 and 1), upper blocks full Wang sets J' = 3, 4, 5 with
@@ -53,8 +53,11 @@ program test_linestrength
     integer, parameter :: dp = c_double, i8 = c_int64_t
     real(dp), parameter :: sentinel = -12345.0_dp
     ! TROVE's constants (src/linestrength/intensity.rs).
-    real(dp), parameter :: a_coef = 3.1361892e-7_dp, i_coef = 4.1623797e-19_dp
-    real(dp), parameter :: c2 = 6.62606957e-27_dp * 2.99792458e10_dp / 1.3806488e-16_dp   ! hc/k [cm K]
+    ! 64 pi^4 1e-36/(3h), 8 pi^3 1e-36/(3hc) and hc/k with the exact CODATA 2018 h, c, k (the
+    ! documented convention), evaluated with mpmath at 300 bits: 3.13618866338954369e-7,
+    ! 4.16237896357627952e-19, 1.43877687750393380 cm K.
+    real(dp), parameter :: a_coef = 3.1361886633895437e-7_dp, i_coef = 4.1623789635762795e-19_dp
+    real(dp), parameter :: c2 = 1.4387768775039338_dp   ! hc/k [cm K]
     real(dp), parameter :: tol = 1e-12_dp
 
     ! Outputs of the bad-input calls (d): checked to stay untouched.
@@ -732,7 +735,7 @@ contains
             end do
             call check("split " // group // ": S = g_ns (2J'+1)(2J''+1) sum a^2 / ndeg'' of the split blocks", &
                 worst_s <= tol)
-            call check("split " // group // ": A = 3.1361892e-7 (2J''+1) L nu^3", worst_e <= tol)
+            call check("split " // group // ": A = A_coef (2J''+1) L nu^3", worst_e <= tol)
         end do
         call atomgpu_linestrength_destroy(dg)
         call atomgpu_linestrength_destroy(sp)
