@@ -7,6 +7,7 @@
 //!   (orthogonality of the rotation matrices), to 1e-13;
 //! - the GEMM formulation against the direct transcription of TROVE's eq. 14 loop, to 1e-13, with
 //!   and without coefficient thresholds and a symmetrised basis with a sparse unfolding.
+//!
 //! A_coef, I_coef and c2 are the CODATA 2018 values computed independently with mpmath (below).
 
 #[path = "support/molecule.rs"]

@@ -91,10 +91,14 @@ pub const LIGHT_SPEED: f64 = 2.99792458e10;
 pub const BOLTZMANN: f64 = 1.380649e-16;
 
 /// TROVE's `planck` (accuracy.f90), a single-precision literal: the binary32 value of 6.62606896e-27.
+// The decimal literals are TROVE's, rounded to binary32 on purpose (as Fortran reads them).
+#[allow(clippy::excessive_precision)]
 pub const TROVE_PLANCK: f64 = 6.62606896e-27_f32 as f64;
 /// TROVE's `vellgt`: the binary32 value of 2.99792458e10 (29979246592).
+#[allow(clippy::excessive_precision)]
 pub const TROVE_LIGHT_SPEED: f64 = 2.99792458e10_f32 as f64;
 /// TROVE's `boltz`: the binary32 value of 1.380658e-16.
+#[allow(clippy::excessive_precision)]
 pub const TROVE_BOLTZMANN: f64 = 1.380658e-16_f32 as f64;
 
 impl Convention {

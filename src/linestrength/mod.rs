@@ -237,7 +237,8 @@ pub struct IntensityParams {
     /// Zero-point energy in cm^-1 (ZPE): energies relative to it enter the filters, the
     /// Boltzmann factor and the `.states` file.
     pub zpe: f64,
-    /// Transition wavenumber window [min, max] in cm^-1 (freq-window); only nu > 0 is absorption.
+    /// Transition wavenumber window [min, max] in cm^-1 (freq-window); nu > 0 (documented) or
+    /// nu >= -small_ (TROVE) is required besides.
     pub freq_window: [f64; 2],
     /// Lower-state energy window (E'' - ZPE) in cm^-1 (energy low).
     pub lower_energy: [f64; 2],
@@ -245,7 +246,8 @@ pub struct IntensityParams {
     pub upper_energy: [f64; 2],
     /// THRESH_COEFF: lower primitive coefficients with |c| <= it, and 3j symbols below it, are skipped.
     pub thresh_coeff: f64,
-    /// THRESH_LINE: smallest line strength S (Debye^2) kept.
+    /// THRESH_LINE: smallest line strength S (Debye^2) kept (TROVE convention: smallest raw sum of
+    /// squared amplitudes, [`filters`]).
     pub thresh_line: f64,
     /// THRESH_INTES: smallest intensity I (cm/molecule) kept.
     pub thresh_intens: f64,
@@ -258,7 +260,9 @@ pub struct IntensityParams {
     pub action: Action,
 }
 
-/// One line of a line list.
+/// One line of a line list. In an emission list ([`Action::Emission`]) the `lower_*` fields
+/// hold the emitting state I and the `upper_*` fields the final state F, `wavenumber` is
+/// E_I - E_F, `einstein_a` A(I -> F) and `intensity` the emissivity (erg s^-1 sr^-1 per molecule).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Line {
     /// ExoMol IDs (1-based running numbers of the states, blocks in registration order).
