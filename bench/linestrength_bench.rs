@@ -61,7 +61,9 @@ mod molecule;
 mod trove_fixture;
 
 use atomgpu::backend::{self, Backend};
-use atomgpu::linestrength::{exomol, BlockSpec, IntensityParams, LineFilters, LineStrength, Options, Unfolding};
+use atomgpu::linestrength::{
+    exomol, Action, BlockSpec, Convention, IntensityParams, LineFilters, LineStrength, Options, Unfolding,
+};
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use molecule::*;
@@ -645,6 +647,8 @@ fn list_params(batch: usize) -> IntensityParams {
         thresh_line: 0.0,
         thresh_intens: 1e-30,
         batch,
+        convention: Convention::Documented,
+        action: Action::Absorption,
     }
 }
 

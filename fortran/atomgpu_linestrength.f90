@@ -35,6 +35,14 @@ module atomgpu_linestrength
     interface atomgpu_linestrength_add_block_species
         module procedure add_block_species_i64, add_block_species_i32
     end interface
+    public :: atomgpu_linestrength_transition_moments
+
+    ! atomgpu_intensity_params_t%convention: CODATA 2018 and atomgpu's rules, or TROVE's constants
+    ! and rules (see the type).
+    integer(c_int32_t), parameter, public :: ATOMGPU_CONVENTION_DOCUMENTED = 0, ATOMGPU_CONVENTION_TROVE = 1
+    ! atomgpu_intensity_params_t%action: TROVE's ABSORPTION, EMISSION and TM.
+    integer(c_int32_t), parameter, public :: ATOMGPU_ACTION_ABSORPTION = 0, ATOMGPU_ACTION_EMISSION = 1, &
+        ATOMGPU_ACTION_TM = 2
 
     ! A line-strength engine (paper: gain-half-linestrength-gpu, Al-Refaie, Yurchenko & Tennyson,
     ! CPC 2017) held by the library: the vibrational dipole matrix, the (J, Gamma) blocks with
@@ -50,7 +58,23 @@ module atomgpu_linestrength
     end type
 
     ! Conditions and filters of a line list (C struct atomgpu_intensity_params, TROVE's INTENSITY
-    ! block). No field has a default: set every one before atomgpu_linestrength_line_list.
+    ! block). No field but convention and action has a default: set every other one before
+    ! atomgpu_linestrength_line_list.
+    ! convention = ATOMGPU_CONVENTION_DOCUMENTED (default): CODATA 2018 h, k, c (exact) with
+    ! A_coef = 64 pi^4 1e-36/(3h), I_coef = 8 pi^3 1e-36/(3hc) computed from them; nu > 0;
+    ! THRESH_LINE compared with S; the J range of `filters` holds both J.
+    ! convention = ATOMGPU_CONVENTION_TROVE: TROVE's accuracy.f90 constants as TROVE holds them
+    ! (single-precision literals: h = 6.626068758654977e-27, k = 1.3806580130218952e-16,
+    ! c = 29979246592), and TROVE's rules: nu >= -small_ (2.220446049250313e-16); THRESH_LINE
+    ! compared with the raw sum of squared amplitudes (before / ndeg'' and g_ns (2J'+1)(2J''+1));
+    ! lines with A <= small_ dropped; lower g_ns < small_ dropped; TROVE's J rule (J'' >= j_min,
+    ! J' in {0} U [max(j_min,1), j_max], not J'' = J' = j_min); the degeneracy filter iff REDUCED.
+    ! action = ATOMGPU_ACTION_EMISSION: lower_block holds the emitting states I, the upper blocks
+    ! the final states F; nu = E_I - E_F, lower_energy applies to E_I, upper_energy to E_F;
+    ! A = A(I -> F) = A_coef (2J_F+1) L nu^3 and `intensity` is the emissivity
+    ! A h c nu g_ns (2J_I+1) exp(-c2 (E_I-zpe)/T)/(4 pi Q) [erg s^-1 sr^-1 per molecule] (ExoCross,
+    ! Yurchenko et al., A&A 614, A131 (2018)). TROVE itself writes no EMISSION line list.
+    ! action = ATOMGPU_ACTION_TM: only for atomgpu_linestrength_transition_moments.
     ! Energies are absolute (as given to atomgpu_linestrength_set_states); the energy windows and
     ! the Boltzmann factor use E - zpe.
     type, bind(C), public :: atomgpu_intensity_params_t
@@ -65,6 +89,8 @@ module atomgpu_linestrength
         real(c_double) :: thresh_line          ! THRESH_LINE: smallest line strength S kept [Debye^2]
         real(c_double) :: thresh_intens        ! THRESH_INTES: smallest intensity I kept [cm/molecule]
         integer(c_int64_t) :: batch            ! lower states per batch, >= 1 (TROVE's products per pass)
+        integer(c_int32_t) :: convention = 0   ! ATOMGPU_CONVENTION_DOCUMENTED or _TROVE
+        integer(c_int32_t) :: action = 0       ! ATOMGPU_ACTION_ABSORPTION, _EMISSION or _TM
     end type
 
     ! TROVE's line-list rules beyond the windows and thresholds (C struct atomgpu_line_filters), for
@@ -72,7 +98,8 @@ module atomgpu_linestrength
     ! _write_exomol. The defaults are no rule. SPECIES ARE NUMBERED FROM 1 here (TROVE's igamma;
     ! the wrappers convert to C's 0-based numbers).
     type, bind(C), public :: atomgpu_line_filters_t
-        integer(c_int32_t) :: j_min = 0               ! J'' and J' both in [j_min, j_max] (TROVE's J range)
+        integer(c_int32_t) :: j_min = 0               ! J range: both J in [j_min, j_max] (documented
+                                                      ! convention) or TROVE's J rule (TROVE convention)
         integer(c_int32_t) :: j_max = 32767
         integer(c_int32_t) :: reduced = 0             ! 1: TROVE's REDUCED (only d' = 1 summed, no 1/ndeg'')
         integer(c_int32_t) :: degeneracy_filter = 0   ! 1: TROVE's degeneracy filter (needs set_group)
@@ -165,6 +192,21 @@ module atomgpu_linestrength
             integer(c_int64_t), value :: capacity
             integer(c_int64_t), intent(inout) :: n_lines
             type(c_ptr), value :: upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity
+            integer(c_int64_t), intent(inout) :: counts(5)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_transition_moments(handle, lower_block, n_upper_blocks, upper_blocks, &
+                params, capacity, n_moments, upper_id, lower_id, wavenumber, moment, einstein_a, intensity, &
+                components, counts) bind(C, name="atomgpu_linestrength_transition_moments") result(status)
+            import :: c_int32_t, c_int64_t, c_ptr, atomgpu_intensity_params_t
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: lower_block, n_upper_blocks
+            integer(c_int32_t), intent(in) :: upper_blocks(*)
+            type(atomgpu_intensity_params_t), intent(in) :: params
+            integer(c_int64_t), value :: capacity
+            integer(c_int64_t), intent(inout) :: n_moments
+            type(c_ptr), value :: upper_id, lower_id, wavenumber, moment, einstein_a, intensity, components
             integer(c_int64_t), intent(inout) :: counts(5)
             integer(c_int32_t) :: status
         end function
@@ -392,8 +434,10 @@ contains
     ! columns of vectors(n_coefficients, n_states) with their energies [cm^-1].
     ! For a lower state i and an upper state f: L = a(f, i)^2 with a the amplitude (eq. 15),
     !   S = g_ns (2J'+1)(2J''+1) L                                        [Debye^2]
-    !   A = 3.1361892e-7 (2J''+1) L nu^3                                   [s^-1]
-    !   I = 4.1623797e-19 S nu exp(-c2 (E''-zpe)/T) (1 - exp(-c2 nu/T))/Q [cm/molecule]
+    !   A = A_coef (2J''+1) L nu^3                                         [s^-1]
+    !   I = I_coef S nu exp(-c2 (E''-zpe)/T) (1 - exp(-c2 nu/T))/Q        [cm/molecule]
+    ! A_coef = 64 pi^4 1e-36/(3h), I_coef = 8 pi^3 1e-36/(3hc), c2 = hc/k from CODATA 2018 (or
+    ! TROVE's constants with convention = ATOMGPU_CONVENTION_TROVE; see atomgpu_intensity_params_t).
     ! with nu = E' - E'' [cm^-1] and g_ns the lower block's nuclear-spin weight.
     ! IN FORTRAN v, row_start, col, block indices and state indices are numbered from 1 (the
     ! wrappers convert to the C interface's 0-based numbers); ExoMol state IDs (line lists,
@@ -1219,6 +1263,68 @@ contains
             end if
         end if
         call finish(status, stat, "atomgpu_linestrength_count_lines")
+    end subroutine
+
+    ! Transition moments between J = 0 states (TROVE's TM action; params%action must be
+    ! ATOMGPU_ACTION_TM; lower_block and upper_blocks J = 0 blocks with states): for each kept pair
+    ! (ordered by lower state, upper block, upper state), upper_id, lower_id (ExoMol IDs),
+    ! wavenumber nu = E_F - E_I [cm^-1], moment |TM| [Debye], einstein_a A_vib = A_coef |TM|^2 nu^3
+    ! [s^-1], intensity |TM|^2 I_coef nu exp(-c2 (E_I-zpe)/T)(1 - exp(-c2 nu/T))/Q [cm/molecule] and
+    ! components(m, d_I, d_F, e) = tm(m, d_I, d_F) [Debye] (TROVE's tm_deg(imu, idegI, idegF); zero
+    ! beyond the levels' components), with
+    !   tm(m, d_I, d_F) = sum_q u_F(q) sum_p u_I(p) dipole(v_p, v_q, m)
+    ! (u the primitive coefficients of the components). As TROVE: every species pair, no g_ns,
+    ! no THRESH_COEFF or THRESH_LINE, nu >= -small_ (the permanent moments, I = F, included) and
+    ! kept when |TM| >= thresh_intens (TROVE compares the moment with THRESH_INTES). All arrays have
+    ! one size, the capacity (components: shape (3, 3, 3, capacity)); with capacity 0 only n_moments
+    ! (and counts) are written: the count. More moments than the capacity:
+    ! ATOMGPU_ERR_INVALID_ARGUMENT, nothing written. counts(5) as for atomgpu_linestrength_line_list.
+    subroutine atomgpu_linestrength_transition_moments(h, lower_block, upper_blocks, params, n_moments, upper_id, &
+            lower_id, wavenumber, moment, einstein_a, intensity, components, stat, counts)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: lower_block
+        integer, intent(in), contiguous :: upper_blocks(:)
+        type(atomgpu_intensity_params_t), intent(in) :: params
+        integer(c_int64_t), intent(inout) :: n_moments
+        integer(c_int64_t), intent(inout), contiguous, target :: upper_id(:), lower_id(:)
+        real(c_double), intent(inout), contiguous, target :: wavenumber(:), moment(:), einstein_a(:), intensity(:)
+        real(c_double), intent(inout), contiguous, target :: components(:, :, :, :)
+        integer, intent(out), optional :: stat
+        integer(c_int64_t), intent(inout), optional :: counts(5)
+        integer(c_int32_t) :: status
+        integer(c_int32_t), allocatable :: uppers0(:)
+        integer(c_int64_t) :: capacity, counted(5)
+        type(c_ptr) :: p(7)
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_line_list(h, lower_block, upper_blocks, status, uppers0)
+        capacity = size(upper_id, kind=c_int64_t)
+        call reject(size(lower_id, kind=c_int64_t) == capacity, 9, size_message("lower_id", &
+            size(lower_id, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call reject(size(wavenumber, kind=c_int64_t) == capacity, 10, size_message("wavenumber", &
+            size(wavenumber, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call reject(size(moment, kind=c_int64_t) == capacity, 11, size_message("moment", &
+            size(moment, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call reject(size(einstein_a, kind=c_int64_t) == capacity, 12, size_message("einstein_a", &
+            size(einstein_a, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call reject(size(intensity, kind=c_int64_t) == capacity, 13, size_message("intensity", &
+            size(intensity, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call reject(all(shape(components, kind=c_int64_t) == [3_c_int64_t, 3_c_int64_t, 3_c_int64_t, capacity]), &
+            14, "argument `components`: must have shape (3, 3, 3, capacity), capacity = size(upper_id) = " // &
+            itoa(capacity), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            if (capacity > 0) then
+                p = [c_loc(upper_id), c_loc(lower_id), c_loc(wavenumber), c_loc(moment), c_loc(einstein_a), &
+                    c_loc(intensity), c_loc(components)]
+            else
+                p = c_null_ptr
+            end if
+            status = c_atomgpu_linestrength_transition_moments(h%ptr, int(lower_block - 1, c_int32_t), &
+                int(size(upper_blocks), c_int32_t), uppers0, params, capacity, n_moments, p(1), p(2), p(3), p(4), &
+                p(5), p(6), p(7), counted)
+            if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
+        end if
+        call finish(status, stat, "atomgpu_linestrength_transition_moments")
     end subroutine
 
     ! Checks the 1-based species of the optional `filters` (C argument position `position`); the

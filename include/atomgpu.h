@@ -94,16 +94,41 @@
  */
 #define ATOMGPU_VERSION_MAJOR 0
 
-#define ATOMGPU_VERSION_MINOR 3
+#define ATOMGPU_VERSION_MINOR 4
 
 #define ATOMGPU_VERSION_PATCH 0
 
 /**
  * Version of the C ABI; the Fortran module checks it on first use.
  */
-#define ATOMGPU_ABI_VERSION 4
+#define ATOMGPU_ABI_VERSION 5
 
 
+
+/**
+ * `atomgpu_intensity_params.convention`: CODATA 2018 constants and atomgpu's documented rules.
+ */
+#define ATOMGPU_CONVENTION_DOCUMENTED 0
+
+/**
+ * `atomgpu_intensity_params.convention`: TROVE's constants and rules.
+ */
+#define ATOMGPU_CONVENTION_TROVE 1
+
+/**
+ * `atomgpu_intensity_params.action`: absorption lines.
+ */
+#define ATOMGPU_ACTION_ABSORPTION 0
+
+/**
+ * `atomgpu_intensity_params.action`: emission lines (emissivities).
+ */
+#define ATOMGPU_ACTION_EMISSION 1
+
+/**
+ * `atomgpu_intensity_params.action`: transition moments (`atomgpu_linestrength_transition_moments`).
+ */
+#define ATOMGPU_ACTION_TM 2
 
 /**
  * Statistics code: Fermi-Dirac electrons (Pauli blocking of every outgoing electron).
@@ -255,11 +280,31 @@ typedef int32_t (*atomgpu_progress_callback)(void *user_data,
                                              double total);
 
 /**
- * Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. A line from lower
- * state (E'') to upper state (E') is kept when nu = E' - E'' > 0, nu lies in `freq_window`,
- * E'' - zpe in `lower_energy`, E' - zpe in `upper_energy`, S >= `thresh_line` and
- * I >= `thresh_intens`. Windows are closed intervals [min, max] (min <= max, infinite bounds
+ * Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. With the documented
+ * convention (`convention` 0), a line from lower state (E'') to upper state (E') is kept when
+ * nu = E' - E'' > 0, nu lies in `freq_window`, E'' - zpe in `lower_energy`, E' - zpe in
+ * `upper_energy`, S >= `thresh_line` and I >= `thresh_intens`. With TROVE's convention
+ * (`convention` 1) the rules are TROVE's (dipole.f90 `intens_filter`, `dm_intensity_symmvec`):
+ * nu >= -2.220446049250313e-16 (TROVE's small_) instead of nu > 0; THRESH_LINE compared with
+ * the raw sum of the squared amplitudes, before the division by ndeg'' and before
+ * g_ns (2J'+1)(2J''+1); lines with A <= small_ dropped (TROVE's .trans cut; counted with the
+ * thresholds); pairs whose lower g_ns < small_ dropped; TROVE's J rule and degeneracy filter
+ * (`atomgpu_line_filters`). Windows are closed intervals [min, max] (min <= max, infinite bounds
  * allowed).
+ *
+ * Constants: convention 0 uses CODATA 2018 (h = 6.62607015e-27 erg s, k = 1.380649e-16 erg/K,
+ * c = 2.99792458e10 cm/s, exact), convention 1 TROVE's accuracy.f90 values as TROVE holds them
+ * (its literals are single precision: h = 6.626068758654977e-27, k = 1.3806580130218952e-16,
+ * c = 29979246592); A_coef = 64 pi^4 1e-36/(3h) and I_coef = 8 pi^3 1e-36/(3hc) are computed
+ * from them (TROVE mode: 3.136189321927909e-7 and 4.162379727631667e-19).
+ *
+ * Emission (`action` 1; TROVE's EMISSION, for which TROVE itself writes no line list): the
+ * lower block holds the emitting states I, the upper blocks the final states F, nu = E_I - E_F;
+ * `lower_energy` applies to E_I - zpe, `upper_energy` to E_F - zpe; A = A_coef (2J_F+1) L nu^3
+ * is A(I -> F), and the intensity is the emissivity (ExoCross, Yurchenko et al., A&A 614, A131
+ * (2018)) A h c nu g_ns (2J_I+1) exp(-c2 (E_I - zpe)/T) / (4 pi Q) in erg s^-1 sr^-1 per
+ * molecule, compared with `thresh_intens`. Transition moments (`action` 2) are computed by
+ * `atomgpu_linestrength_transition_moments` only; the line-list functions refuse them.
  */
 typedef struct atomgpu_intensity_params {
     /**
@@ -303,6 +348,16 @@ typedef struct atomgpu_intensity_params {
      * Lower states per batch (the batch of eq. 14's products), >= 1.
      */
     int64_t batch;
+    /**
+     * `ATOMGPU_CONVENTION_DOCUMENTED` (0: CODATA 2018, atomgpu's rules) or
+     * `ATOMGPU_CONVENTION_TROVE` (1: TROVE's constants and rules).
+     */
+    int32_t convention;
+    /**
+     * `ATOMGPU_ACTION_ABSORPTION` (0), `ATOMGPU_ACTION_EMISSION` (1) or `ATOMGPU_ACTION_TM` (2,
+     * transition moments).
+     */
+    int32_t action;
 } atomgpu_intensity_params;
 
 /**
@@ -313,8 +368,10 @@ typedef struct atomgpu_intensity_params {
  */
 typedef struct atomgpu_line_filters {
     /**
-     * J range (TROVE's `J` of the INTENSITY block): a line is kept only when J'' and J' both lie
-     * in [j_min, j_max], 0 <= j_min <= j_max.
+     * J range [j_min, j_max] (TROVE's `J` of the INTENSITY block), 0 <= j_min <= j_max. Documented
+     * convention: a line is kept only when J'' and J' both lie in it. TROVE convention, TROVE's
+     * rule: J'' >= j_min, J' in {0} U [max(j_min, 1), j_max] (the J TROVE loads), and not
+     * J'' = J' = j_min.
      */
     int32_t j_min;
     int32_t j_max;
@@ -325,7 +382,9 @@ typedef struct atomgpu_line_filters {
     int32_t reduced;
     /**
      * TROVE's `degeneracy_filter` (0 or 1): component pairs the group's rules forbid are dropped
-     * from the sum (needs `atomgpu_linestrength_set_group`).
+     * from the sum (needs `atomgpu_linestrength_set_group`). Documented convention only: with the
+     * TROVE convention the filter is applied exactly when `reduced` is 1 (TROVE's rule), and this
+     * field is not used.
      */
     int32_t degeneracy_filter;
     /**
@@ -1239,7 +1298,7 @@ int32_t atomgpu_linestrength_half(struct atomgpu_linestrength *handle,
  * Transition amplitudes (paper eq. 15 before squaring) a(f, i) = sum_p c^f_p h_p(i), in Debye,
  * of every stored state f of an upper block with every state i of the loaded lower batch. Their
  * squares are L = a^2 (Debye^2), from which S = g_ns (2J'+1)(2J''+1) L and
- * A = 3.1361892e-7 (2J''+1) L nu^3 s^-1 follow. For degenerate species, one amplitude per pair of
+ * A = A_coef (2J''+1) L nu^3 s^-1 follow. For degenerate species, one amplitude per pair of
  * components, a(f, d'; i, d'') = (T_d' c^f) . h(T_d'' c^i) (TROVE's `linestr_deg(d'', d')`), and
  * L = sum of their squares / ndeg''.
  *
@@ -1269,8 +1328,8 @@ int32_t atomgpu_linestrength_amplitudes(struct atomgpu_linestrength *handle,
  * ```text
  *   nu = E' - E''                                                            cm^-1 (> 0)
  *   S  = g_ns (2J'+1)(2J''+1) a^2                                            Debye^2
- *   A  = 3.1361892e-7 (2J''+1) a^2 nu^3                                      s^-1 (eq. 1)
- *   I  = 4.1623797e-19 S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q    cm/molecule (eq. 2)
+ *   A  = A_coef (2J''+1) a^2 nu^3                                            s^-1 (eq. 1)
+ *   I  = I_coef S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q           cm/molecule (eq. 2)
  * ```
  * with a the amplitude of eq. 15, g_ns the lower block's weight, c2 = hc/k (CODATA 2010 as in
  * TROVE). Lines come ordered by lower state, then by position of the upper block in
@@ -1391,6 +1450,7 @@ int32_t atomgpu_linestrength_write_exomol(struct atomgpu_linestrength *handle,
                                           int64_t *counts);
 
 /**
+<<<<<<< HEAD
  * Writes the whole line list of the stored states as TROVE's own `<stem>.states` and
  * `<stem>.trans` (TROVE's ExoMol-format files; TROVE names them `<linelist>_<J1>_<J2>`), digit
  * for digit as TROVE's intensity step writes them:
@@ -1420,11 +1480,52 @@ int32_t atomgpu_linestrength_write_exomol(struct atomgpu_linestrength *handle,
  * - `counts` (output, may be NULL): 5 counts as `atomgpu_linestrength_line_list_filtered`'s.
  *
  * A file that cannot be written is `ATOMGPU_ERR_IO`.
+=======
+ * Transition moments between J = 0 states, TROVE's TM action (dipole.f90
+ * `do_1st_half_tm_symmvec` and the TM branch of `dm_intensity_symmvec`): for every stored level
+ * I of the J = 0 block `lower_block` and every stored level F of the J = 0 blocks
+ * `upper_blocks`, with u^I_(d_I), u^F_(d_F) the primitive coefficients of their components,
+ *
+ * ```text
+ *   tm(m, d_I, d_F) = sum_q u^F_(d_F)(q) sum_p u^I_(d_I)(p) dipole(v_p, v_q, m)       Debye
+ *   |TM| = sqrt(sum tm^2),  A_vib = A_coef |TM|^2 |nu|^3 (s^-1),
+ *   I = |TM|^2 I_coef |nu| exp(-c2 (E_I - zpe)/T) (1 - exp(-c2 |nu|/T)) / Q (cm/molecule)
+ * ```
+ * with nu = E_F - E_I. As TROVE: every species pair, no nuclear-spin or (2J+1) factor, no
+ * THRESH_COEFF or THRESH_LINE; kept when E_I - zpe is in `lower_energy`, E_F - zpe in
+ * `upper_energy`, nu in `freq_window`, nu >= -2.220446049250313e-16 (the diagonal pairs, the
+ * permanent moments, included) and |TM| >= `thresh_intens` (TROVE compares the moment, in
+ * Debye, with THRESH_INTES). The convention picks the constants. Order: by lower state, then
+ * upper block (its position in `upper_blocks`), then upper state.
+ *
+ * - `handle`: the handle.
+ * - `lower_block`: 0-based index of a J = 0 block with states.
+ * - `n_upper_blocks` (>= 0), `upper_blocks`: 0-based indices of J = 0 blocks with states.
+ * - `params`: `action` must be 2 (TM); temperature, partition function, windows, `thresh_intens`,
+ *   `batch` and `convention` are used.
+ * - `capacity` (>= 0): moments each output array holds.
+ * - `n_moments` (output): the number of moments kept.
+ * - `upper_id`, `lower_id` (outputs, `capacity`): ExoMol IDs of F and I.
+ * - `wavenumber`, `moment`, `einstein_a`, `intensity` (outputs, `capacity`): nu (cm^-1), |TM|
+ *   (Debye), A_vib (s^-1), I (cm/molecule).
+ * - `components` (output, 27 `capacity` entries): moment e's tm(m, d_I, d_F) (Debye) at
+ *   `27 e + m + 3 (d_I + 3 d_F)`, m = 0, 1, 2 for x, y, z; zero where d_I or d_F is beyond the
+ *   level's components.
+ * - `counts` (output, 5 entries, may be NULL): as `atomgpu_linestrength_line_list_filtered`'s
+ *   (no pair is dropped by rules).
+ *
+ * Count query: with `upper_id` NULL only `*n_moments` (and `counts`) is written; the moments are
+ * computed to count them. Otherwise all seven arrays must be non-NULL; when the count exceeds
+ * `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives
+ * the count needed) and writes nothing. Progress: lower states done, task
+ * "atomgpu_linestrength_transition_moments".
+>>>>>>> i29-mode
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
  * may be any value (it is looked up in the registry of live handles, never dereferenced).
  */
+<<<<<<< HEAD
 int32_t atomgpu_linestrength_write_trove(struct atomgpu_linestrength *handle,
                                          const char *stem,
                                          int64_t n_states,
@@ -1437,6 +1538,23 @@ int32_t atomgpu_linestrength_write_trove(struct atomgpu_linestrength *handle,
                                          const struct atomgpu_intensity_params *params,
                                          const struct atomgpu_line_filters *filters,
                                          int64_t *counts);
+=======
+int32_t atomgpu_linestrength_transition_moments(struct atomgpu_linestrength *handle,
+                                                int32_t lower_block,
+                                                int32_t n_upper_blocks,
+                                                const int32_t *upper_blocks,
+                                                const struct atomgpu_intensity_params *params,
+                                                int64_t capacity,
+                                                int64_t *n_moments,
+                                                int64_t *upper_id,
+                                                int64_t *lower_id,
+                                                double *wavenumber,
+                                                double *moment,
+                                                double *einstein_a,
+                                                double *intensity,
+                                                double *components,
+                                                int64_t *counts);
+>>>>>>> i29-mode
 
 /**
  * ExoMol ID of a stored state: 1 + the number of states stored in earlier blocks + `state`

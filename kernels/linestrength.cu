@@ -81,13 +81,20 @@ extern "C" __global__ void ls_csr_times(long long rows, long long cols, long lon
 struct LineRule {
     long long n_upper, n_levels, ndeg_lower, ndeg_upper;
     unsigned long long kept_mask;  // bit d_i + 3 d_f: component pair kept
-    double weight;                 // 1/ndeg_lower, or 1 (REDUCED)
-    double degeneracy;             // g_ns (2J'+1)(2J''+1)
-    long long j_lower;
+    unsigned long long mode;       // bit 0: TROVE's rules, bit 1: emission
+    double divisor;                // ndeg_lower, or 1 (REDUCED)
+    double gns;                    // g_ns of the lower block
+    double rotational;             // (2J'+1)(2J''+1)
+    double einstein_factor;        // A_coef (2J_A+1)
+    double intensity_coefficient;  // I_coef
+    double emission_factor;        // h c g_ns (2J''+1) / (4 pi)
     double zpe, beta, partition_function;
     double freq_window[2], lower_energy[2], upper_energy[2];
     double thresh_line, thresh_intens;
 };
+
+// TROVE's small_ = epsilon(1d0) (filters::SMALL).
+#define TROVE_SMALL 2.220446049250313e-16
 
 // A kept line (filters::RawLine, same layout).
 struct RawLine {
@@ -98,19 +105,23 @@ struct RawLine {
 // counters[0]: lines kept (their slots in `lines`), [1]: pairs outside the windows, [2]: pairs
 // below the thresholds, [3]: smallest index i n_upper + f of a pair whose S, A or I is not finite
 // (ULLONG_MAX on entry). One thread per pair (upper level f, batch level i); the same verdict as
-// filters::LineRule::judge, with the amplitudes at f + n_upper (d_i + ndeg_lower (i + n_levels d_f)).
+// filters::LineRule::judge (same operations in the same order), with the amplitudes at
+// f + n_upper (d_i + ndeg_lower (i + n_levels d_f)).
 extern "C" __global__ void ls_lines(LineRule rule, const double* amplitudes, const double* lower_energies,
                                     const double* upper_energies, RawLine* lines,
                                     unsigned long long* counters) {
     long long total = rule.n_upper * rule.n_levels;
+    bool trove = (rule.mode & 1ULL) != 0;
+    bool emission = (rule.mode & 2ULL) != 0;
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
          idx += (long long)gridDim.x * blockDim.x) {
         long long f = idx % rule.n_upper;
         long long i = idx / rule.n_upper;
         double e_lower = lower_energies[i];
         double e_upper = upper_energies[f];
-        double nu = e_upper - e_lower;
-        bool inside = nu > 0.0 && nu >= rule.freq_window[0] && nu <= rule.freq_window[1] &&
+        double nu = emission ? e_lower - e_upper : e_upper - e_lower;
+        bool direction = trove ? nu >= -TROVE_SMALL : nu > 0.0;
+        bool inside = direction && nu >= rule.freq_window[0] && nu <= rule.freq_window[1] &&
                       e_lower - rule.zpe >= rule.lower_energy[0] && e_lower - rule.zpe <= rule.lower_energy[1] &&
                       e_upper - rule.zpe >= rule.upper_energy[0] && e_upper - rule.zpe <= rule.upper_energy[1];
         if (!inside) {
@@ -126,19 +137,27 @@ extern "C" __global__ void ls_lines(LineRule rule, const double* amplitudes, con
                 }
             }
         }
-        double squared = rule.weight * sum;
-        double linestrength = rule.degeneracy * squared;
+        double squared = sum / rule.divisor;
         double anu = fabs(nu);
-        // intensity::einstein_a and intensity::absorption_intensity_at.
-        double einstein_a = 3.1361892e-7 * (double)(2 * rule.j_lower + 1) * squared * (anu * anu * anu);
-        double boltzmann = anu * exp(-(e_lower - rule.zpe) * rule.beta) * (1.0 - exp(-anu * rule.beta)) /
-                           rule.partition_function;
-        double intensity = linestrength * 4.1623797e-19 * boltzmann;
+        double linestrength = squared * rule.gns * rule.rotational;
+        double einstein_a = rule.einstein_factor * squared * (anu * anu * anu);
+        double intensity;
+        if (emission) {
+            intensity = einstein_a * rule.emission_factor * anu * exp(-(e_lower - rule.zpe) * rule.beta) /
+                        rule.partition_function;
+        } else {
+            // intensity::boltzmann_factor.
+            double boltzmann = anu * exp(-(e_lower - rule.zpe) * rule.beta) * (1.0 - exp(-anu * rule.beta)) /
+                               rule.partition_function;
+            intensity = linestrength * rule.intensity_coefficient * boltzmann;
+        }
         if (!isfinite(linestrength) || !isfinite(einstein_a) || !isfinite(intensity)) {
             atomicMin(&counters[3], (unsigned long long)idx);
             continue;
         }
-        if (intensity >= rule.thresh_intens && linestrength >= rule.thresh_line) {
+        double line_quantity = trove ? sum : linestrength;
+        if (line_quantity >= rule.thresh_line && intensity >= rule.thresh_intens &&
+            (!trove || einstein_a > TROVE_SMALL)) {
             unsigned long long slot = atomicAdd(&counters[0], 1ULL);
             RawLine line = {f, i, nu, linestrength, einstein_a, intensity};
             lines[slot] = line;

@@ -116,6 +116,8 @@ fn line_list_params() -> atomgpu_intensity_params {
         thresh_line: 0.0,
         thresh_intens: 0.0,
         batch: 1,
+        convention: 0,
+        action: 0,
     }
 }
 

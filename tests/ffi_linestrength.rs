@@ -1,13 +1,13 @@
 //! The C ABI of the line-strength family (src/ffi/linestrength.rs), called from Rust through its
 //! `extern "C"` functions, against closed forms:
-//! - a diatomic J = 1 <- 0 line: A = 3.1361892e-7 mu^2 nu^3 / 3 s^-1 (paper eq. 1 in TROVE's
+//! - a diatomic J = 1 <- 0 line: A = A_coef mu^2 nu^3 / 3 s^-1 (paper eq. 1 in TROVE's
 //!   units with the R(0) Hoenl-London factor), S = mu^2, a^2 = mu^2 / 3;
 //! - the Hoenl-London factors of a parallel band of a symmetric top (Herzberg II, eqs. IV,81;
 //!   Bunker & Jensen table 14-5): for J'' = 4, K = 2, P (J^2-K^2)/J = 3.0, Q K^2(2J+1)/(J(J+1)) =
 //!   1.8, R ((J+1)^2-K^2)/(J+1) = 4.2, as sum_f (2J'+1)(2J''+1) a^2 over full upper Wang sets
 //!   (amplitudes; half-linestrengths; an upper block given through a sparse orthogonal unfolding);
 //! - a vibrational J = 1 <- 0 band of two vibrational functions: each absorbing line has
-//!   A = 3.1361892e-7 mu_(v v')^2 nu^3 / 3, with the count query and the capacity rule of
+//!   A = A_coef mu_(v v')^2 nu^3 / 3, with the count query and the capacity rule of
 //!   atomgpu_linestrength_line_list;
 //! - degenerate species (issue 13) on a rigid symmetric top in C3v(M): an E level's line strength
 //!   is the Hoenl-London factor of its K through TROVE's sum over the component pairs / ndeg''
@@ -27,7 +27,9 @@ use std::ptr::{null, null_mut};
 const SENTINEL: f64 = -12345.0;
 const ISENTINEL: i64 = -7;
 /// Paper eq. 1 prefactor in TROVE's units (s^-1 D^-2 cm^3).
-const EINSTEIN: f64 = 3.1361892e-7;
+/// 64 pi^4 1e-36 / (3h), CODATA 2018 h = 6.62607015e-27 erg s: mpmath (300 bits),
+/// 3.13618866338954369161142535951e-7.
+const EINSTEIN: f64 = 3.1361886633895437e-7;
 
 fn last_message() -> String {
     let n = unsafe { atomgpu_last_error_message(null_mut(), 0) };
@@ -53,6 +55,8 @@ fn params() -> atomgpu_intensity_params {
         thresh_line: 0.0,
         thresh_intens: 0.0,
         batch: 3,
+        convention: 0,
+        action: 0,
     }
 }
 

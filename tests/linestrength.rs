@@ -1,19 +1,29 @@
 //! Line strengths on the CPU reference, against closed forms and exact identities:
 //! - Hoenl-London factors of a parallel band of a symmetric top (Bunker & Jensen, Table 14-5 /
 //!   Herzberg: R (J+1)^2-K^2)/(J+1), Q K^2(2J+1)/(J(J+1)), P (J^2-K^2)/J; for J''=4, K=2: 4.2, 1.8, 3.0);
-//! - the Einstein A of a diatomic J=1 <- 0 line, 3.1361892e-7 mu^2 nu^3 / 3 s^-1, and of a rigid
-//!   rotor's R branch, 3.1361892e-7 mu^2 nu^3 (J''+1)/(2J''+3);
+//! - the Einstein A of a diatomic J=1 <- 0 line, A_coef mu^2 nu^3 / 3 s^-1, and of a rigid
+//!   rotor's R branch, A_coef mu^2 nu^3 (J''+1)/(2J''+3);
 //! - the sum rule sum_f (2J'+1)(2J''+1) s^2 = (2J''+1) sum_m |mu_m^T C|^2 for complete upper sets
 //!   (orthogonality of the rotation matrices), to 1e-13;
 //! - the GEMM formulation against the direct transcription of TROVE's eq. 14 loop, to 1e-13, with
 //!   and without coefficient thresholds and a symmetrised basis with a sparse unfolding.
+//!
+//! A_coef, I_coef and c2 are the CODATA 2018 values computed independently with mpmath (below).
 
 #[path = "support/molecule.rs"]
 mod molecule;
 
 use atomgpu::backend::Backend;
 use atomgpu::linestrength::cpu::direct_half_linestrength;
-use atomgpu::linestrength::{exomol, intensity, BlockSpec, IntensityParams, LineStrength, Options, Unfolding};
+use atomgpu::linestrength::{exomol, Action, BlockSpec, Convention, IntensityParams, LineStrength, Options, Unfolding};
+
+/// 64 pi^4 1e-36 / (3h) with CODATA 2018 h = 6.62607015e-27 erg s (exact): mpmath at 300 bits,
+/// 3.13618866338954369161142535951e-7 s^-1 D^-2 cm^3 (A = A_COEF (2J''+1) L nu^3).
+const A_COEF: f64 = 3.1361886633895437e-7;
+/// 8 pi^3 1e-36 / (3hc), CODATA 2018 h and c = 2.99792458e10 cm/s: mpmath, 4.16237896357627952144125383928e-19.
+const I_COEF: f64 = 4.1623789635762795e-19;
+/// c2 = hc/k, CODATA 2018 (k = 1.380649e-16 erg/K): mpmath, 1.43877687750393380214667160154 cm K.
+const C2: f64 = 1.4387768775039338;
 use molecule::*;
 
 fn cpu_handle(n_vib: usize, dipole: &[f64]) -> LineStrength {
@@ -45,6 +55,8 @@ fn params(temperature: f64) -> IntensityParams {
         thresh_line: 0.0,
         thresh_intens: 0.0,
         batch: 3,
+        convention: Convention::Documented,
+        action: Action::Absorption,
     }
 }
 
@@ -83,7 +95,7 @@ fn diatomic_j1_from_j0_has_the_closed_form_einstein_a() {
     let lines = h.line_list(lower, &[upper], &params(296.0)).unwrap();
     assert_eq!(lines.len(), 1);
     let nu = 2.0 * b;
-    let expect = 3.1361892e-7 * mu * mu * nu.powi(3) / 3.0;
+    let expect = A_COEF * mu * mu * nu.powi(3) / 3.0;
     assert!((lines[0].einstein_a / expect - 1.0).abs() < 1e-14, "{} vs {expect}", lines[0].einstein_a);
     assert!((lines[0].linestrength / (mu * mu) - 1.0).abs() < 1e-14, "S = 3 * mu^2/3");
 }
@@ -102,17 +114,17 @@ fn rigid_rotor_line_list_matches_the_closed_forms() {
         })
         .collect();
     let p = IntensityParams { partition_function: q, ..params(t) };
-    let beta = intensity::PLANCK * intensity::LIGHT_SPEED / (intensity::BOLTZMANN * t);
+    let beta = C2 / t;
     for j in 0..6u32 {
         let uppers: Vec<usize> = ids.iter().copied().filter(|&u| u.abs_diff(ids[j as usize]) == 1).collect();
         let lines = h.line_list(ids[j as usize], &uppers, &p).unwrap();
         assert_eq!(lines.len(), 1, "only the R line absorbs from J''={j}");
         let nu = 2.0 * b * (j + 1) as f64;
         let jf = j as f64;
-        let a = 3.1361892e-7 * mu * mu * nu.powi(3) * (jf + 1.0) / (2.0 * jf + 3.0);
+        let a = A_COEF * mu * mu * nu.powi(3) * (jf + 1.0) / (2.0 * jf + 3.0);
         let s = mu * mu * (jf + 1.0);
         let e = b * jf * (jf + 1.0);
-        let i = 4.1623797e-19 * s * nu * (-beta * e).exp() * (1.0 - (-beta * nu).exp()) / q;
+        let i = I_COEF * s * nu * (-beta * e).exp() * (1.0 - (-beta * nu).exp()) / q;
         let l = lines[0];
         assert!((l.wavenumber - nu).abs() < 1e-12);
         assert!((l.einstein_a / a - 1.0).abs() < 1e-13, "A: {} vs {a}", l.einstein_a);
@@ -329,7 +341,7 @@ fn exomol_files_have_ids_energies_and_a_coefficients() {
     let second: Vec<&str> = states.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(&second[..4], &["2", "4.000000", "3", "1"]);
     let t: Vec<&str> = trans.split_whitespace().collect();
-    let a = 3.1361892e-7 * 64.0 / 3.0;
+    let a = A_COEF * 64.0 / 3.0;
     assert_eq!(t[0], "2");
     assert_eq!(t[1], "1");
     assert!((t[2].parse::<f64>().unwrap() / a - 1.0).abs() < 1e-4);

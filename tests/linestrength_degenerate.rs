@@ -17,7 +17,14 @@ mod trove;
 
 use atomgpu::backend::Backend;
 use atomgpu::linestrength::cpu::direct_half_linestrength;
-use atomgpu::linestrength::{BlockSpec, IntensityParams, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding};
+use atomgpu::linestrength::{
+    Action, BlockSpec, Convention, IntensityParams, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding,
+};
+
+/// 8 pi^3 1e-36 / (3hc), CODATA 2018 h and c = 2.99792458e10 cm/s: mpmath, 4.16237896357627952144125383928e-19.
+const I_COEF: f64 = 4.1623789635762795e-19;
+/// c2 = hc/k, CODATA 2018 (k = 1.380649e-16 erg/K): mpmath, 1.43877687750393380214667160154 cm K.
+const C2: f64 = 1.4387768775039338;
 use degenerate::{random_block, DegenerateBlock};
 use molecule::*;
 
@@ -35,6 +42,8 @@ fn params(batch: usize) -> IntensityParams {
         thresh_line: 0.0,
         thresh_intens: 0.0,
         batch,
+        convention: Convention::Documented,
+        action: Action::Absorption,
     }
 }
 
@@ -317,7 +326,7 @@ fn filters_drop_exactly_the_lines_the_rules_drop_and_count_them() {
             let n = lb.n_states();
             h.load_lower_states(lower, &(0..n).collect::<Vec<_>>(), 0.0).unwrap();
             let a = h.amplitudes(u, 0.0).unwrap();
-            let beta = 6.62606957e-27 * 2.99792458e10 / (1.3806488e-16 * p.temperature);
+            let beta = C2 / p.temperature;
             for ii in 0..n {
                 for f in 0..ub.n_states() {
                     let (el, eu) = (lb.energies[ii], ub.energies[f]);
@@ -337,7 +346,7 @@ fn filters_drop_exactly_the_lines_the_rules_drop_and_count_them() {
                         }
                     }
                     let s = lb.gns * ((2 * lb.labels.j + 1) * (2 * ub.labels.j + 1)) as f64 * sum / lb.ndeg as f64;
-                    let intensity = 4.1623797e-19 * s * nu * (-(el - p.zpe) * beta).exp() * (1.0 - (-nu * beta).exp())
+                    let intensity = I_COEF * s * nu * (-(el - p.zpe) * beta).exp() * (1.0 - (-nu * beta).exp())
                         / p.partition_function;
                     if s >= p.thresh_line && intensity >= p.thresh_intens {
                         kept.push((u, ii, f, s, intensity));

@@ -15,7 +15,9 @@ mod molecule;
 
 use atomgpu::backend::Backend;
 use atomgpu::error::Error;
-use atomgpu::linestrength::{even_batches, IntensityParams, Line, LineFilters, LineStrength, Options, SymmetryGroup};
+use atomgpu::linestrength::{
+    even_batches, Action, Convention, IntensityParams, Line, LineFilters, LineStrength, Options, SymmetryGroup,
+};
 use degenerate::{random_block, DegenerateBlock};
 use molecule::*;
 
@@ -60,6 +62,8 @@ fn params(batch: usize) -> IntensityParams {
         thresh_line: 0.0,
         thresh_intens: 1e-32,
         batch,
+        convention: Convention::Documented,
+        action: Action::Absorption,
     }
 }
 

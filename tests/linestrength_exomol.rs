@@ -7,7 +7,9 @@
 //! (`exomol::write_trans` of the lines `line_list_stream` gives) and one `.states` line per state.
 
 use atomgpu::error::Error;
-use atomgpu::linestrength::{exomol, BlockSpec, IntensityParams, Line, LineFilters, LineStrength, Options};
+use atomgpu::linestrength::{
+    exomol, Action, BlockSpec, Convention, IntensityParams, Line, LineFilters, LineStrength, Options,
+};
 use atomgpu::progress;
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
@@ -50,6 +52,8 @@ fn params() -> IntensityParams {
         thresh_line: 0.0,
         thresh_intens: 0.0,
         batch: 4,
+        convention: Convention::Documented,
+        action: Action::Absorption,
     }
 }
 

@@ -14,7 +14,7 @@ mod molecule;
 mod gpu;
 
 use atomgpu::backend::Backend;
-use atomgpu::linestrength::{IntensityParams, LineStrength, Options};
+use atomgpu::linestrength::{Action, Convention, IntensityParams, LineStrength, Options};
 use molecule::*;
 
 const TOLERANCE: f64 = 1e-12;
@@ -95,6 +95,8 @@ fn gpu_equals_cpu() {
             thresh_line: 0.0,
             thresh_intens: 0.0,
             batch: 4,
+            convention: Convention::Documented,
+            action: Action::Absorption,
         };
         let (lg, lc) =
             (on_gpu.line_list(1, &[0, 1, 2], &params).unwrap(), on_cpu.line_list(1, &[0, 1, 2], &params).unwrap());
@@ -188,6 +190,8 @@ fn gpu_equals_cpu_for_degenerate_species_and_filters() {
             thresh_line: 0.0,
             thresh_intens: 0.0,
             batch,
+            convention: Convention::Documented,
+            action: Action::Absorption,
         };
         let filters = LineFilters {
             reduced: n_vib == 13,
@@ -332,5 +336,92 @@ fn assert_same_lines(x: &[atomgpu::linestrength::Line], y: &[atomgpu::linestreng
         assert!((l.intensity - m.intensity).abs() <= TOLERANCE * l.intensity);
         assert!((l.einstein_a - m.einstein_a).abs() <= TOLERANCE * l.einstein_a);
         assert_eq!(l.wavenumber, m.wavenumber);
+    }
+}
+
+/// TROVE's convention (its J rule, THRESH_LINE on the raw sum, nu >= -small_, the A cut),
+/// emission, and the transition moments of TROVE's TM: the device judges exactly as the CPU
+/// (same counts, same lines to 1e-12) and the moments agree component by component to 1e-12 (of
+/// the largest), on random non-zero inputs at Nvib = 37 and 61 (no tile multiple), batches of 3
+/// and 5 levels.
+#[test]
+fn gpu_equals_cpu_for_trove_mode_emission_and_moments() {
+    use atomgpu::linestrength::LineFilters;
+    let Some(gpu) = gpu::cuda_device().map(Backend::Cuda) else { return };
+    let mut rng = Rng::new(53);
+    for (n_vib, batch) in [(37usize, 3usize), (61, 5)] {
+        let dipole = random_dipole(&mut rng, n_vib);
+        // J = 0, 1, 2 blocks with energies interleaved (every direction of nu occurs) and a second
+        // J = 0 block for the moments.
+        let blocks: Vec<(Labels, Vec<f64>, Vec<f64>)> = [0u32, 1, 2, 0]
+            .iter()
+            .map(|&j| {
+                let l = full_block(j, n_vib);
+                let n_states = 7 + j as usize;
+                let energies: Vec<f64> = (0..n_states).map(|s| 300.0 * j as f64 + 211.0 * s as f64).collect();
+                let states = random_values(&mut rng, l.len() * n_states);
+                (l, energies, states)
+            })
+            .collect();
+        let mut on_gpu = handle(gpu.clone(), n_vib, &dipole, &blocks, 0);
+        let mut on_cpu = handle(Backend::Cpu, n_vib, &dipole, &blocks, 0);
+        let mut p = IntensityParams {
+            temperature: 700.0,
+            partition_function: 90.0,
+            zpe: 0.0,
+            freq_window: [-10.0, 1e5],
+            lower_energy: [0.0, 1e5],
+            upper_energy: [0.0, 1e5],
+            thresh_coeff: 0.0,
+            thresh_line: 0.0,
+            thresh_intens: 0.0,
+            batch,
+            convention: Convention::Trove,
+            action: Action::Absorption,
+        };
+        let filters = LineFilters { j_range: [1, 2], ..LineFilters::default() };
+        for (convention, action) in [
+            (Convention::Trove, Action::Absorption),
+            (Convention::Trove, Action::Emission),
+            (Convention::Documented, Action::Emission),
+        ] {
+            p.convention = convention;
+            p.action = action;
+            p.thresh_line = 0.0;
+            let all = on_cpu.line_list_filtered(1, &[0, 1, 2], &p, &filters).unwrap();
+            let mut s: Vec<f64> = all.lines.iter().map(|l| l.linestrength).collect();
+            s.sort_by(f64::total_cmp);
+            // A THRESH_LINE that keeps about half (on the raw sum in TROVE's convention).
+            p.thresh_line = s[s.len() / 2] / if convention == Convention::Trove { 9.0 } else { 1.0 };
+            for lower in [1usize, 2] {
+                let uppers = if lower == 1 { vec![0usize, 1, 2] } else { vec![1, 2] };
+                let x = on_cpu.line_list_filtered(lower, &uppers, &p, &filters).unwrap();
+                let y = on_gpu.line_list_filtered(lower, &uppers, &p, &filters).unwrap();
+                assert!(
+                    x.counts.kept > 0 && x.counts.dropped_by_thresholds > 0,
+                    "{convention:?} {action:?} {:?}",
+                    x.counts
+                );
+                assert_eq!(x.counts, y.counts, "{convention:?} {action:?} lower {lower}");
+                assert_same_lines(&x.lines, &y.lines);
+            }
+        }
+        p.action = Action::Tm;
+        p.thresh_intens = 0.05;
+        for convention in [Convention::Trove, Convention::Documented] {
+            p.convention = convention;
+            let x = on_cpu.transition_moments(0, &[0, 3], &p).unwrap();
+            let y = on_gpu.transition_moments(0, &[0, 3], &p).unwrap();
+            assert!(!x.moments.is_empty());
+            assert_eq!(x.moments.len(), y.moments.len());
+            let scale = x.moments.iter().fold(0.0f64, |m, t| m.max(t.moment));
+            for (a, b) in x.moments.iter().zip(&y.moments) {
+                assert_eq!((a.upper_id, a.lower_id), (b.upper_id, b.lower_id));
+                assert!((a.moment - b.moment).abs() <= TOLERANCE * scale);
+                for (c, d) in a.components.iter().zip(&b.components) {
+                    assert!((c - d).abs() <= TOLERANCE * scale);
+                }
+            }
+        }
     }
 }

@@ -654,7 +654,7 @@ fn nuclear_spin_weights_of_c3v() {
 fn batched_path_keeps_the_selection_rules_and_reduced_equals_full() {
     use atomgpu::backend::Backend;
     use atomgpu::linestrength::{
-        BlockSpec, IntensityParams, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding,
+        Action, BlockSpec, Convention, IntensityParams, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding,
     };
     let m = model();
     let mut h = LineStrength::new_on(Backend::Cpu, m.n_vib, &m.dipole, m.n_vib, Options::default()).unwrap();
@@ -676,6 +676,8 @@ fn batched_path_keeps_the_selection_rules_and_reduced_equals_full() {
         thresh_line: 0.0,
         thresh_intens: 0.0,
         batch: 16,
+        convention: Convention::Documented,
+        action: Action::Absorption,
     };
     let full = LineFilters::default();
     let reduced = LineFilters { reduced: true, degeneracy_filter: true, ..LineFilters::default() };

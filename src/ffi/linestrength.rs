@@ -30,10 +30,12 @@
 //!   a(f, i)  = sum_p c^f_p h_p(i)                                                     eq. 15, Debye
 //!   L        = a^2                                                                    Debye^2
 //!   S        = g_ns (2J'+1)(2J''+1) L                                                 Debye^2
-//!   A        = 3.1361892e-7 (2J''+1) L nu^3                                           s^-1 (eq. 1)
-//!   I        = 4.1623797e-19 S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q       cm/molecule (eq. 2)
+//!   A        = A_coef (2J''+1) L nu^3                                                 s^-1 (eq. 1)
+//!   I        = I_coef S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q              cm/molecule (eq. 2)
 //! ```
-//! with nu = E' - E'' in cm^-1, c2 = hc/k in cm K, g_ns the lower block's nuclear-spin weight.
+//! with nu = E' - E'' in cm^-1, A_coef = 64 pi^4 1e-36/(3h), I_coef = 8 pi^3 1e-36/(3hc),
+//! c2 = hc/k in cm K (CODATA 2018, or TROVE's constants: `atomgpu_intensity_params`), g_ns the
+//! lower block's nuclear-spin weight.
 
 use super::common::{count, guard, input, leading_dimension, matrix_len, output, write_output, MAX_ELEMENTS};
 use super::handles::{self, Family};
@@ -41,9 +43,10 @@ use crate::error::{Error, Result};
 use crate::linestrength::check_threshold;
 use crate::linestrength::{
     exomol,
+    moments::TM_COMPONENTS,
     trove::{self, StatesTable},
-    BlockSpec, IntensityParams, LineCounts, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding,
-    MAX_DEGENERACY, MAX_DEVICES, MAX_J,
+    Action, BlockSpec, Convention, IntensityParams, LineCounts, LineFilters, LineStrength, Options, SymmetryGroup,
+    Unfolding, MAX_DEGENERACY, MAX_DEVICES, MAX_J,
 };
 use crate::memory;
 use std::ffi::{c_char, CStr};
@@ -61,11 +64,31 @@ impl Family for atomgpu_linestrength {
     const NAME: &'static str = "line-strength handle (atomgpu_linestrength)";
 }
 
-/// Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. A line from lower
-/// state (E'') to upper state (E') is kept when nu = E' - E'' > 0, nu lies in `freq_window`,
-/// E'' - zpe in `lower_energy`, E' - zpe in `upper_energy`, S >= `thresh_line` and
-/// I >= `thresh_intens`. Windows are closed intervals [min, max] (min <= max, infinite bounds
+/// Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. With the documented
+/// convention (`convention` 0), a line from lower state (E'') to upper state (E') is kept when
+/// nu = E' - E'' > 0, nu lies in `freq_window`, E'' - zpe in `lower_energy`, E' - zpe in
+/// `upper_energy`, S >= `thresh_line` and I >= `thresh_intens`. With TROVE's convention
+/// (`convention` 1) the rules are TROVE's (dipole.f90 `intens_filter`, `dm_intensity_symmvec`):
+/// nu >= -2.220446049250313e-16 (TROVE's small_) instead of nu > 0; THRESH_LINE compared with
+/// the raw sum of the squared amplitudes, before the division by ndeg'' and before
+/// g_ns (2J'+1)(2J''+1); lines with A <= small_ dropped (TROVE's .trans cut; counted with the
+/// thresholds); pairs whose lower g_ns < small_ dropped; TROVE's J rule and degeneracy filter
+/// (`atomgpu_line_filters`). Windows are closed intervals [min, max] (min <= max, infinite bounds
 /// allowed).
+///
+/// Constants: convention 0 uses CODATA 2018 (h = 6.62607015e-27 erg s, k = 1.380649e-16 erg/K,
+/// c = 2.99792458e10 cm/s, exact), convention 1 TROVE's accuracy.f90 values as TROVE holds them
+/// (its literals are single precision: h = 6.626068758654977e-27, k = 1.3806580130218952e-16,
+/// c = 29979246592); A_coef = 64 pi^4 1e-36/(3h) and I_coef = 8 pi^3 1e-36/(3hc) are computed
+/// from them (TROVE mode: 3.136189321927909e-7 and 4.162379727631667e-19).
+///
+/// Emission (`action` 1; TROVE's EMISSION, for which TROVE itself writes no line list): the
+/// lower block holds the emitting states I, the upper blocks the final states F, nu = E_I - E_F;
+/// `lower_energy` applies to E_I - zpe, `upper_energy` to E_F - zpe; A = A_coef (2J_F+1) L nu^3
+/// is A(I -> F), and the intensity is the emissivity (ExoCross, Yurchenko et al., A&A 614, A131
+/// (2018)) A h c nu g_ns (2J_I+1) exp(-c2 (E_I - zpe)/T) / (4 pi Q) in erg s^-1 sr^-1 per
+/// molecule, compared with `thresh_intens`. Transition moments (`action` 2) are computed by
+/// `atomgpu_linestrength_transition_moments` only; the line-list functions refuse them.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 #[allow(non_camel_case_types)]
@@ -91,7 +114,24 @@ pub struct atomgpu_intensity_params {
     pub thresh_intens: f64,
     /// Lower states per batch (the batch of eq. 14's products), >= 1.
     pub batch: i64,
+    /// `ATOMGPU_CONVENTION_DOCUMENTED` (0: CODATA 2018, atomgpu's rules) or
+    /// `ATOMGPU_CONVENTION_TROVE` (1: TROVE's constants and rules).
+    pub convention: i32,
+    /// `ATOMGPU_ACTION_ABSORPTION` (0), `ATOMGPU_ACTION_EMISSION` (1) or `ATOMGPU_ACTION_TM` (2,
+    /// transition moments).
+    pub action: i32,
 }
+
+/// `atomgpu_intensity_params.convention`: CODATA 2018 constants and atomgpu's documented rules.
+pub const ATOMGPU_CONVENTION_DOCUMENTED: i32 = 0;
+/// `atomgpu_intensity_params.convention`: TROVE's constants and rules.
+pub const ATOMGPU_CONVENTION_TROVE: i32 = 1;
+/// `atomgpu_intensity_params.action`: absorption lines.
+pub const ATOMGPU_ACTION_ABSORPTION: i32 = 0;
+/// `atomgpu_intensity_params.action`: emission lines (emissivities).
+pub const ATOMGPU_ACTION_EMISSION: i32 = 1;
+/// `atomgpu_intensity_params.action`: transition moments (`atomgpu_linestrength_transition_moments`).
+pub const ATOMGPU_ACTION_TM: i32 = 2;
 
 /// The fields of `atomgpu_intensity_params`, as the Rust checks name them.
 const PARAMS_FIELDS: &[&str] = &[
@@ -105,6 +145,8 @@ const PARAMS_FIELDS: &[&str] = &[
     "thresh_line",
     "thresh_intens",
     "batch",
+    "convention",
+    "action",
 ];
 
 /// An error about a field of the params struct, reported at the argument `params`.
@@ -684,7 +726,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_half(
 /// Transition amplitudes (paper eq. 15 before squaring) a(f, i) = sum_p c^f_p h_p(i), in Debye,
 /// of every stored state f of an upper block with every state i of the loaded lower batch. Their
 /// squares are L = a^2 (Debye^2), from which S = g_ns (2J'+1)(2J''+1) L and
-/// A = 3.1361892e-7 (2J''+1) L nu^3 s^-1 follow. For degenerate species, one amplitude per pair of
+/// A = A_coef (2J''+1) L nu^3 s^-1 follow. For degenerate species, one amplitude per pair of
 /// components, a(f, d'; i, d'') = (T_d' c^f) . h(T_d'' c^i) (TROVE's `linestr_deg(d'', d')`), and
 /// L = sum of their squares / ndeg''.
 ///
@@ -740,8 +782,8 @@ pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
 /// ```text
 ///   nu = E' - E''                                                            cm^-1 (> 0)
 ///   S  = g_ns (2J'+1)(2J''+1) a^2                                            Debye^2
-///   A  = 3.1361892e-7 (2J''+1) a^2 nu^3                                      s^-1 (eq. 1)
-///   I  = 4.1623797e-19 S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q    cm/molecule (eq. 2)
+///   A  = A_coef (2J''+1) a^2 nu^3                                            s^-1 (eq. 1)
+///   I  = I_coef S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q           cm/molecule (eq. 2)
 /// ```
 /// with a the amplitude of eq. 15, g_ns the lower block's weight, c2 = hc/k (CODATA 2010 as in
 /// TROVE). Lines come ordered by lower state, then by position of the upper block in
@@ -820,15 +862,19 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list(
 #[derive(Clone, Copy, Debug)]
 #[allow(non_camel_case_types)]
 pub struct atomgpu_line_filters {
-    /// J range (TROVE's `J` of the INTENSITY block): a line is kept only when J'' and J' both lie
-    /// in [j_min, j_max], 0 <= j_min <= j_max.
+    /// J range [j_min, j_max] (TROVE's `J` of the INTENSITY block), 0 <= j_min <= j_max. Documented
+    /// convention: a line is kept only when J'' and J' both lie in it. TROVE convention, TROVE's
+    /// rule: J'' >= j_min, J' in {0} U [max(j_min, 1), j_max] (the J TROVE loads), and not
+    /// J'' = J' = j_min.
     pub j_min: i32,
     pub j_max: i32,
     /// TROVE's REDUCED (0 or 1): only the upper component d' = 0 is summed, and L is not divided
     /// by ndeg'' (equal to the full L for a complete degenerate pair).
     pub reduced: i32,
     /// TROVE's `degeneracy_filter` (0 or 1): component pairs the group's rules forbid are dropped
-    /// from the sum (needs `atomgpu_linestrength_set_group`).
+    /// from the sum (needs `atomgpu_linestrength_set_group`). Documented convention only: with the
+    /// TROVE convention the filter is applied exactly when `reduced` is 1 (TROVE's rule), and this
+    /// field is not used.
     pub degeneracy_filter: i32,
     /// 0: every species pair allowed; otherwise (at most 16) one entry per species the blocks
     /// use, `gamma_pair[gamma'']` (0-based) being the one upper species each lower species
@@ -973,6 +1019,17 @@ pub(super) unsafe fn intensity_params(params: *const atomgpu_intensity_params) -
         .ok()
         .filter(|&b| b >= 1)
         .ok_or_else(|| params_field("batch", format!("must be >= 1, got {}", p.batch)))?;
+    let convention = match p.convention {
+        0 => Convention::Documented,
+        1 => Convention::Trove,
+        c => return Err(params_field("convention", format!("must be 0 (documented) or 1 (TROVE), got {c}"))),
+    };
+    let action = match p.action {
+        0 => Action::Absorption,
+        1 => Action::Emission,
+        2 => Action::Tm,
+        a => return Err(params_field("action", format!("must be 0 (absorption), 1 (emission) or 2 (TM), got {a}"))),
+    };
     Ok(IntensityParams {
         temperature: p.temperature,
         partition_function: p.partition_function,
@@ -984,7 +1041,23 @@ pub(super) unsafe fn intensity_params(params: *const atomgpu_intensity_params) -
         thresh_line: p.thresh_line,
         thresh_intens: p.thresh_intens,
         batch,
+        convention,
+        action,
     })
+}
+
+/// The upper block indices of a C list (`n` entries at `blocks`), each checked.
+unsafe fn upper_block_list(n: i32, blocks: *const i32, n_blocks: usize) -> Result<Vec<usize>> {
+    let nu = count("n_upper_blocks", n as i64)?;
+    let blocks = input("upper_blocks", blocks, nu)?;
+    let mut uppers = memory::with_capacity("upper_blocks", nu)?;
+    for (i, &b) in blocks.iter().enumerate() {
+        let u = usize::try_from(b).ok().filter(|&u| u < n_blocks).ok_or_else(|| {
+            Error::invalid_at("upper_blocks", i, format!("must be a block index in [0, {n_blocks}), got {b}"))
+        })?;
+        uppers.push(u);
+    }
+    Ok(uppers)
 }
 
 /// The five counts of `atomgpu_linestrength_line_list_filtered`'s `counts`, in order.
@@ -1002,15 +1075,7 @@ unsafe fn line_list(
 ) -> Result<()> {
     with_handle(handle, |h| {
         let lower = block_index("lower_block", list.lower_block, h.n_blocks())?;
-        let nu = count("n_upper_blocks", list.n_upper_blocks as i64)?;
-        let blocks = input("upper_blocks", list.upper_blocks, nu)?;
-        let mut uppers = memory::with_capacity("upper_blocks", nu)?;
-        for (i, &b) in blocks.iter().enumerate() {
-            let u = usize::try_from(b).ok().filter(|&u| u < h.n_blocks()).ok_or_else(|| {
-                Error::invalid_at("upper_blocks", i, format!("must be a block index in [0, {}), got {b}", h.n_blocks()))
-            })?;
-            uppers.push(u);
-        }
+        let uppers = upper_block_list(list.n_upper_blocks, list.upper_blocks, h.n_blocks())?;
         let rust_params = intensity_params(list.params)?;
         let filters = line_filters(list.filters)?;
         let capacity = usize::try_from(capacity)
@@ -1173,7 +1238,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_trove(
             "n_states",
             "ids",
             "energies",
-            "gns",
+            "g_total",
             "j",
             "columns",
             "column_width",
@@ -1225,6 +1290,133 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_trove(
                     .map_err(to_filters)?;
                 if !counts.is_null() {
                     write_output(counts, &counts_array(&written));
+                }
+                Ok(())
+            })
+        },
+    )
+}
+
+/// Transition moments between J = 0 states, TROVE's TM action (dipole.f90
+/// `do_1st_half_tm_symmvec` and the TM branch of `dm_intensity_symmvec`): for every stored level
+/// I of the J = 0 block `lower_block` and every stored level F of the J = 0 blocks
+/// `upper_blocks`, with u^I_(d_I), u^F_(d_F) the primitive coefficients of their components,
+///
+/// ```text
+///   tm(m, d_I, d_F) = sum_q u^F_(d_F)(q) sum_p u^I_(d_I)(p) dipole(v_p, v_q, m)       Debye
+///   |TM| = sqrt(sum tm^2),  A_vib = A_coef |TM|^2 |nu|^3 (s^-1),
+///   I = |TM|^2 I_coef |nu| exp(-c2 (E_I - zpe)/T) (1 - exp(-c2 |nu|/T)) / Q (cm/molecule)
+/// ```
+/// with nu = E_F - E_I. As TROVE: every species pair, no nuclear-spin or (2J+1) factor, no
+/// THRESH_COEFF or THRESH_LINE; kept when E_I - zpe is in `lower_energy`, E_F - zpe in
+/// `upper_energy`, nu in `freq_window`, nu >= -2.220446049250313e-16 (the diagonal pairs, the
+/// permanent moments, included) and |TM| >= `thresh_intens` (TROVE compares the moment, in
+/// Debye, with THRESH_INTES). The convention picks the constants. Order: by lower state, then
+/// upper block (its position in `upper_blocks`), then upper state.
+///
+/// - `handle`: the handle.
+/// - `lower_block`: 0-based index of a J = 0 block with states.
+/// - `n_upper_blocks` (>= 0), `upper_blocks`: 0-based indices of J = 0 blocks with states.
+/// - `params`: `action` must be 2 (TM); temperature, partition function, windows, `thresh_intens`,
+///   `batch` and `convention` are used.
+/// - `capacity` (>= 0): moments each output array holds.
+/// - `n_moments` (output): the number of moments kept.
+/// - `upper_id`, `lower_id` (outputs, `capacity`): ExoMol IDs of F and I.
+/// - `wavenumber`, `moment`, `einstein_a`, `intensity` (outputs, `capacity`): nu (cm^-1), |TM|
+///   (Debye), A_vib (s^-1), I (cm/molecule).
+/// - `components` (output, 27 `capacity` entries): moment e's tm(m, d_I, d_F) (Debye) at
+///   `27 e + m + 3 (d_I + 3 d_F)`, m = 0, 1, 2 for x, y, z; zero where d_I or d_F is beyond the
+///   level's components.
+/// - `counts` (output, 5 entries, may be NULL): as `atomgpu_linestrength_line_list_filtered`'s
+///   (no pair is dropped by rules).
+///
+/// Count query: with `upper_id` NULL only `*n_moments` (and `counts`) is written; the moments are
+/// computed to count them. Otherwise all seven arrays must be non-NULL; when the count exceeds
+/// `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives
+/// the count needed) and writes nothing. Progress: lower states done, task
+/// "atomgpu_linestrength_transition_moments".
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_transition_moments(
+    handle: *mut atomgpu_linestrength,
+    lower_block: i32,
+    n_upper_blocks: i32,
+    upper_blocks: *const i32,
+    params: *const atomgpu_intensity_params,
+    capacity: i64,
+    n_moments: *mut i64,
+    upper_id: *mut i64,
+    lower_id: *mut i64,
+    wavenumber: *mut f64,
+    moment: *mut f64,
+    einstein_a: *mut f64,
+    intensity: *mut f64,
+    components: *mut f64,
+    counts: *mut i64,
+) -> i32 {
+    guard(
+        &[
+            "handle",
+            "lower_block",
+            "n_upper_blocks",
+            "upper_blocks",
+            "params",
+            "capacity",
+            "n_moments",
+            "upper_id",
+            "lower_id",
+            "wavenumber",
+            "moment",
+            "einstein_a",
+            "intensity",
+            "components",
+            "counts",
+        ],
+        || {
+            with_handle(handle, |h| {
+                let lower = block_index("lower_block", lower_block, h.n_blocks())?;
+                let uppers = upper_block_list(n_upper_blocks, upper_blocks, h.n_blocks())?;
+                let rust_params = intensity_params(params)?;
+                let capacity = usize::try_from(capacity)
+                    .map_err(|_| Error::invalid("capacity", format!("must be >= 0, got {capacity}")))?;
+                let n_out = output("n_moments", n_moments)?;
+                let arrays = if upper_id.is_null() {
+                    None
+                } else {
+                    Some((
+                        upper_id,
+                        output("lower_id", lower_id)?,
+                        output("wavenumber", wavenumber)?,
+                        output("moment", moment)?,
+                        output("einstein_a", einstein_a)?,
+                        output("intensity", intensity)?,
+                        output("components", components)?,
+                    ))
+                };
+                let list = h.transition_moments(lower, &uppers, &rust_params).map_err(to_params)?;
+                if let Some((up, lo, nu, tm, a, i, c)) = arrays {
+                    if list.moments.len() > capacity {
+                        return Err(Error::invalid(
+                            "capacity",
+                            format!("must be >= the number of moments, {}, got {capacity}", list.moments.len()),
+                        ));
+                    }
+                    for (e, t) in list.moments.iter().enumerate() {
+                        *up.add(e) = t.upper_id;
+                        *lo.add(e) = t.lower_id;
+                        *nu.add(e) = t.wavenumber;
+                        *tm.add(e) = t.moment;
+                        *a.add(e) = t.einstein_a;
+                        *i.add(e) = t.intensity;
+                        std::ptr::copy_nonoverlapping(t.components.as_ptr(), c.add(TM_COMPONENTS * e), TM_COMPONENTS);
+                    }
+                }
+                *n_out = list.moments.len() as i64;
+                if !counts.is_null() {
+                    write_output(counts, &counts_array(&list.counts));
                 }
                 Ok(())
             })

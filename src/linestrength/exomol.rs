@@ -211,8 +211,8 @@ pub fn write_line_list(
     let trans = with_suffix(stem, ".trans");
     let io = |what: &Path, e: io::Error| Error::Io(format!("{}: {e}", what.display()));
     // Arguments refused before any file is touched.
-    super::intensity::check_params(params)?;
-    filters.check(handle.blocks(), handle.group().is_some())?;
+    super::intensity::check_line_params(params)?;
+    filters.check(handle.blocks(), handle.group().is_some(), params.convention)?;
     let mut tracker = Tracker::start(c"atomgpu_linestrength_write_exomol");
     let (states_partial, states_file) = Temporary::create(&states).map_err(|e| io(&states, e))?;
     let mut out = BufWriter::new(states_file);

@@ -3,27 +3,43 @@
 //! the device, before anything is copied back), and the count of what they keep and drop.
 //!
 //! A pair (lower level i of block B'', upper level f of block B') of a line list is judged in this
-//! order, and counted once, under the first rule it fails:
+//! order, and counted once, under the first rule it fails. [`IntensityParams::convention`] picks
+//! atomgpu's documented rules ([`Convention::Documented`], the default) or TROVE's own
+//! ([`Convention::Trove`], `dm_intensity_symmvec` and `intens_filter` of dipole.f90); small_ is
+//! TROVE's `epsilon(1d0)` = 2.220446049250313e-16.
 //!
-//! 1. **rules** (TROVE's J range and `isym_pairs`): J'' and J' in [`LineFilters::j_range`] and,
-//!    when [`LineFilters::gamma_pair`] is given, gamma' = gamma_pair[gamma''];
-//! 2. **windows**: E'' - ZPE in `lower_energy`, E' - ZPE in `upper_energy`, nu = E' - E'' > 0
-//!    and nu in `freq_window` ([`IntensityParams`]);
-//! 3. **thresholds**: S >= THRESH_LINE and I >= THRESH_INTES, with
+//! 1. **rules** (whole block pairs, nothing computed; [`LineFilters::allows`]):
+//!    - documented: J'' and J' both in [`LineFilters::j_range`] = [j_min, j_max];
+//!    - TROVE: TROVE loads J in {0} U [max(j_min, 1), j_max]; the pair needs J'' >= j_min, J'
+//!      loaded, not (J'' = J' = j_min), and g_ns(B'') >= small_;
+//!
+//!    and, in both, |J' - J''| <= 1, J' + J'' >= 1 (checked on the arguments), and when
+//!    [`LineFilters::gamma_pair`] is given, gamma' = gamma_pair[gamma''];
+//! 2. **windows**: E'' - ZPE in `lower_energy`, E' - ZPE in `upper_energy`, nu in `freq_window`,
+//!    and nu > 0 (documented) or nu >= -small_ (TROVE), with nu = E' - E'' ([`IntensityParams`]);
+//!    for [`Action::Emission`] the lower block holds the emitting states I and the upper block
+//!    the final states F: E_I - ZPE in `lower_energy`, E_F - ZPE in `upper_energy`, nu = E_I - E_F
+//!    (TROVE's `intens_filter` for EMISSION);
+//! 3. **thresholds**: THRESH_LINE, then I >= THRESH_INTES, then (TROVE) A > small_, with
 //!
 //! ```text
-//!   L = w sum_(d_I, d_F kept) a(f, d_F; i, d_I)^2                      Debye^2 (TROVE's linestr)
-//!   S = g_ns (2J'+1)(2J''+1) L,   A = 3.1361892e-7 (2J''+1) L nu^3,   I = 4.1623797e-19 S nu
-//!       e^(-c2 (E''-ZPE)/T) (1 - e^(-c2 nu/T)) / Q
+//!   R = sum_(d_I, d_F kept) a(f, d_F; i, d_I)^2                  Debye^2 (TROVE's linestr before division)
+//!   L = R / ndeg_I  (R with REDUCED)                             Debye^2 (TROVE's linestr)
+//!   S = g_ns (2J'+1)(2J''+1) L,   A = A_coef (2J_A+1) L nu^3,   I = I_coef S |nu| e^(-c2 (E''-ZPE)/T) (1 - e^(-c2 |nu|/T)) / Q
 //! ```
-//! where the kept component pairs and the weight w (1/ndeg_I, or 1 with REDUCED) are the
-//! [`ComponentRule`] of the pair. TROVE compares its THRESH_LINE with the sum of squares before
-//! the division by ndeg_I and the nuclear-spin and (2J+1) factors; atomgpu compares it with S, as
-//! its line lists always have (a threshold in TROVE's sense is THRESH_LINE / (w g_ns (2J'+1)(2J''+1))
-//! here). A pair whose S, A or I is not finite is an error naming that output, never a line
-//! dropped by a comparison with NaN.
+//! where J_A = J'' (absorption) or J_F (emission), the kept component pairs are the
+//! [`ComponentRule`] of the pair, and for emission I is the emissivity of [`super::intensity`]
+//! (with E_I in the exponent). THRESH_LINE is compared with S (documented: S >= THRESH_LINE) or,
+//! as TROVE does, with the raw sum R before the division by ndeg_I and before g_ns (2J'+1)(2J''+1)
+//! (TROVE: R >= THRESH_LINE). TROVE writes a line to its `.trans` file only when A > small_; in
+//! TROVE mode lines with A <= small_ are dropped here (counted with the thresholds). TROVE's
+//! `degeneracy_filter` acts only with REDUCED: in TROVE mode it is applied exactly when
+//! [`LineFilters::reduced`] is set (and the handle has a group), whatever
+//! [`LineFilters::degeneracy_filter`] says; in the documented mode it is applied when
+//! `degeneracy_filter` is set. A pair whose S, A or I is not finite is an error naming that
+//! output, never a line dropped by a comparison with NaN.
 
-use super::intensity::{absorption_intensity_at, beta, einstein_a};
+use super::intensity::{beta, boltzmann_factor, Action, Convention};
 use super::symmetry::{ComponentRule, MAX_DEGENERACY};
 use super::{Block, IntensityParams, MAX_J};
 use crate::error::{Error, Result};
@@ -33,12 +49,13 @@ use crate::error::{Error, Result};
 /// [`IntensityParams`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineFilters {
-    /// J'' and J' must both lie in [j_range[0], j_range[1]].
+    /// [j_min, j_max]: both J in it (documented), or TROVE's J rule (module documentation).
     pub j_range: [u32; 2],
     /// TROVE's REDUCED: only the upper component d_F = 0 is computed and the squares are not
     /// divided by ndeg_I (see [`ComponentRule`]).
     pub reduced: bool,
-    /// Apply TROVE's `degeneracy_filter` of the handle's group between component pairs.
+    /// Apply TROVE's `degeneracy_filter` of the handle's group between component pairs (documented
+    /// convention; with [`Convention::Trove`] the filter follows `reduced`, as in TROVE).
     pub degeneracy_filter: bool,
     /// The upper species allowed for each lower species (`gamma_pair[gamma'']`, 0-based; TROVE's
     /// `isym_pairs` less one); `None`: every species pair the caller's blocks form.
@@ -55,14 +72,14 @@ impl Default for LineFilters {
 impl LineFilters {
     /// Checks the filters against the handle's blocks (each lower species must have a partner
     /// entry) and group (the degeneracy filter needs one).
-    pub(crate) fn check(&self, blocks: &[Block], has_group: bool) -> Result<()> {
+    pub(crate) fn check(&self, blocks: &[Block], has_group: bool, convention: Convention) -> Result<()> {
         if self.j_range[0] > self.j_range[1] {
             return Err(Error::invalid(
                 "j_range",
                 format!("must be [min, max] with min <= max, got {:?}", self.j_range),
             ));
         }
-        if self.degeneracy_filter && !has_group {
+        if convention == Convention::Documented && self.degeneracy_filter && !has_group {
             return Err(Error::invalid(
                 "degeneracy_filter",
                 "needs the handle's symmetry group (set_group / atomgpu_linestrength_set_group)",
@@ -83,14 +100,37 @@ impl LineFilters {
         Ok(())
     }
 
-    /// Rule 1 of the module documentation for a pair of blocks.
-    pub(crate) fn allows(&self, lower: &Block, upper: &Block) -> bool {
-        let inside = |j: u32| j >= self.j_range[0] && j <= self.j_range[1];
-        inside(lower.j)
-            && inside(upper.j)
-            && self.gamma_pair.as_ref().is_none_or(|p| p[lower.gamma as usize] == upper.gamma)
+    /// Rule 1 of the module documentation for a pair of blocks (J' within 1 of J'', J + J' >= 1).
+    pub(crate) fn allows(&self, lower: &Block, upper: &Block, convention: Convention) -> bool {
+        let [j_min, j_max] = self.j_range;
+        let js = match convention {
+            Convention::Documented => {
+                let inside = |j: u32| j >= j_min && j <= j_max;
+                inside(lower.j) && inside(upper.j)
+            }
+            Convention::Trove => {
+                let loaded = |j: u32| j == 0 || (j >= j_min.max(1) && j <= j_max);
+                lower.j >= j_min
+                    && loaded(lower.j)
+                    && loaded(upper.j)
+                    && !(lower.j == j_min && upper.j == j_min)
+                    && lower.gns >= SMALL
+            }
+        };
+        js && self.gamma_pair.as_ref().is_none_or(|p| p[lower.gamma as usize] == upper.gamma)
+    }
+
+    /// Whether TROVE's degeneracy filter applies (module documentation).
+    pub(crate) fn filters_components(&self, convention: Convention) -> bool {
+        match convention {
+            Convention::Documented => self.degeneracy_filter,
+            Convention::Trove => self.reduced,
+        }
     }
 }
+
+/// TROVE's small_ = epsilon(1d0).
+pub const SMALL: f64 = f64::EPSILON;
 
 /// How many pairs of levels a line list judged, and what it did with them (module documentation):
 /// `pairs = dropped_by_rules + dropped_by_windows + dropped_by_thresholds + kept`.
@@ -133,11 +173,21 @@ pub(crate) struct LineRule {
     pub ndeg_upper: i64,
     /// Bit `d_I + 3 d_F` set when the component pair is kept.
     pub kept_mask: u64,
-    pub weight: f64,
-    /// g_ns (2J'+1)(2J''+1).
-    pub degeneracy: f64,
-    /// J''.
-    pub j_lower: i64,
+    /// Bit 0 ([`MODE_TROVE`]): TROVE's rules; bit 1 ([`MODE_EMISSION`]): an emission list.
+    pub mode: u64,
+    /// L = R / divisor: ndeg_I, or 1 with REDUCED.
+    pub divisor: f64,
+    /// g_ns of the lower block.
+    pub gns: f64,
+    /// (2J'+1)(2J''+1).
+    pub rotational: f64,
+    /// A_coef (2J_A+1): J_A = J'' for absorption, J' (the final state) for emission.
+    pub einstein_factor: f64,
+    /// I_coef.
+    pub intensity_coefficient: f64,
+    /// Emission: h c g_ns (2J''+1) / (4 pi), erg cm sr^-1 (the emissivity is A nu times it times
+    /// the Boltzmann factor over Q).
+    pub emission_factor: f64,
     pub zpe: f64,
     /// hc/(kT) in cm.
     pub beta: f64,
@@ -148,6 +198,11 @@ pub(crate) struct LineRule {
     pub thresh_line: f64,
     pub thresh_intens: f64,
 }
+
+/// [`LineRule::mode`] bit: TROVE's rules.
+pub(crate) const MODE_TROVE: u64 = 1;
+/// [`LineRule::mode`] bit: emission.
+pub(crate) const MODE_EMISSION: u64 = 2;
 
 /// What the judge decided for one pair.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -171,17 +226,33 @@ impl LineRule {
                 }
             }
         }
+        let constants = params.convention.constants();
+        let emission = params.action == Action::Emission;
+        let mut mode = 0;
+        if params.convention == Convention::Trove {
+            mode |= MODE_TROVE;
+        }
+        if emission {
+            mode |= MODE_EMISSION;
+        }
+        let j_a = if emission { upper.j } else { lower.j };
         LineRule {
             n_upper: upper.energies.len() as i64,
             n_levels: 0,
             ndeg_lower: lower.ndeg as i64,
             ndeg_upper: upper.ndeg as i64,
             kept_mask,
-            weight: components.weight,
-            degeneracy: lower.gns * ((2 * lower.j + 1) as f64 * (2 * upper.j + 1) as f64),
-            j_lower: lower.j as i64,
+            mode,
+            // w = 1 (REDUCED or one component) or 1/ndeg_I: TROVE divides by ndeg_I.
+            divisor: if components.weight == 1.0 { 1.0 } else { lower.ndeg as f64 },
+            gns: lower.gns,
+            rotational: (2 * lower.j + 1) as f64 * (2 * upper.j + 1) as f64,
+            einstein_factor: constants.einstein_a_coefficient * (2 * j_a + 1) as f64,
+            intensity_coefficient: constants.intensity_coefficient,
+            emission_factor: constants.planck * constants.light_speed * lower.gns * (2 * lower.j + 1) as f64
+                / (4.0 * std::f64::consts::PI),
             zpe: params.zpe,
-            beta: beta(params.temperature),
+            beta: beta(&constants, params.temperature),
             partition_function: params.partition_function,
             freq_window: params.freq_window,
             lower_energy: params.lower_energy,
@@ -191,11 +262,21 @@ impl LineRule {
         }
     }
 
+    /// nu of the pair: E' - E'', or E_I - E_F for emission (the lower side holds I).
+    pub fn wavenumber(&self, e_lower: f64, e_upper: f64) -> f64 {
+        if self.mode & MODE_EMISSION != 0 {
+            e_lower - e_upper
+        } else {
+            e_upper - e_lower
+        }
+    }
+
     /// The window rule (2) for one pair.
     pub fn inside_windows(&self, e_lower: f64, e_upper: f64) -> bool {
         let inside = |w: [f64; 2], x: f64| x >= w[0] && x <= w[1];
-        let nu = e_upper - e_lower;
-        nu > 0.0
+        let nu = self.wavenumber(e_lower, e_upper);
+        let direction = if self.mode & MODE_TROVE != 0 { nu >= -SMALL } else { nu > 0.0 };
+        direction
             && inside(self.freq_window, nu)
             && inside(self.lower_energy, e_lower - self.zpe)
             && inside(self.upper_energy, e_upper - self.zpe)
@@ -218,18 +299,28 @@ impl LineRule {
                 }
             }
         }
-        let squared = self.weight * sum;
-        let nu = e_upper - e_lower;
-        let linestrength = self.degeneracy * squared;
-        let einstein_a = einstein_a(self.j_lower as u32, squared, nu);
-        let intensity =
-            absorption_intensity_at(linestrength, nu, e_lower - self.zpe, self.beta, self.partition_function);
+        let trove = self.mode & MODE_TROVE != 0;
+        let squared = sum / self.divisor;
+        let nu = self.wavenumber(e_lower, e_upper);
+        let anu = nu.abs();
+        // TROVE's order of the products (dm_intensity_symmvec).
+        let linestrength = squared * self.gns * self.rotational;
+        let einstein_a = self.einstein_factor * squared * (anu * anu * anu);
+        let intensity = if self.mode & MODE_EMISSION != 0 {
+            einstein_a * self.emission_factor * anu * (-(e_lower - self.zpe) * self.beta).exp()
+                / self.partition_function
+        } else {
+            linestrength
+                * self.intensity_coefficient
+                * boltzmann_factor(nu, e_lower - self.zpe, self.beta, self.partition_function)
+        };
         for (name, value) in [("linestrength", linestrength), ("einstein_a", einstein_a), ("intensity", intensity)] {
             if !value.is_finite() {
                 return Verdict::NotFinite(name, value);
             }
         }
-        if intensity >= self.thresh_intens && linestrength >= self.thresh_line {
+        let line_quantity = if trove { sum } else { linestrength };
+        if line_quantity >= self.thresh_line && intensity >= self.thresh_intens && (!trove || einstein_a > SMALL) {
             Verdict::Kept(nu, linestrength, einstein_a, intensity)
         } else {
             Verdict::Threshold

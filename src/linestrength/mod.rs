@@ -25,11 +25,13 @@
 //! ```text
 //!   L(f <- i) = a(f, i)^2                                   (Debye^2)
 //!   S(f <- i) = g_ns (2J'+1)(2J''+1) L                      (line strength, Debye^2)
-//!   A(f -> i) = 3.1361892e-7 (2J''+1) L nu^3                (Einstein A, s^-1; nu in cm^-1)
-//!   I(f <- i) = 4.1623797e-19 S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q   (cm/molecule)
+//!   A(f -> i) = A_coef (2J''+1) L nu^3                      (Einstein A, s^-1; nu in cm^-1)
+//!   I(f <- i) = I_coef S nu exp(-c2 (E''-ZPE)/T) (1 - exp(-c2 nu/T)) / Q   (cm/molecule)
 //! ```
-//! (paper eqs. 1-2 in TROVE's CGS form, [`intensity`]). g_ns is the lower block's nuclear-spin
-//! weight, as in TROVE.
+//! (paper eqs. 1-2 in TROVE's CGS form; A_coef = 64 pi^4 1e-36/(3h), I_coef = 8 pi^3 1e-36/(3hc)
+//! and c2 = hc/k from CODATA 2018, or from TROVE's constants with [`Convention::Trove`]:
+//! [`intensity`]). g_ns is the lower block's nuclear-spin weight, as in TROVE. Emission lists and
+//! the transition moments of TROVE's TM action are in [`intensity`] and [`moments`].
 //!
 //! **Degenerate symmetry species** (E: 2 components, F: 3), as TROVE's `dm_intensity_symmvec`
 //! handles them (TROVE's names in brackets): a block of species gamma [`igamma` - 1] of the
@@ -63,6 +65,7 @@ pub mod exomol;
 pub mod filters;
 pub mod fortran_format;
 pub mod intensity;
+pub mod moments;
 pub mod rotation;
 pub mod stream;
 pub mod symmetry;
@@ -73,6 +76,7 @@ use crate::error::{require_finite, require_finite_result, require_in_range, Erro
 use crate::memory;
 use crate::progress::Tracker;
 pub use filters::{LineCounts, LineFilters, LineList};
+pub use intensity::{Action, Constants, Convention};
 use rotation::{Contraction, Slots, COMPONENTS};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
@@ -261,7 +265,8 @@ pub struct IntensityParams {
     /// Zero-point energy in cm^-1 (ZPE): energies relative to it enter the filters, the
     /// Boltzmann factor and the `.states` file.
     pub zpe: f64,
-    /// Transition wavenumber window [min, max] in cm^-1 (freq-window); only nu > 0 is absorption.
+    /// Transition wavenumber window [min, max] in cm^-1 (freq-window); nu > 0 (documented) or
+    /// nu >= -small_ (TROVE) is required besides.
     pub freq_window: [f64; 2],
     /// Lower-state energy window (E'' - ZPE) in cm^-1 (energy low).
     pub lower_energy: [f64; 2],
@@ -269,15 +274,23 @@ pub struct IntensityParams {
     pub upper_energy: [f64; 2],
     /// THRESH_COEFF: lower primitive coefficients with |c| <= it, and 3j symbols below it, are skipped.
     pub thresh_coeff: f64,
-    /// THRESH_LINE: smallest line strength S (Debye^2) kept.
+    /// THRESH_LINE: smallest line strength S (Debye^2) kept (TROVE convention: smallest raw sum of
+    /// squared amplitudes, [`filters`]).
     pub thresh_line: f64,
     /// THRESH_INTES: smallest intensity I (cm/molecule) kept.
     pub thresh_intens: f64,
     /// Lower states per batch (the batch of eq. 14's products); >= 1.
     pub batch: usize,
+    /// The constants and rules ([`Convention::Documented`]: CODATA 2018 and atomgpu's rules;
+    /// [`Convention::Trove`]: TROVE's constants and rules; [`intensity`], [`filters`]).
+    pub convention: Convention,
+    /// Absorption (the default), emission or transition moments ([`Action`]).
+    pub action: Action,
 }
 
-/// One line of a line list.
+/// One line of a line list. In an emission list ([`Action::Emission`]) the `lower_*` fields
+/// hold the emitting state I and the `upper_*` fields the final state F, `wavenumber` is
+/// E_I - E_F, `einstein_a` A(I -> F) and `intensity` the emissivity (erg s^-1 sr^-1 per molecule).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Line {
     /// State IDs: the caller's ([`LineStrength::set_state_labels`]) or the ExoMol running numbers
@@ -915,8 +928,8 @@ impl LineStrength {
         params: &IntensityParams,
         filters: &LineFilters,
     ) -> Result<LineList> {
-        intensity::check_params(params)?;
-        filters.check(&self.blocks, self.group.is_some())?;
+        intensity::check_line_params(params)?;
+        filters.check(&self.blocks, self.group.is_some(), params.convention)?;
         let j = self.block("lower_block", lower)?.j;
         if self.blocks[lower].energies.is_empty() {
             return Err(Error::invalid("lower_block", format!("block {lower} has no states (set_states first)")));
@@ -979,8 +992,8 @@ impl LineStrength {
         tracker: &mut Tracker,
         sink: &mut dyn FnMut(&[Line]) -> Result<()>,
     ) -> Result<LineCounts> {
-        intensity::check_params(params)?;
-        filters.check(&self.blocks, self.group.is_some())?;
+        intensity::check_line_params(params)?;
+        filters.check(&self.blocks, self.group.is_some(), params.convention)?;
         let total = self.stored_states() as f64;
         let mut counts = LineCounts::default();
         let mut before = 0.0;
@@ -1091,14 +1104,14 @@ impl LineStrength {
         for &u in uppers {
             let pairs = (n_lower * self.blocks[u].energies.len()) as u64;
             counts.pairs += pairs;
-            if filters.allows(&self.blocks[lower], &self.blocks[u]) {
+            if filters.allows(&self.blocks[lower], &self.blocks[u], params.convention) {
                 memory::reserve("the line rules", &mut active, 1)?;
                 active.push(u);
             } else {
                 counts.dropped_by_rules += pairs;
             }
         }
-        let filter_group = if filters.degeneracy_filter { self.group.as_ref() } else { None };
+        let filter_group = if filters.filters_components(params.convention) { self.group.as_ref() } else { None };
         let (lb, blocks) = (&self.blocks[lower], &self.blocks);
         let rules = memory::collect(
             "the line rules",

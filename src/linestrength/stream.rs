@@ -116,8 +116,8 @@ impl LineStrength {
         sink: &mut dyn FnMut(&[Line]) -> Result<()>,
     ) -> Result<LineCounts> {
         self.check_batch(batch)?;
-        intensity::check_params(params)?;
-        filters.check(&self.blocks, self.group.is_some())?;
+        intensity::check_line_params(params)?;
+        filters.check(&self.blocks, self.group.is_some(), params.convention)?;
         let mut tracker = Tracker::start(c"atomgpu_linestrength_lines_of_lower_batch");
         let computed = self.batch_lines(batch, params, filters, &mut tracker);
         self.end_line_list(&[]);

@@ -230,8 +230,8 @@ pub fn write_line_list(
     filters: &LineFilters,
 ) -> Result<LineCounts> {
     // Arguments refused before any file is touched.
-    super::intensity::check_params(params)?;
-    filters.check(handle.blocks(), handle.group().is_some())?;
+    super::intensity::check_line_params(params)?;
+    filters.check(handle.blocks(), handle.group().is_some(), params.convention)?;
     table.check()?;
     let mut tracker = Tracker::start(c"atomgpu_linestrength_write_trove");
     let mut files = TroveFiles::create(stem)?;

@@ -2,7 +2,7 @@
  * test_linestrength.c: the C entry points of the line-strength family (src/ffi/linestrength.rs)
  * against closed forms, not against the library itself:
  *   (a) a diatomic J = 1 <- 0 line (one vibrational function, dipole mu along z): the Einstein
- *       coefficient A = 3.1361892e-7 mu^2 nu^3 / 3 s^-1 (paper eq. 1 with the Hoenl-London factor
+ *       coefficient A = A_coef mu^2 nu^3 / 3 s^-1 (paper eq. 1 with the Hoenl-London factor
  *       of R(0), (J''+1)/(2J''+1) = 1, in TROVE's units: nu in cm^-1, mu in Debye), the line
  *       strength S = mu^2 and the squared amplitude a^2 = mu^2 / 3;
  *   (b) the Hoenl-London factors of a parallel band of a symmetric top (Herzberg, Molecular
@@ -12,9 +12,9 @@
  *       (atomgpu_linestrength_amplitudes), and as the same sum of squared half-linestrengths
  *       (atomgpu_linestrength_half, identity eigenvectors);
  *   (c) a rigid-rotor line list J = 0..4, E = B J(J+1): exactly one (R) line absorbs from each
- *       J'' < 4, with nu = 2B(J''+1), A = 3.1361892e-7 mu^2 nu^3 (J''+1)/(2J''+3),
- *       S = mu^2 (J''+1) and I = 4.1623797e-19 S nu exp(-c2 E''/T)(1 - exp(-c2 nu/T))/Q (paper
- *       eq. 2), c2 = hc/k from the CODATA 2010 constants TROVE uses (accuracy.f90), to 1e-12;
+ *       J'' < 4, with nu = 2B(J''+1), A = A_coef mu^2 nu^3 (J''+1)/(2J''+3),
+ *       S = mu^2 (J''+1) and I = I_coef S nu exp(-c2 E''/T)(1 - exp(-c2 nu/T))/Q (paper
+ *       eq. 2), c2 = hc/k from the CODATA 2018 constants (the documented convention), to 1e-12;
  *       the ExoMol IDs are the running numbers of the states; the count query and the capacity
  *       rule of atomgpu_linestrength_line_list;
  *   (d) degenerate species (issue 13) on the same rigid symmetric top in C3v(M), mu along z:
@@ -54,10 +54,13 @@
 #define SENTINEL (-12345.0)
 
 /* Paper eq. 1-2 prefactors in TROVE's units (s^-1 D^-2 cm^3 and cm/molecule per D^2 cm^-1). */
-static const double k_einstein = 3.1361892e-7;
-static const double k_intensity = 4.1623797e-19;
+/* 64 pi^4 1e-36/(3h) and 8 pi^3 1e-36/(3hc) with the exact CODATA 2018 h = 6.62607015e-27 erg s and
+ * c = 2.99792458e10 cm/s, evaluated with mpmath at 300 bits: 3.13618866338954369161e-7 and
+ * 4.16237896357627952144e-19. */
+static const double k_einstein = 3.1361886633895437e-7;
+static const double k_intensity = 4.1623789635762795e-19;
 /* CODATA 2010 (TROVE's accuracy.f90): h [erg s], c [cm/s], k [erg/K]. */
-static const double k_planck = 6.62606957e-27, k_light = 2.99792458e10, k_boltzmann = 1.3806488e-16;
+static const double k_planck = 6.62607015e-27, k_light = 2.99792458e10, k_boltzmann = 1.380649e-16; /* CODATA 2018 */
 
 static atomgpu_intensity_params default_params(double temperature, double q) {
     atomgpu_intensity_params p;
@@ -74,6 +77,8 @@ static atomgpu_intensity_params default_params(double temperature, double q) {
     p.thresh_line = 0.0;
     p.thresh_intens = 0.0;
     p.batch = 3;
+    p.convention = ATOMGPU_CONVENTION_DOCUMENTED;
+    p.action = ATOMGPU_ACTION_ABSORPTION;
     return p;
 }
 
@@ -105,7 +110,7 @@ static void test_diatomic(void) {
     if (check_ok("diatomic line_list", atomgpu_linestrength_line_list(h, lower, 1, &upper, &p, 1, &n, &up_id, &lo_id, &a,
                                                                         &wn, &s, &in))) {
         check("diatomic: one line", n == 1);
-        check_rel("diatomic J=1<-0: A = 3.1361892e-7 mu^2 nu^3 / 3", a, k_einstein * mu * mu * nu * nu * nu / 3.0, 1e-12);
+        check_rel("diatomic J=1<-0: A = A_coef mu^2 nu^3 / 3", a, k_einstein * mu * mu * nu * nu * nu / 3.0, 1e-12);
         check_rel("diatomic J=1<-0: S = mu^2", s, mu * mu, 1e-12);
         check_rel("diatomic J=1<-0: nu = 2B", wn, nu, 1e-14);
         check("diatomic: IDs upper 2, lower 1", up_id == 2 && lo_id == 1);
@@ -251,11 +256,11 @@ static void test_rigid_rotor(void) {
             check(what, n == 1 && up[1] == -1 && a[1] == SENTINEL && in[1] == SENTINEL);
             snprintf(what, sizeof what, "R(%d): nu = 2B(J''+1)", (int)j);
             check_rel(what, wn[0], nu, 1e-13);
-            snprintf(what, sizeof what, "R(%d): A = 3.1361892e-7 mu^2 nu^3 (J''+1)/(2J''+3)", (int)j);
+            snprintf(what, sizeof what, "R(%d): A = A_coef mu^2 nu^3 (J''+1)/(2J''+3)", (int)j);
             check_rel(what, a[0], a_want, 1e-12);
             snprintf(what, sizeof what, "R(%d): S = mu^2 (J''+1)", (int)j);
             check_rel(what, s[0], s_want, 1e-12);
-            snprintf(what, sizeof what, "R(%d): I = 4.1623797e-19 S nu e^(-c2 E''/T)(1-e^(-c2 nu/T))/Q", (int)j);
+            snprintf(what, sizeof what, "R(%d): I = I_coef S nu e^(-c2 E''/T)(1-e^(-c2 nu/T))/Q", (int)j);
             check_rel(what, in[0], i_want, 1e-12);
             snprintf(what, sizeof what, "R(%d): IDs upper %d, lower %d", (int)j, (int)j + 2, (int)j + 1);
             check(what, up[0] == j + 2 && lo[0] == j + 1);
@@ -529,7 +534,7 @@ static void check_split_pair(const double *dipole, const char *group, const spli
         snprintf(what, sizeof what, "split %s%s: S = g_ns (2J'+1)(2J''+1) sum a^2 / ndeg'' of the split blocks (%.2g)",
                  group, reduced ? " REDUCED" : "", worst_s);
         check(what, worst_s <= 1e-12);
-        snprintf(what, sizeof what, "split %s%s: A = 3.1361892e-7 (2J''+1) L nu^3 (%.2g)", group,
+        snprintf(what, sizeof what, "split %s%s: A = A_coef (2J''+1) L nu^3 (%.2g)", group,
                  reduced ? " REDUCED" : "", worst_e);
         check(what, worst_e <= 1e-12);
     }

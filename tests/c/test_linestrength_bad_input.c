@@ -107,6 +107,8 @@ static atomgpu_intensity_params params(void) {
     p.thresh_line = 0.0;
     p.thresh_intens = 0.0;
     p.batch = 2;
+    p.convention = ATOMGPU_CONVENTION_DOCUMENTED;
+    p.action = ATOMGPU_ACTION_ABSORPTION;
     return p;
 }
 

@@ -200,7 +200,7 @@ static const double ls_vectors[4] = {0.8, 0.6, -0.6, 0.8};
 static const double ls_e0[2] = {0.0, 100.0}, ls_e1[2] = {10.0, 110.0};
 
 static atomgpu_intensity_params ls_params(void) {
-    atomgpu_intensity_params p = {296.0, 1.0, 0.0, {-1e9, 1e9}, {-1e9, 1e9}, {-1e9, 1e9}, 0.0, 0.0, 0.0, 4};
+    atomgpu_intensity_params p = {296.0, 1.0, 0.0, {-1e9, 1e9}, {-1e9, 1e9}, {-1e9, 1e9}, 0.0, 0.0, 0.0, 4, 0, 0};
     return p;
 }
 

@@ -2,9 +2,9 @@
 ! numbers against closed forms (the Fortran layer numbers v, CSR offsets, blocks and states
 ! from 1):
 !   (a) a rigid diatomic (one vibrational function, permanent dipole mu along z, K = 0):
-!       J = 1 <- 0: L = mu^2/3, A = 3.1361892e-7 mu^2 nu^3 / 3; every R-branch line
-!       J''+1 <- J'': A = 3.1361892e-7 mu^2 nu^3 (J''+1)/(2J''+3), S = g_ns mu^2 (J''+1) and
-!       I = 4.1623797e-19 S nu exp(-c2 E''/T)(1 - exp(-c2 nu/T))/Q; the Q and P partners
+!       J = 1 <- 0: L = mu^2/3, A = A_coef mu^2 nu^3 / 3; every R-branch line
+!       J''+1 <- J'': A = A_coef mu^2 nu^3 (J''+1)/(2J''+3), S = g_ns mu^2 (J''+1) and
+!       I = I_coef S nu exp(-c2 E''/T)(1 - exp(-c2 nu/T))/Q; the Q and P partners
 !       (nu = 0 and nu < 0) are filtered out; ExoMol IDs, block sizes, count_lines;
 !   (b) Hoenl-London factors of a parallel band (transition dipole along z only, v = 1 -> 2):
 !       lower state J'' = 4, K = 2 (tau = 0 and 1), upper blocks full Wang sets J' = 3, 4, 5 with
@@ -53,8 +53,11 @@ program test_linestrength
     integer, parameter :: dp = c_double, i8 = c_int64_t
     real(dp), parameter :: sentinel = -12345.0_dp
     ! TROVE's constants (src/linestrength/intensity.rs).
-    real(dp), parameter :: a_coef = 3.1361892e-7_dp, i_coef = 4.1623797e-19_dp
-    real(dp), parameter :: c2 = 6.62606957e-27_dp * 2.99792458e10_dp / 1.3806488e-16_dp   ! hc/k [cm K]
+    ! 64 pi^4 1e-36/(3h), 8 pi^3 1e-36/(3hc) and hc/k with the exact CODATA 2018 h, c, k (the
+    ! documented convention), evaluated with mpmath at 300 bits: 3.13618866338954369e-7,
+    ! 4.16237896357627952e-19, 1.43877687750393380 cm K.
+    real(dp), parameter :: a_coef = 3.1361886633895437e-7_dp, i_coef = 4.1623789635762795e-19_dp
+    real(dp), parameter :: c2 = 1.4387768775039338_dp   ! hc/k [cm K]
     real(dp), parameter :: tol = 1e-12_dp
 
     ! Outputs of the bad-input calls (d): checked to stay untouched.
@@ -86,6 +89,7 @@ program test_linestrength
     call test_split_by_hand()
     call test_species_bad_input()
     call test_streamed_default_integers()
+    call test_trove_mode_and_moments()
 
     print '(a, i0, a, i0, a, f0.2, a)', "test_linestrength (Fortran): ", checks, " checks, ", failures, &
         " failures (", elapsed_seconds(clock_start), " s)"
@@ -802,7 +806,7 @@ contains
             end do
             call check("split " // group // ": S = g_ns (2J'+1)(2J''+1) sum a^2 / ndeg'' of the split blocks", &
                 worst_s <= tol)
-            call check("split " // group // ": A = 3.1361892e-7 (2J''+1) L nu^3", worst_e <= tol)
+            call check("split " // group // ": A = A_coef (2J''+1) L nu^3", worst_e <= tol)
         end do
         call atomgpu_linestrength_destroy(dg)
         call atomgpu_linestrength_destroy(sp)
@@ -1203,6 +1207,87 @@ contains
         character(len=*), intent(in), optional :: fragment
         checks = checks + 1
         if (.not. invalid_argument_reported(what, stat, position, name, fragment)) failures = failures + 1
+    end subroutine
+
+    ! (g) The ABI 5 fields: TROVE's THRESH_LINE on the raw sum R = mu^2/3 of a J = 1 <- 0 line with
+    ! g_ns = 3 (S = 9 R; a threshold of 5 R keeps S, not R); emission from J = 1 into J = 0 with
+    ! A(1 -> 0) = a_coef mu^2 nu^3 / 3 (the constant above, from mpmath); TM between the J = 0
+    ! states of a two-function model with unit vectors, where TROVE's formula gives
+    ! tm(m, 1, 1) = dipole(I, F, m), |TM| its norm, and the pairs with nu >= 0.
+    subroutine test_trove_mode_and_moments()
+        real(dp), parameter :: mu = 1.2_dp, raw = mu**2 / 3
+        type(atomgpu_linestrength_t) :: h, hv
+        type(atomgpu_intensity_params_t) :: p
+        real(dp) :: dipole(1, 1, 3), dv(2, 2, 3)
+        integer :: b0, b1, bv, e
+        integer(i8) :: n_lines, counts(5), upper_id(1), lower_id(1), n_moments, ids(4, 2)
+        real(dp) :: a(1), wn(1), s(1), inten(1), nu(4), tm(4), av(4), iv(4), comp(3, 3, 3, 4)
+        integer(i8), parameter :: want_lower(3) = [1, 1, 2], want_upper(3) = [1, 2, 2]
+
+        dipole = 0
+        dipole(1, 1, 3) = mu
+        call atomgpu_linestrength_create(h, dipole, stat=stat)
+        if (.not. succeeded("ABI 5: create", stat)) return
+        b0 = -1
+        b1 = -1
+        call atomgpu_linestrength_add_block(h, 0, 3.0_dp, [1_i8], [0], [0], b0, stat=stat)
+        call atomgpu_linestrength_add_block(h, 1, 3.0_dp, [1_i8], [0], [1], b1, stat=stat)
+        call atomgpu_linestrength_set_states(h, b0, [0.0_dp], identity(1), stat)
+        call atomgpu_linestrength_set_states(h, b1, [5.0_dp], identity(1), stat)
+        p = open_params(296.0_dp, 10.0_dp, 0.0_dp)
+        call check("ABI 5: convention and action default to documented absorption", &
+            p%convention == ATOMGPU_CONVENTION_DOCUMENTED .and. p%action == ATOMGPU_ACTION_ABSORPTION)
+        p%thresh_line = 5 * raw
+        call atomgpu_linestrength_count_lines(h, b0, [b1], p, n_lines, stat, counts=counts)
+        if (succeeded("ABI 5: documented count", stat)) call check("documented: S = 9 R >= 5 R kept", n_lines == 1)
+        p%convention = ATOMGPU_CONVENTION_TROVE
+        call atomgpu_linestrength_count_lines(h, b0, [b1], p, n_lines, stat, counts=counts)
+        if (succeeded("ABI 5: TROVE count", stat)) then
+            call check("TROVE: R < 5 R dropped by THRESH_LINE", n_lines == 0 .and. counts(4) == 1)
+        end if
+        p%convention = ATOMGPU_CONVENTION_DOCUMENTED
+        p%thresh_line = 0
+        p%action = ATOMGPU_ACTION_EMISSION
+        call atomgpu_linestrength_line_list(h, b1, [b0], p, n_lines, upper_id, lower_id, a, wn, s, inten, stat)
+        if (succeeded("ABI 5: emission", stat)) then
+            call check("emission: one line, nu = E_I - E_F = 5", n_lines == 1 .and. abs(wn(1) - 5) < 1e-14_dp)
+            call check_rel("emission: A(1 -> 0) = a_coef mu^2 nu^3 / 3", a(1), a_coef * mu**2 * 125 / 3, tol)
+        end if
+        p%action = ATOMGPU_ACTION_TM
+        call atomgpu_linestrength_line_list(h, b1, [b0], p, n_lines, upper_id, lower_id, a, wn, s, inten, stat)
+        call check("ABI 5: line_list refuses TM", stat == ATOMGPU_ERR_INVALID_ARGUMENT)
+        call atomgpu_linestrength_destroy(h)
+
+        dv(:, :, 1) = reshape([0.5_dp, 0.2_dp, 0.2_dp, -0.3_dp], [2, 2])
+        dv(:, :, 2) = reshape([0.0_dp, 0.4_dp, -0.4_dp, 0.0_dp], [2, 2])
+        dv(:, :, 3) = reshape([1.1_dp, 0.7_dp, 0.7_dp, 0.9_dp], [2, 2])
+        call atomgpu_linestrength_create(hv, dv, stat=stat)
+        if (.not. succeeded("TM: create", stat)) return
+        bv = -1
+        call atomgpu_linestrength_add_block(hv, 0, 0.0_dp, [1_i8, 2_i8], [0, 0], [0, 0], bv, stat=stat)
+        call atomgpu_linestrength_set_states(hv, bv, [0.0_dp, 100.0_dp], identity(2), stat)
+        p%convention = ATOMGPU_CONVENTION_TROVE
+        comp = sentinel
+        call atomgpu_linestrength_transition_moments(hv, bv, [bv], p, n_moments, ids(:, 1), ids(:, 2), nu, tm, av, &
+            iv, comp, stat, counts)
+        if (succeeded("TM: transition_moments", stat)) then
+            call check("TM: 3 pairs with nu >= 0 (1->1, 1->2, 2->2), 1 below", n_moments == 3 .and. counts(3) == 1)
+            do e = 1, 3
+                call check("TM: IDs in order", ids(e, 2) == want_lower(e) .and. ids(e, 1) == want_upper(e))
+                call check_rel("TM: tm(m, 1, 1) = dipole(I, F, m)", norm2(comp(:, 1, 1, e) - &
+                    dv(want_lower(e), want_upper(e), :)) + 1, 1.0_dp, tol)
+                call check_rel("TM: |TM| = norm", tm(e), norm2(dv(want_lower(e), want_upper(e), :)), tol)
+                call check("TM: only the (1, 1) component pair is non-zero", all(comp(:, 2:, :, e) == 0) .and. &
+                    all(comp(:, 1, 2:, e) == 0))
+            end do
+            call check_rel("TM: A_vib = A_coef |TM|^2 nu^3 (TROVE's A_coef 3.136189321927909e-7)", av(2), &
+                3.136189321927909e-7_dp * tm(2)**2 * 100.0_dp**3, tol)
+        end if
+        n_moments = -1
+        call atomgpu_linestrength_transition_moments(hv, bv, [bv], p, n_moments, ids(:0, 1), ids(:0, 2), nu(:0), &
+            tm(:0), av(:0), iv(:0), comp(:, :, :, :0), stat)
+        if (succeeded("TM: count", stat)) call check("TM: capacity 0 counts", n_moments == 3)
+        call atomgpu_linestrength_destroy(hv)
     end subroutine
 
 end program test_linestrength

@@ -11,7 +11,7 @@
 use atomgpu::backend::Backend;
 use atomgpu::linestrength::trove::StatesTable;
 use atomgpu::linestrength::{
-    BlockSpec, Convention, IntensityParams, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding,
+    Action, BlockSpec, Convention, IntensityParams, LineFilters, LineStrength, Options, SymmetryGroup, Unfolding,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -252,7 +252,7 @@ impl Fixture {
             thresh_intens: f.real("thresh_intes"),
             batch: 16,
             convention: Convention::Trove,
-            ..IntensityParams::default()
+            action: Action::Absorption,
         };
         let j = f.ints("j");
         let reduced = f.ints("reduced")[0] != 0;

@@ -6,6 +6,10 @@
  *   that writes fail with EFBIG once the .states temporary is written) and a .trans that cannot
  *   be replaced each leave an existing pair byte for byte and no other file; a call that succeeds
  *   replaces the pair and leaves nothing else.
+ * - atomgpu_linestrength_transition_moments (TROVE's TM): NULL, bad sizes, bad params fields
+ *   (convention, action, NaN temperature) refused with outputs untouched, a valid call on the
+ *   suite's J = 0 block; the line lists refuse a bad convention or action, and TM, naming the
+ *   field of `params`.
  * - atomgpu_cr_run_stiff_systems names the cell of a bad state; atomgpu_cr_run_rk4 refuses
  *   n_steps outside [1, 2^53] with that range. */
 
@@ -500,53 +504,116 @@ static int case_stream_sink_stops(void) {
     return 0;
 }
 
-#define RELIABILITY_LINES_CR_ARGUMENTS                                                                            \
-    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 1, "handle", "n"},                       \
-        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 2, "n", "zmh"},                      \
-        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 3, "block", "n"},                    \
-        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 4, "vectors", "nai"},                \
-        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 5, "ld", "zmh"},                     \
-        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 6, "energies", "nai"},               \
-        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 7, "ids", "n"},                      \
-        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 8, "order", "n"},                    \
-        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 9, "params", "nai"},                 \
-        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 10, "filters", "m"},                 \
-        {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 11, "sink", "n"},                    \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 1, "handle", "n"}, \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 2, "n", "zmh"},    \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 3, "block", "n"},  \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 4, "vectors", "nai"}, \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 5, "ld", "zmh"},   \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 6, "energies", "nai"}, \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 7, "ids", "n"},    \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 8, "order", "n"},  \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 9, "params", "nai"}, \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 10, "filters", "m"}, \
-        {call_ls_lines_pending, "linestrength_lines_pending", 1, "handle", "n"},                                 \
-        {call_ls_lines_pending, "linestrength_lines_pending", 2, "n_lines", "n"},                                \
-        {call_ls_take_lines, "linestrength_take_lines", 1, "handle", "n"},                                       \
-        {call_ls_take_lines, "linestrength_take_lines", 2, "lines", "n"},                                        \
-        {call_ls_take_lines, "linestrength_take_lines", 3, "capacity", "zmh"},                                   \
-        {call_ls_take_lines, "linestrength_take_lines", 4, "taken", "n"},                                        \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 1, "handle", "n"},                 \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 3, "gamma", "m"},                  \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 4, "gns", "ai"},                   \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 5, "n_primitive", "zmh"},          \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 6, "v", "n"},                      \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 7, "k", "n"},                      \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 8, "tau", "n"},                    \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 9, "ndeg", "zm"},                  \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 10, "n_sym", "m"},                 \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 11, "row_start", "n"},             \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 12, "col", "n"},                   \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 13, "value", "n"},                 \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 14, "index_base", "m"},            \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 15, "block", "n"},
-#define RELIABILITY_LINES_CR_VALID                                                                                \
-    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch"},                                         \
-        {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered"},                   \
-        {call_ls_lines_pending, "linestrength_lines_pending"}, {call_ls_take_lines, "linestrength_take_lines"},  \
-        {call_ls_add_block_species_i32, "linestrength_add_block_species_i32"},
+/* TM moments of the suite's J = 0 block 0 with itself: params position 5 broken as zero (an
+ * unknown convention), negative (an unknown action) or NaN (temperature). */
+static int32_t call_ls_transition_moments(void) {
+    const int32_t uppers[1] = {0};
+    atomgpu_intensity_params p = ls_params();
+    p.action = ATOMGPU_ACTION_TM;
+    p.convention = ATOMGPU_CONVENTION_TROVE;
+    if (BRK(K_ZERO, 5)) p.convention = 7;
+    if (BRK(K_NEG, 5)) p.action = -1;
+    if (BRK(K_NAN, 5)) p.temperature = NAN;
+    int64_t n = ISENTINEL, up_id[4], lo_id[4], counts[5];
+    double nu[4], tm[4], a[4], intensity[4], components[27 * 4];
+    for (int i = 0; i < 4; i++) up_id[i] = lo_id[i] = ISENTINEL;
+    for (int i = 0; i < 5; i++) counts[i] = ISENTINEL;
+    fill(nu, 4, SENTINEL), fill(tm, 4, SENTINEL), fill(a, 4, SENTINEL), fill(intensity, 4, SENTINEL);
+    fill(components, 27 * 4, SENTINEL);
+    int32_t s = atomgpu_linestrength_transition_moments(
+        P(fixture_ls, 1), 0, (int32_t)N(1, 3), P(uppers, 4), BRK(K_NULL, 5) ? NULL : &p, N(4, 6), P(&n, 7), up_id,
+        P(lo_id, 9), P(nu, 10), P(tm, 11), P(a, 12), P(intensity, 13), P(components, 14), counts);
+    untouched = n == ISENTINEL && up_id[0] == ISENTINEL && all_equal(components, 27 * 4, SENTINEL) &&
+                all_equal(tm, 4, SENTINEL) && counts[0] == ISENTINEL;
+    /* Two J = 0 states: pairs (0,0), (0,1), (1,1) have nu >= 0, (1,0) not. */
+    finite = n == 3 && counts[0] == 4 && counts[2] == 1 && all_finite(tm, 3) && all_finite(a, 3) &&
+             all_finite(intensity, 3) && all_finite(components, 27 * 3);
+    return s;
+}
+
+/* Line lists refuse an unknown convention or action, and TM, naming the field of `params`. */
+static int case_line_list_convention_and_action(void) {
+    atomgpu_linestrength *h = make_ls();
+    const int32_t uppers[1] = {1};
+    int64_t n_lines = ISENTINEL;
+    struct {
+        int32_t convention, action;
+        const char *field;
+    } bad[3] = {{2, 0, "`convention`"}, {0, 3, "`action`"}, {0, ATOMGPU_ACTION_TM, "`action`"}};
+    for (int i = 0; i < 3; i++) {
+        atomgpu_intensity_params p = ls_params();
+        p.convention = bad[i].convention, p.action = bad[i].action;
+        if (refused(atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, NULL, 0, &n_lines, NULL, NULL, NULL,
+                                                            NULL, NULL, NULL, NULL),
+                    5, "params"))
+            return 1;
+        if (strstr(message(), bad[i].field) == NULL) return fail("message: %s", message());
+        if (n_lines != ISENTINEL) return fail("n_lines written on a refused call");
+    }
+    atomgpu_intensity_params p = ls_params();
+    p.convention = ATOMGPU_CONVENTION_TROVE, p.action = ATOMGPU_ACTION_EMISSION;
+    return atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, NULL, 0, &n_lines, NULL, NULL, NULL, NULL,
+                                                   NULL, NULL, NULL) == ATOMGPU_OK
+               ? 0
+               : fail("TROVE emission: %s", message());
+}
+
+#define RELIABILITY_LINES_CR_ARGUMENTS \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 1, "handle", "n"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 2, "n", "zmh"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 3, "block", "n"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 4, "vectors", "nai"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 5, "ld", "zmh"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 6, "energies", "nai"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 7, "ids", "n"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 8, "order", "n"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 9, "params", "nai"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 10, "filters", "m"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 11, "sink", "n"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 1, "handle", "n"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 2, "n", "zmh"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 3, "block", "n"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 4, "vectors", "nai"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 5, "ld", "zmh"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 6, "energies", "nai"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 7, "ids", "n"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 8, "order", "n"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 9, "params", "nai"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 10, "filters", "m"}, \
+    {call_ls_lines_pending, "linestrength_lines_pending", 1, "handle", "n"}, \
+    {call_ls_lines_pending, "linestrength_lines_pending", 2, "n_lines", "n"}, \
+    {call_ls_take_lines, "linestrength_take_lines", 1, "handle", "n"}, \
+    {call_ls_take_lines, "linestrength_take_lines", 2, "lines", "n"}, \
+    {call_ls_take_lines, "linestrength_take_lines", 3, "capacity", "zmh"}, \
+    {call_ls_take_lines, "linestrength_take_lines", 4, "taken", "n"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 1, "handle", "n"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 3, "gamma", "m"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 4, "gns", "ai"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 5, "n_primitive", "zmh"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 6, "v", "n"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 7, "k", "n"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 8, "tau", "n"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 9, "ndeg", "zm"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 10, "n_sym", "m"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 11, "row_start", "n"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 12, "col", "n"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 13, "value", "n"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 14, "index_base", "m"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 15, "block", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 1, "handle", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 3, "n_upper_blocks", "m"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 4, "upper_blocks", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 5, "params", "nzma"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 6, "capacity", "zm"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 7, "n_moments", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 9, "lower_id", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 14, "components", "n"},
+#define RELIABILITY_LINES_CR_VALID \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered"}, \
+    {call_ls_lines_pending, "linestrength_lines_pending"}, {call_ls_take_lines, "linestrength_take_lines"}, \
+    {call_ls_add_block_species_i32, "linestrength_add_block_species_i32"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments"},
 #define RELIABILITY_LINES_CR_SPECIAL                                                                              \
     {"write_exomol: the callback stops it at once, an earlier pair kept", case_exomol_stop_at_once},              \
         {"write_exomol: the callback stops it at the 3rd report, an earlier pair kept", case_exomol_stop_at_third}, \
@@ -561,4 +628,5 @@ static int case_stream_sink_stops(void) {
         {"run_stiff_systems: a bad cell is named", case_stiff_systems_bad_cell},                                   \
         {"run_rk4: n_steps above 2^53 refused with the range", case_rk4_steps_range},                              \
         {"line list: partition function 0, the rule's message", case_no_unit_in_rule},                             \
-        {"lines_of_lower_batch: the sink stops it, CANCELLED and a prefix delivered", case_stream_sink_stops},
+        {"lines_of_lower_batch: the sink stops it, CANCELLED and a prefix delivered", case_stream_sink_stops},     \
+        {"line list: a bad convention or action, and TM, refused naming the field", case_line_list_convention_and_action},
