@@ -164,3 +164,50 @@ fn streamed_lower_levels_give_trove_s_files() {
         same_files_streamed("ph3_reduced", batch);
     }
 }
+
+/// TROVE's TM action (J = 0 transition moments, h2s_tm: 53 moments TROVE printed to its main
+/// output, tm_output.txt): atomgpu's moments (`transition_moments`, TROVE convention) are the
+/// same pairs with the same |TM|, intensity and x, y, z components to TROVE's printed digits
+/// (es15.8: 5e-9 relative; f16.8: 5e-9 Debye), and the same number of them.
+#[test]
+fn h2s_tm_as_trove() {
+    use atomgpu::linestrength::Action;
+    let f = Fixture::read("h2s_tm");
+    let mut h = f.handle(Backend::Cpu);
+    let (mut params, _) = f.options();
+    params.action = Action::Tm;
+    let blocks: Vec<usize> = (0..f.blocks.len()).filter(|&b| !f.blocks[b].energies.is_empty()).collect();
+    let mut ours = Vec::new();
+    for &lower in &blocks {
+        ours.extend(h.transition_moments(lower, &blocks, &params).unwrap().moments);
+    }
+    let energy = |block: usize, state: usize| f.blocks[block].energies[state] - params.zpe;
+    let text = f.text("tm_output.txt");
+    let mut theirs = 0;
+    for line in text.lines().skip(2).filter(|l| !l.trim().is_empty()) {
+        theirs += 1;
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        // J Gamma <- J Gamma branch Ef <- Ei nu ...
+        let (ef, ei): (f64, f64) = (fields[6].parse().unwrap(), fields[8].parse().unwrap());
+        let scientific: Vec<f64> = fields.iter().filter(|w| w.contains('E')).map(|w| w.parse().unwrap()).collect();
+        let (tm, intensity) = (scientific[0], scientific[1]);
+        let components: Vec<f64> = fields[fields.len() - 3..].iter().map(|w| w.parse().unwrap()).collect();
+        let m = ours
+            .iter()
+            .find(|m| {
+                (energy(m.upper_block, m.upper_state) - ef).abs() <= 5e-7
+                    && (energy(m.lower_block, m.lower_state) - ei).abs() <= 5e-7
+            })
+            .unwrap_or_else(|| panic!("TROVE's moment {ef} <- {ei} is not among atomgpu's"));
+        assert!((m.moment - tm).abs() <= 5e-9 * tm.abs() + 1e-300, "|TM| {} vs TROVE {tm} ({line})", m.moment);
+        assert!(
+            (m.intensity - intensity).abs() <= 5e-9 * intensity.abs() + 1e-300,
+            "intensity {} vs TROVE {intensity} ({line})",
+            m.intensity
+        );
+        for (c, expected) in components.iter().enumerate() {
+            assert!((m.components[c] - expected).abs() <= 5.1e-9, "component {c}: {} vs {expected}", m.components[c]);
+        }
+    }
+    assert_eq!(ours.len(), theirs, "atomgpu keeps {} moments, TROVE {theirs}", ours.len());
+}
