@@ -7,6 +7,8 @@
 //! INTENSITY options, must write the same files, byte for byte (same lines, same order, same
 //! digits).
 
+#[path = "support/gpu.rs"]
+mod gpu;
 #[path = "support/trove_fixture.rs"]
 mod trove_fixture;
 
@@ -42,10 +44,19 @@ fn first_difference(ours: &str, theirs: &str) -> String {
     }
 }
 
-/// Writes case `name` with atomgpu and compares both files with TROVE's.
+/// Writes case `name` with atomgpu and compares both files with TROVE's, on the CPU and, where
+/// there is one, on the GPU.
 fn same_files_as_trove(name: &str) {
+    same_files_on(name, Backend::Cpu);
+    if let Some(gpu) = gpu::cuda_device().map(Backend::Cuda) {
+        same_files_on(name, gpu);
+    }
+}
+
+/// [`same_files_as_trove`] on one backend.
+fn same_files_on(name: &str, backend: Backend) {
     let f = Fixture::read(name);
-    let mut h = f.handle(Backend::Cpu);
+    let mut h = f.handle(backend);
     let (params, filters) = f.options();
     let columns = f.columns();
     let table = f.states_table(&columns);

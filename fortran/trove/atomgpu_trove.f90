@@ -160,9 +160,8 @@ contains
         real(r8), intent(in) :: repres(:, :, :)
         integer, intent(in) :: ilevel(:), id(:), pos(:), irec(:)
         real(r8), intent(in) :: energy(:)
-        integer(i8), allocatable :: row_start(:), col(:), v(:)
+        integer, allocatable :: row_start(:), col(:), tau(:)
         real(r8), allocatable :: value(:), vectors(:, :)
-        integer, allocatable :: tau(:)
         integer :: p, d, irow, ie, nnz, r, s, block
         if (.not. atomgpu_trove_on()) return
         if (nstates == 0) return
@@ -172,23 +171,25 @@ contains
         end do
         nnz = nnz * ndeg
         allocate(row_start(ndeg * nprim + 1), col(nnz), value(nnz))
+        ! The unfolding in CSR, 1-based as the Fortran interface takes it: row (d-1)*nprim + p holds
+        ! the symmetrised coefficients kmat(irow)+1 .. kmat(irow)+nelem(irow) of component d.
         r = 0
-        row_start(1) = 0
+        row_start(1) = 1
         do d = 1, ndeg
             do p = 1, nprim
                 irow = icase_row(p)
                 do ie = 1, nelem(irow)
                     r = r + 1
-                    col(r) = kmat(irow) + ie - 1
+                    col(r) = kmat(irow) + ie
                     value(r) = repres(kmat(irow) + ie, d, icase_ib(p))
                 end do
-                row_start((d - 1) * nprim + p + 1) = r
+                row_start((d - 1) * nprim + p + 1) = r + 1
             end do
         end do
-        v = int(iroot_j0(1:nprim), i8)
         tau = mod(ktau(1:nprim), 2)
-        call atomgpu_linestrength_add_block_species(handle, j, gamma, species_gns(gamma), v, k(1:nprim), tau, ndeg, &
-            block, row_start, col, value, int(nsym, i8))
+        ! TROVE's default-integer index arrays go to the library as they are (no copy).
+        call atomgpu_linestrength_add_block_species(handle, j, gamma, species_gns(gamma), iroot_j0(1:nprim), k(1:nprim), &
+            tau, ndeg, block, row_start, col, value, nsym)
         allocate(vectors(nsym, nstates))
         do s = 1, nstates
             read(vec_unit, rec=irec(s)) vectors(:, s)
