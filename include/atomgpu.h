@@ -1048,6 +1048,74 @@ int32_t atomgpu_linestrength_add_block_species(struct atomgpu_linestrength *hand
                                                int32_t *block);
 
 /**
+ * Sets the symmetrised rotational basis of one J for TROVE's proper-rotational-symmetry route
+ * (`job%rotsym_do`, the route TROVE needs for Td(M) spectra): what TROVE's
+ * `MLrotsymmetry_generate(J, verbose, count_index, eigenvects, Ncount, Ntotal)` returns. Set it
+ * for every J before adding that J's blocks with `atomgpu_linestrength_add_block_rotsym`.
+ *
+ * - `handle`: the handle.
+ * - `j` in [0, 32767]: the rotational quantum number.
+ * - `e[(2J+1)^2]`: E_J [`eigenvects`], column-major: column c holds the coefficients of
+ *   symmetrised rotational function c on the 2J+1 Wang functions in TROVE's order (row 0: K = 0
+ *   with tau = J mod 2; row 2K-1+tau: K >= 1, tau = 0, 1). Finite and orthogonal:
+ *   |E^T E - 1| <= 1e-10 elementwise.
+ * - `level_of_column[2J+1]`, `deg_of_column[2J+1]`: column c is component `deg_of_column[c]` of
+ *   rotational level `level_of_column[c]`, both 0-based (TROVE: `count_index(level+1, deg+1) =
+ *   c+1`). Each (level, deg) once; the levels used are 0..L-1, and each level's components are
+ *   0..ndeg-1 with ndeg <= 3 (its species' degeneracy).
+ *
+ * The route's rotational factors are then W_m(level, deg; level', deg') = [E_J^T M_m E_J'](c, c')
+ * [`wigner%rot`], with M_m the Wang-basis factors of the Wang route (TROVE's phases, 3j symbols,
+ * 1/sqrt(2)) whose 3j symbols are cut at TROVE's small_ = 2.2e-16 instead of THRESH_COEFF, and
+ * h(v', level', deg') = sum over lower functions (v, level, deg) with |c| > THRESH_COEFF of c
+ * sum_m W_m dipole(v, v', m) (Debye) [`do_1st_half_linestrength_rotsym_symmvec`]. A J's basis can
+ * be replaced only while no block of that J is registered.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_set_rotational_basis(struct atomgpu_linestrength *handle,
+                                                  int32_t j,
+                                                  const double *e,
+                                                  const int32_t *level_of_column,
+                                                  const int32_t *deg_of_column);
+
+/**
+ * Registers a (J, Gamma) block of TROVE's rotsym route: as
+ * `atomgpu_linestrength_add_block_species`, with the labels of J's symmetrised rotational basis
+ * (`atomgpu_linestrength_set_rotational_basis`, which must come first) in place of (K, tau):
+ *
+ * - `level[n_primitive]`: the rotational level of each function, in [0, L) of J's basis,
+ *   0-based (TROVE's `bset_contr(jind)%ktau` - 1 under rotsym_do);
+ * - `deg[n_primitive]`: the component of that level, in [0, ndeg(level)) (TROVE's
+ *   `bset_contr(jind)%k` - 1 under rotsym_do).
+ *
+ * No two functions may share (v, level, deg). A handle's blocks are all of this route or all
+ * Wang blocks (TROVE's rotsym_do holds for every J): mixing them is `ATOMGPU_ERR_INVALID_ARGUMENT`
+ * naming `handle`. Everything else (states, batches, half-linestrengths with one row per
+ * primitive function, amplitudes, line lists, files) is as for Wang blocks.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_add_block_rotsym(struct atomgpu_linestrength *handle,
+                                              int32_t j,
+                                              int32_t gamma,
+                                              double gns,
+                                              int64_t n_primitive,
+                                              const int64_t *v,
+                                              const int32_t *level,
+                                              const int32_t *deg,
+                                              int32_t ndeg,
+                                              int64_t n_sym,
+                                              const int64_t *row_start,
+                                              const int64_t *col,
+                                              const double *value,
+                                              int32_t *block);
+
+/**
  * Sets the molecule's symmetry group (TROVE's `sym%group`), before any block is added: then
  * every block's species (`atomgpu_linestrength_add_block_species`) must be one of the group's,
  * with its degeneracy, and the line filters can apply TROVE's degeneracy filter.
