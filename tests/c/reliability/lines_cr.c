@@ -7,7 +7,10 @@
  *   be replaced each leave an existing pair byte for byte and no other file; a call that succeeds
  *   replaces the pair and leaves nothing else.
  * - atomgpu_cr_run_stiff_systems names the cell of a bad state; atomgpu_cr_run_rk4 refuses
- *   n_steps outside [1, 2^53] with that range. */
+ *   n_steps outside [1, 2^53] with that range.
+ * - the rotsym route (atomgpu_linestrength_set_rotational_basis, atomgpu_linestrength_add_block_rotsym):
+ *   valid calls and every argument made bad; a basis that is not orthogonal, and a rotsym block
+ *   beside Wang blocks, are refused naming `e` and `handle`. */
 
 #include <dirent.h>
 #include <errno.h>
@@ -345,8 +348,99 @@ static int case_no_unit_in_rule(void) {
     return strstr(message(), "> 0, got 0") != NULL ? 0 : fail("message: %s", message());
 }
 
-#define RELIABILITY_LINES_CR_ARGUMENTS
-#define RELIABILITY_LINES_CR_VALID
+/* The rotsym route: J = 1's basis E (column-major), column 0 level 0, columns 1 and 2 the two
+ * components of level 1 (Wang functions 1 and 2 rotated by atan(4/3)). */
+static const double rs_e[9] = {1.0, 0.0, 0.0, 0.0, 0.6, 0.8, 0.0, -0.8, 0.6};
+static const int32_t rs_level[3] = {0, 1, 1}, rs_deg[3] = {0, 0, 1};
+
+static int32_t call_ls_set_rotational_basis(void) {
+    int32_t s = atomgpu_linestrength_set_rotational_basis(P(fixture_ls, 1), BRK(K_NEG, 2) ? -1 : 1, A(rs_e, 9, 3),
+                                                          P(rs_level, 4), P(rs_deg, 5));
+    untouched = 1, finite = 1;
+    return s;
+}
+
+/* The handle a rotsym block goes to: a fresh one (with J = 1's basis) while fixture_ls is live, or
+ * the bad fixture_ls a handle case made (destroyed, of the other family, made up). */
+static atomgpu_linestrength *rotsym_handle(void) {
+    int64_t a, b, c;
+    if (atomgpu_linestrength_block_size(fixture_ls, 0, &a, &b, &c) != ATOMGPU_OK) return fixture_ls;
+    atomgpu_linestrength *h = fresh_ls();
+    if (atomgpu_linestrength_set_group(h, "C3v(M)") != ATOMGPU_OK ||
+        atomgpu_linestrength_set_rotational_basis(h, 1, rs_e, rs_level, rs_deg) != ATOMGPU_OK) {
+        printf("    fixture: rotsym handle: %s\n", message());
+        exit(1);
+    }
+    return h;
+}
+
+static int32_t call_ls_add_block_rotsym(void) {
+    /* An E block of J = 1 with three primitive functions (v, level, deg) = (0, 0, 0), (1, 0, 0),
+     * (0, 1, 1) and n_sym = 2: a stacked unfolding of 2 x 3 rows, one entry per row. */
+    static const int64_t v[3] = {0, 1, 0};
+    static const int32_t level[3] = {0, 0, 1}, deg[3] = {0, 0, 1};
+    static const int64_t row_start[7] = {0, 1, 2, 3, 4, 5, 6};
+    static const int64_t col[6] = {0, 1, 0, 1, 0, 1};
+    static const double value[6] = {1.0, 1.0, 0.5, -0.5, 0.25, 0.75};
+    atomgpu_linestrength *h = rotsym_handle();
+    int32_t block = ISENTINEL;
+    int32_t s = atomgpu_linestrength_add_block_rotsym(
+        P(h, 1), BRK(K_NEG, 2) ? -1 : 1, BRK(K_NEG, 3) ? -1 : 2, X(1.0, 4), N(3, 5), P(v, 6), P(level, 7), P(deg, 8),
+        BRK(K_ZERO, 9) ? 0 : BRK(K_NEG, 9) ? -1 : 2, BRK(K_NEG, 10) ? -1 : 2, P(row_start, 11), P(col, 12),
+        P(value, 13), P(&block, 14));
+    untouched = block == ISENTINEL, finite = 1;
+    return s; /* h is not destroyed: that would clear the error under test (the case's process ends) */
+}
+
+/* A basis 1e-9 from orthogonal is refused naming `e` and the rule. */
+static int case_rotsym_basis_not_orthogonal(void) {
+    double skew[9];
+    memcpy(skew, rs_e, sizeof skew);
+    skew[4] += 1e-9;
+    atomgpu_linestrength *h = make_ls();
+    if (refused(atomgpu_linestrength_set_rotational_basis(h, 1, skew, rs_level, rs_deg), 3, "e")) return 1;
+    return strstr(message(), "orthogonal") != NULL ? 0 : fail("message: %s", message());
+}
+
+/* A rotsym block beside Wang blocks (make_ls's handle has two) is refused naming `handle`, and no
+ * block is written. */
+static int case_rotsym_beside_wang_blocks(void) {
+    static const int64_t v[1] = {0};
+    static const int32_t level[1] = {0}, deg[1] = {0};
+    int32_t block = ISENTINEL;
+    atomgpu_linestrength *h = make_ls();
+    if (atomgpu_linestrength_set_rotational_basis(h, 1, rs_e, rs_level, rs_deg) != ATOMGPU_OK)
+        return fail("basis: %s", message());
+    int32_t s = atomgpu_linestrength_add_block_rotsym(h, 1, 0, 1.0, 1, v, level, deg, 1, 0, NULL, NULL,
+                                                      NULL, &block);
+    if (refused(s, 1, "handle")) return 1;
+    if (block != ISENTINEL) return fail("block written on error");
+    return strstr(message(), "Wang blocks") != NULL ? 0 : fail("message: %s", message());
+}
+
+#define RELIABILITY_LINES_CR_ARGUMENTS                                                                            \
+    {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 1, "handle", "n"},                        \
+        {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 2, "j", "m"},                         \
+        {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 3, "e", "nai"},                       \
+        {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 4, "level_of_column", "n"},            \
+        {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 5, "deg_of_column", "n"},             \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 1, "handle", "n"},                            \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 2, "j", "m"},                                 \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 3, "gamma", "m"},                             \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 4, "gns", "ai"},                              \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 5, "n_primitive", "zmh"},                     \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 6, "v", "n"},                                 \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 7, "level", "n"},                             \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 8, "deg", "n"},                               \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 9, "ndeg", "zm"},                             \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 10, "n_sym", "m"},                            \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 11, "row_start", "n"},                        \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 12, "col", "n"},                              \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 13, "value", "n"},                            \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 14, "block", "n"},
+#define RELIABILITY_LINES_CR_VALID                                                                                \
+    {call_ls_set_rotational_basis, "linestrength_set_rotational_basis"},                                          \
+        {call_ls_add_block_rotsym, "linestrength_add_block_rotsym"},
 #define RELIABILITY_LINES_CR_SPECIAL                                                                              \
     {"write_exomol: the callback stops it at once, an earlier pair kept", case_exomol_stop_at_once},              \
         {"write_exomol: the callback stops it at the 3rd report, an earlier pair kept", case_exomol_stop_at_third}, \
@@ -360,4 +454,6 @@ static int case_no_unit_in_rule(void) {
         {"write_exomol: a pair replaced, nothing else left", case_exomol_replaces_pair},                           \
         {"run_stiff_systems: a bad cell is named", case_stiff_systems_bad_cell},                                   \
         {"run_rk4: n_steps above 2^53 refused with the range", case_rk4_steps_range},                              \
-        {"line list: partition function 0, the rule's message", case_no_unit_in_rule},
+        {"line list: partition function 0, the rule's message", case_no_unit_in_rule},                             \
+        {"set_rotational_basis: a basis not orthogonal is refused naming `e`", case_rotsym_basis_not_orthogonal},  \
+        {"add_block_rotsym: beside Wang blocks, refused naming `handle`", case_rotsym_beside_wang_blocks},
