@@ -305,8 +305,8 @@ fn identity_bases_give_the_wang_routes_numbers() {
         let vectors = random_values(&mut rng, blocks[1].len() * n);
         wang.load_lower(1, n, &vectors, blocks[1].len(), thresh).unwrap();
         rotsym.load_lower(1, n, &vectors, blocks[1].len(), thresh).unwrap();
-        for upper in 0..3 {
-            let rows = blocks[upper].len();
+        for (upper, labels) in blocks.iter().enumerate() {
+            let rows = labels.len();
             let (mut hw, mut hr) = (vec![0.0; rows * n], vec![0.0; rows * n]);
             wang.half_linestrength(upper, thresh, &mut hw, rows).unwrap();
             rotsym.half_linestrength(upper, thresh, &mut hr, rows).unwrap();

@@ -490,12 +490,12 @@ impl LineStrength {
             tau.push(spec.tau[p] as u8);
         }
         let slots = Slots::new(&k, &tau)?;
-        self.finish_block(spec.j, spec.gamma, spec.gns, spec.v, slots, spec.unfolding.as_ref(), "(v, K, tau)")
+        self.finish_block(spec.j, spec.gamma, spec.gns, spec.v, slots, spec.unfolding.as_ref())
     }
 
     /// The checks every block kind shares, and the block: vibrational indices in range, no two
-    /// functions with the same vibrational index and rotational label (`labels` names them in the
-    /// error), g_ns, the species and the unfolding.
+    /// functions with the same vibrational index and rotational label ((K, tau), or (level, deg)
+    /// on the rotsym route), g_ns, the species and the unfolding.
     fn finish_block(
         &self,
         j: u32,
@@ -504,8 +504,8 @@ impl LineStrength {
         spec_v: &[i64],
         slots: Slots,
         unfolding: Option<&Unfolding<'_>>,
-        labels: &str,
     ) -> Result<Block> {
+        let labels = if slots.basis.is_some() { "(v, level, deg)" } else { "(v, K, tau)" };
         let n = spec_v.len();
         if !(gns.is_finite() && gns >= 0.0) {
             return Err(Error::invalid("gns", format!("must be finite and >= 0, got {gns}")));

@@ -348,8 +348,7 @@ impl LineStrength {
             deg.push(d as u8);
         }
         let slots = Slots::grouped(&level, &deg, Some(basis))?;
-        let block =
-            self.finish_block(spec.j, spec.gamma, spec.gns, spec.v, slots, spec.unfolding.as_ref(), "(v, level, deg)")?;
+        let block = self.finish_block(spec.j, spec.gamma, spec.gns, spec.v, slots, spec.unfolding.as_ref())?;
         self.push_block(block)
     }
 
