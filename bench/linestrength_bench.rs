@@ -58,6 +58,7 @@
 #[path = "../tests/support/molecule.rs"]
 mod molecule;
 #[path = "../tests/support/trove_fixture.rs"]
+#[allow(dead_code)] // the benchmark reads fixtures by folder only
 mod trove_fixture;
 
 use atomgpu::backend::{self, Backend};

@@ -43,6 +43,7 @@ module atomgpu_linestrength
     ! atomgpu_intensity_params_t%action: TROVE's ABSORPTION, EMISSION and TM.
     integer(c_int32_t), parameter, public :: ATOMGPU_ACTION_ABSORPTION = 0, ATOMGPU_ACTION_EMISSION = 1, &
         ATOMGPU_ACTION_TM = 2
+    public :: atomgpu_linestrength_set_rotational_basis, atomgpu_linestrength_add_block_rotsym
 
     ! A line-strength engine (paper: gain-half-linestrength-gpu, Al-Refaie, Yurchenko & Tennyson,
     ! CPC 2017) held by the library: the vibrational dipole matrix, the (J, Gamma) blocks with
@@ -150,6 +151,32 @@ module atomgpu_linestrength
             import :: c_int32_t, c_char, c_ptr
             type(c_ptr), value :: handle
             character(kind=c_char), intent(in) :: group(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_add_block_rotsym(handle, j, gamma, gns, n_primitive, v, level, deg, ndeg, &
+                n_sym, row_start, col, val, block) bind(C, name="atomgpu_linestrength_add_block_rotsym") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: j, gamma
+            real(c_double), value :: gns
+            integer(c_int64_t), value :: n_primitive
+            integer(c_int64_t), intent(in) :: v(*)
+            integer(c_int32_t), intent(in) :: level(*), deg(*)
+            integer(c_int32_t), value :: ndeg
+            integer(c_int64_t), value :: n_sym
+            type(c_ptr), value :: row_start, col, val
+            integer(c_int32_t), intent(inout) :: block
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_set_rotational_basis(handle, j, e, level, deg) &
+                bind(C, name="atomgpu_linestrength_set_rotational_basis") result(status)
+            import :: c_int32_t, c_double, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: j
+            real(c_double), intent(in) :: e(*)
+            integer(c_int32_t), intent(in) :: level(*), deg(*)
             integer(c_int32_t) :: status
         end function
 
@@ -613,7 +640,7 @@ contains
         integer(c_int32_t) :: status
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call add_block_of(h, j, 0, 1, gns, v, k, tau, block, status, .false., row_start, col, value, n_sym)
+        call add_block_of(h, j, 0, 1, gns, v, k, tau, block, status, .false., .false., row_start, col, value, n_sym)
         call finish(status, stat, "atomgpu_linestrength_add_block")
     end subroutine
 
@@ -643,15 +670,98 @@ contains
             ", species are numbered from 1 in Fortran (TROVE's igamma)", status)
         call reject(ndeg >= 1 .and. ndeg <= 3, 9, "argument `ndeg`: is " // itoa(int(ndeg, c_int64_t)) // &
             ", must be 1, 2 (E) or 3 (F)", status)
-        call add_block_of(h, j, gamma - 1, max(ndeg, 1), gns, v, k, tau, block, status, .true., row_start, col, &
-            value, n_sym)
+        call add_block_of(h, j, gamma - 1, max(ndeg, 1), gns, v, k, tau, block, status, .true., .false., row_start, &
+            col, value, n_sym)
         call finish(status, stat, "atomgpu_linestrength_add_block_species")
+    end subroutine
+
+    ! Sets the symmetrised rotational basis of J = j for TROVE's proper-rotational-symmetry route
+    ! (job%rotsym_do, the route TROVE needs for Td(M) spectra), as TROVE's
+    ! MLrotsymmetry_generate(j, verbose, count_index, eigenvects, Ncount, Ntotal) returns it:
+    ! e = eigenvects (2J+1 x 2J+1, real, orthogonal to 1e-10; rows the Wang functions in TROVE's
+    ! order K = 0 (tau = mod(J, 2)), then K = 1 tau = 0, K = 1 tau = 1, K = 2 tau = 0, ...), and
+    ! column c is component deg(c) of rotational level level(c), both numbered from 1: for every
+    ! level icount and component ideg (1..sym%degen of the level's species),
+    ! level(count_index(icount, ideg)) = icount and deg(count_index(icount, ideg)) = ideg.
+    ! Set it for every J before adding that J's blocks with atomgpu_linestrength_add_block_rotsym.
+    ! The route's factors are W_m = [E_J^T M_m E_J'](count_index, count_index') (TROVE's
+    ! wigner%rot, 3j symbols cut at small_ = 2.2e-16) and h(v', level', deg') = sum over lower
+    ! functions with |c| > THRESH_COEFF of c sum_m W_m dipole_me(v, v', m) (Debye).
+    subroutine atomgpu_linestrength_set_rotational_basis(h, j, e, level, deg, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: j
+        real(c_double), intent(in), contiguous :: e(:, :)
+        integer, intent(in), contiguous :: level(:), deg(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        integer(c_int64_t) :: n, c
+        integer(c_int32_t), allocatable :: level0(:), deg0(:)
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call check_linestrength(h, status)
+        call reject(j >= 0 .and. j <= 32767, 2, "argument `j`: is " // itoa(int(j, c_int64_t)) // &
+            ", must be in [0, 32767]", status)
+        n = 2 * int(max(j, 0), c_int64_t) + 1
+        call reject(size(e, 1, kind=c_int64_t) == n, 3, size_message("e", size(e, 1, kind=c_int64_t), "rows", n, &
+            "2J+1"), status)
+        call reject(size(e, 2, kind=c_int64_t) == n, 3, size_message("e", size(e, 2, kind=c_int64_t), "columns", n, &
+            "2J+1"), status)
+        call reject(size(level, kind=c_int64_t) == n, 4, size_message("level", size(level, kind=c_int64_t), &
+            "elements", n, "2J+1"), status)
+        call reject(size(deg, kind=c_int64_t) == n, 5, size_message("deg", size(deg, kind=c_int64_t), &
+            "elements", n, "2J+1"), status)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            do c = 1, n
+                call reject(level(c) >= 1, 4, "argument `level`: element " // itoa(c) // " is " // &
+                    itoa(int(level(c), c_int64_t)) // ", levels are numbered from 1 in Fortran", status)
+                call reject(deg(c) >= 1, 5, "argument `deg`: element " // itoa(c) // " is " // &
+                    itoa(int(deg(c), c_int64_t)) // ", components are numbered from 1 in Fortran", status)
+            end do
+        end if
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            allocate (level0(n), deg0(n))
+            level0 = int(level - 1, c_int32_t)
+            deg0 = int(deg - 1, c_int32_t)
+            status = c_atomgpu_linestrength_set_rotational_basis(h%ptr, int(j, c_int32_t), e, level0, deg0)
+        end if
+        call finish(status, stat, "atomgpu_linestrength_set_rotational_basis")
+    end subroutine
+
+    ! Adds a (J, Gamma) block of TROVE's rotsym route, as atomgpu_linestrength_add_block_species
+    ! does, with the labels of J's rotational basis (atomgpu_linestrength_set_rotational_basis
+    ! first) in place of (K, tau): level(p) = bset_contr(jind)%ktau(p) and deg(p) =
+    ! bset_contr(jind)%k(p) under rotsym_do (TROVE's irlevel, irdeg, numbered from 1), no
+    ! (v, level, deg) twice. A handle's blocks are all of this route or all Wang blocks.
+    subroutine atomgpu_linestrength_add_block_rotsym(h, j, gamma, gns, v, level, deg, ndeg, block, row_start, col, &
+            value, n_sym, stat)
+        type(atomgpu_linestrength_t), intent(inout) :: h
+        integer, intent(in) :: j, gamma, ndeg
+        real(c_double), intent(in) :: gns
+        integer(c_int64_t), intent(in), contiguous :: v(:)
+        integer, intent(in), contiguous :: level(:), deg(:)
+        integer, intent(inout) :: block
+        integer(c_int64_t), intent(in), contiguous, optional :: row_start(:), col(:)
+        real(c_double), intent(in), contiguous, optional :: value(:)
+        integer(c_int64_t), intent(in), optional :: n_sym
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        call enter()
+        status = int(ATOMGPU_OK, c_int32_t)
+        call reject(gamma >= 1, 3, "argument `gamma`: is " // itoa(int(gamma, c_int64_t)) // &
+            ", species are numbered from 1 in Fortran (TROVE's igamma)", status)
+        call reject(ndeg >= 1 .and. ndeg <= 3, 9, "argument `ndeg`: is " // itoa(int(ndeg, c_int64_t)) // &
+            ", must be 1, 2 (E) or 3 (F)", status)
+        call add_block_of(h, j, gamma - 1, max(ndeg, 1), gns, v, level, deg, block, status, .true., .true., &
+            row_start, col, value, n_sym)
+        call finish(status, stat, "atomgpu_linestrength_add_block_rotsym")
     end subroutine
 
     ! The checks and the C call of add_block (species .false.: argument positions of C's
     ! atomgpu_linestrength_add_block) and add_block_species (.true.: two more arguments before v
-    ! and before n_sym); gamma0 is 0-based.
-    subroutine add_block_of(h, j, gamma0, ndeg, gns, v, k, tau, block, status, species, row_start, col, value, n_sym)
+    ! and before n_sym), or, with rotsym .true., add_block_rotsym (k, tau are then the 1-based
+    ! level and deg); gamma0 is 0-based.
+    subroutine add_block_of(h, j, gamma0, ndeg, gns, v, k, tau, block, status, species, rotsym, row_start, col, &
+            value, n_sym)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: j, gamma0, ndeg
         real(c_double), intent(in) :: gns
@@ -659,7 +769,7 @@ contains
         integer, intent(in), contiguous :: k(:), tau(:)
         integer, intent(inout) :: block
         integer(c_int32_t), intent(inout) :: status
-        logical, intent(in) :: species
+        logical, intent(in) :: species, rotsym
         integer(c_int64_t), intent(in), contiguous, optional :: row_start(:), col(:)
         real(c_double), intent(in), contiguous, optional :: value(:)
         integer(c_int64_t), intent(in), optional :: n_sym
@@ -673,15 +783,18 @@ contains
         logical :: given(4)
         integer :: i, o1, o2
         character(len=*), parameter :: names(4) = ["n_sym    ", "row_start", "col      ", "value    "]
+        character(len=5) :: first, second
         ! C positions: v, k, tau at 4 + o1 ..; n_sym, row_start, col, value at 7 + o2 + 1 ..
         o1 = merge(1, 0, species)
         o2 = merge(2, 0, species)
+        first = merge("level", "k    ", rotsym)
+        second = merge("deg  ", "tau  ", rotsym)
         call check_linestrength(h, status)
         n = size(v, kind=c_int64_t)
         rows = ndeg * n
-        call reject(size(k, kind=c_int64_t) == n, 6 + o1, size_message("k", size(k, kind=c_int64_t), "elements", &
-            n, "size(v) = n_primitive"), status)
-        call reject(size(tau, kind=c_int64_t) == n, 7 + o1, size_message("tau", size(tau, kind=c_int64_t), &
+        call reject(size(k, kind=c_int64_t) == n, 6 + o1, size_message(trim(first), size(k, kind=c_int64_t), &
+            "elements", n, "size(v) = n_primitive"), status)
+        call reject(size(tau, kind=c_int64_t) == n, 7 + o1, size_message(trim(second), size(tau, kind=c_int64_t), &
             "elements", n, "size(v) = n_primitive"), status)
         do e = 1, n
             call reject(v(e) >= 1 .and. v(e) <= h%n_vib, 5 + o1, "argument `v`: element " // itoa(e) // " is " // &
@@ -736,8 +849,8 @@ contains
         k32 = 0
         tau32 = 0
         v0(1:n) = v - 1
-        k32(1:n) = int(k, c_int32_t)
-        tau32(1:n) = int(tau, c_int32_t)
+        k32(1:n) = int(merge(k - 1, k, rotsym), c_int32_t)
+        tau32(1:n) = int(merge(tau - 1, tau, rotsym), c_int32_t)
         prs = c_null_ptr
         pcol = c_null_ptr
         pval = c_null_ptr
@@ -753,7 +866,10 @@ contains
             pval = c_loc(val)
         end if
         b = -1
-        if (species) then
+        if (rotsym) then
+            status = c_atomgpu_linestrength_add_block_rotsym(h%ptr, int(j, c_int32_t), int(gamma0, c_int32_t), gns, &
+                n, v0, k32, tau32, int(ndeg, c_int32_t), ns, prs, pcol, pval, b)
+        else if (species) then
             status = c_atomgpu_linestrength_add_block_species(h%ptr, int(j, c_int32_t), int(gamma0, c_int32_t), gns, &
                 n, v0, k32, tau32, int(ndeg, c_int32_t), ns, prs, pcol, pval, b)
         else

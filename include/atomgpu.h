@@ -1162,6 +1162,74 @@ int32_t atomgpu_linestrength_add_block_species(struct atomgpu_linestrength *hand
                                                int32_t *block);
 
 /**
+ * Sets the symmetrised rotational basis of one J for TROVE's proper-rotational-symmetry route
+ * (`job%rotsym_do`, the route TROVE needs for Td(M) spectra): what TROVE's
+ * `MLrotsymmetry_generate(J, verbose, count_index, eigenvects, Ncount, Ntotal)` returns. Set it
+ * for every J before adding that J's blocks with `atomgpu_linestrength_add_block_rotsym`.
+ *
+ * - `handle`: the handle.
+ * - `j` in [0, 32767]: the rotational quantum number.
+ * - `e[(2J+1)^2]`: E_J [`eigenvects`], column-major: column c holds the coefficients of
+ *   symmetrised rotational function c on the 2J+1 Wang functions in TROVE's order (row 0: K = 0
+ *   with tau = J mod 2; row 2K-1+tau: K >= 1, tau = 0, 1). Finite and orthogonal:
+ *   |E^T E - 1| <= 1e-10 elementwise.
+ * - `level_of_column[2J+1]`, `deg_of_column[2J+1]`: column c is component `deg_of_column[c]` of
+ *   rotational level `level_of_column[c]`, both 0-based (TROVE: `count_index(level+1, deg+1) =
+ *   c+1`). Each (level, deg) once; the levels used are 0..L-1, and each level's components are
+ *   0..ndeg-1 with ndeg <= 3 (its species' degeneracy).
+ *
+ * The route's rotational factors are then W_m(level, deg; level', deg') = [E_J^T M_m E_J'](c, c')
+ * [`wigner%rot`], with M_m the Wang-basis factors of the Wang route (TROVE's phases, 3j symbols,
+ * 1/sqrt(2)) whose 3j symbols are cut at TROVE's small_ = 2.2e-16 instead of THRESH_COEFF, and
+ * h(v', level', deg') = sum over lower functions (v, level, deg) with |c| > THRESH_COEFF of c
+ * sum_m W_m dipole(v, v', m) (Debye) [`do_1st_half_linestrength_rotsym_symmvec`]. A J's basis can
+ * be replaced only while no block of that J is registered.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_set_rotational_basis(struct atomgpu_linestrength *handle,
+                                                  int32_t j,
+                                                  const double *e,
+                                                  const int32_t *level_of_column,
+                                                  const int32_t *deg_of_column);
+
+/**
+ * Registers a (J, Gamma) block of TROVE's rotsym route: as
+ * `atomgpu_linestrength_add_block_species`, with the labels of J's symmetrised rotational basis
+ * (`atomgpu_linestrength_set_rotational_basis`, which must come first) in place of (K, tau):
+ *
+ * - `level[n_primitive]`: the rotational level of each function, in [0, L) of J's basis,
+ *   0-based (TROVE's `bset_contr(jind)%ktau` - 1 under rotsym_do);
+ * - `deg[n_primitive]`: the component of that level, in [0, ndeg(level)) (TROVE's
+ *   `bset_contr(jind)%k` - 1 under rotsym_do).
+ *
+ * No two functions may share (v, level, deg). A handle's blocks are all of this route or all
+ * Wang blocks (TROVE's rotsym_do holds for every J): mixing them is `ATOMGPU_ERR_INVALID_ARGUMENT`
+ * naming `handle`. Everything else (states, batches, half-linestrengths with one row per
+ * primitive function, amplitudes, line lists, files) is as for Wang blocks.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_add_block_rotsym(struct atomgpu_linestrength *handle,
+                                              int32_t j,
+                                              int32_t gamma,
+                                              double gns,
+                                              int64_t n_primitive,
+                                              const int64_t *v,
+                                              const int32_t *level,
+                                              const int32_t *deg,
+                                              int32_t ndeg,
+                                              int64_t n_sym,
+                                              const int64_t *row_start,
+                                              const int64_t *col,
+                                              const double *value,
+                                              int32_t *block);
+
+/**
  * Sets the molecule's symmetry group (TROVE's `sym%group`), before any block is added: then
  * every block's species (`atomgpu_linestrength_add_block_species`) must be one of the group's,
  * with its degeneracy, and the line filters can apply TROVE's degeneracy filter.
@@ -1450,7 +1518,6 @@ int32_t atomgpu_linestrength_write_exomol(struct atomgpu_linestrength *handle,
                                           int64_t *counts);
 
 /**
-<<<<<<< HEAD
  * Writes the whole line list of the stored states as TROVE's own `<stem>.states` and
  * `<stem>.trans` (TROVE's ExoMol-format files; TROVE names them `<linelist>_<J1>_<J2>`), digit
  * for digit as TROVE's intensity step writes them:
@@ -1458,7 +1525,7 @@ int32_t atomgpu_linestrength_write_exomol(struct atomgpu_linestrength *handle,
  *   lines sorted by the lower state's order key, then the upper's
  *   (`atomgpu_linestrength_set_state_labels`);
  * - `.states`: one line per entry of the table below, `(i12,1x,f12.6,1x,i6,1x,i7,` + the
- *   caller's text: ID, E - ZPE (cm^-1), `int(g_ns) (2J+1)`, J, then `columns` (TROVE: from the
+ *   caller's text: ID, E - ZPE (cm^-1), g_total, J, then `columns` (TROVE: from the
  *   symmetry label on, as tran.f90 `read_eigenval` formats them).
  * Use `params->convention` = 1 (TROVE) for TROVE's rules, thresholds and constants. The pair
  * changes together or not at all, as with `atomgpu_linestrength_write_exomol` (same failure
@@ -1469,8 +1536,8 @@ int32_t atomgpu_linestrength_write_exomol(struct atomgpu_linestrength *handle,
  * - `handle`: the handle.
  * - `stem`: NUL-terminated path without the suffixes, not empty.
  * - `n_states` (>= 0): entries of the `.states` table.
- * - `ids[n_states]` (>= 1), `energies[n_states]` (absolute, cm^-1, finite), `gns[n_states]`
- *   (g_ns of each state's symmetry, in [0, 65536)), `j[n_states]` (in [0, 32767]).
+ * - `ids[n_states]` (>= 1), `energies[n_states]` (absolute, cm^-1, finite), `g_total[n_states]`
+ *   (total degeneracy, >= 0; TROVE: `int(gns(gamma)) (2J+1)`), `j[n_states]` (in [0, 32767]).
  * - `columns`: `n_states` fields of `column_width` bytes each (state i's at
  *   `columns + i column_width`), the text after J, printable ASCII; trailing blanks and NULs of a
  *   field are not written (a Fortran `character(len=column_width)` array passes as it is).
@@ -1480,7 +1547,25 @@ int32_t atomgpu_linestrength_write_exomol(struct atomgpu_linestrength *handle,
  * - `counts` (output, may be NULL): 5 counts as `atomgpu_linestrength_line_list_filtered`'s.
  *
  * A file that cannot be written is `ATOMGPU_ERR_IO`.
-=======
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_write_trove(struct atomgpu_linestrength *handle,
+                                         const char *stem,
+                                         int64_t n_states,
+                                         const int64_t *ids,
+                                         const double *energies,
+                                         const int64_t *g_total,
+                                         const int32_t *j,
+                                         const char *columns,
+                                         int64_t column_width,
+                                         const struct atomgpu_intensity_params *params,
+                                         const struct atomgpu_line_filters *filters,
+                                         int64_t *counts);
+
+/**
  * Transition moments between J = 0 states, TROVE's TM action (dipole.f90
  * `do_1st_half_tm_symmvec` and the TM branch of `dm_intensity_symmvec`): for every stored level
  * I of the J = 0 block `lower_block` and every stored level F of the J = 0 blocks
@@ -1519,26 +1604,11 @@ int32_t atomgpu_linestrength_write_exomol(struct atomgpu_linestrength *handle,
  * `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives
  * the count needed) and writes nothing. Progress: lower states done, task
  * "atomgpu_linestrength_transition_moments".
->>>>>>> i29-mode
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
  * may be any value (it is looked up in the registry of live handles, never dereferenced).
  */
-<<<<<<< HEAD
-int32_t atomgpu_linestrength_write_trove(struct atomgpu_linestrength *handle,
-                                         const char *stem,
-                                         int64_t n_states,
-                                         const int64_t *ids,
-                                         const double *energies,
-                                         const double *gns,
-                                         const int32_t *j,
-                                         const char *columns,
-                                         int64_t column_width,
-                                         const struct atomgpu_intensity_params *params,
-                                         const struct atomgpu_line_filters *filters,
-                                         int64_t *counts);
-=======
 int32_t atomgpu_linestrength_transition_moments(struct atomgpu_linestrength *handle,
                                                 int32_t lower_block,
                                                 int32_t n_upper_blocks,
@@ -1554,7 +1624,6 @@ int32_t atomgpu_linestrength_transition_moments(struct atomgpu_linestrength *han
                                                 double *intensity,
                                                 double *components,
                                                 int64_t *counts);
->>>>>>> i29-mode
 
 /**
  * ExoMol ID of a stored state: 1 + the number of states stored in earlier blocks + `state`

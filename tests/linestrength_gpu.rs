@@ -13,6 +13,9 @@ mod molecule;
 #[path = "support/gpu.rs"]
 mod gpu;
 
+#[path = "support/rotsym.rs"]
+mod rotsym;
+
 use atomgpu::backend::Backend;
 use atomgpu::linestrength::{Action, Convention, IntensityParams, LineStrength, Options};
 use molecule::*;
@@ -284,6 +287,8 @@ fn gpu_equals_cpu_for_streamed_lower_batches() {
             thresh_line: 0.0,
             thresh_intens: 1e-35,
             batch: internal,
+            convention: atomgpu::linestrength::Convention::Documented,
+            action: atomgpu::linestrength::Action::Absorption,
         };
         let filters = LineFilters::default();
         // Every level of every block, cut into caller batches of `caller` levels (mixed blocks).
@@ -324,6 +329,80 @@ fn gpu_equals_cpu_for_streamed_lower_batches() {
             assert_eq!(cx, cy, "Nvib {n_vib}, on_host {on_host}, {devices} GPUs");
             assert_same_lines(&x, &y);
         }
+    }
+}
+
+#[test]
+fn gpu_equals_cpu_on_the_rotsym_route() {
+    // TROVE's rotsym route: random orthogonal rotational bases of J = 4, 5, 6 (contraction lists of
+    // up to 3 (2J+1) = 39 entries per upper slot, not the Wang route's six), random parts of the
+    // blocks in random order, Nvib = 37 and 61 (no tile multiple), coefficient thresholds, and a
+    // dipole matrix streamed in blocks.
+    let Some(gpu) = gpu::cuda_device().map(Backend::Cuda) else { return };
+    let mut rng = Rng::new(2929);
+    for (n_vib, n_lower, thresh, streamed) in [(37usize, 5usize, 0.0, false), (61, 33, 0.2, false), (37, 7, 0.0, true)]
+    {
+        let dipole = random_dipole(&mut rng, n_vib);
+        let bases: Vec<rotsym::Basis> = (4..=6).map(|j| rotsym::Basis::random(&mut rng, j)).collect();
+        let blocks: Vec<rotsym::RotsymLabels> =
+            bases.iter().map(|b| rotsym::RotsymLabels::random_part(&mut rng, b, n_vib, 0.9)).collect();
+        let bytes = (n_vib * n_vib * 3 * 8) as u64;
+        let max_bytes = if streamed { bytes / 3 } else { 0 };
+        let mut handles = vec![];
+        let n_states = 11;
+        let states: Vec<Vec<f64>> = blocks.iter().map(|l| random_values(&mut rng, l.len() * n_states)).collect();
+        for backend in [gpu.clone(), Backend::Cpu] {
+            let options = Options { max_device_bytes: max_bytes, ..Options::default() };
+            let mut h = LineStrength::new_on(backend, n_vib, &dipole, n_vib, options).unwrap();
+            for (b, l) in bases.iter().zip(&blocks) {
+                h.set_rotational_basis(b.j, &b.e, &b.level, &b.deg).unwrap();
+                let id = h.add_rotsym_block(&l.spec()).unwrap();
+                let energies: Vec<f64> = (0..n_states).map(|s| 900.0 * b.j as f64 + 41.0 * s as f64).collect();
+                h.set_states(id, &energies, &states[id], l.len()).unwrap();
+            }
+            handles.push(h);
+        }
+        let [on_gpu, on_cpu] = &mut handles[..] else { unreachable!() };
+        assert_eq!(on_gpu.backend_name(), "cuda");
+        let lower = &blocks[1];
+        let vectors = random_values(&mut rng, lower.len() * n_lower);
+        on_gpu.load_lower(1, n_lower, &vectors, lower.len(), thresh).unwrap();
+        on_cpu.load_lower(1, n_lower, &vectors, lower.len(), thresh).unwrap();
+        for (upper, labels) in blocks.iter().enumerate() {
+            let rows = labels.len();
+            let (mut hg, mut hc) = (vec![0.0; rows * n_lower], vec![0.0; rows * n_lower]);
+            on_gpu.half_linestrength(upper, thresh, &mut hg, rows).unwrap();
+            on_cpu.half_linestrength(upper, thresh, &mut hc, rows).unwrap();
+            let d = relative_difference(&hg, &hc);
+            println!("rotsym Nvib={n_vib} n={n_lower} thresh={thresh} streamed={streamed} upper={upper}: half {d:e}");
+            assert!(d < TOLERANCE, "half-linestrengths differ by {d:e}");
+            let (ag, ac) = (on_gpu.amplitudes(upper, thresh).unwrap(), on_cpu.amplitudes(upper, thresh).unwrap());
+            let d = relative_difference(&ag, &ac);
+            assert!(d < TOLERANCE, "amplitudes differ by {d:e}");
+        }
+        let params = IntensityParams { thresh_coeff: thresh, ..rotsym_params() };
+        let (x, y) =
+            (on_cpu.line_list(1, &[0, 1, 2], &params).unwrap(), on_gpu.line_list(1, &[0, 1, 2], &params).unwrap());
+        assert!(!x.is_empty());
+        assert_same_lines(&x, &y);
+    }
+}
+
+/// Every window open, every threshold 0.
+fn rotsym_params() -> IntensityParams {
+    IntensityParams {
+        temperature: 296.0,
+        partition_function: 1.0,
+        zpe: 0.0,
+        freq_window: [0.0, 1e6],
+        lower_energy: [-1e6, 1e6],
+        upper_energy: [-1e6, 1e6],
+        thresh_coeff: 0.0,
+        thresh_line: 0.0,
+        thresh_intens: 0.0,
+        batch: 4,
+        convention: atomgpu::linestrength::Convention::Documented,
+        action: atomgpu::linestrength::Action::Absorption,
     }
 }
 

@@ -62,6 +62,8 @@ fn params(batch: usize) -> IntensityParams {
         thresh_line: 0.0,
         thresh_intens: 1e-30,
         batch,
+        convention: atomgpu::linestrength::Convention::Documented,
+        action: atomgpu::linestrength::Action::Absorption,
     }
 }
 

@@ -145,13 +145,15 @@ fn same_files_streamed(name: &str, batch: usize) {
         let (mut blocks, mut energies, mut ids, mut order) = (vec![], vec![], vec![], vec![]);
         for (i, &(p, b, s)) in chunk.iter().enumerate() {
             let block = &f.blocks[b];
-            vectors[i * ld..i * ld + block.n_sym].copy_from_slice(&block.vectors[s * block.n_sym..(s + 1) * block.n_sym]);
+            vectors[i * ld..i * ld + block.n_sym]
+                .copy_from_slice(&block.vectors[s * block.n_sym..(s + 1) * block.n_sym]);
             blocks.push(b);
             energies.push(block.energies[s]);
             ids.push(block.ids[s]);
             order.push(p);
         }
-        let lower = LowerBatch { blocks: &blocks, vectors: &vectors, ld, energies: &energies, ids: &ids, order: &order };
+        let lower =
+            LowerBatch { blocks: &blocks, vectors: &vectors, ld, energies: &energies, ids: &ids, order: &order };
         let mut lines = Vec::new();
         h.lines_of_lower_batch(&lower, &params, &filters, &mut |l| {
             lines.extend_from_slice(l);

@@ -44,6 +44,7 @@ use crate::linestrength::check_threshold;
 use crate::linestrength::{
     exomol,
     moments::TM_COMPONENTS,
+    rotsym::RotsymBlockSpec,
     trove::{self, StatesTable},
     Action, BlockSpec, Convention, IntensityParams, LineCounts, LineFilters, LineStrength, Options, SymmetryGroup,
     Unfolding, MAX_DEGENERACY, MAX_DEVICES, MAX_J,
@@ -335,7 +336,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block(
         &["handle", "j", "gns", "n_primitive", "v", "k", "tau", "n_sym", "row_start", "col", "value", "block"],
         || {
             let species = Species { gamma: 0, ndeg: 1 };
-            add_block(handle, j, species, gns, n_primitive, v, k, tau, n_sym, row_start, col, value, block)
+            add_block(handle, j, species, gns, n_primitive, v, Route::Wang, k, tau, n_sym, row_start, col, value, block)
         },
     )
 }
@@ -401,7 +402,127 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block_species(
         ],
         || {
             let species = Species::checked(gamma, ndeg, n_sym)?;
-            add_block(handle, j, species, gns, n_primitive, v, k, tau, n_sym, row_start, col, value, block)
+            add_block(handle, j, species, gns, n_primitive, v, Route::Wang, k, tau, n_sym, row_start, col, value, block)
+        },
+    )
+}
+
+/// Sets the symmetrised rotational basis of one J for TROVE's proper-rotational-symmetry route
+/// (`job%rotsym_do`, the route TROVE needs for Td(M) spectra): what TROVE's
+/// `MLrotsymmetry_generate(J, verbose, count_index, eigenvects, Ncount, Ntotal)` returns. Set it
+/// for every J before adding that J's blocks with `atomgpu_linestrength_add_block_rotsym`.
+///
+/// - `handle`: the handle.
+/// - `j` in [0, 32767]: the rotational quantum number.
+/// - `e[(2J+1)^2]`: E_J [`eigenvects`], column-major: column c holds the coefficients of
+///   symmetrised rotational function c on the 2J+1 Wang functions in TROVE's order (row 0: K = 0
+///   with tau = J mod 2; row 2K-1+tau: K >= 1, tau = 0, 1). Finite and orthogonal:
+///   |E^T E - 1| <= 1e-10 elementwise.
+/// - `level_of_column[2J+1]`, `deg_of_column[2J+1]`: column c is component `deg_of_column[c]` of
+///   rotational level `level_of_column[c]`, both 0-based (TROVE: `count_index(level+1, deg+1) =
+///   c+1`). Each (level, deg) once; the levels used are 0..L-1, and each level's components are
+///   0..ndeg-1 with ndeg <= 3 (its species' degeneracy).
+///
+/// The route's rotational factors are then W_m(level, deg; level', deg') = [E_J^T M_m E_J'](c, c')
+/// [`wigner%rot`], with M_m the Wang-basis factors of the Wang route (TROVE's phases, 3j symbols,
+/// 1/sqrt(2)) whose 3j symbols are cut at TROVE's small_ = 2.2e-16 instead of THRESH_COEFF, and
+/// h(v', level', deg') = sum over lower functions (v, level, deg) with |c| > THRESH_COEFF of c
+/// sum_m W_m dipole(v, v', m) (Debye) [`do_1st_half_linestrength_rotsym_symmvec`]. A J's basis can
+/// be replaced only while no block of that J is registered.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_set_rotational_basis(
+    handle: *mut atomgpu_linestrength,
+    j: i32,
+    e: *const f64,
+    level_of_column: *const i32,
+    deg_of_column: *const i32,
+) -> i32 {
+    guard(&["handle", "j", "e", "level_of_column", "deg_of_column"], || {
+        let j = u32::try_from(j)
+            .ok()
+            .filter(|&j| j <= MAX_J)
+            .ok_or_else(|| Error::invalid("j", format!("must be in [0, {MAX_J}], got {j}")))?;
+        let n = 2 * j as usize + 1;
+        let e = input("e", e, n * n)?;
+        let level = input("level_of_column", level_of_column, n)?;
+        let deg = input("deg_of_column", deg_of_column, n)?;
+        with_handle(handle, |h| h.set_rotational_basis(j, e, level, deg))
+    })
+}
+
+/// Registers a (J, Gamma) block of TROVE's rotsym route: as
+/// `atomgpu_linestrength_add_block_species`, with the labels of J's symmetrised rotational basis
+/// (`atomgpu_linestrength_set_rotational_basis`, which must come first) in place of (K, tau):
+///
+/// - `level[n_primitive]`: the rotational level of each function, in [0, L) of J's basis,
+///   0-based (TROVE's `bset_contr(jind)%ktau` - 1 under rotsym_do);
+/// - `deg[n_primitive]`: the component of that level, in [0, ndeg(level)) (TROVE's
+///   `bset_contr(jind)%k` - 1 under rotsym_do).
+///
+/// No two functions may share (v, level, deg). A handle's blocks are all of this route or all
+/// Wang blocks (TROVE's rotsym_do holds for every J): mixing them is `ATOMGPU_ERR_INVALID_ARGUMENT`
+/// naming `handle`. Everything else (states, batches, half-linestrengths with one row per
+/// primitive function, amplitudes, line lists, files) is as for Wang blocks.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
+/// may be any value (it is looked up in the registry of live handles, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_add_block_rotsym(
+    handle: *mut atomgpu_linestrength,
+    j: i32,
+    gamma: i32,
+    gns: f64,
+    n_primitive: i64,
+    v: *const i64,
+    level: *const i32,
+    deg: *const i32,
+    ndeg: i32,
+    n_sym: i64,
+    row_start: *const i64,
+    col: *const i64,
+    value: *const f64,
+    block: *mut i32,
+) -> i32 {
+    guard(
+        &[
+            "handle",
+            "j",
+            "gamma",
+            "gns",
+            "n_primitive",
+            "v",
+            "level",
+            "deg",
+            "ndeg",
+            "n_sym",
+            "row_start",
+            "col",
+            "value",
+            "block",
+        ],
+        || {
+            let species = Species::checked(gamma, ndeg, n_sym)?;
+            add_block(
+                handle,
+                j,
+                species,
+                gns,
+                n_primitive,
+                v,
+                Route::Rotsym,
+                level,
+                deg,
+                n_sym,
+                row_start,
+                col,
+                value,
+                block,
+            )
         },
     )
 }
@@ -435,7 +556,15 @@ impl Species {
     }
 }
 
-/// The body of the two add_block functions.
+/// Which rotational labels a block's two label arrays hold: (K, tau) of Wang functions, or
+/// (level, deg) of the rotsym route's symmetrised rotational functions.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Route {
+    Wang,
+    Rotsym,
+}
+
+/// The body of the add_block functions: `first`, `second` are (k, tau) or (level, deg) by `route`.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn add_block(
     handle: *mut atomgpu_linestrength,
@@ -444,8 +573,9 @@ pub(super) unsafe fn add_block(
     gns: f64,
     n_primitive: i64,
     v: *const i64,
-    k: *const i32,
-    tau: *const i32,
+    route: Route,
+    first: *const i32,
+    second: *const i32,
     n_sym: i64,
     row_start: *const i64,
     col: *const i64,
@@ -458,8 +588,9 @@ pub(super) unsafe fn add_block(
         return Err(Error::invalid("n_primitive", format!("is too large ({n_primitive})")));
     }
     let v = input("v", v, n)?;
-    let k = input("k", k, n)?;
-    let tau = input("tau", tau, n)?;
+    let names = if route == Route::Wang { ["k", "tau"] } else { ["level", "deg"] };
+    let first = input(names[0], first, n)?;
+    let second = input(names[1], second, n)?;
     let unfolding = match n_sym {
         0 => None,
         s if s < 0 => return Err(Error::invalid("n_sym", format!("must be >= 0, got {n_sym}"))),
@@ -479,12 +610,17 @@ pub(super) unsafe fn add_block(
         }
     };
     let out = output("block", block)?;
-    let spec = BlockSpec { j, gamma: species.gamma, gns, v, k, tau, unfolding };
+    let gamma = species.gamma;
     with_handle(handle, |h| {
         if h.n_blocks() >= i32::MAX as usize {
             return Err(Error::invalid("handle", "holds the most blocks an int32_t index can name"));
         }
-        *out = h.add_block(&spec)? as i32;
+        *out = match route {
+            Route::Wang => h.add_block(&BlockSpec { j, gamma, gns, v, k: first, tau: second, unfolding })?,
+            Route::Rotsym => {
+                h.add_rotsym_block(&RotsymBlockSpec { j, gamma, gns, v, level: first, deg: second, unfolding })?
+            }
+        } as i32;
         Ok(())
     })
 }
@@ -1252,7 +1388,9 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_trove(
                 return Err(Error::invalid("stem", "must not be empty"));
             }
             let n = usize::try_from(n_states)
-                .map_err(|_| Error::invalid("n_states", format!("must be >= 0, got {n_states}")))?;
+                .ok()
+                .filter(|&n| n <= MAX_ELEMENTS)
+                .ok_or_else(|| Error::invalid("n_states", format!("must be in [0, {MAX_ELEMENTS}], got {n_states}")))?;
             let width = usize::try_from(column_width)
                 .map_err(|_| Error::invalid("column_width", format!("must be >= 0, got {column_width}")))?;
             let ids = input("ids", ids, n)?;

@@ -7,7 +7,7 @@
 use super::common::{count, guard, input, leading_dimension, matrix_len, output, write_output, MAX_ELEMENTS};
 use super::linestrength::{
     add_block, atomgpu_intensity_params, atomgpu_line_filters, atomgpu_linestrength, counts_array, intensity_params,
-    line_filters, to_filters, to_params, with_handle, Species,
+    line_filters, to_filters, to_params, with_handle, Route, Species,
 };
 use crate::error::{Error, Result};
 use crate::linestrength::{Line, LineCounts, LineStrength, LowerBatch};
@@ -369,7 +369,22 @@ pub unsafe extern "C" fn atomgpu_linestrength_add_block_species_i32(
             };
             let (rs, cl) =
                 if n_sym > 0 { (rs64.as_ptr(), col64.as_ptr()) } else { (std::ptr::null(), std::ptr::null()) };
-            add_block(handle, j, species, gns, n_primitive, v64.as_ptr(), k, tau, n_sym, rs, cl, value, block)
+            add_block(
+                handle,
+                j,
+                species,
+                gns,
+                n_primitive,
+                v64.as_ptr(),
+                Route::Wang,
+                k,
+                tau,
+                n_sym,
+                rs,
+                cl,
+                value,
+                block,
+            )
         },
     )
 }

@@ -67,6 +67,7 @@ pub mod fortran_format;
 pub mod intensity;
 pub mod moments;
 pub mod rotation;
+pub mod rotsym;
 pub mod stream;
 pub mod symmetry;
 pub mod trove;
@@ -339,6 +340,8 @@ pub struct LineStrength {
     group: Option<SymmetryGroup>,
     /// Lines of streamed batches not yet taken ([`LineStrength::take_lines`]).
     pending: VecDeque<Line>,
+    /// The rotational bases of the rotsym route, by J ([`LineStrength::set_rotational_basis`]).
+    rotational_bases: rotsym::Bases,
 }
 
 /// A contraction table's identity: lower block, upper block, THRESH_COEFF (its bits).
@@ -427,6 +430,7 @@ impl LineStrength {
             tables: HashMap::new(),
             group: None,
             pending,
+            rotational_bases: rotsym::Bases::default(),
         })
     }
 
@@ -481,6 +485,11 @@ impl LineStrength {
     /// Registers a block; returns its index (0-based, in registration order).
     pub fn add_block(&mut self, spec: &BlockSpec<'_>) -> Result<usize> {
         let block = self.validate_block(spec)?;
+        self.push_block(block)
+    }
+
+    /// Hands a validated block to the engines and registers it; returns its index.
+    fn push_block(&mut self, block: Block) -> Result<usize> {
         let id = self.blocks.len();
         if let Engine::Cuda(team) = &mut self.engine {
             for e in team {
@@ -495,23 +504,17 @@ impl LineStrength {
         if spec.j > MAX_J {
             return Err(Error::invalid("j", format!("must be in [0, {MAX_J}], got {}", spec.j)));
         }
+        self.refuse_mixed_routes(false)?;
         let n = spec.v.len();
         if n == 0 {
             return Err(Error::invalid("n_primitive", "must be >= 1"));
         }
-        if !(spec.gns.is_finite() && spec.gns >= 0.0) {
-            return Err(Error::invalid("gns", format!("must be finite and >= 0, got {}", spec.gns)));
-        }
         if spec.k.len() != n || spec.tau.len() != n {
             return Err(Error::invalid("k", "v, k and tau must have one entry per primitive function"));
         }
-        let mut v = memory::with_capacity("the block's labels", n)?;
         let mut k = memory::with_capacity("the block's labels", n)?;
         let mut tau = memory::with_capacity("the block's labels", n)?;
         for p in 0..n {
-            if spec.v[p] < 0 || spec.v[p] as usize >= self.n_vib {
-                return Err(Error::invalid_at("v", p, format!("must be in [0, {}), got {}", self.n_vib, spec.v[p])));
-            }
             if spec.k[p] < 0 || spec.k[p] as u32 > spec.j {
                 return Err(Error::invalid_at("k", p, format!("must be in [0, J = {}], got {}", spec.j, spec.k[p])));
             }
@@ -529,24 +532,50 @@ impl LineStrength {
                     ),
                 ));
             }
-            v.push(spec.v[p] as u32);
             k.push(spec.k[p] as u32);
             tau.push(spec.tau[p] as u8);
         }
         let slots = Slots::new(&k, &tau)?;
-        // No two functions with the same (v, K, tau): sort the labels and look at neighbours.
-        let mut labels = memory::collect(
+        self.finish_block(spec.j, spec.gamma, spec.gns, spec.v, slots, spec.unfolding.as_ref())
+    }
+
+    /// The checks every block kind shares, and the block: vibrational indices in range, no two
+    /// functions with the same vibrational index and rotational label ((K, tau), or (level, deg)
+    /// on the rotsym route), g_ns, the species and the unfolding.
+    fn finish_block(
+        &self,
+        j: u32,
+        gamma: u32,
+        gns: f64,
+        spec_v: &[i64],
+        slots: Slots,
+        unfolding: Option<&Unfolding<'_>>,
+    ) -> Result<Block> {
+        let labels = if slots.basis.is_some() { "(v, level, deg)" } else { "(v, K, tau)" };
+        let n = spec_v.len();
+        if !(gns.is_finite() && gns >= 0.0) {
+            return Err(Error::invalid("gns", format!("must be finite and >= 0, got {gns}")));
+        }
+        let mut v = memory::with_capacity("the block's labels", n)?;
+        for (p, &vp) in spec_v.iter().enumerate() {
+            if vp < 0 || vp as usize >= self.n_vib {
+                return Err(Error::invalid_at("v", p, format!("must be in [0, {}), got {vp}", self.n_vib)));
+            }
+            v.push(vp as u32);
+        }
+        // No two functions with the same (v, rotational label): sort and look at neighbours.
+        let mut keys = memory::collect(
             "the block's labels",
             (0..n).map(|p| ((slots.of_function[p] as u64) << 32 | v[p] as u64, p)),
         )?;
-        labels.sort_unstable();
-        if let Some(pair) = labels.windows(2).find(|w| w[0].0 == w[1].0) {
+        keys.sort_unstable();
+        if let Some(pair) = keys.windows(2).find(|w| w[0].0 == w[1].0) {
             let later = pair[0].1.max(pair[1].1);
-            return Err(Error::invalid_at("v", later, "(v, K, tau) repeats an earlier primitive function"));
+            return Err(Error::invalid_at("v", later, format!("{labels} repeats an earlier primitive function")));
         }
-        let ndeg = spec.unfolding.as_ref().map_or(1, |u| u.ndeg);
+        let ndeg = unfolding.map_or(1, |u| u.ndeg);
         if let Some(group) = &self.group {
-            let gamma = spec.gamma as usize;
+            let gamma = gamma as usize;
             let Some(&species_ndeg) = group.degeneracy.get(gamma) else {
                 return Err(Error::invalid(
                     "gamma",
@@ -555,7 +584,7 @@ impl LineStrength {
             };
             if species_ndeg != ndeg {
                 let label = group.labels[gamma];
-                return Err(match spec.unfolding {
+                return Err(match unfolding {
                     None => Error::invalid(
                         "n_sym",
                         format!(
@@ -574,18 +603,8 @@ impl LineStrength {
                 });
             }
         }
-        let unfolding = spec.unfolding.as_ref().map(|u| validate_unfolding(u, n)).transpose()?;
-        Ok(Block {
-            j: spec.j,
-            gamma: spec.gamma,
-            ndeg,
-            gns: spec.gns,
-            v,
-            slots,
-            unfolding,
-            energies: Vec::new(),
-            labels: None,
-        })
+        let unfolding = unfolding.map(|u| validate_unfolding(u, n)).transpose()?;
+        Ok(Block { j, gamma, ndeg, gns, v, slots, unfolding, energies: Vec::new(), labels: None })
     }
 
     fn block(&self, name: &'static str, id: usize) -> Result<&Block> {

@@ -22,11 +22,16 @@
 //! The factor depends only on (J, K, tau, J', K', tau'), so a block's functions are grouped by
 //! their distinct (K, tau) pairs, its rotational *slots*; the half-linestrength is then three
 //! dense products with the dipole matrix over the vibrational index followed by a contraction
-//! over at most six lower slots per upper slot ([`Contraction`]).
+//! over at most six lower slots per upper slot ([`Contraction`]). Blocks of TROVE's
+//! rotational-symmetry route label their functions by symmetrised rotational functions instead
+//! ([`super::rotsym`]); their slots are those labels and their contraction lists have up to
+//! 3 (2J+1) entries.
 
+use super::rotsym::{self, RotationalBasis};
 use crate::error::Result;
 use crate::math::wigner::three_j_rank1;
 use crate::memory;
+use std::sync::Arc;
 
 /// Cartesian molecule-fixed dipole components, in the order of the third index of the dipole
 /// matrix `dipole_me(Nvib, Nvib, 3)`.
@@ -35,26 +40,35 @@ const X: usize = 0;
 const Y: usize = 1;
 const Z: usize = 2;
 
-/// The distinct rotational labels (K, tau) of a block and the slot of each primitive function.
+/// The distinct rotational labels of a block and the slot of each primitive function.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Slots {
-    /// (K, tau) of each slot, sorted by K then tau.
+    /// The label of each slot, sorted: (K, tau) of a Wang function, or, with a `basis`, (level,
+    /// component) of a symmetrised rotational function (TROVE's `irlevel - 1`, `irdeg - 1`).
     pub labels: Vec<(u32, u8)>,
     /// Slot index of each primitive function.
     pub of_function: Vec<u32>,
+    /// The block's J's symmetrised rotational basis on the rotsym route; `None` for Wang labels.
+    pub basis: Option<Arc<RotationalBasis>>,
 }
 
 impl Slots {
-    /// Groups functions with rotational labels `k[p]`, `tau[p]` (already validated).
+    /// Groups functions with Wang labels `k[p]`, `tau[p]` (already validated).
     pub fn new(k: &[u32], tau: &[u8]) -> Result<Self> {
-        let mut labels = memory::collect("the block's rotational labels", k.iter().copied().zip(tau.iter().copied()))?;
+        Self::grouped(k, tau, None)
+    }
+
+    /// Groups functions with labels (`first[p]`, `second[p]`) (already validated) of `basis`.
+    pub fn grouped(first: &[u32], second: &[u8], basis: Option<Arc<RotationalBasis>>) -> Result<Self> {
+        let mut labels =
+            memory::collect("the block's rotational labels", first.iter().copied().zip(second.iter().copied()))?;
         labels.sort_unstable();
         labels.dedup();
         let of_function = memory::collect(
             "the block's rotational slots",
-            k.iter().zip(tau).map(|(&kk, &tt)| labels.binary_search(&(kk, tt)).expect("label was inserted") as u32),
+            first.iter().zip(second).map(|(&a, &b)| labels.binary_search(&(a, b)).expect("label was inserted") as u32),
         )?;
-        Ok(Slots { labels, of_function })
+        Ok(Slots { labels, of_function, basis })
     }
 
     /// Number of slots.
@@ -109,8 +123,14 @@ pub struct Contraction {
 }
 
 impl Contraction {
-    /// The table between a lower block (J = `j`, slots `lower`) and an upper one (`jp`, `upper`).
+    /// The table between a lower block (J = `j`, slots `lower`) and an upper one (`jp`, `upper`):
+    /// from [`wang_factor`] for Wang labels, from the rotsym route's factors
+    /// ([`rotsym::contraction`], whose 3j cut is TROVE's `small_`, not `thresh_coeff`) when both
+    /// blocks carry a rotational basis (the handle never pairs the two kinds).
     pub fn new(j: u32, lower: &Slots, jp: u32, upper: &Slots, thresh_coeff: f64) -> Self {
+        if let (Some(lower_basis), Some(upper_basis)) = (&lower.basis, &upper.basis) {
+            return rotsym::contraction(lower_basis, &lower.labels, upper_basis, &upper.labels);
+        }
         let mut table = Contraction { start: vec![0], lower_slot: vec![], component: vec![], factor: vec![] };
         for &(kp, taup) in &upper.labels {
             for (slot, &(k, tau)) in lower.labels.iter().enumerate() {

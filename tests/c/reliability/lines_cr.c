@@ -11,7 +11,10 @@
  *   suite's J = 0 block; the line lists refuse a bad convention or action, and TM, naming the
  *   field of `params`.
  * - atomgpu_cr_run_stiff_systems names the cell of a bad state; atomgpu_cr_run_rk4 refuses
- *   n_steps outside [1, 2^53] with that range. */
+ *   n_steps outside [1, 2^53] with that range.
+ * - the rotsym route (atomgpu_linestrength_set_rotational_basis, atomgpu_linestrength_add_block_rotsym):
+ *   valid calls and every argument made bad; a basis that is not orthogonal, and a rotsym block
+ *   beside Wang blocks, are refused naming `e` and `handle`. */
 
 #include <dirent.h>
 #include <errno.h>
@@ -558,7 +561,131 @@ static int case_line_list_convention_and_action(void) {
                : fail("TROVE emission: %s", message());
 }
 
+/* The rotsym route: J = 1's basis E (column-major), column 0 level 0, columns 1 and 2 the two
+ * components of level 1 (Wang functions 1 and 2 rotated by atan(4/3)). */
+static const double rs_e[9] = {1.0, 0.0, 0.0, 0.0, 0.6, 0.8, 0.0, -0.8, 0.6};
+static const int32_t rs_level[3] = {0, 1, 1}, rs_deg[3] = {0, 0, 1};
+
+static int32_t call_ls_set_rotational_basis(void) {
+    int32_t s = atomgpu_linestrength_set_rotational_basis(P(fixture_ls, 1), BRK(K_NEG, 2) ? -1 : 1, A(rs_e, 9, 3),
+                                                          P(rs_level, 4), P(rs_deg, 5));
+    untouched = 1, finite = 1;
+    return s;
+}
+
+/* The handle a rotsym block goes to: a fresh one (with J = 1's basis) while fixture_ls is live, or
+ * the bad fixture_ls a handle case made (destroyed, of the other family, made up). */
+static atomgpu_linestrength *rotsym_handle(void) {
+    int64_t a, b, c;
+    if (atomgpu_linestrength_block_size(fixture_ls, 0, &a, &b, &c) != ATOMGPU_OK) return fixture_ls;
+    atomgpu_linestrength *h = fresh_ls();
+    if (atomgpu_linestrength_set_group(h, "C3v(M)") != ATOMGPU_OK ||
+        atomgpu_linestrength_set_rotational_basis(h, 1, rs_e, rs_level, rs_deg) != ATOMGPU_OK) {
+        printf("    fixture: rotsym handle: %s\n", message());
+        exit(1);
+    }
+    return h;
+}
+
+static int32_t call_ls_add_block_rotsym(void) {
+    /* An E block of J = 1 with three primitive functions (v, level, deg) = (0, 0, 0), (1, 0, 0),
+     * (0, 1, 1) and n_sym = 2: a stacked unfolding of 2 x 3 rows, one entry per row. */
+    static const int64_t v[3] = {0, 1, 0};
+    static const int32_t level[3] = {0, 0, 1}, deg[3] = {0, 0, 1};
+    static const int64_t row_start[7] = {0, 1, 2, 3, 4, 5, 6};
+    static const int64_t col[6] = {0, 1, 0, 1, 0, 1};
+    static const double value[6] = {1.0, 1.0, 0.5, -0.5, 0.25, 0.75};
+    atomgpu_linestrength *h = rotsym_handle();
+    int32_t block = ISENTINEL;
+    int32_t s = atomgpu_linestrength_add_block_rotsym(
+        P(h, 1), BRK(K_NEG, 2) ? -1 : 1, BRK(K_NEG, 3) ? -1 : 2, X(1.0, 4), N(3, 5), P(v, 6), P(level, 7), P(deg, 8),
+        BRK(K_ZERO, 9) ? 0 : BRK(K_NEG, 9) ? -1 : 2, BRK(K_NEG, 10) ? -1 : 2, P(row_start, 11), P(col, 12),
+        P(value, 13), P(&block, 14));
+    untouched = block == ISENTINEL, finite = 1;
+    return s; /* h is not destroyed: that would clear the error under test (the case's process ends) */
+}
+
+/* A basis 1e-9 from orthogonal is refused naming `e` and the rule. */
+static int case_rotsym_basis_not_orthogonal(void) {
+    double skew[9];
+    memcpy(skew, rs_e, sizeof skew);
+    skew[4] += 1e-9;
+    atomgpu_linestrength *h = make_ls();
+    if (refused(atomgpu_linestrength_set_rotational_basis(h, 1, skew, rs_level, rs_deg), 3, "e")) return 1;
+    return strstr(message(), "orthogonal") != NULL ? 0 : fail("message: %s", message());
+}
+
+/* A rotsym block beside Wang blocks (make_ls's handle has two) is refused naming `handle`, and no
+ * block is written. */
+static int case_rotsym_beside_wang_blocks(void) {
+    static const int64_t v[1] = {0};
+    static const int32_t level[1] = {0}, deg[1] = {0};
+    int32_t block = ISENTINEL;
+    atomgpu_linestrength *h = make_ls();
+    if (atomgpu_linestrength_set_rotational_basis(h, 1, rs_e, rs_level, rs_deg) != ATOMGPU_OK)
+        return fail("basis: %s", message());
+    int32_t s = atomgpu_linestrength_add_block_rotsym(h, 1, 0, 1.0, 1, v, level, deg, 1, 0, NULL, NULL,
+                                                      NULL, &block);
+    if (refused(s, 1, "handle")) return 1;
+    if (block != ISENTINEL) return fail("block written on error");
+    return strstr(message(), "Wang blocks") != NULL ? 0 : fail("message: %s", message());
+}
+
+/* Caller labels of block 1's two stored states (IDs 7 and 9, order keys 2 and 1). */
+static const int64_t ls_label_ids[2] = {7, 9}, ls_label_order[2] = {2, 1};
+
+static int32_t call_ls_set_state_labels(void) {
+    int32_t s = atomgpu_linestrength_set_state_labels(P(fixture_ls, 1), BRK(K_NEG, 2) ? -1 : 1, N(2, 3),
+                                                      P(ls_label_ids, 4), P(ls_label_order, 5));
+    untouched = 1, finite = 1;
+    return s;
+}
+
+/* TROVE's files of the fixture with a two-line .states table (columns 8 bytes wide). */
+static int32_t call_ls_write_trove(void) {
+    char stem[64];
+    snprintf(stem, sizeof stem, "/tmp/atomgpu-reliability-trove-%d", (int)getpid());
+    static const int64_t ids[2] = {1, 2}, g_total[2] = {1, 3};
+    static const int32_t j[2] = {0, 1};
+    static const char columns[16] = "  A1    A1 x  ::";
+    double energies[2] = {0.0, 10.0};
+    if (BRK(K_NAN, 5)) energies[1] = NAN;
+    if (BRK(K_INF, 5)) energies[1] = INFINITY;
+    atomgpu_intensity_params p = ls_params();
+    p.convention = 1;
+    if (BRK(K_NAN, 10)) p.temperature = NAN;
+    atomgpu_line_filters f = {0, 5, 0, 0, 0, {0}};
+    if (BRK(K_NEG, 11)) f.j_max = -1;
+    int64_t counts[5] = {ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL};
+    int32_t s = atomgpu_linestrength_write_trove(
+        P(fixture_ls, 1), BRK(K_NULL, 2) ? NULL : stem, BRK(K_NEG, 3) ? -1 : BRK(K_HUGE, 3) ? HUGE_SIZE : 2,
+        P(ids, 4), P(energies, 5), P(g_total, 6), P(j, 7), P(columns, 8), BRK(K_NEG, 9) ? -1 : 8,
+        BRK(K_NULL, 10) ? NULL : &p, &f, counts);
+    untouched = counts[0] == ISENTINEL;
+    finite = counts[0] == counts[1] + counts[2] + counts[3] + counts[4];
+    char path[96];
+    snprintf(path, sizeof path, "%s.states", stem), remove(path);
+    snprintf(path, sizeof path, "%s.trans", stem), remove(path);
+    return s;
+}
+
 #define RELIABILITY_LINES_CR_ARGUMENTS \
+    {call_ls_set_state_labels, "linestrength_set_state_labels", 1, "handle", "n"}, \
+    {call_ls_set_state_labels, "linestrength_set_state_labels", 2, "block", "m"}, \
+    {call_ls_set_state_labels, "linestrength_set_state_labels", 3, "n_states", "zmh"}, \
+    {call_ls_set_state_labels, "linestrength_set_state_labels", 4, "ids", "n"}, \
+    {call_ls_set_state_labels, "linestrength_set_state_labels", 5, "order", "n"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 1, "handle", "n"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 2, "stem", "n"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 3, "n_states", "mh"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 4, "ids", "n"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 5, "energies", "nai"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 6, "g_total", "n"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 7, "j", "n"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 8, "columns", "n"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 9, "column_width", "m"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 10, "params", "na"}, \
+    {call_ls_write_trove, "linestrength_write_trove", 11, "filters", "m"}, \
     {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 1, "handle", "n"}, \
     {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 2, "n", "zmh"}, \
     {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 3, "block", "n"}, \
@@ -607,13 +734,36 @@ static int case_line_list_convention_and_action(void) {
     {call_ls_transition_moments, "linestrength_transition_moments", 6, "capacity", "zm"}, \
     {call_ls_transition_moments, "linestrength_transition_moments", 7, "n_moments", "n"}, \
     {call_ls_transition_moments, "linestrength_transition_moments", 9, "lower_id", "n"}, \
-    {call_ls_transition_moments, "linestrength_transition_moments", 14, "components", "n"},
+    {call_ls_transition_moments, "linestrength_transition_moments", 14, "components", "n"}, \
+    {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 1, "handle", "n"}, \
+    {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 2, "j", "m"}, \
+    {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 3, "e", "nai"}, \
+    {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 4, "level_of_column", "n"}, \
+    {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 5, "deg_of_column", "n"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 1, "handle", "n"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 2, "j", "m"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 3, "gamma", "m"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 4, "gns", "ai"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 5, "n_primitive", "zmh"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 6, "v", "n"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 7, "level", "n"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 8, "deg", "n"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 9, "ndeg", "zm"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 10, "n_sym", "m"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 11, "row_start", "n"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 12, "col", "n"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 13, "value", "n"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym", 14, "block", "n"},
 #define RELIABILITY_LINES_CR_VALID \
+    {call_ls_set_state_labels, "linestrength_set_state_labels"}, \
+    {call_ls_write_trove, "linestrength_write_trove"}, \
     {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch"}, \
     {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered"}, \
     {call_ls_lines_pending, "linestrength_lines_pending"}, {call_ls_take_lines, "linestrength_take_lines"}, \
     {call_ls_add_block_species_i32, "linestrength_add_block_species_i32"}, \
-    {call_ls_transition_moments, "linestrength_transition_moments"},
+    {call_ls_transition_moments, "linestrength_transition_moments"}, \
+    {call_ls_set_rotational_basis, "linestrength_set_rotational_basis"}, \
+    {call_ls_add_block_rotsym, "linestrength_add_block_rotsym"},
 #define RELIABILITY_LINES_CR_SPECIAL                                                                              \
     {"write_exomol: the callback stops it at once, an earlier pair kept", case_exomol_stop_at_once},              \
         {"write_exomol: the callback stops it at the 3rd report, an earlier pair kept", case_exomol_stop_at_third}, \
@@ -629,4 +779,6 @@ static int case_line_list_convention_and_action(void) {
         {"run_rk4: n_steps above 2^53 refused with the range", case_rk4_steps_range},                              \
         {"line list: partition function 0, the rule's message", case_no_unit_in_rule},                             \
         {"lines_of_lower_batch: the sink stops it, CANCELLED and a prefix delivered", case_stream_sink_stops},     \
-        {"line list: a bad convention or action, and TM, refused naming the field", case_line_list_convention_and_action},
+        {"line list: a bad convention or action, and TM, refused naming the field", case_line_list_convention_and_action}, \
+        {"set_rotational_basis: a basis not orthogonal is refused naming `e`", case_rotsym_basis_not_orthogonal},  \
+        {"add_block_rotsym: beside Wang blocks, refused naming `handle`", case_rotsym_beside_wang_blocks},
