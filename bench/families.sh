@@ -10,7 +10,7 @@ family_tests() {
         rates) echo rates_gpu cr_gpu ffi_rates ffi_hardening ;;
         linestrength)
             echo linestrength_gpu linestrength linestrength_exomol ffi_linestrength ffi_hardening trove_files \
-                linestrength_stream linestrength_trove_mode
+                linestrength_stream linestrength_trove_mode linestrength_rotsym
             ;;
         sturmian) echo sturmian_gpu sturmian ffi_sturmian ffi_hardening ;;
         scf) echo scf_gpu scf ffi_scf ffi_hardening ;;

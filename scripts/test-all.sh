@@ -281,6 +281,16 @@ stage_fortran_tests() {
     # not matched by the tests/fortran/*.f90 glob below.
     gfortran "${FFLAGS[@]}" -I "$out" -J "$out" -c tests/fortran/support/checks.f90 -o "$out/checks.o"
     echo "tests/fortran/support/checks.f90 compiles with ${FFLAGS[*]}"
+    # The TROVE bridge and its fixture dump (README "Using atomgpu from TROVE"), with the flags
+    # TROVE's makefile builds them with (-std=gnu: the dump writes little-endian streams).
+    for src in fortran/trove/atomgpu_trove.f90 fortran/trove/atomgpu_trove_dump.f90; do
+        if gfortran -std=gnu -Wall -Werror -I "$out" -J "$out" -c "$src" -o "$out/$(basename "$src" .f90).o"; then
+            echo "$src compiles with -std=gnu -Wall -Werror"
+        else
+            echo "FAIL: $src does not compile"
+            bad=$((bad + 1))
+        fi
+    done
     shopt -s nullglob
     for src in tests/fortran/*.f90; do
         n=$((n + 1))

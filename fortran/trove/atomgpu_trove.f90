@@ -38,11 +38,11 @@ module atomgpu_trove
     integer(i8), allocatable, save :: table_id(:), table_g_total(:)
     real(r8), allocatable, save :: table_energy(:)
     integer(c_int32_t), allocatable, save :: table_j(:)
-    character(len=:), allocatable, save :: table_columns(:)
     integer, save :: table_size = 0
 
     ! Longest text after J of a .states line (TROVE's columns for up to ~60 modes and classes).
     integer, parameter :: column_width = 1024
+    character(len=column_width), allocatable, save :: table_columns(:)
 
 contains
 
@@ -84,17 +84,15 @@ contains
         integer(i8), allocatable :: ids(:), g(:)
         real(r8), allocatable :: e(:)
         integer(c_int32_t), allocatable :: jj(:)
-        character(len=:), allocatable :: c(:)
+        character(len=column_width), allocatable :: c(:)
         integer :: n
         if (.not. allocated(table_id)) then
-            allocate(table_id(1024), table_g_total(1024), table_energy(1024), table_j(1024))
-            allocate(character(len=column_width) :: table_columns(1024))
+            allocate(table_id(1024), table_g_total(1024), table_energy(1024), table_j(1024), table_columns(1024))
             return
         end if
         if (table_size < size(table_id)) return
         n = 2 * size(table_id)
-        allocate(ids(n), g(n), e(n), jj(n))
-        allocate(character(len=column_width) :: c(n))
+        allocate(ids(n), g(n), e(n), jj(n), c(n))
         ids(1:table_size) = table_id(1:table_size)
         g(1:table_size) = table_g_total(1:table_size)
         e(1:table_size) = table_energy(1:table_size)
@@ -150,15 +148,15 @@ contains
     ! One (J, Gamma) block: per primitive (contracted rovibrational) function p = 1..nprim its J=0
     ! contracted index iroot_j0(p), K = k(p) and tau = mod(ktau(p), 2), and its row/column in
     ! TROVE's symmetrisation (icase_row, icase_ib, the row offsets kmat = ijterm(jind)%kmat(:,gamma),
-    ! nelem = irr(gamma)%N, repres = irr(gamma)%repres); the block's levels (TROVE's ilevel, ID,
+    ! nelem = irr(gamma)%N, repres = irr(gamma)%repres); the block's levels (their ID,
     ! position in the energy-sorted eigen list, absolute energy in cm^-1, record irec) whose
     ! eigenvectors (nsym coefficients each) it reads from TROVE's direct-access unit vec_unit.
     subroutine atomgpu_trove_block(j, gamma, nprim, nsym, ndeg, iroot_j0, k, ktau, icase_row, icase_ib, kmat, nelem, &
-            repres, nstates, ilevel, id, pos, energy, irec, vec_unit)
+            repres, nstates, id, pos, energy, irec, vec_unit)
         integer, intent(in) :: j, gamma, nprim, nsym, ndeg, nstates, vec_unit
         integer, intent(in) :: iroot_j0(:), k(:), ktau(:), icase_row(:), icase_ib(:), kmat(:), nelem(:)
         real(r8), intent(in) :: repres(:, :, :)
-        integer, intent(in) :: ilevel(:), id(:), pos(:), irec(:)
+        integer, intent(in) :: id(:), pos(:), irec(:)
         real(r8), intent(in) :: energy(:)
         integer, allocatable :: row_start(:), col(:), tau(:)
         real(r8), allocatable :: value(:), vectors(:, :)
