@@ -1328,6 +1328,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_exomol(
 /// - `.states`: one line per entry of the table below, `(i12,1x,f12.6,1x,i6,1x,i7,` + the
 ///   caller's text: ID, E - ZPE (cm^-1), g_total, J, then `columns` (TROVE: from the
 ///   symmetry label on, as tran.f90 `read_eigenval` formats them).
+///
 /// Use `params->convention` = 1 (TROVE) for TROVE's rules, thresholds and constants. The pair
 /// changes together or not at all, as with `atomgpu_linestrength_write_exomol` (same failure
 /// modes: every failure removes the temporaries and leaves an existing pair byte for byte;
