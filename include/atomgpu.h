@@ -333,7 +333,7 @@ typedef struct atomgpu_intensity_params {
     double upper_energy[2];
     /**
      * THRESH_COEFF (>= 0): lower primitive coefficients with |c| <= it, and 3j symbols smaller
-     * in magnitude, are skipped.
+     * in magnitude (on the rotsym route: below small_ = 2.2e-16), are skipped.
      */
     double thresh_coeff;
     /**
@@ -1346,7 +1346,8 @@ int32_t atomgpu_linestrength_load_lower(struct atomgpu_linestrength *handle,
  *
  * - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
  * - `upper_block`: 0-based index of the upper block, |J' - J''| <= 1 and J' + J'' >= 1.
- * - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
+ * - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE; on the rotsym
+ *   route, `atomgpu_linestrength_add_block_rotsym`, they are cut at small_ = 2.2e-16 instead).
  * - `half` (output): `n_primitive(upper_block) x (ndeg'' n_lower)`, column-major: row p is the
  *   upper block's primitive function p, column `d + ndeg'' i` component d of the batch's state i
  *   (ndeg'' the lower block's degeneracy, `atomgpu_linestrength_block_ndeg`; 1: column i).
@@ -1373,7 +1374,8 @@ int32_t atomgpu_linestrength_half(struct atomgpu_linestrength *handle,
  * - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
  * - `upper_block`: 0-based index of the upper block (with stored states), |J' - J''| <= 1 and
  *   J' + J'' >= 1.
- * - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
+ * - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE; on the rotsym
+ *   route at small_ = 2.2e-16 instead).
  * - `amplitudes` (output): `n_states(upper_block) x (ndeg'' n_lower ndeg')`, column-major,
  *   column `d'' + ndeg'' (i + n_lower d')` (ndeg'' and ndeg' the degeneracies of the lower and
  *   upper blocks; for non-degenerate blocks `n_states(upper_block) x n_lower`).

@@ -107,7 +107,7 @@ pub struct atomgpu_intensity_params {
     /// Window of the upper-state energy E' - ZPE in cm^-1 (energy upper).
     pub upper_energy: [f64; 2],
     /// THRESH_COEFF (>= 0): lower primitive coefficients with |c| <= it, and 3j symbols smaller
-    /// in magnitude, are skipped.
+    /// in magnitude (on the rotsym route: below small_ = 2.2e-16), are skipped.
     pub thresh_coeff: f64,
     /// THRESH_LINE (>= 0): smallest line strength S kept, Debye^2.
     pub thresh_line: f64,
@@ -826,7 +826,8 @@ pub unsafe extern "C" fn atomgpu_linestrength_load_lower(
 ///
 /// - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
 /// - `upper_block`: 0-based index of the upper block, |J' - J''| <= 1 and J' + J'' >= 1.
-/// - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
+/// - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE; on the rotsym
+///   route, `atomgpu_linestrength_add_block_rotsym`, they are cut at small_ = 2.2e-16 instead).
 /// - `half` (output): `n_primitive(upper_block) x (ndeg'' n_lower)`, column-major: row p is the
 ///   upper block's primitive function p, column `d + ndeg'' i` component d of the batch's state i
 ///   (ndeg'' the lower block's degeneracy, `atomgpu_linestrength_block_ndeg`; 1: column i).
@@ -869,7 +870,8 @@ pub unsafe extern "C" fn atomgpu_linestrength_half(
 /// - `handle`: the handle, with a batch loaded by `atomgpu_linestrength_load_lower`.
 /// - `upper_block`: 0-based index of the upper block (with stored states), |J' - J''| <= 1 and
 ///   J' + J'' >= 1.
-/// - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE).
+/// - `thresh_coeff` (finite, >= 0): 3j symbols smaller in magnitude are skipped (TROVE; on the rotsym
+///   route at small_ = 2.2e-16 instead).
 /// - `amplitudes` (output): `n_states(upper_block) x (ndeg'' n_lower ndeg')`, column-major,
 ///   column `d'' + ndeg'' (i + n_lower d')` (ndeg'' and ndeg' the degeneracies of the lower and
 ///   upper blocks; for non-degenerate blocks `n_states(upper_block) x n_lower`).

@@ -273,7 +273,8 @@ pub struct IntensityParams {
     pub lower_energy: [f64; 2],
     /// Upper-state energy window (E' - ZPE) in cm^-1 (energy upper).
     pub upper_energy: [f64; 2],
-    /// THRESH_COEFF: lower primitive coefficients with |c| <= it, and 3j symbols below it, are skipped.
+    /// THRESH_COEFF: lower primitive coefficients with |c| <= it, and 3j symbols below it (on the
+    /// rotsym route, [`rotsym`]: below TROVE's small_), are skipped.
     pub thresh_coeff: f64,
     /// THRESH_LINE: smallest line strength S (Debye^2) kept (TROVE convention: smallest raw sum of
     /// squared amplitudes, [`filters`]).
