@@ -22,9 +22,11 @@ pkgconfigdir = $(libdir)/pkgconfig
 cmakedir    = $(libdir)/cmake/atomgpu
 fortrandir  = $(datadir)/atomgpu/fortran
 
-# The Fortran module sources: atomgpu.f90 INCLUDEs the others, so they are installed side by side.
+# The Fortran module sources: atomgpu.f90 INCLUDEs the others, so they are installed side by side;
+# the TROVE bridge and its fixture dump (README "Using atomgpu from TROVE") beside them.
 FORTRAN_SOURCES = fortran/atomgpu.f90 fortran/atomgpu_core.f90 fortran/atomgpu_rates.f90 fortran/atomgpu_linestrength.f90 \
-                  fortran/atomgpu_sturmian.f90 fortran/atomgpu_scf.f90 fortran/atomgpu_tdse.f90
+                  fortran/atomgpu_sturmian.f90 fortran/atomgpu_scf.f90 fortran/atomgpu_tdse.f90 \
+                  fortran/trove/atomgpu_trove.f90 fortran/trove/atomgpu_trove_dump.f90
 
 # CARGO_TARGET_DIR honoured, as cargo does.
 TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),target)
