@@ -5,7 +5,8 @@
  *   returning INT32_MIN), a 1 ms time limit, a full disk (RLIMIT_FSIZE, with SIGXFSZ ignored, so
  *   that writes fail with EFBIG once the .states temporary is written) and a .trans that cannot
  *   be replaced each leave an existing pair byte for byte and no other file; a call that succeeds
- *   replaces the pair and leaves nothing else.
+ *   replaces the pair and leaves nothing else. atomgpu_linestrength_write_trove (TROVE's own
+ *   pair) likewise for a callback that stops it, a 1 ms time limit and a full disk.
  * - atomgpu_linestrength_transition_moments (TROVE's TM): NULL, bad sizes, bad params fields
  *   (convention, action, NaN temperature) refused with outputs untouched, a valid call on the
  *   suite's J = 0 block; the line lists refuse a bad convention or action, and TM, naming the
@@ -124,6 +125,29 @@ static void folder_names(const char *folder, char out[512]) {
 
 static const char *old_states = "an earlier run's .states\n", *old_trans = "an earlier run's .trans\n";
 
+/* The writer the pair cases run: write_exomol, or (trove_writer set) write_trove with TROVE's
+ * convention and a .states table of block 0's LS_NV states. */
+static int trove_writer;
+
+static int32_t write_pair(atomgpu_linestrength *h, const char *stem, int64_t *counts) {
+    atomgpu_intensity_params p = ls_params();
+    if (!trove_writer) return atomgpu_linestrength_write_exomol(h, stem, &p, NULL, counts);
+    static int64_t ids[LS_NV], g_total[LS_NV];
+    static double energies[LS_NV];
+    static int32_t j[LS_NV];
+    static char columns[LS_NV * 4];
+    for (int i = 0; i < LS_NV; i++) {
+        ids[i] = i + 1, g_total[i] = 1, energies[i] = 100.0 * i, j[i] = 0;
+        memcpy(columns + 4 * i, "  A1", 4);
+    }
+    p.convention = 1;
+    return atomgpu_linestrength_write_trove(h, stem, LS_NV, ids, energies, g_total, j, columns, 4, &p, NULL, counts);
+}
+
+static const char *pair_task(void) {
+    return trove_writer ? "atomgpu_linestrength_write_trove" : "atomgpu_linestrength_write_exomol";
+}
+
 /* Lays an earlier pair at `stem` (with_old) or nothing, runs write_exomol on the line-list
  * fixture, and checks: status `want` (its message holding `fragment`), counts untouched, and the
  * folder holding exactly the earlier pair, byte for byte (or nothing). */
@@ -135,10 +159,9 @@ static int exomol_fails_in(const char *folder, const char *stem, int with_old, i
         snprintf(path, sizeof path, "%s.trans", stem), write_text(path, old_trans);
     }
     atomgpu_linestrength *h = make_ls_lines();
-    atomgpu_intensity_params p = ls_params();
     int64_t counts[5] = {ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL, ISENTINEL};
     if (before != NULL) before();
-    int32_t s = atomgpu_linestrength_write_exomol(h, stem, &p, NULL, counts);
+    int32_t s = write_pair(h, stem, counts);
     char said[2048];
     snprintf(said, sizeof said, "%s", message()); /* before `after`, whose library call clears it */
     if (after != NULL) after();
@@ -194,7 +217,7 @@ static void set_exomol_callback(int stop_at) {
 static int exomol_stopped_by_callback(int stop_at, int want_calls) {
     set_exomol_callback(stop_at);
     if (exomol_fails(1, ATOMGPU_ERR_CANCELLED, "progress callback", NULL, NULL)) return 1;
-    if (strcmp(exomol_progress.task, "atomgpu_linestrength_write_exomol") != 0)
+    if (strcmp(exomol_progress.task, pair_task()) != 0)
         return fail("task \"%s\"", exomol_progress.task);
     if (want_calls > 0 && exomol_progress.calls != want_calls)
         return fail("%d callback calls, want %d", exomol_progress.calls, want_calls);
@@ -249,6 +272,25 @@ static int case_exomol_full_disk(void) {
 
 static int case_exomol_full_disk_no_old_pair(void) {
     return exomol_fails(0, ATOMGPU_ERR_IO, ".trans", small_files, any_files);
+}
+
+/* The same failures of atomgpu_linestrength_write_trove (TROVE's own pair). */
+static int case_trove_stop_at_third(void) {
+    trove_writer = 1;
+    return exomol_stopped_by_callback(3, 3);
+}
+static int case_trove_stop_no_old_pair(void) {
+    trove_writer = 1;
+    set_exomol_callback(3);
+    return exomol_fails(0, ATOMGPU_ERR_CANCELLED, "progress callback", NULL, NULL);
+}
+static int case_trove_time_limit(void) {
+    trove_writer = 1;
+    return exomol_fails(1, ATOMGPU_ERR_CANCELLED, "time limit", limit_1ms, no_limit);
+}
+static int case_trove_full_disk(void) {
+    trove_writer = 1;
+    return exomol_fails(1, ATOMGPU_ERR_IO, ".trans", small_files, any_files);
 }
 
 /* The .trans cannot be replaced (a non-empty folder has its name): the new .states, already
@@ -775,6 +817,10 @@ static int32_t call_ls_write_trove(void) {
         {"write_exomol: a full disk after .states, no file left", case_exomol_full_disk_no_old_pair},              \
         {"write_exomol: .trans cannot be replaced, the earlier .states put back", case_exomol_trans_rename_fails}, \
         {"write_exomol: a pair replaced, nothing else left", case_exomol_replaces_pair},                           \
+        {"write_trove: the callback stops it at the 3rd report, an earlier pair kept", case_trove_stop_at_third},  \
+        {"write_trove: the callback stops it, no file left", case_trove_stop_no_old_pair},                        \
+        {"write_trove: a 1 ms time limit, an earlier pair kept", case_trove_time_limit},                           \
+        {"write_trove: a full disk after .states, an earlier pair kept", case_trove_full_disk},                    \
         {"run_stiff_systems: a bad cell is named", case_stiff_systems_bad_cell},                                   \
         {"run_rk4: n_steps above 2^53 refused with the range", case_rk4_steps_range},                              \
         {"line list: partition function 0, the rule's message", case_no_unit_in_rule},                             \
