@@ -112,7 +112,7 @@ module atomgpu_linestrength
     ! One line of a streamed list (C struct atomgpu_line), as atomgpu_linestrength_take_lines gives
     ! it: BLOCKS, THE UPPER STATE AND THE LOWER LEVEL ARE NUMBERED FROM 1 here.
     type, bind(C), public :: atomgpu_line_t
-        integer(c_int64_t) :: upper_id = 0       ! ExoMol running ID of the upper state
+        integer(c_int64_t) :: upper_id = 0       ! ID of the upper state (caller's label or running ID)
         integer(c_int64_t) :: lower_id = 0       ! the caller's ID of the lower level (its entry of ids)
         integer(c_int32_t) :: upper_block = 0    ! block of the upper state
         integer(c_int32_t) :: lower_block = 0    ! block of the lower level

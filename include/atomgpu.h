@@ -1696,7 +1696,8 @@ int32_t atomgpu_linestrength_loaded_batch(const struct atomgpu_linestrength *han
  * grouped by block and computed in internal batches of at most `params.batch` levels. No count
  * pass is needed: `sink` gets the lines as they are, in (lower order, upper order) order within
  * the call, the lines of one lower level per call of `sink` (the upper order: the upper state's
- * ID). README, "Streamed line lists", gives the handle's memory.
+ * order key, `atomgpu_linestrength_set_state_labels`, or its running ID without labels). README,
+ * "Streamed line lists", gives the handle's memory.
  *
  * - `handle`: the handle.
  * - `n` (>= 1): levels in the batch.

@@ -157,7 +157,7 @@ fn params_field(field: &str, rule: impl std::fmt::Display) -> Error {
 
 /// Renames an error naming a field of the params struct to the argument `params` (the message
 /// keeps the field's name).
-pub(super) fn to_params(e: Error) -> Error {
+fn to_params(e: Error) -> Error {
     match e {
         Error::InvalidArgument { name, index, rule } if PARAMS_FIELDS.contains(&name) => {
             let at = index.map(|i| format!("[{i}]")).unwrap_or_default();
@@ -1025,7 +1025,7 @@ pub struct atomgpu_line_filters {
 const FILTER_FIELDS: &[&str] = &["j_range", "reduced", "degeneracy_filter", "gamma_pair"];
 
 /// The Rust filters of a C pointer (NULL: none), errors naming the argument `filters`.
-pub(super) unsafe fn line_filters(filters: *const atomgpu_line_filters) -> Result<LineFilters> {
+unsafe fn line_filters(filters: *const atomgpu_line_filters) -> Result<LineFilters> {
     let Some(f) = filters.as_ref() else { return Ok(LineFilters::default()) };
     let field = |name: &str, rule: String| Error::invalid("filters", format!("field `{name}` {rule}"));
     let flag = |name: &str, x: i32| match x {
@@ -1063,7 +1063,7 @@ pub(super) unsafe fn line_filters(filters: *const atomgpu_line_filters) -> Resul
 }
 
 /// Renames an error naming a field of the filters struct to the argument `filters`.
-pub(super) fn to_filters(e: Error) -> Error {
+fn to_filters(e: Error) -> Error {
     match e {
         Error::InvalidArgument { name, index, rule } if FILTER_FIELDS.contains(&name) => {
             let at = index.map(|i| format!("[{i}]")).unwrap_or_default();
@@ -1151,7 +1151,7 @@ struct LineOutputs {
 }
 
 /// The Rust params of a C pointer, errors naming the argument `params`.
-pub(super) unsafe fn intensity_params(params: *const atomgpu_intensity_params) -> Result<IntensityParams> {
+unsafe fn intensity_params(params: *const atomgpu_intensity_params) -> Result<IntensityParams> {
     let p = params.as_ref().ok_or_else(|| Error::invalid("params", "must not be NULL"))?;
     let batch = usize::try_from(p.batch)
         .ok()
@@ -1199,7 +1199,7 @@ unsafe fn upper_block_list(n: i32, blocks: *const i32, n_blocks: usize) -> Resul
 }
 
 /// The five counts of `atomgpu_linestrength_line_list_filtered`'s `counts`, in order.
-pub(super) fn counts_array(c: &LineCounts) -> [i64; 5] {
+fn counts_array(c: &LineCounts) -> [i64; 5] {
     [c.pairs, c.dropped_by_rules, c.dropped_by_windows, c.dropped_by_thresholds, c.kept].map(|x| x as i64)
 }
 
@@ -1303,21 +1303,38 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_exomol(
     counts: *mut i64,
 ) -> i32 {
     guard(&["handle", "stem", "params", "filters", "counts"], || {
-        let stem = c_text("stem", stem)?;
-        if stem.is_empty() {
-            return Err(Error::invalid("stem", "must not be empty"));
+        let stem = file_stem(stem)?;
+        run_list_call(handle, params, filters, counts, |h, p, f| exomol::write_line_list(h, stem, p, f))
+    })
+}
+
+/// `stem` of a file writer: a NUL-terminated path, not empty.
+unsafe fn file_stem<'a>(stem: *const c_char) -> Result<&'a Path> {
+    let stem = c_text("stem", stem)?;
+    if stem.is_empty() {
+        return Err(Error::invalid("stem", "must not be empty"));
+    }
+    Ok(Path::new(stem))
+}
+
+/// The rest of a line-list call (the file writers, the streamed batches): `params` and `filters`
+/// converted, `write` run on the handle (its errors naming a parameter or a filter field as the
+/// C struct's), its counts written to `counts` (may be NULL) when it succeeds.
+pub(super) unsafe fn run_list_call(
+    handle: *mut atomgpu_linestrength,
+    params: *const atomgpu_intensity_params,
+    filters: *const atomgpu_line_filters,
+    counts: *mut i64,
+    write: impl FnOnce(&mut LineStrength, &IntensityParams, &LineFilters) -> Result<LineCounts>,
+) -> Result<()> {
+    let rust_params = intensity_params(params)?;
+    let filters = line_filters(filters)?;
+    with_handle(handle, |h| {
+        let written = write(h, &rust_params, &filters).map_err(to_params).map_err(to_filters)?;
+        if !counts.is_null() {
+            write_output(counts, &counts_array(&written));
         }
-        let rust_params = intensity_params(params)?;
-        let filters = line_filters(filters)?;
-        with_handle(handle, |h| {
-            let written = exomol::write_line_list(h, Path::new(stem), &rust_params, &filters)
-                .map_err(to_params)
-                .map_err(to_filters)?;
-            if !counts.is_null() {
-                write_output(counts, &counts_array(&written));
-            }
-            Ok(())
-        })
+        Ok(())
     })
 }
 
@@ -1386,10 +1403,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_trove(
             "counts",
         ],
         || {
-            let stem = c_text("stem", stem)?;
-            if stem.is_empty() {
-                return Err(Error::invalid("stem", "must not be empty"));
-            }
+            let stem = file_stem(stem)?;
             let n = usize::try_from(n_states)
                 .ok()
                 .filter(|&n| n <= MAX_ELEMENTS)
@@ -1423,17 +1437,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_trove(
                 fields.push(field);
             }
             let table = StatesTable { ids, energies, g_total, j: &j_values, columns: &fields };
-            let rust_params = intensity_params(params)?;
-            let filters = line_filters(filters)?;
-            with_handle(handle, |h| {
-                let written = trove::write_line_list(h, Path::new(stem), &table, &rust_params, &filters)
-                    .map_err(to_params)
-                    .map_err(to_filters)?;
-                if !counts.is_null() {
-                    write_output(counts, &counts_array(&written));
-                }
-                Ok(())
-            })
+            run_list_call(handle, params, filters, counts, |h, p, f| trove::write_line_list(h, stem, &table, p, f))
         },
     )
 }

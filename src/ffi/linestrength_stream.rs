@@ -4,10 +4,10 @@
 //! arrays with 0- or 1-based indices (Fortran's default integers, passed without a copy).
 //! Conventions as in the rest of the line-strength family (src/ffi/linestrength.rs).
 
-use super::common::{count, guard, input, leading_dimension, matrix_len, output, write_output, MAX_ELEMENTS};
+use super::common::{count, guard, input, leading_dimension, matrix_len, output, MAX_ELEMENTS};
 use super::linestrength::{
-    add_block, atomgpu_intensity_params, atomgpu_line_filters, atomgpu_linestrength, counts_array, intensity_params,
-    line_filters, to_filters, to_params, with_handle, Route, Species,
+    add_block, atomgpu_intensity_params, atomgpu_line_filters, atomgpu_linestrength, run_list_call, with_handle, Route,
+    Species,
 };
 use crate::error::{Error, Result};
 use crate::linestrength::{Line, LineCounts, LineStrength, LowerBatch};
@@ -77,7 +77,8 @@ struct BatchArguments {
 }
 
 /// Runs `body` on the handle with the batch, params and filters of the C arguments, checked
-/// (errors naming the C arguments); `counts` (may be NULL) gets the counts when `body` succeeds.
+/// (errors naming the C arguments; [`run_list_call`]); `counts` (may be NULL) gets the counts when
+/// `body` succeeds.
 unsafe fn with_batch(
     handle: *mut atomgpu_linestrength,
     b: BatchArguments,
@@ -96,9 +97,7 @@ unsafe fn with_batch(
     let energies = input("energies", b.energies, n)?;
     let ids = input("ids", b.ids, n)?;
     let order = input("order", b.order, n)?;
-    let rust_params = intensity_params(params)?;
-    let rust_filters = line_filters(filters)?;
-    with_handle(handle, |h| {
+    run_list_call(handle, params, filters, counts, |h, p, f| {
         let mut blocks = memory::with_capacity("block", n)?;
         let mut rows = 0;
         for (i, &x) in block.iter().enumerate() {
@@ -111,11 +110,7 @@ unsafe fn with_batch(
         let ld = leading_dimension("ld", b.ld, rows, "the largest coefficient count of the batch's blocks")?;
         let vectors = input("vectors", b.vectors, matrix_len(rows, n, ld, "n")?)?;
         let batch = LowerBatch { blocks: &blocks, vectors, ld, energies, ids, order };
-        let c = body(h, &batch, &rust_params, &rust_filters).map_err(to_params).map_err(to_filters)?;
-        if !counts.is_null() {
-            write_output(counts, &counts_array(&c));
-        }
-        Ok(())
+        body(h, &batch, p, f)
     })
 }
 
@@ -127,7 +122,8 @@ unsafe fn with_batch(
 /// grouped by block and computed in internal batches of at most `params.batch` levels. No count
 /// pass is needed: `sink` gets the lines as they are, in (lower order, upper order) order within
 /// the call, the lines of one lower level per call of `sink` (the upper order: the upper state's
-/// ID). README, "Streamed line lists", gives the handle's memory.
+/// order key, `atomgpu_linestrength_set_state_labels`, or its running ID without labels). README,
+/// "Streamed line lists", gives the handle's memory.
 ///
 /// - `handle`: the handle.
 /// - `n` (>= 1): levels in the batch.

@@ -156,7 +156,7 @@ pub fn write_states(handle: &LineStrength, zpe: f64, out: &mut impl Write) -> io
     Ok(())
 }
 
-/// Lines formatted per task when [`write_trans`] formats on all cores.
+/// Lines formatted per task when [`formatted_in_parallel`] formats on all cores.
 const TRANS_CHUNK: usize = 4096;
 
 /// Bytes of one `.trans` line (12 + 1 + 12 + 1 + 10 + 1 + 15 + newline).
@@ -165,21 +165,33 @@ const TRANS_LINE_BYTES: usize = 53;
 /// Bytes of `.trans` text [`write_line_list`] lets accumulate before syncing them to disk.
 const SYNC_BYTES: usize = 8 << 20;
 
-/// Writes the `.trans` lines of `lines`. Formatting the numbers is the costly part, so chunks of
-/// lines are formatted on all cores (rayon) and then written in order.
-pub fn write_trans(lines: &[Line], out: &mut impl Write) -> io::Result<()> {
-    let texts: Vec<String> = lines
+/// The text of `lines`, one line each as `format` writes it (about `line_bytes` bytes a line), in
+/// their order: formatting the numbers is the costly part of a `.trans` file, so chunks of lines
+/// are formatted on all cores (rayon). Used by this writer and TROVE's ([`super::trove`]).
+pub(super) fn formatted_in_parallel(
+    lines: &[Line],
+    line_bytes: usize,
+    format: impl Fn(&mut String, &Line) + Sync,
+) -> Vec<String> {
+    lines
         .par_chunks(TRANS_CHUNK)
         .map(|chunk| {
-            let mut text = String::with_capacity(chunk.len() * TRANS_LINE_BYTES);
+            let mut text = String::with_capacity(chunk.len() * line_bytes);
             for line in chunk {
-                let a = fortran_format::scientific(line.einstein_a, 10, 4);
-                // Writing into a String cannot fail.
-                let _ = writeln!(text, "{:>12} {:>12} {a} {:>15.6}", line.upper_id, line.lower_id, line.wavenumber);
+                format(&mut text, line);
             }
             text
         })
-        .collect();
+        .collect()
+}
+
+/// Writes the `.trans` lines of `lines` ([`formatted_in_parallel`], then written in order).
+pub fn write_trans(lines: &[Line], out: &mut impl Write) -> io::Result<()> {
+    let texts = formatted_in_parallel(lines, TRANS_LINE_BYTES, |text, line| {
+        let a = fortran_format::scientific(line.einstein_a, 10, 4);
+        // Writing into a String cannot fail.
+        let _ = writeln!(text, "{:>12} {:>12} {a} {:>15.6}", line.upper_id, line.lower_id, line.wavenumber);
+    });
     for text in texts {
         out.write_all(text.as_bytes())?;
     }

@@ -921,6 +921,21 @@ impl LineStrength {
         self.blocks[id].state_order(self.first_running_id(id), state)
     }
 
+    /// [`LineStrength::state_order`] of every stored state as one lookup `(block, state) -> key`,
+    /// for sorting many lines (the running numbers of the blocks' first states computed once).
+    pub(crate) fn state_orders(&self) -> impl Fn(usize, usize) -> i64 + Sync + '_ {
+        let first: Vec<i64> = self
+            .blocks
+            .iter()
+            .scan(1i64, |next, b| {
+                let this = *next;
+                *next += b.energies.len() as i64;
+                Some(this)
+            })
+            .collect();
+        move |block, state| self.blocks[block].state_order(first[block], state)
+    }
+
     /// The running number of the first state of block `id`: 1 + the states of earlier blocks.
     fn first_running_id(&self, id: usize) -> i64 {
         1 + self.blocks[..id].iter().map(|b| b.energies.len() as i64).sum::<i64>()

@@ -14,7 +14,8 @@
 //! J' + J'' >= 1) and the [`LineFilters`] allow. The values are those of the stored line list
 //! for the same vectors (on the CPU to the last bit: every product is computed column by
 //! column). The lines of one call are delivered in (lower order, upper order) order, the lines
-//! of one lower level at a time; the upper order key is that of [`upper_order`].
+//! of one lower level at a time; the upper order key is the upper state's
+//! ([`LineStrength::set_state_labels`]).
 //!
 //! Memory of the handle during a streamed call (bytes; N = Nvib, R'' the lower block's rotational
 //! slots (2J''+1 for a full block), b = min(params.batch, levels of the group), C'' / ndeg'' the
@@ -92,11 +93,6 @@ impl LowerBatch<'_> {
     }
 }
 
-/// The order key of a line's upper state ([`LineStrength::set_state_labels`]).
-fn upper_order(handle: &LineStrength, line: &Line) -> i64 {
-    handle.state_order(line.upper_block, line.upper_state)
-}
-
 impl LineStrength {
     /// The lines of one batch of lower levels given by the caller ([`LowerBatch`], module
     /// documentation) into every block with stored states that the J rule and `filters` allow,
@@ -122,8 +118,15 @@ impl LineStrength {
         let computed = self.batch_lines(batch, params, filters, &mut tracker);
         self.end_line_list(&[]);
         let (mut lines, counts) = computed?;
+        let upper_order = self.state_orders();
         lines.sort_unstable_by_key(|l| {
-            (batch.order[l.lower_state], l.lower_state, upper_order(self, l), l.upper_block, l.upper_state)
+            (
+                batch.order[l.lower_state],
+                l.lower_state,
+                upper_order(l.upper_block, l.upper_state),
+                l.upper_block,
+                l.upper_state,
+            )
         });
         for level in lines.chunk_by(|a, b| a.lower_state == b.lower_state) {
             sink(level)?;

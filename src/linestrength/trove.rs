@@ -32,7 +32,7 @@ use super::{fortran_format, IntensityParams, Line, LineCounts, LineFilters, Line
 use crate::error::{require_in_range, Error, Result};
 use crate::memory;
 use crate::progress::Tracker;
-use rayon::prelude::*;
+use rayon::slice::ParallelSliceMut;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -118,32 +118,22 @@ impl StatesTable<'_> {
     }
 }
 
-/// Lines formatted per task when `.trans` text is formatted on all cores.
-const TRANS_CHUNK: usize = 4096;
-
 /// Bytes of one TROVE `.trans` line (12 + 1 + 12 + 2 + 16 + 1 + 16 + newline).
 const TRANS_LINE_BYTES: usize = 61;
 
 /// The TROVE `.trans` text of `lines`, in their order, formatted on all cores.
 fn trans_text(lines: &[Line]) -> Vec<String> {
-    lines
-        .par_chunks(TRANS_CHUNK)
-        .map(|chunk| {
-            let mut text = String::with_capacity(chunk.len() * TRANS_LINE_BYTES);
-            for line in chunk {
-                // Writing into a String cannot fail.
-                let _ = writeln!(
-                    text,
-                    "{} {}  {} {}",
-                    fortran_format::int(line.upper_id, 12),
-                    fortran_format::int(line.lower_id, 12),
-                    fortran_format::scientific(line.einstein_a, 16, 8),
-                    fortran_format::fixed(line.wavenumber, 16, 6)
-                );
-            }
-            text
-        })
-        .collect()
+    exomol::formatted_in_parallel(lines, TRANS_LINE_BYTES, |text, line| {
+        // Writing into a String cannot fail.
+        let _ = writeln!(
+            text,
+            "{} {}  {} {}",
+            fortran_format::int(line.upper_id, 12),
+            fortran_format::int(line.lower_id, 12),
+            fortran_format::scientific(line.einstein_a, 16, 8),
+            fortran_format::fixed(line.wavenumber, 16, 6)
+        );
+    })
 }
 
 /// A TROVE `.states`/`.trans` pair being written: both go to temporaries beside their final
@@ -236,19 +226,15 @@ pub fn write_line_list(
     let mut tracker = Tracker::start(c"atomgpu_linestrength_write_trove");
     let mut files = TroveFiles::create(stem)?;
     files.write_states(table, params.zpe)?;
-    let mut keyed: Vec<((i64, i64), Line)> = Vec::new();
-    let counts = handle.stream_tracked(params, filters, &mut tracker, &mut |lines| {
-        memory::reserve("the TROVE line list", &mut keyed, lines.len())?;
-        keyed.extend(lines.iter().map(|l| ((0, 0), *l)));
+    let mut lines: Vec<Line> = Vec::new();
+    let counts = handle.stream_tracked(params, filters, &mut tracker, &mut |batch| {
+        memory::reserve("the TROVE line list", &mut lines, batch.len())?;
+        lines.extend_from_slice(batch);
         Ok(())
     })?;
-    for (key, line) in &mut keyed {
-        let lower = handle.state_order(line.lower_block, line.lower_state);
-        *key = (lower, handle.state_order(line.upper_block, line.upper_state));
-    }
     // Stable: lines of equal keys keep the order the list gave them.
-    keyed.par_sort_by_key(|(key, _)| *key);
-    let lines = memory::collect("the TROVE line list", keyed.into_iter().map(|(_, l)| l))?;
+    let order = handle.state_orders();
+    lines.par_sort_by_key(|l| (order(l.lower_block, l.lower_state), order(l.upper_block, l.upper_state)));
     files.append_lines(&lines)?;
     let total = handle.blocks().iter().map(|b| b.energies.len() as f64).sum();
     files.commit_after(|| tracker.finish(total))?;
