@@ -61,7 +61,7 @@ mod molecule;
 #[allow(dead_code)] // the benchmark reads fixtures by folder only
 mod trove_fixture;
 
-use atomgpu::backend::{self, Backend};
+use atomgpu::backend::{self, Backend, DeviceSet};
 use atomgpu::linestrength::{
     exomol, Action, BlockSpec, Convention, IntensityParams, LineFilters, LineStrength, Options, Unfolding,
 };
@@ -426,8 +426,9 @@ impl OverlapModel {
     /// host; without `host_held`, no states), species 0; blocks 2-4: J' = j-1, j, j+1, species 1,
     /// states on the device. `gamma_pair = [1, 2]` then lets the lower blocks reach the upper ones only.
     fn handle(&self, backend: Backend, devices: usize, host_held: bool) -> LineStrength {
-        let options = Options { devices, ..Options::default() };
-        let mut h = LineStrength::new_on(backend, self.n_vib, &self.dipole, self.n_vib, options).unwrap();
+        let engines = DeviceSet::count(backend, devices.max(1)).unwrap();
+        let mut h =
+            LineStrength::new_on_devices(&engines, self.n_vib, &self.dipole, self.n_vib, Options::default()).unwrap();
         let lower = full_block(self.j, self.n_vib);
         h.add_block(&lower.spec()).unwrap();
         h.add_block(&lower.spec()).unwrap();

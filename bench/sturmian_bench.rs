@@ -38,7 +38,7 @@
 //! Na 8-16, Nq 32 (helium Nq 64), a smoke test that runs without a GPU. One JSON line per case, also
 //! in OUT_DIR/sturmian_bench.jsonl; "fraction_of_gemm": GEMM FLOP rate / measured block-shaped rate.
 
-use atomgpu::backend::{self, Backend, CudaDevice};
+use atomgpu::backend::{self, Backend, CudaDevice, DeviceSet};
 use atomgpu::error::{Error, Result};
 use atomgpu::memory::{self, describe_bytes};
 use atomgpu::sturmian::angular::{legendre_coupling, multipoles};
@@ -157,7 +157,7 @@ fn smooth_basis_on<T: Scalar>(
     polar: Polar<T>,
     devices: usize,
 ) -> Result<Basis<T>> {
-    let mut basis = Basis::new_on_devices(backend, grid.clone(), devices)?;
+    let mut basis = Basis::new_on_devices(grid.clone(), &DeviceSet::count(backend, devices)?)?;
     let generating: Vec<f64> = grid.abscissas().iter().map(|r| -2.0 * (-r).exp() / r).collect();
     let beta: Vec<T> = (0..n).map(|i| polar(1.0 + i as f64, 0.2)).collect();
     for &l in ls {

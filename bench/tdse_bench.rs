@@ -56,7 +56,8 @@ fn packet(grid: &Grid) -> Vec<C64> {
 fn setup(backends: &[Backend], grid: &Grid) -> Team {
     let params =
         Params { absorber_width: 4.0, absorber_strength: 0.5, norm_check_interval: 1_000_000, ..Params::default() };
-    let mut p = Team::new(grid.clone(), params, backends).expect("handle");
+    let devices = atomgpu::backend::DeviceSet::of(backends.to_vec(), "backends").expect("devices");
+    let mut p = Team::new(grid.clone(), params, &devices).expect("handle");
     let path = Trajectory::new(vec![0.0, 1000.0], vec![[2.0, 0.0, 0.0], [102.0, 0.0, 0.0]]).unwrap();
     let surface = Surface::Jellium { x_surface: grid.x0 + 10.0, depth: 0.4, lambda: 1.1, image_plane: -0.5 };
     let ion = IonPotential { soft_core: 0.05, ..IonPotential::hydrogen() };

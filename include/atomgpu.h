@@ -601,8 +601,10 @@ typedef struct atomgpu_tdse_params {
      */
     int32_t check_stability;
     /**
-     * GPUs of this process to spread the planes over (default 1; the first n_devices GPUs);
-     * on the CPU backend, members run on threads. Each needs at least two x planes.
+     * Devices to spread the planes over (default 1), by the library's one rule (README "Several
+     * GPUs": from `ATOMGPU_DEVICE`, else from GPU (node-local rank x n_devices) mod visible, on
+     * consecutively; `atomgpu_tdse_create_on_device_list` names them instead); on the CPU
+     * backend, members run on threads. Each needs at least two x planes.
      */
     int32_t n_devices;
 } atomgpu_tdse_params;
@@ -999,6 +1001,52 @@ int32_t atomgpu_cr_rate_matrix(const struct atomgpu_cr *model,
                                double *m_energy);
 
 /**
+ * Which devices `n_devices` (in [1, 64]) resolve to for this process under the one rule (module
+ * docs), as a `_create_on_devices` call made now would take them: GPU ordinals, or -1 for each
+ * CPU engine on the CPU backend. More GPUs than this process sees is `ATOMGPU_ERR_INVALID_ARGUMENT`.
+ *
+ * - `n_devices`: the count.
+ * - `capacity`: entries `ordinals` holds (>= n_devices unless `ordinals` is NULL).
+ * - `n_resolved` (output): the number of devices (= n_devices).
+ * - `ordinals` (output, may be NULL): the ordinals, the handle's own first.
+ *
+ * # Safety
+ * `ordinals` must be NULL or valid for `capacity` elements; `n_resolved` NULL or writable.
+ */
+int32_t atomgpu_resolve_devices(int32_t n_devices,
+                                int32_t capacity,
+                                int32_t *n_resolved,
+                                int32_t *ordinals);
+
+/**
+ * Which devices a handle of any family uses: its GPU ordinals (its own first; in x order for a
+ * TDSE team), or -1 for each CPU engine. A CR model is not bound to a device: it reports the
+ * backend in force now (one entry: that GPU, or -1), on which its next call runs.
+ *
+ * - `handle`: a live handle of any family (`atomgpu_linestrength *`, `atomgpu_sturmian *`, ...).
+ * - `capacity`: entries `ordinals` holds (>= the number of devices unless `ordinals` is NULL).
+ * - `n_devices` (output): the number of devices.
+ * - `ordinals` (output, may be NULL: a count query): the ordinals.
+ *
+ * # Safety
+ * `ordinals` must be NULL or valid for `capacity` elements; `n_devices` NULL or writable;
+ * `handle` may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_handle_devices(const void *handle,
+                               int32_t capacity,
+                               int32_t *n_devices,
+                               int32_t *ordinals);
+
+/**
+ * The number of GPUs this process sees (0 without a driver or device, and in a child forked
+ * after CUDA was opened), whatever the backend in use: the `visible` of the device rule.
+ *
+ * # Safety
+ * `n_visible` must be NULL or writable.
+ */
+int32_t atomgpu_device_count(int32_t *n_visible);
+
+/**
  * Allocates `bytes` (>= 1) of host memory into `*ptr`: page-locked (pinned) on the CUDA backend,
  * so that results of `atomgpu_sturmian_hamiltonian`, `_repulsion` and the other host-landing
  * calls copy at the bus's full rate; 64-byte aligned ordinary memory on the CPU backend. The
@@ -1048,16 +1096,18 @@ int32_t atomgpu_linestrength_create(int64_t n_vib,
 
 /**
  * As `atomgpu_linestrength_create`, with the line lists (`_line_list`, `_line_list_filtered`,
- * `_write_exomol`) spread over several GPUs of the node:
+ * `_write_exomol`, `_write_trove`, the streamed batches) spread over several GPUs of the node:
  *
- * - `n_devices` in [1, 64]: the handle's GPU (`ATOMGPU_DEVICE`, else the node-local MPI rank's)
- *   and the next `n_devices - 1` visible ones each hold a copy of the dipole matrix, the blocks
- *   and the states; a list's lower states are cut into batches of at most `params.batch`
- *   states, a multiple of n_devices in number and as even as possible (every GPU gets the same
- *   work), each GPU takes every n-th batch, and the lines come back in the order one GPU gives,
- *   with its values but for the last bits (other GEMM shapes). Every other call runs on the
- *   handle's GPU. More than the process sees is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`.
- *   On the CPU backend, n engines (each with its own copy) run the batches on n threads.
+ * - `n_devices` in [1, 64]: that many GPUs by the library's one rule (README "Several GPUs":
+ *   from `ATOMGPU_DEVICE`, else from GPU (node-local rank x n_devices) mod visible, on
+ *   consecutively, so the ranks of a node get disjoint sets; `atomgpu_resolve_devices` tells
+ *   which). Each holds a copy of the dipole matrix, the blocks and the states; a list's lower
+ *   states are cut into batches of at most `params.batch` states, a multiple of n_devices in
+ *   number and as even as possible (every GPU gets the same work), each GPU takes every n-th
+ *   batch, and the lines come back in the order one GPU gives, with its values but for the last
+ *   bits (other GEMM shapes). Every other call runs on the first GPU. More than the process sees
+ *   is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend, n engines (each with
+ *   its own copy) run the batches on n threads.
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above.
@@ -1068,6 +1118,22 @@ int32_t atomgpu_linestrength_create_on_devices(int64_t n_vib,
                                                int64_t max_device_bytes,
                                                int32_t n_devices,
                                                struct atomgpu_linestrength **handle);
+
+/**
+ * As `atomgpu_linestrength_create_on_devices`, on the GPUs named in `device_ids[n_devices]`
+ * (distinct ordinals in [0, visible), the first being the one every other call runs on), as
+ * cuSOLVER-Mg takes them. On the CPU backend, n_devices CPU engines.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above.
+ */
+int32_t atomgpu_linestrength_create_on_device_list(int64_t n_vib,
+                                                   const double *dipole,
+                                                   int64_t ld_dipole,
+                                                   int64_t max_device_bytes,
+                                                   int32_t n_devices,
+                                                   const int32_t *device_ids,
+                                                   struct atomgpu_linestrength **handle);
 
 /**
  * Destroys a handle and frees its host and device memory (when a call on another thread still
@@ -2301,14 +2367,15 @@ int32_t atomgpu_sturmian_create(double rmax,
  * As `atomgpu_sturmian_create`, with `atomgpu_sturmian_hamiltonian` spread over several GPUs of
  * the node when H and S are host memory:
  *
- * - `n_devices` in [1, 64]: the handle's GPU (`ATOMGPU_DEVICE`, else the node-local MPI rank's)
- *   and the next `n_devices - 1` visible ones each hold a copy of the channels; each takes the
- *   next pair block (bra, ket) not yet taken, computes it with the one-GPU kernels and lands it
- *   in its place in H and S (its own PCIe link; pinned buffers from `atomgpu_host_alloc` land
- *   fastest). The matrices equal one GPU's. Every other call (and a Hamiltonian into device
- *   memory) runs on the handle's GPU. More than the process sees is
- *   `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend, n engines run the blocks
- *   on n threads.
+ * - `n_devices` in [1, 64]: that many GPUs by the library's one rule (README "Several GPUs":
+ *   from `ATOMGPU_DEVICE`, else from GPU (node-local rank x n_devices) mod visible, on
+ *   consecutively, so the ranks of a node get disjoint sets; `atomgpu_resolve_devices` tells
+ *   which). Each holds a copy of the channels; each takes the next pair block (bra, ket) not yet
+ *   taken, computes it with the one-GPU kernels and lands it in its place in H and S (its own
+ *   PCIe link; pinned buffers from `atomgpu_host_alloc` land fastest). The matrices equal one
+ *   GPU's. Every other call (and a Hamiltonian into device memory) runs on the first GPU. More
+ *   than the process sees is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend,
+ *   n engines run the blocks on n threads.
  *
  * # Safety
  * Pointers must be NULL or valid for the documented number of elements.
@@ -2321,6 +2388,24 @@ int32_t atomgpu_sturmian_create_on_devices(double rmax,
                                            int32_t is_complex,
                                            int32_t n_devices,
                                            struct atomgpu_sturmian **handle);
+
+/**
+ * As `atomgpu_sturmian_create_on_devices`, on the GPUs named in `device_ids[n_devices]`
+ * (distinct ordinals in [0, visible), the first being the one every other call runs on), as
+ * cuSOLVER-Mg takes them. On the CPU backend, n_devices CPU engines.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for the documented number of elements.
+ */
+int32_t atomgpu_sturmian_create_on_device_list(double rmax,
+                                               int64_t nq,
+                                               int64_t ns,
+                                               const double *abscissas,
+                                               const double *weights,
+                                               int32_t is_complex,
+                                               int32_t n_devices,
+                                               const int32_t *device_ids,
+                                               struct atomgpu_sturmian **handle);
 
 /**
  * Destroys a handle and frees its host and device memory. NULL is a no-op; a handle already
@@ -2609,6 +2694,21 @@ int32_t atomgpu_tdse_default_params(struct atomgpu_tdse_params *params);
 int32_t atomgpu_tdse_create(const struct atomgpu_tdse_grid *grid,
                             const struct atomgpu_tdse_params *params,
                             struct atomgpu_tdse **handle);
+
+/**
+ * As `atomgpu_tdse_create`, with the planes spread over the GPUs named in
+ * `device_ids[n_devices]` (distinct ordinals in [0, visible), in x order; `n_devices` in [1,
+ * 64]) instead of `params->n_devices` GPUs (that field is not read). On the CPU backend,
+ * n_devices members on threads.
+ *
+ * # Safety
+ * Pointers must be NULL or valid (`device_ids` for `n_devices` elements).
+ */
+int32_t atomgpu_tdse_create_on_device_list(const struct atomgpu_tdse_grid *grid,
+                                           const struct atomgpu_tdse_params *params,
+                                           int32_t n_devices,
+                                           const int32_t *device_ids,
+                                           struct atomgpu_tdse **handle);
 
 /**
  * Destroys a handle and frees its host and device memory. NULL is a no-op; a handle already

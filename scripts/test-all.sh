@@ -429,6 +429,13 @@ stage_mpi() {
         fi
     done
     for ranks in 1 2; do
+        if mpirun -np "$ranks" "$out/test_device_sets"; then
+            echo "ok: tests/mpi/test_device_sets.c on $ranks rank(s)"
+        else
+            echo "FAIL: tests/mpi/test_device_sets.c on $ranks rank(s)"; bad=$((bad + 1))
+        fi
+    done
+    for ranks in 1 2; do
         mpirun -np "$ranks" "$out/tdse_jellium" "$out/tdse_jellium_$ranks.dat" \
             || { echo "FAIL: examples/mpi/tdse_jellium.c on $ranks rank(s)"; bad=$((bad + 1)); }
     done

@@ -13,7 +13,7 @@ mod degenerate;
 #[path = "support/molecule.rs"]
 mod molecule;
 
-use atomgpu::backend::Backend;
+use atomgpu::backend::{Backend, DeviceSet};
 use atomgpu::error::Error;
 use atomgpu::linestrength::{
     even_batches, Action, Convention, IntensityParams, Line, LineFilters, LineStrength, Options, SymmetryGroup,
@@ -39,8 +39,8 @@ fn blocks(rng: &mut Rng) -> Vec<DegenerateBlock> {
 }
 
 fn handle(dipole: &[f64], blocks: &[DegenerateBlock], devices: usize) -> LineStrength {
-    let options = Options { devices, ..Options::default() };
-    let mut h = LineStrength::new_on(Backend::Cpu, N_VIB, dipole, N_VIB, options).unwrap();
+    let engines = DeviceSet::count(Backend::Cpu, devices.max(1)).unwrap();
+    let mut h = LineStrength::new_on_devices(&engines, N_VIB, dipole, N_VIB, Options::default()).unwrap();
     h.set_group(SymmetryGroup::named("Td(M)").unwrap()).unwrap();
     for b in blocks {
         let id = h.add_block(&b.spec()).unwrap();
@@ -145,11 +145,9 @@ fn an_error_in_a_batch_or_in_the_sink_stops_the_list_of_several_engines() {
 
 #[test]
 fn more_engines_than_allowed_is_refused_naming_devices() {
-    let dipole = random_dipole(&mut Rng::new(3), N_VIB);
-    let options = Options { devices: 65, ..Options::default() };
-    match LineStrength::new_on(Backend::Cpu, N_VIB, &dipole, N_VIB, options) {
+    match DeviceSet::count(Backend::Cpu, 65) {
         Err(Error::InvalidArgument { name, .. }) => assert_eq!(name, "devices"),
-        other => panic!("{:?}", other.err()),
+        other => panic!("{:?}", other.err().map(|e| e.to_string())),
     }
 }
 

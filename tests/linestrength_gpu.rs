@@ -16,7 +16,7 @@ mod gpu;
 #[path = "support/rotsym.rs"]
 mod rotsym;
 
-use atomgpu::backend::Backend;
+use atomgpu::backend::{Backend, DeviceSet};
 use atomgpu::linestrength::{Action, Convention, IntensityParams, LineStrength, Options};
 use molecule::*;
 
@@ -141,8 +141,8 @@ fn gpu_equals_cpu_for_degenerate_species_and_filters() {
         // `on_host`: blocks 0, 2, 4 keep their states in host memory (staged lower batches,
         // uploaded upper blocks); `devices`: GPUs the line lists spread over.
         let make = |backend, on_host: bool, devices: usize| {
-            let options = Options { devices, ..Options::default() };
-            let mut h = LineStrength::new_on(backend, n_vib, &dipole, n_vib, options).unwrap();
+            let engines = DeviceSet::count(backend, devices.max(1)).unwrap();
+            let mut h = LineStrength::new_on_devices(&engines, n_vib, &dipole, n_vib, Options::default()).unwrap();
             h.set_group(SymmetryGroup::named("Td(M)").unwrap()).unwrap();
             for b in &blocks {
                 let id = h.add_block(&b.spec()).unwrap();
@@ -261,8 +261,8 @@ fn gpu_equals_cpu_for_streamed_lower_batches() {
         // `on_host`: the odd blocks keep their states in host memory (uploaded as upper blocks);
         // `devices`: GPUs the batches spread over.
         let make = |backend, on_host: bool, devices: usize| {
-            let options = Options { devices, ..Options::default() };
-            let mut h = LineStrength::new_on(backend, n_vib, &dipole, n_vib, options).unwrap();
+            let engines = DeviceSet::count(backend, devices.max(1)).unwrap();
+            let mut h = LineStrength::new_on_devices(&engines, n_vib, &dipole, n_vib, Options::default()).unwrap();
             h.set_group(SymmetryGroup::named("Td(M)").unwrap()).unwrap();
             for b in &blocks {
                 let id = h.add_block(&b.spec()).unwrap();

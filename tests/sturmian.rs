@@ -44,7 +44,7 @@
 #[path = "support/rng.rs"]
 mod rng;
 
-use atomgpu::backend::Backend;
+use atomgpu::backend::{Backend, DeviceSet};
 use atomgpu::error::Error;
 use atomgpu::math::wigner::clebsch_gordan;
 use atomgpu::sturmian::angular::{angular_coefficient, legendre_coupling, multipoles};
@@ -1041,7 +1041,7 @@ fn compare<T: Draw>(a: &[T], b: &[T]) -> f64 {
 fn assembly_matches_reference<T: Draw>(seed: u64, engines: usize) -> f64 {
     let mut rng = Rng::new(seed);
     let grid = Grid::gauss_legendre(10.0, 17, 3).unwrap();
-    let mut basis = Basis::<T>::new_on_devices(Backend::Cpu, grid, engines).unwrap();
+    let mut basis = Basis::<T>::new_on_devices(grid, &DeviceSet::count(Backend::Cpu, engines).unwrap()).unwrap();
     assert_eq!(basis.n_devices(), engines);
     let mut betas = Vec::new();
     for (electron, l, n, central) in [
@@ -1351,7 +1351,8 @@ const HELIUM_2_TRIPLET_S: f64 = -2.175229378;
 /// λ = 2, N + `extra_parents` Laguerre parents) for both electrons, `sizes[l]` functions for
 /// l = 0, 1, …; its Hamiltonians spread over `engines` CPU engines.
 fn helium_gsf_basis(grid: &Grid, sizes: &[usize], extra_parents: usize, engines: usize) -> Basis<f64> {
-    let mut basis = Basis::<f64>::new_on_devices(Backend::Cpu, grid.clone(), engines).unwrap();
+    let mut basis =
+        Basis::<f64>::new_on_devices(grid.clone(), &DeviceSet::count(Backend::Cpu, engines).unwrap()).unwrap();
     for (l, &n) in sizes.iter().enumerate() {
         let spec = GsfSpec {
             l: l as u32,
@@ -1520,8 +1521,8 @@ fn bad_input_is_refused_naming_the_argument() {
     let before = basis.one_electron(Electron::A, 0).unwrap().overlap;
 
     // Engines: 1 to MAX_DEVICES.
-    for devices in [0, atomgpu::sturmian::MAX_DEVICES + 1] {
-        let refused = Basis::<f64>::new_on_devices(Backend::Cpu, grid.clone(), devices).map(|b| b.n_devices());
+    for devices in [0, atomgpu::backend::MAX_DEVICES + 1] {
+        let refused = DeviceSet::count(Backend::Cpu, devices).map(|d| d.len());
         assert_eq!(argument(refused), ("devices", None));
     }
 

@@ -32,7 +32,7 @@ mod rng;
 #[path = "support/gpu.rs"]
 mod gpu;
 
-use atomgpu::backend::{Backend, CudaDevice};
+use atomgpu::backend::{Backend, CudaDevice, DeviceSet};
 use atomgpu::error::Error;
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::{lowest_eigenpairs, lowest_eigenvalues};
@@ -123,7 +123,7 @@ fn build<T: Draw>(backend: Backend, grid: &Grid, channels: &[ChannelData<T>]) ->
 
 /// As `build`, with the Hamiltonians spread over `devices` GPUs.
 fn build_on<T: Draw>(backend: Backend, grid: &Grid, channels: &[ChannelData<T>], devices: usize) -> Basis<T> {
-    let mut basis = Basis::<T>::new_on_devices(backend, grid.clone(), devices).unwrap();
+    let mut basis = Basis::<T>::new_on_devices(grid.clone(), &DeviceSet::count(backend, devices).unwrap()).unwrap();
     for c in channels {
         basis.add_channel(&c.spec()).unwrap();
     }

@@ -372,7 +372,7 @@ fn a_team_of_three_members_equals_one_propagator() {
     let surface = Surface::Jellium { x_surface: -1.0, depth: 0.4, lambda: 1.0, image_plane: -0.5 };
     let start = gaussian(&grid, [0.2, 0.5, 0.1], 0.8, 0.7);
     let mut single = cpu(grid.clone(), params);
-    let mut team = atomgpu::tdse::Team::new(grid.clone(), params, &[Backend::Cpu, Backend::Cpu, Backend::Cpu]).unwrap();
+    let mut team = atomgpu::tdse::Team::new(grid.clone(), params, &cpu_engines(3)).unwrap();
     assert_eq!(team.members(), 3);
     single.set_analytic_potential(Some(IonPotential::hydrogen()), &surface, path.clone()).unwrap();
     team.set_analytic_potential(Some(IonPotential::hydrogen()), &surface, path).unwrap();
@@ -402,7 +402,7 @@ fn a_team_of_three_members_equals_one_propagator() {
     bad[20 * grid.plane_len() + 5] = C64::new(f64::NAN, 0.0);
     let e = team.set_wavefunction(&bad, 0.0).unwrap_err().to_string();
     assert!(e.contains(&format!("`psi`[{}]", 20 * grid.plane_len() + 5)), "{e}");
-    let e = atomgpu::tdse::Team::new(grid, params, &vec![Backend::Cpu; 12]).err().unwrap().to_string();
+    let e = atomgpu::tdse::Team::new(grid, params, &cpu_engines(12)).err().unwrap().to_string();
     assert!(e.contains("n_devices") && e.contains("two each"), "{e}");
 }
 
@@ -616,8 +616,7 @@ fn a_team_stops_all_its_members_at_the_same_step() {
     moving_ion(&mut single);
     single.set_wavefunction(&start, 0.0).unwrap();
     single.step(4).unwrap();
-    let mut team =
-        atomgpu::tdse::Team::new(grid.clone(), Params::default(), &[Backend::Cpu, Backend::Cpu, Backend::Cpu]).unwrap();
+    let mut team = atomgpu::tdse::Team::new(grid.clone(), Params::default(), &cpu_engines(3)).unwrap();
     let (ion, surface, path) = moving_ion_model();
     team.set_analytic_potential(Some(ion), &surface, path).unwrap();
     team.set_wavefunction(&start, 0.0).unwrap();
@@ -865,4 +864,9 @@ fn a_soft_cored_ion_keeps_its_level_wherever_it_sits_between_x_planes() {
     assert!(bare > 0.02, "bare Coulomb spread {bare:e}");
     assert!(soft < 1e-5, "soft-core spread {soft:e}");
     assert!((e_soft + 0.5).abs() < 0.012, "soft-core level {e_soft}, continuum −½");
+}
+
+/// `n` CPU engines (a team's members on threads, the path of several GPUs).
+fn cpu_engines(n: usize) -> atomgpu::backend::DeviceSet {
+    atomgpu::backend::DeviceSet::count(Backend::Cpu, n).unwrap()
 }

@@ -237,7 +237,8 @@ fn a_team_over_the_gpus_equals_the_cpu() {
     let mut expected = vec![C64::default(); grid.local_len()];
     whole.wavefunction(&mut expected).unwrap();
     let backends = [Backend::Cuda(device), Backend::Cuda(second)];
-    let mut team = atomgpu::tdse::Team::new(grid.clone(), params, &backends).unwrap();
+    let devices = atomgpu::backend::DeviceSet::of(backends.to_vec(), "backends").unwrap();
+    let mut team = atomgpu::tdse::Team::new(grid.clone(), params, &devices).unwrap();
     let (ion, surface, path) = moving_ion_model();
     team.set_analytic_potential(Some(ion), &surface, path).unwrap();
     team.set_wavefunction(&psi, 0.0).unwrap();

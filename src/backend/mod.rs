@@ -4,7 +4,8 @@
 //! - `ATOMGPU_BACKEND=auto|cpu|cuda` (default `auto`: CUDA when a device, the driver and NVRTC
 //!   load, otherwise the CPU);
 //! - `ATOMGPU_DEVICE=N` picks GPU N; without it, the node-local MPI rank
-//!   (`OMPI_COMM_WORLD_LOCAL_RANK`, `SLURM_LOCALID`, `MPI_LOCALRANKID`) modulo the device count;
+//!   (`OMPI_COMM_WORLD_LOCAL_RANK`, `SLURM_LOCALID`, `MPI_LOCALRANKID`) modulo the device count
+//!   (and a handle on n GPUs takes them by the same rule: [`DeviceSet`]);
 //! - `ATOMGPU_REQUIRE_GPU=1` turns the `auto` fallback to the CPU into an error
 //!   ([`Error::NoDevice`]);
 //! - `ATOMGPU_LOG=1` prints one notice on stderr when `auto` falls back to the CPU, and which
@@ -13,9 +14,13 @@
 //! [`set_backend`] (C: `atomgpu_set_backend`) overrides `ATOMGPU_BACKEND` for the process.
 
 mod cuda;
+mod devices;
+mod fanout;
 pub mod threads;
 
 pub use cuda::{compile_ptx, nvrtc_available, CudaDevice};
+pub use devices::{rule as device_rule, DeviceRequest, DeviceSet, MAX_DEVICES};
+pub use fanout::{fan_out, fan_out_watched, stopped_by_another, FanOut};
 
 use crate::error::{Error, Result};
 use once_cell::sync::OnceCell;
@@ -158,23 +163,6 @@ pub fn cuda_device_count() -> usize {
     CudaDevice::count()
 }
 
-/// `first` and the next `n - 1` visible GPUs (wrapping around): the devices of a routine that
-/// spreads one problem over n GPUs. More than the process sees is refused, naming `arg`.
-pub fn cuda_devices_from(first: Arc<CudaDevice>, n: usize, arg: &'static str) -> Result<Vec<Arc<CudaDevice>>> {
-    if n <= 1 {
-        return Ok(vec![first]);
-    }
-    let visible = cuda_device_count();
-    if n > visible {
-        return Err(Error::invalid(arg, format!("asks for {n} GPUs but this process sees {visible}")));
-    }
-    let mut devices = vec![first.clone()];
-    for k in 1..n {
-        devices.push(cuda_device_at((first.ordinal() + k) % visible)?);
-    }
-    Ok(devices)
-}
-
 /// GPU `ordinal`, opened once per process (the same object as [`cuda_device`] when that one has
 /// this ordinal): for routines that spread one problem over several GPUs.
 pub fn cuda_device_at(ordinal: usize) -> Result<Arc<CudaDevice>> {
@@ -216,23 +204,10 @@ pub fn current() -> Result<Backend> {
     }
 }
 
-/// The GPU ordinal to open: `ATOMGPU_DEVICE`, else the node-local MPI rank modulo `count`.
+/// The GPU ordinal to open: `ATOMGPU_DEVICE`, else the node-local MPI rank modulo `count` (the
+/// one-GPU case of [`DeviceSet`]'s rule).
 fn device_ordinal(count: usize) -> std::result::Result<usize, String> {
-    if let Ok(v) = std::env::var("ATOMGPU_DEVICE") {
-        let n: usize = v.trim().parse().map_err(|_| format!("ATOMGPU_DEVICE must be a device number, got `{v}`"))?;
-        if n >= count {
-            return Err(format!("ATOMGPU_DEVICE={n} but only {count} CUDA device(s) are visible"));
-        }
-        return Ok(n);
-    }
-    for var in ["OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"] {
-        if let Ok(v) = std::env::var(var) {
-            if let Ok(rank) = v.trim().parse::<usize>() {
-                return Ok(rank % count);
-            }
-        }
-    }
-    Ok(0)
+    devices::first_ordinal(1, count)
 }
 
 /// Description of the backend in use, for `atomgpu_device_info`.

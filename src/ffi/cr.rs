@@ -13,6 +13,7 @@
 
 use super::common::{count, guard, input, output, write_output};
 use super::handles::{self, Family};
+use crate::backend::DeviceSet;
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::rates::cr::{self, CrExcitation, CrIonization, CrModel, CrSample, CrSettings, StiffTolerances};
@@ -29,6 +30,11 @@ pub struct atomgpu_cr {
 
 impl Family for atomgpu_cr {
     const NAME: &'static str = "CR model (atomgpu_cr)";
+
+    /// A model is host data: each call runs on the backend in force when it is made.
+    fn devices(&self) -> Option<&DeviceSet> {
+        None
+    }
 }
 
 const CREATE_ARGS: &[&str] = &[

@@ -13,6 +13,7 @@
 //!   The object itself is freed when the last call that took it returns, so a destroy racing with
 //!   a call on another thread never frees memory under that call.
 
+use crate::backend::DeviceSet;
 use crate::error::{Error, Result};
 use once_cell::sync::Lazy;
 use std::any::Any;
@@ -24,11 +25,19 @@ use std::sync::{Arc, Mutex};
 pub trait Family: Any + Send + Sync {
     /// What a handle of this family is, for messages ("CR model", "line-strength handle").
     const NAME: &'static str;
+
+    /// The devices the handle was created on; None for a handle not bound to a device (its calls
+    /// run on the backend in force at each call).
+    fn devices(&self) -> Option<&DeviceSet>;
 }
+
+type AnyObject = dyn Any + Send + Sync;
 
 struct Entry {
     family: &'static str,
-    object: Arc<dyn Any + Send + Sync>,
+    object: Arc<AnyObject>,
+    /// [`Family::devices`] of `object`.
+    devices: fn(&AnyObject) -> Option<DeviceSet>,
 }
 
 static LIVE: Lazy<Mutex<HashMap<usize, Entry>>> = Lazy::new(|| Mutex::new(HashMap::new()));
@@ -57,7 +66,8 @@ pub fn register<T: Family>(object: T) -> Result<*mut T> {
         what: "the handle registry".into(),
         bytes: None,
     })?;
-    map.insert(token, Entry { family: T::NAME, object: Arc::new(object) });
+    let devices: fn(&AnyObject) -> Option<DeviceSet> = |o| o.downcast_ref::<T>().and_then(|t| t.devices().cloned());
+    map.insert(token, Entry { family: T::NAME, object: Arc::new(object), devices });
     Ok(token as *mut T)
 }
 
@@ -82,6 +92,25 @@ pub fn get<T: Family>(name: &'static str, handle: *const T) -> Result<Arc<T>> {
     }
     let object = entry(&live(), name, handle)?.object.clone();
     object.downcast::<T>().map_err(|_| Error::Internal(format!("the registry holds a {} of another type", T::NAME)))
+}
+
+/// The devices of `handle` (the C parameter `name`), a live handle of any family (None: not bound
+/// to a device, [`Family::devices`]).
+pub fn devices_of(name: &'static str, handle: *const std::ffi::c_void) -> Result<Option<DeviceSet>> {
+    if handle.is_null() {
+        return Err(Error::invalid(name, "must not be NULL"));
+    }
+    let (object, devices) = {
+        let map = live();
+        let entry = map.get(&(handle as usize)).ok_or_else(|| {
+            Error::invalid(
+                name,
+                "is not a live atomgpu handle: it was destroyed, or never created by a _create function",
+            )
+        })?;
+        (entry.object.clone(), entry.devices)
+    };
+    Ok(devices(&*object))
 }
 
 /// Destroys `handle` (the C parameter `name`): NULL is a no-op, a handle that is not a live one

@@ -38,7 +38,9 @@
 //! lower block's nuclear-spin weight.
 
 use super::common::{count, guard, input, leading_dimension, matrix_len, output, write_output, MAX_ELEMENTS};
+use super::devices::{devices_by_count, devices_by_list};
 use super::handles::{self, Family};
+use crate::backend::DeviceSet;
 use crate::error::{Error, Result};
 use crate::linestrength::check_threshold;
 use crate::linestrength::{
@@ -47,7 +49,7 @@ use crate::linestrength::{
     rotsym::RotsymBlockSpec,
     trove::{self, StatesTable},
     Action, BlockSpec, Convention, IntensityParams, LineCounts, LineFilters, LineStrength, Options, SymmetryGroup,
-    Unfolding, MAX_DEGENERACY, MAX_DEVICES, MAX_J,
+    Unfolding, MAX_DEGENERACY, MAX_J,
 };
 use crate::memory;
 use std::ffi::{c_char, CStr};
@@ -59,10 +61,16 @@ use std::sync::Mutex;
 #[allow(non_camel_case_types)]
 pub struct atomgpu_linestrength {
     inner: Mutex<LineStrength>,
+    /// The handle's devices, its own GPU first.
+    devices: DeviceSet,
 }
 
 impl Family for atomgpu_linestrength {
     const NAME: &'static str = "line-strength handle (atomgpu_linestrength)";
+
+    fn devices(&self) -> Option<&DeviceSet> {
+        Some(&self.devices)
+    }
 }
 
 /// Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. With the documented
@@ -216,21 +224,23 @@ pub unsafe extern "C" fn atomgpu_linestrength_create(
     handle: *mut *mut atomgpu_linestrength,
 ) -> i32 {
     guard(&["n_vib", "dipole", "ld_dipole", "max_device_bytes", "handle"], || {
-        create(n_vib, dipole, ld_dipole, max_device_bytes, 1, handle)
+        create(n_vib, dipole, ld_dipole, max_device_bytes, || devices_by_count("n_devices", 1), handle)
     })
 }
 
 /// As `atomgpu_linestrength_create`, with the line lists (`_line_list`, `_line_list_filtered`,
-/// `_write_exomol`) spread over several GPUs of the node:
+/// `_write_exomol`, `_write_trove`, the streamed batches) spread over several GPUs of the node:
 ///
-/// - `n_devices` in [1, 64]: the handle's GPU (`ATOMGPU_DEVICE`, else the node-local MPI rank's)
-///   and the next `n_devices - 1` visible ones each hold a copy of the dipole matrix, the blocks
-///   and the states; a list's lower states are cut into batches of at most `params.batch`
-///   states, a multiple of n_devices in number and as even as possible (every GPU gets the same
-///   work), each GPU takes every n-th batch, and the lines come back in the order one GPU gives,
-///   with its values but for the last bits (other GEMM shapes). Every other call runs on the
-///   handle's GPU. More than the process sees is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`.
-///   On the CPU backend, n engines (each with its own copy) run the batches on n threads.
+/// - `n_devices` in [1, 64]: that many GPUs by the library's one rule (README "Several GPUs":
+///   from `ATOMGPU_DEVICE`, else from GPU (node-local rank x n_devices) mod visible, on
+///   consecutively, so the ranks of a node get disjoint sets; `atomgpu_resolve_devices` tells
+///   which). Each holds a copy of the dipole matrix, the blocks and the states; a list's lower
+///   states are cut into batches of at most `params.batch` states, a multiple of n_devices in
+///   number and as even as possible (every GPU gets the same work), each GPU takes every n-th
+///   batch, and the lines come back in the order one GPU gives, with its values but for the last
+///   bits (other GEMM shapes). Every other call runs on the first GPU. More than the process sees
+///   is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend, n engines (each with
+///   its own copy) run the batches on n threads.
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above.
@@ -244,17 +254,40 @@ pub unsafe extern "C" fn atomgpu_linestrength_create_on_devices(
     handle: *mut *mut atomgpu_linestrength,
 ) -> i32 {
     guard(&["n_vib", "dipole", "ld_dipole", "max_device_bytes", "n_devices", "handle"], || {
-        create(n_vib, dipole, ld_dipole, max_device_bytes, n_devices, handle)
+        create(n_vib, dipole, ld_dipole, max_device_bytes, || devices_by_count("n_devices", n_devices), handle)
     })
 }
 
-/// The body of the two create functions.
-unsafe fn create(
+/// As `atomgpu_linestrength_create_on_devices`, on the GPUs named in `device_ids[n_devices]`
+/// (distinct ordinals in [0, visible), the first being the one every other call runs on), as
+/// cuSOLVER-Mg takes them. On the CPU backend, n_devices CPU engines.
+///
+/// # Safety
+/// Every pointer must be NULL or valid for the number of elements documented above.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_linestrength_create_on_device_list(
     n_vib: i64,
     dipole: *const f64,
     ld_dipole: i64,
     max_device_bytes: i64,
     n_devices: i32,
+    device_ids: *const i32,
+    handle: *mut *mut atomgpu_linestrength,
+) -> i32 {
+    guard(&["n_vib", "dipole", "ld_dipole", "max_device_bytes", "n_devices", "device_ids", "handle"], || {
+        let devices = || devices_by_list("n_devices", n_devices, "device_ids", device_ids);
+        create(n_vib, dipole, ld_dipole, max_device_bytes, devices, handle)
+    })
+}
+
+/// The body of the create functions; `devices` resolves the device set once the other arguments
+/// are checked.
+unsafe fn create(
+    n_vib: i64,
+    dipole: *const f64,
+    ld_dipole: i64,
+    max_device_bytes: i64,
+    devices: impl FnOnce() -> Result<DeviceSet>,
     handle: *mut *mut atomgpu_linestrength,
 ) -> Result<()> {
     let n = count("n_vib", n_vib)?;
@@ -267,14 +300,11 @@ unsafe fn create(
     let d = input("dipole", dipole, len)?;
     let max_bytes = u64::try_from(max_device_bytes)
         .map_err(|_| Error::invalid("max_device_bytes", format!("must be >= 0, got {max_device_bytes}")))?;
-    let devices = usize::try_from(n_devices)
-        .ok()
-        .filter(|n| (1..=MAX_DEVICES).contains(n))
-        .ok_or_else(|| Error::invalid("n_devices", format!("must be in [1, {MAX_DEVICES}], got {n_devices}")))?;
     let out = output("handle", handle)?;
-    let options = Options { max_device_bytes: max_bytes, devices };
-    let inner = LineStrength::new(n, d, ld, options).map_err(|e| e.renamed("devices", "n_devices"))?;
-    *out = handles::register(atomgpu_linestrength { inner: Mutex::new(inner) })?;
+    let devices = devices()?;
+    let options = Options { max_device_bytes: max_bytes };
+    let inner = LineStrength::new_on_devices(&devices, n, d, ld, options)?;
+    *out = handles::register(atomgpu_linestrength { inner: Mutex::new(inner), devices })?;
     Ok(())
 }
 

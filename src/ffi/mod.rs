@@ -4,6 +4,7 @@
 
 pub mod common;
 pub mod cr;
+pub mod devices;
 pub mod handles;
 pub mod host;
 pub mod linestrength;

@@ -47,7 +47,7 @@
 
 use super::common::{count, guard, input, output, write_output};
 use super::handles::{self, Family};
-use crate::backend;
+use crate::backend::{self, DeviceSet};
 use crate::error::{Error, Result};
 use crate::scf::basis::{check_exponents, wtbs_basis, wtbs_pool, WtbsGroup, WtbsLayout, MAX_FUNCTIONS};
 use crate::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus, DFRATOM_SPEED_OF_LIGHT};
@@ -98,10 +98,16 @@ pub struct atomgpu_scf_params {
 #[allow(non_camel_case_types)]
 pub struct atomgpu_scf_integrals {
     inner: Mutex<Supermatrix>,
+    /// The device the supermatrix lives on.
+    devices: DeviceSet,
 }
 
 impl Family for atomgpu_scf_integrals {
     const NAME: &'static str = "SCF integral handle (atomgpu_scf_integrals)";
+
+    fn devices(&self) -> Option<&DeviceSet> {
+        Some(&self.devices)
+    }
 }
 
 /// DFRATOM's defaults: Hartree-Fock, c = 137.03599976, Z = 1, point nucleus, damping 0.3,
@@ -515,8 +521,10 @@ pub unsafe extern "C" fn atomgpu_scf_integrals_create(
         let p = read_params(params)?;
         let basis = read_basis(&p, n_symmetries, angular, n_functions, exponents)?;
         let out = output("handle", handle)?;
-        let g = Supermatrix::new(&backend::current()?, &basis.blocks().map_err(c_names)?)?;
-        *out = handles::register(atomgpu_scf_integrals { inner: Mutex::new(g) })?;
+        let backend = backend::current()?;
+        let g = Supermatrix::new(&backend, &basis.blocks().map_err(c_names)?)?;
+        let devices = DeviceSet::single(backend);
+        *out = handles::register(atomgpu_scf_integrals { inner: Mutex::new(g), devices })?;
         Ok(())
     })
 }

@@ -25,8 +25,9 @@
 //!   `atomgpu_last_error_message` names it; outputs and the handle are left unchanged.
 
 use super::common::{count, guard, input, leading_dimension, matrix_len, output, write_output};
+use super::devices::{devices_by_count, devices_by_list};
 use super::handles::{self, Family};
-use crate::backend;
+use crate::backend::{self, DeviceSet};
 use crate::error::{Error, Result};
 use crate::sturmian::gsf::{self, GsfSpec};
 use crate::sturmian::scalar::as_doubles;
@@ -61,10 +62,16 @@ enum AnyBasis {
 #[allow(non_camel_case_types)]
 pub struct atomgpu_sturmian {
     inner: Mutex<AnyBasis>,
+    /// The basis's devices, its first engine's first.
+    devices: DeviceSet,
 }
 
 impl Family for atomgpu_sturmian {
     const NAME: &'static str = "Sturmian basis handle (atomgpu_sturmian)";
+
+    fn devices(&self) -> Option<&DeviceSet> {
+        Some(&self.devices)
+    }
 }
 
 /// What a Hamiltonian is assembled for (eq. 12).
@@ -368,21 +375,22 @@ pub unsafe extern "C" fn atomgpu_sturmian_create(
     handle: *mut *mut atomgpu_sturmian,
 ) -> i32 {
     guard(&["rmax", "nq", "ns", "abscissas", "weights", "is_complex", "handle"], || {
-        create(rmax, nq, ns, abscissas, weights, is_complex, 1, handle)
+        create(rmax, nq, ns, abscissas, weights, is_complex, || devices_by_count("n_devices", 1), handle)
     })
 }
 
 /// As `atomgpu_sturmian_create`, with `atomgpu_sturmian_hamiltonian` spread over several GPUs of
 /// the node when H and S are host memory:
 ///
-/// - `n_devices` in [1, 64]: the handle's GPU (`ATOMGPU_DEVICE`, else the node-local MPI rank's)
-///   and the next `n_devices - 1` visible ones each hold a copy of the channels; each takes the
-///   next pair block (bra, ket) not yet taken, computes it with the one-GPU kernels and lands it
-///   in its place in H and S (its own PCIe link; pinned buffers from `atomgpu_host_alloc` land
-///   fastest). The matrices equal one GPU's. Every other call (and a Hamiltonian into device
-///   memory) runs on the handle's GPU. More than the process sees is
-///   `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend, n engines run the blocks
-///   on n threads.
+/// - `n_devices` in [1, 64]: that many GPUs by the library's one rule (README "Several GPUs":
+///   from `ATOMGPU_DEVICE`, else from GPU (node-local rank x n_devices) mod visible, on
+///   consecutively, so the ranks of a node get disjoint sets; `atomgpu_resolve_devices` tells
+///   which). Each holds a copy of the channels; each takes the next pair block (bra, ket) not yet
+///   taken, computes it with the one-GPU kernels and lands it in its place in H and S (its own
+///   PCIe link; pinned buffers from `atomgpu_host_alloc` land fastest). The matrices equal one
+///   GPU's. Every other call (and a Hamiltonian into device memory) runs on the first GPU. More
+///   than the process sees is `ATOMGPU_ERR_INVALID_ARGUMENT` at `n_devices`. On the CPU backend,
+///   n engines run the blocks on n threads.
 ///
 /// # Safety
 /// Pointers must be NULL or valid for the documented number of elements.
@@ -399,11 +407,37 @@ pub unsafe extern "C" fn atomgpu_sturmian_create_on_devices(
     handle: *mut *mut atomgpu_sturmian,
 ) -> i32 {
     guard(&["rmax", "nq", "ns", "abscissas", "weights", "is_complex", "n_devices", "handle"], || {
-        create(rmax, nq, ns, abscissas, weights, is_complex, n_devices, handle)
+        create(rmax, nq, ns, abscissas, weights, is_complex, || devices_by_count("n_devices", n_devices), handle)
     })
 }
 
-/// The body of the two create functions.
+/// As `atomgpu_sturmian_create_on_devices`, on the GPUs named in `device_ids[n_devices]`
+/// (distinct ordinals in [0, visible), the first being the one every other call runs on), as
+/// cuSOLVER-Mg takes them. On the CPU backend, n_devices CPU engines.
+///
+/// # Safety
+/// Pointers must be NULL or valid for the documented number of elements.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn atomgpu_sturmian_create_on_device_list(
+    rmax: f64,
+    nq: i64,
+    ns: i64,
+    abscissas: *const f64,
+    weights: *const f64,
+    is_complex: i32,
+    n_devices: i32,
+    device_ids: *const i32,
+    handle: *mut *mut atomgpu_sturmian,
+) -> i32 {
+    guard(&["rmax", "nq", "ns", "abscissas", "weights", "is_complex", "n_devices", "device_ids", "handle"], || {
+        let devices = || devices_by_list("n_devices", n_devices, "device_ids", device_ids);
+        create(rmax, nq, ns, abscissas, weights, is_complex, devices, handle)
+    })
+}
+
+/// The body of the create functions; `devices` resolves the device set once the other arguments
+/// are checked.
 #[allow(clippy::too_many_arguments)]
 unsafe fn create(
     rmax: f64,
@@ -412,7 +446,7 @@ unsafe fn create(
     abscissas: *const f64,
     weights: *const f64,
     is_complex: i32,
-    n_devices: i32,
+    devices: impl FnOnce() -> Result<DeviceSet>,
     handle: *mut *mut atomgpu_sturmian,
 ) -> Result<()> {
     let nq = count("nq", nq)?;
@@ -420,12 +454,6 @@ unsafe fn create(
     if !(0..=1).contains(&is_complex) {
         return Err(Error::invalid("is_complex", format!("must be 0 (real) or 1 (complex), got {is_complex}")));
     }
-    let devices = usize::try_from(n_devices)
-        .ok()
-        .filter(|n| (1..=crate::sturmian::MAX_DEVICES).contains(n))
-        .ok_or_else(|| {
-            Error::invalid("n_devices", format!("must be in [1, {}], got {n_devices}", crate::sturmian::MAX_DEVICES))
-        })?;
     let out = output("handle", handle)?;
     let grid = if abscissas.is_null() && weights.is_null() {
         Grid::gauss_legendre(rmax, nq, ns)?
@@ -434,19 +462,14 @@ unsafe fn create(
             if nq > crate::sturmian::grid::MAX_NQ { Err(Error::invalid("nq", "must be <= 1024")) } else { Ok(nq) }?;
         Grid::new(rmax, ns, input("abscissas", abscissas, nq_ok)?, input("weights", weights, nq_ok)?)?
     };
-    let backend = backend::current()?;
+    let devices = devices()?;
     let inner = if is_complex == 1 {
-        AnyBasis::Complex(Basis::new_on_devices(backend, grid, devices).map_err(rename_devices)?)
+        AnyBasis::Complex(Basis::new_on_devices(grid, &devices)?)
     } else {
-        AnyBasis::Real(Basis::new_on_devices(backend, grid, devices).map_err(rename_devices)?)
+        AnyBasis::Real(Basis::new_on_devices(grid, &devices)?)
     };
-    *out = handles::register(atomgpu_sturmian { inner: Mutex::new(inner) })?;
+    *out = handles::register(atomgpu_sturmian { inner: Mutex::new(inner), devices })?;
     Ok(())
-}
-
-/// The Rust API's `devices` is the C ABI's `n_devices`.
-fn rename_devices(e: Error) -> Error {
-    e.renamed("devices", "n_devices")
 }
 
 /// Destroys a handle and frees its host and device memory. NULL is a no-op; a handle already

@@ -44,8 +44,9 @@
 //! end), where the ranks' wishes are summed, so all stop at the same step.
 
 use super::common::{count, guard, input, output};
+use super::devices::{devices_by_count, devices_by_list};
 use super::handles::{self, Family};
-use crate::backend::{self, Backend};
+use crate::backend::DeviceSet;
 use crate::error::{Error, Result};
 use crate::tdse::engine::SliceAxis;
 use crate::tdse::grid::Grid;
@@ -129,8 +130,10 @@ pub struct atomgpu_tdse_params {
     /// 1 (default): refuse a τ beyond the stability limit of the grid; 0: let it run (the
     /// watchdog then stops it).
     pub check_stability: i32,
-    /// GPUs of this process to spread the planes over (default 1; the first n_devices GPUs);
-    /// on the CPU backend, members run on threads. Each needs at least two x planes.
+    /// Devices to spread the planes over (default 1), by the library's one rule (README "Several
+    /// GPUs": from `ATOMGPU_DEVICE`, else from GPU (node-local rank x n_devices) mod visible, on
+    /// consecutively; `atomgpu_tdse_create_on_device_list` names them instead); on the CPU
+    /// backend, members run on threads. Each needs at least two x planes.
     pub n_devices: i32,
 }
 
@@ -212,10 +215,16 @@ type SumFn = unsafe extern "C" fn(*mut c_void, *mut f64, i64) -> i32;
 #[allow(non_camel_case_types)]
 pub struct atomgpu_tdse {
     inner: Mutex<Team>,
+    /// The team's devices, in x order.
+    devices: DeviceSet,
 }
 
 impl Family for atomgpu_tdse {
     const NAME: &'static str = "TDSE propagator handle (atomgpu_tdse)";
+
+    fn devices(&self) -> Option<&DeviceSet> {
+        Some(&self.devices)
+    }
 }
 
 fn with_handle<T>(handle: *const atomgpu_tdse, body: impl FnOnce(&mut Team) -> Result<T>) -> Result<T> {
@@ -302,28 +311,6 @@ impl atomgpu_tdse_params {
             norm_check_interval,
             check_stability,
         })
-    }
-
-    /// The backends of the team's members: the first n_devices GPUs, or CPU members.
-    fn backends(self) -> Result<Vec<Backend>> {
-        let n = usize::try_from(self.n_devices)
-            .ok()
-            .filter(|&n| (1..=64).contains(&n))
-            .ok_or_else(|| Error::invalid("params.n_devices", format!("must be in [1, 64], got {}", self.n_devices)))?;
-        match backend::current()? {
-            Backend::Cpu => Ok(vec![Backend::Cpu; n]),
-            Backend::Cuda(first) if n == 1 => Ok(vec![Backend::Cuda(first)]),
-            Backend::Cuda(_) => {
-                let visible = backend::cuda_device_count();
-                if n > visible {
-                    return Err(Error::invalid(
-                        "params.n_devices",
-                        format!("asks for {n} GPUs but this process sees {visible}"),
-                    ));
-                }
-                (0..n).map(|i| backend::cuda_device_at(i).map(Backend::Cuda)).collect()
-            }
-        }
     }
 }
 
@@ -514,16 +501,48 @@ pub unsafe extern "C" fn atomgpu_tdse_create(
     handle: *mut *mut atomgpu_tdse,
 ) -> i32 {
     guard(&["grid", "params", "handle"], || {
-        let grid = input("grid", grid, 1)?[0].to_grid().map_err(by_field)?;
-        let p = input("params", params, 1)?[0];
-        let scheme = p.to_params().map_err(by_field)?;
-        let out = output("handle", handle)?;
-        let backends = p.backends().map_err(by_field)?;
-        let team =
-            Team::new(grid, scheme, &backends).map_err(|e| by_field(e.renamed("n_devices", "params.n_devices")))?;
-        *out = handles::register(atomgpu_tdse { inner: Mutex::new(team) })?;
-        Ok(())
+        create(grid, params, |p| devices_by_count("params.n_devices", p.n_devices), "params.n_devices", handle)
     })
+}
+
+/// As `atomgpu_tdse_create`, with the planes spread over the GPUs named in
+/// `device_ids[n_devices]` (distinct ordinals in [0, visible), in x order; `n_devices` in [1,
+/// 64]) instead of `params->n_devices` GPUs (that field is not read). On the CPU backend,
+/// n_devices members on threads.
+///
+/// # Safety
+/// Pointers must be NULL or valid (`device_ids` for `n_devices` elements).
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_tdse_create_on_device_list(
+    grid: *const atomgpu_tdse_grid,
+    params: *const atomgpu_tdse_params,
+    n_devices: i32,
+    device_ids: *const i32,
+    handle: *mut *mut atomgpu_tdse,
+) -> i32 {
+    guard(&["grid", "params", "n_devices", "device_ids", "handle"], || {
+        let devices = |_: &atomgpu_tdse_params| devices_by_list("n_devices", n_devices, "device_ids", device_ids);
+        create(grid, params, devices, "n_devices", handle)
+    })
+}
+
+/// The body of the create functions: `devices` resolves the team's devices from the checked
+/// parameters; `n_name` is the argument (or field) that gives their number.
+unsafe fn create(
+    grid: *const atomgpu_tdse_grid,
+    params: *const atomgpu_tdse_params,
+    devices: impl FnOnce(&atomgpu_tdse_params) -> Result<DeviceSet>,
+    n_name: &'static str,
+    handle: *mut *mut atomgpu_tdse,
+) -> Result<()> {
+    let grid = input("grid", grid, 1)?[0].to_grid().map_err(by_field)?;
+    let p = input("params", params, 1)?[0];
+    let scheme = p.to_params().map_err(by_field)?;
+    let out = output("handle", handle)?;
+    let devices = devices(&p).map_err(by_field)?;
+    let team = Team::new(grid, scheme, &devices).map_err(|e| by_field(e.renamed("n_devices", n_name)))?;
+    *out = handles::register(atomgpu_tdse { inner: Mutex::new(team), devices })?;
+    Ok(())
 }
 
 /// Destroys a handle and frees its host and device memory. NULL is a no-op; a handle already

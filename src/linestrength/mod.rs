@@ -72,7 +72,7 @@ pub mod stream;
 pub mod symmetry;
 pub mod trove;
 
-use crate::backend::{self, threads, Backend};
+use crate::backend::{self, threads, Backend, DeviceSet};
 use crate::error::{require_finite, require_finite_result, require_in_range, Error, Result};
 use crate::memory;
 use crate::progress::Tracker;
@@ -241,20 +241,7 @@ pub struct Options {
     /// memory at creation. A larger matrix is kept on the host and streamed in blocks of v'
     /// columns at every lower batch (as GAIN blocks it).
     pub max_device_bytes: u64,
-    /// GPUs the line lists spread their lower batches over (0 or 1: the handle's GPU alone). With
-    /// n > 1, the handle's GPU and the next n - 1 visible ones (ordinals counted on from it,
-    /// modulo the number visible) each hold the dipole matrix, the blocks and the states; the
-    /// lower states of a list are cut into batches of at most `batch` states whose number is a
-    /// multiple of n and whose sizes differ by at most one ([`even_batches`]: every GPU gets the
-    /// same work), each GPU takes every n-th batch, and the lines come back in the order one GPU
-    /// gives. The values equal one GPU's but for the last bits the other batch shapes may change
-    /// in the GEMMs. Every other call runs on the handle's GPU. On the CPU backend, n engines
-    /// (each with its own copy of the dipole matrix and the states) run the batches on n threads.
-    pub devices: usize,
 }
-
-/// Most GPUs one handle spreads over.
-pub const MAX_DEVICES: usize = 64;
 
 /// Filters and conditions of a line list, in TROVE's INTENSITY-block meaning.
 #[derive(Clone, Copy, Debug)]
@@ -314,7 +301,7 @@ pub struct Line {
     pub intensity: f64,
 }
 
-/// The engines behind a handle: CPU references or one engine per GPU ([`Options::devices`]; the
+/// The engines behind a handle: CPU references or one engine per GPU ([`LineStrength::new_on_devices`]; the
 /// first serves every call, line lists spread their batches over all of them).
 enum Engine {
     Cpu(Vec<cpu::Engine>),
@@ -343,6 +330,8 @@ pub struct LineStrength {
     pending: VecDeque<Line>,
     /// The rotational bases of the rotsym route, by J ([`LineStrength::set_rotational_basis`]).
     rotational_bases: rotsym::Bases,
+    /// The engines' devices, the handle's own first ([`LineStrength::new_on_devices`]).
+    devices: DeviceSet,
 }
 
 /// A contraction table's identity: lower block, upper block, THRESH_COEFF (its bits).
@@ -386,11 +375,26 @@ impl LineStrength {
 
     /// As [`LineStrength::new`], on the given backend.
     pub fn new_on(backend: Backend, n_vib: usize, dipole: &[f64], ld: usize, options: Options) -> Result<Self> {
+        Self::new_on_devices(&DeviceSet::single(backend), n_vib, dipole, ld, options)
+    }
+
+    /// As [`LineStrength::new`], with the line lists spread over every engine of `devices`: each
+    /// GPU (or CPU engine, on its own thread) holds the dipole matrix, the blocks and the states;
+    /// the lower states of a list are cut into batches of at most `batch` states whose number is
+    /// a multiple of the engine count and whose sizes differ by at most one ([`even_batches`]:
+    /// every engine gets the same work), each engine takes every n-th batch, and the lines come
+    /// back in the order one engine gives. The values equal one engine's but for the last bits
+    /// the other batch shapes may change in the GEMMs. Every other call runs on the set's first
+    /// engine.
+    pub fn new_on_devices(
+        devices: &DeviceSet,
+        n_vib: usize,
+        dipole: &[f64],
+        ld: usize,
+        options: Options,
+    ) -> Result<Self> {
         if n_vib == 0 {
             return Err(Error::invalid("n_vib", "must be >= 1"));
-        }
-        if options.devices > MAX_DEVICES {
-            return Err(Error::invalid("devices", format!("must be in [0, {MAX_DEVICES}], got {}", options.devices)));
         }
         let columns = memory::elements::<f64>("the dipole matrix", n_vib, COMPONENTS)?;
         check_matrix("dipole", dipole.len(), n_vib, columns, ld)?;
@@ -403,21 +407,24 @@ impl LineStrength {
             }
             packed.extend_from_slice(col);
         }
-        let engine = match backend {
+        let engine = match devices.first() {
             Backend::Cpu => {
                 let mut team = Vec::new();
-                for _ in 1..options.devices {
+                for _ in 1..devices.len() {
                     memory::reserve("the engines", &mut team, 1)?;
                     team.push(cpu::Engine::new(n_vib, memory::copy_of("the dipole matrix", &packed)?));
                 }
                 team.insert(0, cpu::Engine::new(n_vib, packed));
                 Engine::Cpu(team)
             }
-            Backend::Cuda(device) => {
+            Backend::Cuda(_) => {
                 let mut team = Vec::new();
-                for device in backend::cuda_devices_from(device, options.devices, "devices")? {
+                for member in devices.members() {
+                    let Backend::Cuda(device) = member else {
+                        return Err(Error::Internal("a device set mixes CPU engines and GPUs".into()));
+                    };
                     memory::reserve("the GPU engines", &mut team, 1)?;
-                    team.push(cuda::Engine::new(device, n_vib, &packed, options)?);
+                    team.push(cuda::Engine::new(device.clone(), n_vib, &packed, options)?);
                 }
                 Engine::Cuda(team)
             }
@@ -432,6 +439,7 @@ impl LineStrength {
             group: None,
             pending,
             rotational_bases: rotsym::Bases::default(),
+            devices: devices.clone(),
         })
     }
 
@@ -456,7 +464,13 @@ impl LineStrength {
         }
     }
 
-    /// Number of engines (GPUs, or CPU engines) the handle's line lists use ([`Options::devices`]).
+    /// The engines' devices, the handle's own first.
+    pub fn devices(&self) -> &DeviceSet {
+        &self.devices
+    }
+
+    /// Number of engines (GPUs, or CPU engines) the handle's line lists use
+    /// ([`LineStrength::new_on_devices`]).
     pub fn n_devices(&self) -> usize {
         match &self.engine {
             Engine::Cpu(team) => team.len(),

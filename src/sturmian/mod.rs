@@ -71,7 +71,7 @@ mod spread;
 pub use grid::Grid;
 pub use scalar::Scalar;
 
-use crate::backend::{self, Backend};
+use crate::backend::{self, Backend, DeviceSet};
 use crate::error::{Error, Result};
 use crate::memory;
 use std::sync::Arc;
@@ -265,10 +265,9 @@ pub struct Basis<T: Scalar> {
     engine: Engine<T>,
     /// The other engines of [`Basis::new_on_devices`] (each with a copy of the channels).
     peers: Vec<Engine<T>>,
+    /// The devices of `engine` and `peers`, in that order.
+    devices: DeviceSet,
 }
-
-/// The most engines one basis may spread a Hamiltonian over ([`Basis::new_on_devices`]).
-pub const MAX_DEVICES: usize = 64;
 
 impl<T: Scalar> Basis<T> {
     /// An empty basis on the current backend ([`backend::current`]).
@@ -278,34 +277,33 @@ impl<T: Scalar> Basis<T> {
 
     /// An empty basis on `backend`.
     pub fn new_on(backend: Backend, grid: Grid) -> Result<Self> {
-        Self::new_on_devices(backend, grid, 1)
+        Self::new_on_devices(grid, &DeviceSet::single(backend))
     }
 
-    /// An empty basis whose Hamiltonians are assembled on `devices` engines at once (in [1,
-    /// [`MAX_DEVICES`]]): on the CUDA backend `backend`'s GPU and the next `devices - 1` visible
-    /// ones, each holding a copy of the channels; on the CPU backend `devices` CPU engines (one
-    /// thread each). Only [`Basis::hamiltonian`] into host targets uses them all ([`spread`]);
-    /// every other call runs on the first engine.
-    pub fn new_on_devices(backend: Backend, grid: Grid, devices: usize) -> Result<Self> {
-        if !(1..=MAX_DEVICES).contains(&devices) {
-            return Err(Error::invalid("devices", format!("must be in [1, {MAX_DEVICES}], got {devices}")));
-        }
+    /// An empty basis whose Hamiltonians are assembled on every engine of `devices` at once (its
+    /// GPUs, each holding a copy of the channels, or its CPU engines, one thread each). Only
+    /// [`Basis::hamiltonian`] into host targets uses them all ([`spread`]); every other call runs
+    /// on the set's first engine.
+    pub fn new_on_devices(grid: Grid, devices: &DeviceSet) -> Result<Self> {
         let mut engines = Vec::new();
-        match backend {
-            Backend::Cpu => engines.extend((0..devices).map(|_| Engine::Cpu)),
-            Backend::Cuda(device) => {
-                for device in backend::cuda_devices_from(device, devices, "devices")? {
-                    engines.push(Engine::Cuda(Box::new(cuda::Engine::new(device, &grid)?)));
-                }
-            }
+        for member in devices.members() {
+            engines.push(match member {
+                Backend::Cpu => Engine::Cpu,
+                Backend::Cuda(device) => Engine::Cuda(Box::new(cuda::Engine::new(device.clone(), &grid)?)),
+            });
         }
         let engine = engines.remove(0);
-        Ok(Basis { grid: Arc::new(grid), channels: Vec::new(), engine, peers: engines })
+        Ok(Basis { grid: Arc::new(grid), channels: Vec::new(), engine, peers: engines, devices: devices.clone() })
     }
 
     /// Number of engines [`Basis::hamiltonian`] spreads its blocks over ([`Basis::new_on_devices`]).
     pub fn n_devices(&self) -> usize {
         1 + self.peers.len()
+    }
+
+    /// The devices of the basis, its first engine's first.
+    pub fn devices(&self) -> &DeviceSet {
+        &self.devices
     }
 
     /// The first engine, which runs every call but a spread [`Basis::hamiltonian`].

@@ -7,14 +7,15 @@
 //! so that its copy engine and its SMs both stay busy. The blocks are the same numbers one engine
 //! writes; only who computes them changes. The calling thread reports progress and honours
 //! cancellation ([`crate::progress`]); the first error stops every engine at its next block, and
-//! no landing is still running when the call returns.
+//! no landing is still running when the call returns ([`backend::fan_out_watched`]).
 
 use super::{Basis, Engine, HamiltonianSpec, Member, Order, Plan, Scalar, Work};
+use crate::backend::{self, FanOut};
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaEvent, CudaStream};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Whether `plan` goes this way on `basis`: on GPUs, when each has room for its four work blocks
@@ -50,79 +51,74 @@ pub(super) fn hamiltonian<T: Scalar>(
     let largest = plan.largest_block().max(1);
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let running = AtomicUsize::new(basis.n_devices());
     let stop = AtomicBool::new(false);
-    let first_error = Mutex::new(None);
-    let fail = |e: Error| {
-        stop.store(true, Relaxed);
-        first_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
-    };
-    std::thread::scope(|scope| {
-        for (k, member) in basis.members().enumerate() {
-            let (blocks, outputs, next, done, running, stop, fail) =
-                (&blocks, &outputs, &next, &done, &running, &stop, &fail);
-            scope.spawn(move || {
-                // Made outside the unwinding part, so that even a panic cannot end the call
-                // while a landing into the caller's matrices is still running.
-                let copier = member.copy_stream();
-                let work = || -> Result<()> {
-                    let copier = copier.as_ref().map_err(Error::clone)?;
-                    let mut slots = [Slot::new(&member, largest)?, Slot::new(&member, largest)?];
-                    for turn in 0.. {
-                        if stop.load(Relaxed) {
-                            break;
-                        }
-                        let Some(&(pp, p)) = blocks.get(next.fetch_add(1, Relaxed)) else { break };
-                        let ((r0, rows), (c0, cols)) = (plan.extent(pp), plan.extent(p));
-                        if rows > 0 && cols > 0 {
-                            let slot = &mut slots[turn % 2];
-                            slot.wait()?;
-                            member.pair_block(spec, order, plan, pp, p, slot.h.target(rows), slot.s.target(rows))?;
-                            for (w, out) in [&slot.h, &slot.s].into_iter().zip(outputs) {
-                                // SAFETY: block (pp, p) is this thread's alone (taken from `next`),
-                                // the blocks of a plan do not overlap, and the slot is not written
-                                // again before this landing has completed (`wait`).
-                                unsafe { member.land(w, rows, cols, out, r0, c0, copier.as_deref())? };
-                            }
-                            slot.landed = copier.as_ref().map(|c| c.record_event(None)).transpose()?;
-                        }
-                        done.fetch_add(1, Relaxed);
-                    }
-                    slots.iter_mut().try_for_each(Slot::wait)
-                };
-                // The engine's own pool in a forked child (backend::threads::run_in).
-                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    crate::backend::threads::run_in(k + 1, work).and_then(|r| r)
-                }))
-                .unwrap_or_else(|_| Err(Error::Internal("an engine's thread panicked".into())));
-                // Whatever happened, no copy into the caller's matrices outlives the call.
-                let drained = match &copier {
-                    Ok(Some(c)) => c.synchronize().map_err(Error::from),
-                    _ => Ok(()),
-                };
-                if let Err(e) = outcome.and(drained) {
-                    fail(e);
+    let members: Vec<Member<'_, T>> = basis.members().collect();
+    let engine_work = |_k: usize, member: Member<'_, T>, fan: &FanOut<'_>| -> Result<()> {
+        // Made first, and drained on every way out (a panic included: `Drained`), so that no
+        // landing into the caller's matrices outlives the call.
+        let copier = member.copy_stream()?;
+        let drained = Drained(copier.as_deref());
+        let mut slots = [Slot::new(&member, largest)?, Slot::new(&member, largest)?];
+        for turn in 0.. {
+            if fan.stopped() {
+                return Err(backend::stopped_by_another());
+            }
+            let Some(&(pp, p)) = blocks.get(next.fetch_add(1, Relaxed)) else { break };
+            let ((r0, rows), (c0, cols)) = (plan.extent(pp), plan.extent(p));
+            if rows > 0 && cols > 0 {
+                let slot = &mut slots[turn % 2];
+                slot.wait()?;
+                member.pair_block(spec, order, plan, pp, p, slot.h.target(rows), slot.s.target(rows))?;
+                for (w, out) in [&slot.h, &slot.s].into_iter().zip(&outputs) {
+                    // SAFETY: block (pp, p) is this thread's alone (taken from `next`), the blocks
+                    // of a plan do not overlap, and the slot is not written again before this
+                    // landing has completed (`wait`).
+                    unsafe { member.land(w, rows, cols, out, r0, c0, copier.as_deref())? };
                 }
-                running.fetch_sub(1, Relaxed);
-            });
+                slot.landed = copier.as_ref().map(|c| c.record_event(None)).transpose()?;
+            }
+            done.fetch_add(1, Relaxed);
+            fan.notify();
         }
+        slots.iter_mut().try_for_each(Slot::wait)?;
+        drained.finish()
+    };
+    let watch = |fan: &FanOut<'_>| {
         let mut tracker = crate::progress::Tracker::start(c"atomgpu_sturmian_hamiltonian");
         let total = blocks.len() as f64;
-        while running.load(Relaxed) > 0 {
+        while fan.wait(Duration::from_millis(5)) {
             if let Err(e) = tracker.update(done.load(Relaxed) as f64, total) {
-                fail(e);
+                fan.fail(e);
             }
-            std::thread::sleep(Duration::from_millis(5));
         }
-        if !stop.load(Relaxed) {
+        if !fan.stopped() {
             if let Err(e) = tracker.finish(total) {
-                fail(e);
+                fan.fail(e);
             }
         }
-    });
-    match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some(e) => Err(e),
-        None => Ok(()),
+    };
+    backend::fan_out_watched(&stop, members, engine_work, watch).map(drop)
+}
+
+/// A GPU engine's copy stream, synchronised when dropped (on every way out of an engine's work,
+/// a panic included) so that no landing outlives the call; [`Drained::finish`] synchronises and
+/// reports the error on the normal way out.
+struct Drained<'a>(Option<&'a CudaStream>);
+
+impl Drained<'_> {
+    fn finish(self) -> Result<()> {
+        let result = self.0.map_or(Ok(()), |c| c.synchronize().map_err(Error::from));
+        std::mem::forget(self);
+        result
+    }
+}
+
+impl Drop for Drained<'_> {
+    fn drop(&mut self) {
+        if let Some(c) = self.0 {
+            // An error here has a first error already on its way (or a panic): nothing to add.
+            let _ = c.synchronize();
+        }
     }
 }
 

@@ -65,16 +65,9 @@ pub fn communicators(size: usize) -> (Vec<LocalComm>, Arc<AtomicBool>) {
     (comms, failed)
 }
 
-const STOPPED: &str = "another member of the team (another GPU) stopped with an error";
-
 /// The error of a member that stops because another failed.
 pub fn stopped() -> Error {
-    Error::Internal(STOPPED.into())
-}
-
-/// Whether `error` is a waiting member's "another member stopped" rather than a failure of its own.
-pub fn is_stopped(error: &Error) -> bool {
-    matches!(error, Error::Internal(m) if m == STOPPED)
+    crate::backend::stopped_by_another()
 }
 
 /// Copies a received plane (members share one grid, so the sizes agree).

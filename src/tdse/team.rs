@@ -15,12 +15,12 @@ use super::grid::Grid;
 use super::potential::{IonPotential, Surface, Trajectory};
 use super::scheme::{Params, Scheme};
 use super::{local, observables, Checkpoint, Communicator, Propagator, Relaxation};
-use crate::backend::{threads, Backend};
+use crate::backend::{self, DeviceSet};
 use crate::error::{Error, Result};
 use crate::progress::Tracker;
 use num_complex::Complex64 as C64;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
@@ -31,16 +31,15 @@ pub struct Team {
     /// Planes of each member, relative to the team's first plane.
     planes: Vec<Range<usize>>,
     failed: Arc<AtomicBool>,
+    /// The members' devices, in x order.
+    devices: DeviceSet,
 }
 
 impl Team {
-    /// A team on `grid`'s owned planes with one member per backend, in x order.
-    pub fn new(grid: Grid, params: Params, backends: &[Backend]) -> Result<Self> {
+    /// A team on `grid`'s owned planes with one member per device of `devices`, in x order.
+    pub fn new(grid: Grid, params: Params, devices: &DeviceSet) -> Result<Self> {
         grid.validate()?;
-        let m = backends.len();
-        if m == 0 {
-            return Err(Error::invalid("n_devices", "must be at least 1"));
-        }
+        let m = devices.len();
         if grid.nx_local < 2 * m && m > 1 {
             return Err(Error::invalid(
                 "n_devices",
@@ -50,12 +49,12 @@ impl Team {
         let n = grid.nx_local;
         let planes: Vec<Range<usize>> = (0..m).map(|i| i * n / m..(i + 1) * n / m).collect();
         let mut members = Vec::with_capacity(m);
-        for (range, backend) in planes.iter().zip(backends) {
+        for (range, backend) in planes.iter().zip(devices.members()) {
             let slab = grid.clone().slab(grid.x_offset + range.start, range.len())?;
             members.push(Propagator::with_backend(slab, params, backend)?);
         }
         let (comms, failed) = local::communicators(m);
-        let mut team = Team { grid, members, planes, failed };
+        let mut team = Team { grid, members, planes, failed, devices: devices.clone() };
         if m > 1 {
             let comms: Vec<_> = comms.into_iter().map(|c| Some(Box::new(c) as Box<dyn Communicator>)).collect();
             let comms = std::sync::Mutex::new(comms);
@@ -70,6 +69,11 @@ impl Team {
     /// Number of members (devices).
     pub fn members(&self) -> usize {
         self.members.len()
+    }
+
+    /// The members' devices, in x order.
+    pub fn devices(&self) -> &DeviceSet {
+        &self.devices
     }
 
     /// The grid and the planes the team owns.
@@ -281,19 +285,15 @@ impl Team {
         self.each_with(indices, |p, i| f(i, p)).map(drop)
     }
 
-    /// `f(member, data)` for every member with its own data: directly for one member, else on one
-    /// thread per member. The first failing member's error is returned (not a waiting member's
-    /// "another member stopped").
+    /// `f(member, data)` for every member with its own data ([`backend::fan_out`]: directly for
+    /// one member, else on one thread per member; the first member's own error wins).
     fn each_with<D: Send, T: Send>(
         &mut self,
         data: Vec<D>,
         f: impl Fn(&mut Propagator, D) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
-        if self.members.len() == 1 {
-            let d = data.into_iter().next().expect("one datum per member");
-            return Ok(vec![f(&mut self.members[0], d)?]);
-        }
-        self.each_coordinated(data, f, || {})
+        let work: Vec<(&mut Propagator, D)> = self.members.iter_mut().zip(data).collect();
+        backend::fan_out(&self.failed, work, |_, (p, d), _| f(p, d))
     }
 
     /// [`Team::each_with`] on one thread per member while `coordinate` runs on the calling thread.
@@ -303,33 +303,8 @@ impl Team {
         f: impl Fn(&mut Propagator, D) -> Result<T> + Sync,
         coordinate: impl FnOnce(),
     ) -> Result<Vec<T>> {
-        self.failed.store(false, Ordering::Release);
-        let (failed, f) = (&self.failed, &f);
-        let results: Vec<Result<T>> = std::thread::scope(|scope| {
-            let threads: Vec<_> = self
-                .members
-                .iter_mut()
-                .zip(data)
-                .enumerate()
-                .map(|(k, (p, d))| {
-                    scope.spawn(move || {
-                        let result = threads::run_in(k + 1, || f(p, d)).and_then(|r| r);
-                        if result.is_err() {
-                            failed.store(true, Ordering::Release);
-                        }
-                        result
-                    })
-                })
-                .collect();
-            coordinate();
-            threads.into_iter().map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
-        });
-        if results.iter().any(Result::is_err) {
-            let mut errors: Vec<Error> = results.into_iter().filter_map(Result::err).collect();
-            let own = errors.iter().position(|e| !local::is_stopped(e)).unwrap_or(0);
-            return Err(errors.swap_remove(own));
-        }
-        Ok(results.into_iter().map(|r| r.expect("checked above")).collect())
+        let work: Vec<(&mut Propagator, D)> = self.members.iter_mut().zip(data).collect();
+        backend::fan_out_watched(&self.failed, work, |_, (p, d), _| f(p, d), |_| coordinate())
     }
 }
 
