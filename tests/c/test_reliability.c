@@ -1136,6 +1136,7 @@ struct argument {
 #include "reliability/lines_cr.c"
 #include "reliability/process.c"
 #include "reliability/sturmian_gsf.c"
+#include "reliability/devices.c"
 
 static const struct argument arguments[] = {
     {call_chemical_potential, "rates_chemical_potential", 1, "stats", "m"},
@@ -1572,6 +1573,7 @@ static const struct argument arguments[] = {
     RELIABILITY_LINES_CR_ARGUMENTS
     RELIABILITY_PROCESS_ARGUMENTS
     RELIABILITY_STURMIAN_GSF_ARGUMENTS
+    RELIABILITY_DEVICES_ARGUMENTS
 };
 #define N_ARGUMENTS (sizeof arguments / sizeof arguments[0])
 
@@ -1664,6 +1666,7 @@ static const struct {
     RELIABILITY_LINES_CR_VALID
     RELIABILITY_PROCESS_VALID
     RELIABILITY_STURMIAN_GSF_VALID
+    RELIABILITY_DEVICES_VALID
 };
 #define N_VALID (sizeof valid_calls / sizeof valid_calls[0])
 
@@ -2435,6 +2438,7 @@ static const struct {
     RELIABILITY_LINES_CR_SPECIAL
     RELIABILITY_PROCESS_SPECIAL
     RELIABILITY_STURMIAN_GSF_SPECIAL
+    RELIABILITY_DEVICES_SPECIAL
 };
 #define N_SPECIAL (sizeof special / sizeof special[0])
 
@@ -2524,6 +2528,8 @@ int main(void) {
                            arguments[i].call != call_st_create && arguments[i].call != call_scf_create &&
                            arguments[i].call != call_td_create;
         for (int v = 0; takes_handle && v < 3; v++) {
+            /* atomgpu_handle_devices takes a handle of any family. */
+            if (v == 1 && arguments[i].call == call_dv_handle_devices) continue;
             snprintf(name, sizeof name, "%s: `%s` %s", arguments[i].function, arguments[i].name, handle_variants[v]);
             run_case(name, handle_case, (int)i, v);
         }
