@@ -226,6 +226,14 @@ impl CudaDevice {
         Ok(())
     }
 
+    /// Hands the device memory freed on the stream back to the driver: buffers are freed in stream
+    /// order into the device's memory pool, which returns them at the next synchronisation of the
+    /// stream, so without one a destroyed handle's memory would stay taken (visible to
+    /// `nvidia-smi` and other processes) until the next call on this GPU.
+    pub fn release_freed_memory(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
     /// Waits for all work queued on the stream.
     pub fn synchronize(&self) -> Result<()> {
         Ok(self.stream.synchronize()?)

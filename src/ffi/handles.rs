@@ -13,7 +13,7 @@
 //!   The object itself is freed when the last call that took it returns, so a destroy racing with
 //!   a call on another thread never frees memory under that call.
 
-use crate::backend::DeviceSet;
+use crate::backend::{Backend, DeviceSet};
 use crate::error::{Error, Result};
 use once_cell::sync::Lazy;
 use std::any::Any;
@@ -124,9 +124,16 @@ pub fn remove<T: Family>(name: &'static str, handle: *mut T) -> Result<()> {
         entry(&map, name, handle)?;
         map.remove(&(handle as usize))
     };
+    let devices = removed.as_ref().and_then(|e| (e.devices)(&*e.object));
     // Dropped here, after the registry's lock is released (freeing device memory takes time),
     // unless a call on another thread still holds the object; then that call frees it.
     drop(removed);
+    // Every GPU of the handle gives its freed memory back now, not at its next call.
+    for member in devices.iter().flat_map(DeviceSet::members) {
+        if let Backend::Cuda(device) = member {
+            device.release_freed_memory()?;
+        }
+    }
     Ok(())
 }
 
