@@ -39,8 +39,8 @@
 //! in OUT_DIR/sturmian_bench.jsonl; "fraction_of_gemm": GEMM FLOP rate / measured block-shaped rate.
 
 use atomgpu::backend::{self, Backend, CudaDevice};
-use atomgpu::error::{Error, Result};
-use atomgpu::memory::{self, describe_bytes};
+use atomgpu::error::{describe_bytes, Error, Result};
+use atomgpu::memory;
 use atomgpu::sturmian::angular::{legendre_coupling, multipoles};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::scalar::{as_doubles_mut, width};
