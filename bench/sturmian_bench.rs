@@ -40,10 +40,10 @@
 
 use atomgpu::backend::{self, Backend, CudaDevice};
 use atomgpu::error::{describe_bytes, Error, Result};
+use atomgpu::math::scalar::{as_doubles_mut, width};
 use atomgpu::memory;
 use atomgpu::sturmian::angular::{legendre_coupling, multipoles};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
-use atomgpu::sturmian::scalar::{as_doubles_mut, width};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
 use atomgpu::sturmian::{
     Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target,

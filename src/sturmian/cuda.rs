@@ -8,10 +8,10 @@
 //! code: device buffers hold doubles, 1 or 2 per element.
 
 use super::exchange::IndexMap;
-use super::scalar::{as_doubles, width};
 use super::{BlockJob, Channel, Grid, Kronecker, Order, Scalar, Target};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
+use crate::math::scalar::{as_doubles, width};
 use cudarc::cublas::sys::{cublasOperation_t, cublasStatus_t};
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
