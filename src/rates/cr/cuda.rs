@@ -5,7 +5,7 @@
 //! the end: no host round trip inside the run unless a progress callback or a time limit is set
 //! (then the host waits for each launch to report how far the run is).
 
-use super::source::{ElectronState, StateRates};
+use super::cpu::{ElectronState, StateRates};
 use super::{sample, CrModel, CrSample, CrSettings};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
@@ -156,7 +156,7 @@ fn resident(device: &CudaDevice, model: &CrModel, settings: &CrSettings) -> Resu
     Ok(r)
 }
 
-/// The rates of `model` at each of `states` on the device (see [`super::source::rates_at`]),
+/// The rates of `model` at each of `states` on the device (see [`super::cpu::rates_at`]),
 /// Newton's eta = mu/T of each inversion started from `eta_guesses` (NaN: no guess): upload the
 /// states, two launches (inversions; rates), one download.
 pub(super) fn rates_at(

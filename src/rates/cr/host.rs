@@ -3,7 +3,7 @@
 //! any n x n matrix, straight into the right-hand side; and the fixed-step RK4 loop of the CPU
 //! backend.
 
-use super::source::{rates_at, rates_at_temperature, ElectronState, StateRates};
+use super::cpu::{rates_at, rates_at_temperature, ElectronState, StateRates};
 use super::{sample, CrModel, CrSample, CrSettings};
 use crate::error::{require_finite_result, Error, Result};
 use crate::memory;

@@ -17,12 +17,13 @@
 //! L-stable Rosenbrock method ROS4 with the Jacobian that the CR structure gives for two extra rate
 //! evaluations ([`stiff`]), for the stiff systems CR models are, one or many at once.
 
+mod cpu;
 mod cuda;
 mod host;
 pub mod model;
-pub mod source;
 mod stiff;
 
+pub use cpu::{rates_at, rates_at_temperature, ElectronState, StateRates};
 pub use host::{rate_matrices, RateMatrices};
 pub use model::{CrExcitation, CrIonization, CrModel};
 pub use stiff::StiffTolerances;
