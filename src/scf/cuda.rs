@@ -1,12 +1,12 @@
 //! CUDA path of the SCF family: the two-electron supermatrix (non-relativistic or Dirac-Fock) computed one integral set per thread
 //! on the triangular map (`kernels/scf.cu`, paper §2.3: grid-stride loop, 64-bit indices; the
-//! same closed forms as [`super::supermatrix`] and [`super::slater`]), kept on the device, and the
+//! same closed forms as `cpu.rs` and [`super::slater`]), kept on the device, and the
 //! Fock build G D' as one cuBLAS `dspmv` on it (packed upper triangle). Only the folded density
 //! (T doubles) goes up and G D' (T doubles) comes down per SCF iteration.
 
 use super::index_map::TriangularMap;
 use super::radial::Component;
-use super::supermatrix::Blocks;
+use super::cpu::Blocks;
 use super::Watch;
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};

@@ -7,9 +7,9 @@
 //! Built (issue 10): basis sets, non-relativistic one-electron integrals, Slater integrals, the
 //! Dirac one-electron blocks with normalised restricted-kinetic-balance small components
 //! ([`radial`]), the triangular map of integral sets (paper §2.3, [`index_map`]), the
-//! two-electron supermatrix on that map, non-relativistic or Dirac-Fock ([`supermatrix`]: CPU with
+//! two-electron supermatrix on that map, non-relativistic or Dirac-Fock ([`Supermatrix`]: CPU with
 //! rayon, GPU one set per thread), the Fock build from densities as one packed symmetric product
-//! ([`supermatrix::Supermatrix::two_electron`]), the SCF ([`solver`]: Hartree-Fock or Dirac-Fock,
+//! ([`Supermatrix::two_electron`]), the SCF ([`solver`]: Hartree-Fock or Dirac-Fock,
 //! closed shells and average-of-configuration open shells) and the WTBS optimisation
 //! ([`optimise`]: BOBYQA). The C ABI is `src/ffi/scf.rs`, the Fortran module
 //! `fortran/atomgpu_scf.f90`, the DFRATOM-style namelist driver `examples/fortran/scf_atom.f90`.
@@ -22,6 +22,7 @@ use crate::progress::Tracker;
 use std::ffi::CStr;
 
 pub mod basis;
+mod cpu;
 mod cuda;
 pub mod index_map;
 pub mod one_electron;
@@ -29,7 +30,8 @@ pub mod optimise;
 pub mod radial;
 pub mod slater;
 pub mod solver;
-pub mod supermatrix;
+
+pub use cpu::{dirac_exchange_weights, element_scale, exchange_weights, Blocks, Spinor, Supermatrix, Symmetry};
 
 /// How a long computation of the family reports how far it is (in the unit its caller chose)
 /// and learns that it must stop: `None` when nobody watches (the calling thread has neither a
