@@ -49,8 +49,7 @@
 
 use super::one_electron::{one_electron, Nucleus};
 use super::radial::{check_dirac_nucleus, dirac_one_electron};
-use super::{Blocks, Spinor, Supermatrix, Symmetry};
-use super::{tracked, Watch};
+use super::{tracked, Blocks, Spinor, Supermatrix, Symmetry, Watch};
 use crate::backend::Backend;
 use crate::error::{require_finite_result, Error, Result};
 use faer::{Mat, MatRef, Side};
