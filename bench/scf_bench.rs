@@ -24,7 +24,7 @@ use atomgpu::scf::basis::{WtbsGroup, WtbsLayout};
 use atomgpu::scf::one_electron::{gaussian_nucleus_exponent, Nucleus, DFRATOM_SPEED_OF_LIGHT};
 use atomgpu::scf::optimise::{optimise_wtbs, WtbsOptimisation};
 use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
-use atomgpu::scf::supermatrix::{Spinor, Supermatrix, Symmetry};
+use atomgpu::scf::{Spinor, Supermatrix, Symmetry};
 use std::time::Instant;
 
 fn even(alpha: f64, beta: f64, n: i32) -> Vec<f64> {

@@ -39,11 +39,11 @@
 //! in OUT_DIR/sturmian_bench.jsonl; "fraction_of_gemm": GEMM FLOP rate / measured block-shaped rate.
 
 use atomgpu::backend::{self, Backend, CudaDevice, DeviceSet};
-use atomgpu::error::{Error, Result};
-use atomgpu::memory::{self, describe_bytes};
+use atomgpu::error::{describe_bytes, Error, Result};
+use atomgpu::math::scalar::{as_doubles_mut, width};
+use atomgpu::memory;
 use atomgpu::sturmian::angular::{legendre_coupling, multipoles};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
-use atomgpu::sturmian::scalar::{as_doubles_mut, width};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
 use atomgpu::sturmian::{
     Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target,

@@ -1089,7 +1089,7 @@ cr_rk4_kernel(CrLaunch p, const double *__restrict__ model_real, const int *__re
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rates of one CR model at many electron states (src/rates/cr/source.rs rates_at, launched by
+// Rates of one CR model at many electron states (src/rates/cr/mod.rs rates_at, launched by
 // src/rates/cr/cuda.rs rates_at): the evaluation the stiff integrator needs for every stage of
 // every system. Two launches:
 // - cr_conditions_kernel: one block per state inverts (u, n_e) to (T_e, mu) (electron_conditions);

@@ -1,7 +1,7 @@
 // SCF family kernels (paper: dfratom-cudaprophet-scf.txt §2.3). Compiled by NVRTC alone: no CUDA
 // headers. One thread computes one integral set (L, P, Q, M, R, S) of the triangular map
 // (src/scf/index_map.rs) in a grid-stride loop with 64-bit indices: the closed-shell supermatrix
-// element of src/scf/supermatrix.rs (non-relativistic or Dirac-Fock) from the Slater integrals of
+// element of src/scf/cpu.rs (non-relativistic or Dirac-Fock) from the Slater integrals of
 // src/scf/slater.rs (the same closed form in the same scaled, logarithmic form: incomplete beta
 // function by its continued fraction). A launch covers the sets [set_begin, set_end), so that a
 // watched call (progress callback, time limit) can compute the supermatrix in pieces.

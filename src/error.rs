@@ -58,7 +58,7 @@ pub enum Error {
     NoDevice(String),
     /// An allocation of `bytes` (when known) for `what` could not be made.
     #[error("{} out of memory: {what}{}", match memory { Memory::Host => "host", Memory::Device => "device" },
-        bytes.map(|b| format!(" needs {}", crate::memory::describe_bytes(b))).unwrap_or_default())]
+        bytes.map(|b| format!(" needs {}", describe_bytes(b))).unwrap_or_default())]
     OutOfMemory { memory: Memory, what: String, bytes: Option<u128> },
     /// A CUDA driver, NVRTC or library call failed.
     #[error("CUDA error: {0}")]
@@ -176,5 +176,31 @@ pub fn require_finite_result(name: &'static str, values: &[f64], detail: impl Fn
     match values.iter().position(|v| !v.is_finite()) {
         None => Ok(()),
         Some(i) => Err(Error::NotFinite { name, index: Some(i), detail: format!("{}: {}", values[i], detail(i)) }),
+    }
+}
+
+/// `bytes` as text: "123 bytes", or "1.5 GiB (1610612736 bytes)".
+pub fn describe_bytes(bytes: u128) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {} ({bytes} bytes)", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_described_in_binary_units() {
+        assert_eq!(describe_bytes(100), "100 bytes");
+        assert_eq!(describe_bytes(3 << 30), "3.0 GiB (3221225472 bytes)");
     }
 }

@@ -15,7 +15,7 @@
 //! the buffer and the bytes asked for. Sizes that overflow a byte count altogether are refused
 //! earlier, as invalid arguments, by the checks of the C layer ([`crate::ffi`]).
 
-use crate::error::{Error, Memory, Result};
+use crate::error::{describe_bytes, Error, Memory, Result};
 
 /// Buffers above this size (64 MiB) are checked against the memory available before they are
 /// allocated; smaller ones only through `try_reserve_exact`.
@@ -24,21 +24,6 @@ pub const CHECKED_BYTES: u128 = 64 << 20;
 /// Size in bytes of `len` values of `T`, exact.
 pub fn bytes_of<T>(len: usize) -> u128 {
     len as u128 * std::mem::size_of::<T>() as u128
-}
-
-/// `bytes` as text: "123 bytes", or "1.5 GiB (1610612736 bytes)".
-pub fn describe_bytes(bytes: u128) -> String {
-    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {} ({bytes} bytes)", UNITS[unit])
 }
 
 fn out_of_memory(what: &str, bytes: u128, why: &str) -> Error {
@@ -168,12 +153,6 @@ mod tests {
         let len = usize::try_from(available / 8 + (1 << 20)).unwrap();
         let e = filled("oversized", len, 0.0f64).unwrap_err();
         assert!(e.to_string().contains("available"), "{e}");
-    }
-
-    #[test]
-    fn sizes_are_described_in_binary_units() {
-        assert_eq!(describe_bytes(100), "100 bytes");
-        assert_eq!(describe_bytes(3 << 30), "3.0 GiB (3221225472 bytes)");
     }
 
     #[test]

@@ -252,11 +252,9 @@ fn stiff_run_keeps_the_energy_balance_with_radiation() {
         let tol = StiffTolerances { rtol: 1e-9, atol_fraction: 1e-14, ..StiffTolerances::default() };
         let samples = cr::run_stiff(&model, &s, &y0, &times, &tol).unwrap();
         let energy = |pops: &[f64], u: f64| u + pops.iter().zip(level_energy).map(|(n, e)| n * e).sum::<f64>();
-        let states: Vec<cr::source::ElectronState> = samples
-            .iter()
-            .map(|x| cr::source::ElectronState { energy_density: x.energy_density, ne_cm3: x.ne_cm3 })
-            .collect();
-        let rates = cr::source::rates_at(&model, &s, &states).unwrap();
+        let states: Vec<cr::ElectronState> =
+            samples.iter().map(|x| cr::ElectronState { energy_density: x.energy_density, ne_cm3: x.ne_cm3 }).collect();
+        let rates = cr::rates_at(&model, &s, &states).unwrap();
         let power: Vec<f64> = samples
             .iter()
             .zip(&rates)

@@ -20,8 +20,9 @@
 //!
 //! `cargo test --release --test cr_aluminium -- --nocapture` prints the shares.
 
-use atomgpu::rates::cr::source::{rates_at_temperature, StateRates};
-use atomgpu::rates::cr::{self, CrIonization, CrModel, CrSample, CrSettings, StiffTolerances};
+use atomgpu::rates::cr::{
+    self, rates_at_temperature, CrIonization, CrModel, CrSample, CrSettings, StateRates, StiffTolerances,
+};
 use atomgpu::rates::{fermi, Quadrature, Statistics};
 
 /// The independent reference (tests/reference/cr_aluminium_budget.py), as printed above.

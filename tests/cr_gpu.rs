@@ -159,18 +159,18 @@ fn device_rates_at_many_states_match_the_cpu() {
         let settings = CrSettings { stats, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
         let q = &settings.quadrature;
         for n in [1usize, 7, 33, 130] {
-            let mut states: Vec<cr::source::ElectronState> = (0..n)
+            let mut states: Vec<cr::ElectronState> = (0..n)
                 .map(|_| {
                     let te = 0.5 * 600f64.powf(uniform());
                     let ne = 1e19 * 1e5f64.powf(uniform());
                     let u = fermi::energy_density(stats, te, ne).unwrap();
-                    cr::source::ElectronState { energy_density: u, ne_cm3: ne }
+                    cr::ElectronState { energy_density: u, ne_cm3: ne }
                 })
                 .collect();
             if stats == Statistics::FermiDirac && n > 1 {
                 states[n / 2].energy_density = 0.5 * fermi::ground_state_energy_density(states[n / 2].ne_cm3);
             }
-            let (gpu, cpu) = on_both(|| cr::source::rates_at(&model, &settings, &states).unwrap());
+            let (gpu, cpu) = on_both(|| cr::rates_at(&model, &settings, &states).unwrap());
             let mut worst = 0.0f64;
             for (i, (g, c)) in gpu.iter().zip(&cpu).enumerate() {
                 let g = match (g, c) {

@@ -10,9 +10,14 @@
 //! It also checks that nothing outside src/ffi is exported (`#[no_mangle]`), so that the C ABI
 //! is all in one place, and that no module outside src/ffi imports src/ffi (the dependency runs
 //! one way: ffi -> error, backend, families; never back). The failure message lists every
-//! offender.
+//! offender. The other floors of src/ (shared modules below the families, no family importing
+//! another) and the absence of import circles are checked by tests/module_graph.rs.
 
-use std::path::{Path, PathBuf};
+#[path = "support/source_tree.rs"]
+mod source_tree;
+
+use source_tree::{rust_files, source_root};
+use std::path::Path;
 use syn::{Attribute, Expr, FnArg, Item, ReturnType, Stmt, Type};
 
 /// C types whose width depends on the platform (DESIGN.md: fixed-width types only).
@@ -43,27 +48,6 @@ const SIZE_T: &[&str] = &["usize", "size_t", "c_size_t"];
 const SIZE_T_ALLOWED: &[&str] = &["atomgpu_last_error_message"];
 
 const GUARDS: &[&str] = &["guard", "guard_here", "guard_value"];
-
-/// The crate's source tree: at build time, or the current directory (where cargo runs tests,
-/// and where device-pack runs them on the device machine).
-fn source_root() -> Option<PathBuf> {
-    let candidates = [PathBuf::from(env!("CARGO_MANIFEST_DIR")), std::env::current_dir().ok()?];
-    candidates.into_iter().find(|p| p.join("src").join("ffi").is_dir())
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 fn has_no_mangle(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|a| {

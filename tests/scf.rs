@@ -44,7 +44,7 @@ use atomgpu::scf::index_map::{triangle, IntegralSet, TriangularMap};
 use atomgpu::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus};
 use atomgpu::scf::slater::{slater, Gaussian};
 use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
-use atomgpu::scf::supermatrix::{element_scale, Blocks, Spinor, Supermatrix, Symmetry};
+use atomgpu::scf::{element_scale, Blocks, Spinor, Supermatrix, Symmetry};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
 
 fn argument<T: std::fmt::Debug>(result: Result<T, Error>) -> (&'static str, Option<usize>) {

@@ -32,7 +32,7 @@ use atomgpu::math::wigner::{three_j, three_j_doubled};
 use atomgpu::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus, DFRATOM_SPEED_OF_LIGHT};
 use atomgpu::scf::radial::dirac_one_electron;
 use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
-use atomgpu::scf::supermatrix::{dirac_exchange_weights, Spinor, Symmetry};
+use atomgpu::scf::{dirac_exchange_weights, Spinor, Symmetry};
 use faer::{Mat, Side};
 
 fn even(alpha: f64, beta: f64, n: i32) -> Vec<f64> {

@@ -1,5 +1,5 @@
 //! The CUDA path of the SCF family (`src/scf/cuda.rs`, `kernels/scf.cu`) computes the same
-//! function as the CPU reference (`src/scf/supermatrix.rs`): the supermatrix on the triangular map
+//! function as the CPU reference (`src/scf/cpu.rs`): the supermatrix on the triangular map
 //! for random exponents (log-uniform 1e-2 … 1e5 bohr⁻², never equal) of non-relativistic symmetry
 //! lists (5, 3, 7 and 1, 9, 4, 6 functions; l up to 3) and Dirac ones (large and kinetically
 //! balanced small functions, κ from -4 to 3; 5, 3, 4 and 3, 2, 5, 3, 2, 1, 2 functions): sizes
@@ -29,7 +29,7 @@ use atomgpu::error::Error;
 use atomgpu::progress::{set_callback, set_time_limit};
 use atomgpu::scf::one_electron::Nucleus;
 use atomgpu::scf::solver::{scf, scf_attempt, Basis, Occupation, ScfSpec};
-use atomgpu::scf::supermatrix::{element_scale, Blocks, Spinor, Supermatrix, Symmetry};
+use atomgpu::scf::{element_scale, Blocks, Spinor, Supermatrix, Symmetry};
 use rng::Rng;
 use std::ffi::{c_char, c_void};
 

@@ -15,7 +15,7 @@ use atomgpu::scf::basis::{wtbs_basis, WtbsGroup, WtbsLayout};
 use atomgpu::scf::one_electron::Nucleus;
 use atomgpu::scf::optimise::{minimise_in_box, optimise_wtbs, WtbsOptimisation};
 use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
-use atomgpu::scf::supermatrix::Symmetry;
+use atomgpu::scf::Symmetry;
 
 fn argument<T: std::fmt::Debug>(result: Result<T, Error>) -> &'static str {
     match result {

@@ -38,7 +38,7 @@ fn out_of_memory(bytes: usize, detail: impl std::fmt::Display) -> Error {
 fn allocate(backend: &Backend, bytes: usize) -> Result<(usize, Allocation)> {
     if let Some(available) = crate::memory::available_bytes() {
         if bytes as u128 > available {
-            return Err(out_of_memory(bytes, format!("{} available", crate::memory::describe_bytes(available))));
+            return Err(out_of_memory(bytes, format!("{} available", crate::error::describe_bytes(available))));
         }
     }
     match backend {

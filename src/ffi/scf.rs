@@ -54,7 +54,7 @@ use crate::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus,
 use crate::scf::optimise::{optimise_wtbs, WtbsOptimisation};
 use crate::scf::radial::{check_dirac_nucleus, check_kappa, check_speed_of_light, dirac_one_electron};
 use crate::scf::solver::{scf_attempt, Basis, Occupation, ScfResult, ScfSpec, MAX_ITERATIONS};
-use crate::scf::supermatrix::{Spinor, Supermatrix, Symmetry};
+use crate::scf::{Spinor, Supermatrix, Symmetry};
 use faer::MatRef;
 use std::sync::Mutex;
 

@@ -29,8 +29,8 @@ use super::devices::{devices_by_count, devices_by_list};
 use super::handles::{self, Family};
 use crate::backend::{self, DeviceSet};
 use crate::error::{Error, Result};
+use crate::math::scalar::as_doubles;
 use crate::sturmian::gsf::{self, GsfSpec};
-use crate::sturmian::scalar::as_doubles;
 use crate::sturmian::{
     angular, solve, Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar,
     Target, MAX_L,
@@ -180,7 +180,7 @@ fn angular_momentum(name: &'static str, value: i32, max: u32) -> Result<u32> {
 /// `ptr` must be NULL or point to `len` elements of T.
 unsafe fn scalars<'a, T: Scalar>(name: &'static str, ptr: *const f64, len: usize) -> Result<&'a [T]> {
     let doubles =
-        len.checked_mul(crate::sturmian::scalar::width::<T>()).ok_or_else(|| Error::invalid(name, "is too large"))?;
+        len.checked_mul(crate::math::scalar::width::<T>()).ok_or_else(|| Error::invalid(name, "is too large"))?;
     let d = input(name, ptr, doubles)?;
     // SAFETY: T is f64 or Complex64 (repr(C) {f64, f64}), alignment 8, `len` elements in `doubles`.
     Ok(std::slice::from_raw_parts(d.as_ptr() as *const T, len))
@@ -739,7 +739,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_channel_values(
                     ));
                 }
                 // The caller's arrays hold doubles (or (re, im) pairs): columns of `ld` elements.
-                let (doubles, width) = (as_doubles(c.values), crate::sturmian::scalar::width::<T>());
+                let (doubles, width) = (as_doubles(c.values), crate::math::scalar::width::<T>());
                 if !values.is_null() {
                     for j in 0..n {
                         write_output(values.add(j * ld * width), &doubles[j * np * width..(j + 1) * np * width]);

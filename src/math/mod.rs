@@ -4,6 +4,7 @@ pub mod dense;
 pub mod gauss_legendre;
 pub mod gemm;
 pub mod panels;
+pub mod scalar;
 pub mod wigner;
 
 /// The factors whose product is 2^`e`, in the order to apply them: 2^±1000 while more than 1000

@@ -1,12 +1,12 @@
 //! CUDA path of the SCF family: the two-electron supermatrix (non-relativistic or Dirac-Fock) computed one integral set per thread
 //! on the triangular map (`kernels/scf.cu`, paper §2.3: grid-stride loop, 64-bit indices; the
-//! same closed forms as [`super::supermatrix`] and [`super::slater`]), kept on the device, and the
+//! same closed forms as `cpu.rs` and [`super::slater`]), kept on the device, and the
 //! Fock build G D' as one cuBLAS `dspmv` on it (packed upper triangle). Only the folded density
 //! (T doubles) goes up and G D' (T doubles) comes down per SCF iteration.
 
 use super::index_map::TriangularMap;
+use super::layout::Blocks;
 use super::radial::Component;
-use super::supermatrix::Blocks;
 use super::Watch;
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
@@ -67,18 +67,15 @@ impl DeviceSupermatrix {
         map: &TriangularMap,
         mut watch: Watch<'_, '_>,
     ) -> Result<Self> {
+        // The blocks' one flat layout, one array per field (the kernel's structure of arrays).
         let functions = blocks.functions();
-        let nsym = functions.len();
-        let all = || functions.iter().flatten();
-        let exponents: Vec<f64> = all().map(|f| f.exponent).collect();
-        let ln_exponents: Vec<f64> = all().map(|f| f.ln_exponent).collect();
-        let coefs: Vec<f64> = all().flat_map(|f| f.terms.map(|t| t.1)).collect();
-        let powers: Vec<u32> = all().flat_map(|f| f.terms.map(|t| t.0)).collect();
-        let comps: Vec<u32> = all().map(|f| (f.component == Component::Small) as u32).collect();
-        let mut first = vec![0u64];
-        for f in functions {
-            first.push(first.last().unwrap() + f.len() as u64);
-        }
+        let nsym = blocks.n_blocks();
+        let exponents: Vec<f64> = functions.iter().map(|f| f.exponent).collect();
+        let ln_exponents: Vec<f64> = functions.iter().map(|f| f.ln_exponent).collect();
+        let coefs: Vec<f64> = functions.iter().flat_map(|f| f.terms.map(|t| t.1)).collect();
+        let powers: Vec<u32> = functions.iter().flat_map(|f| f.terms.map(|t| t.0)).collect();
+        let comps: Vec<u32> = functions.iter().map(|f| (f.component == Component::Small) as u32).collect();
+        let first: Vec<u64> = blocks.first().iter().map(|&f| f as u64).collect();
         let offsets: Vec<u64> =
             (0..=nsym).map(|j| if j == nsym { map.n_pairs() } else { map.pair_index(j, 0, 0) }).collect();
         let kmax = (0..nsym)

@@ -7,29 +7,38 @@
 //! Built (issue 10): basis sets, non-relativistic one-electron integrals, Slater integrals, the
 //! Dirac one-electron blocks with normalised restricted-kinetic-balance small components
 //! ([`radial`]), the triangular map of integral sets (paper §2.3, [`index_map`]), the
-//! two-electron supermatrix on that map, non-relativistic or Dirac-Fock ([`supermatrix`]: CPU with
-//! rayon, GPU one set per thread), the Fock build from densities as one packed symmetric product
-//! ([`supermatrix::Supermatrix::two_electron`]), the SCF ([`solver`]: Hartree-Fock or Dirac-Fock,
-//! closed shells and average-of-configuration open shells) and the WTBS optimisation
-//! ([`optimise`]: BOBYQA). The C ABI is `src/ffi/scf.rs`, the Fortran module
-//! `fortran/atomgpu_scf.f90`, the DFRATOM-style namelist driver `examples/fortran/scf_atom.f90`.
+//! two-electron supermatrix on that map, non-relativistic or Dirac-Fock ([`Supermatrix`]: CPU with
+//! rayon, GPU one set per thread, both reading the one layout of [`layout::Blocks`]), the Fock
+//! build from densities as one packed symmetric product ([`Supermatrix::two_electron`]), the SCF
+//! ([`solver`]: Hartree-Fock or Dirac-Fock, closed shells and average-of-configuration open
+//! shells) and the WTBS optimisation ([`optimise`]: BOBYQA). The C ABI is `src/ffi/scf.rs`, the
+//! Fortran module `fortran/atomgpu_scf.f90`, the DFRATOM-style namelist driver
+//! `examples/fortran/scf_atom.f90`.
 //! Not built: Fock extrapolation (DFRATOM's `ixtrp`), several configurations per SCF (`nconf`),
 //! tiles for supermatrices beyond device memory (a basis whose supermatrix does not fit is
 //! refused with ATOMGPU_ERR_OUT_OF_MEMORY naming the bytes).
 
-use crate::error::Result;
+use crate::backend::Backend;
+use crate::error::{Error, Result};
 use crate::progress::Tracker;
+use cuda::DeviceSupermatrix;
+use faer::{Mat, MatRef};
+use index_map::TriangularMap;
 use std::ffi::CStr;
 
 pub mod basis;
+mod cpu;
 mod cuda;
 pub mod index_map;
+pub mod layout;
 pub mod one_electron;
 pub mod optimise;
 pub mod radial;
 pub mod slater;
 pub mod solver;
-pub mod supermatrix;
+
+pub use cpu::element_scale;
+pub use layout::{dirac_exchange_weights, exchange_weights, Blocks, Spinor, Symmetry};
 
 /// How a long computation of the family reports how far it is (in the unit its caller chose)
 /// and learns that it must stop: `None` when nobody watches (the calling thread has neither a
@@ -46,4 +55,108 @@ pub(crate) fn tracked<T>(task: &'static CStr, total: f64, body: impl FnOnce(Watc
     let out = body(if watched { Some(&mut report) } else { None })?;
     tracker.finish(total)?;
     Ok(out)
+}
+
+/// The supermatrix on a backend: host memory (CPU reference) or device memory (one set per GPU
+/// thread, contracted by cuBLAS `dspmv`).
+pub struct Supermatrix {
+    map: TriangularMap,
+    storage: Storage,
+}
+
+enum Storage {
+    Host(Vec<f64>),
+    Device(Box<DeviceSupermatrix>),
+}
+
+impl Supermatrix {
+    /// Computes the supermatrix of `blocks` on `backend`: the long call
+    /// `atomgpu_scf_integrals_create` of the calling thread, which its progress callback and time
+    /// limit can stop ([`crate::progress`]; `done` = the fraction of the integral sets computed,
+    /// `total` = 1).
+    pub fn new(backend: &Backend, blocks: &Blocks) -> Result<Self> {
+        tracked(c"atomgpu_scf_integrals_create", 1.0, |watch| Self::build(backend, blocks, watch))
+    }
+
+    /// Computes the supermatrix of `blocks` on `backend`, telling `watch` the fraction of the
+    /// integral sets done (on the device, the launches of a watched call are synchronised).
+    pub(crate) fn build(backend: &Backend, blocks: &Blocks, watch: Watch<'_, '_>) -> Result<Self> {
+        match backend {
+            Backend::Cpu => {
+                let (map, packed) = cpu::supermatrix(blocks, watch)?;
+                Ok(Supermatrix { map, storage: Storage::Host(packed) })
+            }
+            Backend::Cuda(device) => {
+                let map = blocks.map();
+                let dev = DeviceSupermatrix::new(device.clone(), blocks, &map, watch)?;
+                Ok(Supermatrix { map, storage: Storage::Device(Box::new(dev)) })
+            }
+        }
+    }
+
+    /// The triangular map of the sets.
+    pub fn map(&self) -> &TriangularMap {
+        &self.map
+    }
+
+    /// The packed supermatrix in host memory (a download on the GPU).
+    pub fn packed(&self) -> Result<Vec<f64>> {
+        match &self.storage {
+            Storage::Host(p) => crate::memory::copy_of("the supermatrix", p),
+            Storage::Device(d) => d.download(),
+        }
+    }
+
+    /// The two-electron matrices G(D) of every block for densities D^b (symmetric m_b x m_b,
+    /// bohr⁰; `None` for a block without electrons):
+    ///
+    /// ```text
+    /// G(D)^a_pq = Σ_b Σ_rs G[(a,pq), (b,rs)] D^b_rs      (hartree),
+    /// ```
+    ///
+    /// the two-electron part of the closed-shell Fock matrix F^a = h^a + G(D)^a, with
+    /// E_2 = ½ Σ_a tr(D^a G(D)^a) (the formulas of `cpu.rs`). A density is read as its symmetric part
+    /// ½ (D + Dᵀ). One contraction on the backend (a `dspmv` on the GPU).
+    pub fn two_electron(&mut self, densities: &[Option<MatRef<'_, f64>>]) -> Result<Vec<Mat<f64>>> {
+        let nbs = self.map.nbs().to_vec();
+        if densities.len() != nbs.len() {
+            return Err(Error::invalid(
+                "densities",
+                format!("must hold one matrix per symmetry ({}), got {}", nbs.len(), densities.len()),
+            ));
+        }
+        let n_pairs = self.map.n_pairs() as usize;
+        let mut folded = crate::memory::filled("the folded densities", n_pairs, 0.0)?;
+        for (a, d) in densities.iter().enumerate() {
+            let Some(d) = d else { continue };
+            if d.nrows() != nbs[a] || d.ncols() != nbs[a] {
+                return Err(Error::invalid_at("densities", a, format!("must be {0} x {0}", nbs[a])));
+            }
+            for p in 0..nbs[a] {
+                for q in 0..=p {
+                    // D'_x = w_x D_x with w = 2 off the diagonal: D_pq + D_qp.
+                    folded[self.map.pair_index(a, p, q) as usize] =
+                        if p == q { d[(p, q)] } else { d[(p, q)] + d[(q, p)] };
+                }
+            }
+        }
+        let mut product = crate::memory::filled("the contracted densities", n_pairs, 0.0)?;
+        self.contract(&folded, &mut product)?;
+        Ok(nbs
+            .iter()
+            .enumerate()
+            .map(|(a, &m)| Mat::from_fn(m, m, |p, q| product[self.map.pair_index(a, p.max(q), p.min(q)) as usize]))
+            .collect())
+    }
+
+    /// out = G folded (length T, the map's pair count).
+    pub fn contract(&mut self, folded: &[f64], out: &mut [f64]) -> Result<()> {
+        match &mut self.storage {
+            Storage::Host(p) => {
+                cpu::contract(&self.map, p, folded, out);
+                Ok(())
+            }
+            Storage::Device(d) => d.contract(folded, out),
+        }
+    }
 }

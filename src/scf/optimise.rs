@@ -23,8 +23,7 @@
 
 use super::basis::{wtbs_basis, WtbsGroup, WtbsLayout};
 use super::solver::{converged, run, Basis, ScfResult, ScfSpec};
-use super::supermatrix::{Spinor, Symmetry};
-use super::{tracked, Watch};
+use super::{tracked, Spinor, Symmetry, Watch};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 

@@ -1,6 +1,6 @@
 //! The atomic SCF (CPU reference and GPU supermatrix): non-relativistic Hartree-Fock-Roothaan or
 //! Dirac-Fock-Roothaan, closed shells and average-of-configuration open shells (one open shell
-//! per symmetry, DFRATOM's `$econfig`), in the supermatrix formulation of [`super::supermatrix`].
+//! per symmetry, DFRATOM's `$econfig`), in the supermatrix formulation of [`super::Supermatrix`].
 //!
 //! **Energy.** Per symmetry a with capacity N_a per orbital (2(2l+1) non-relativistic, 2j+1 = 2|κ|
 //! Dirac), closed orbitals (occupation N_a) and at most one open orbital with q_a electrons
@@ -49,8 +49,7 @@
 
 use super::one_electron::{one_electron, Nucleus};
 use super::radial::{check_dirac_nucleus, dirac_one_electron};
-use super::supermatrix::{Blocks, Spinor, Supermatrix, Symmetry};
-use super::{tracked, Watch};
+use super::{tracked, Blocks, Spinor, Supermatrix, Symmetry, Watch};
 use crate::backend::Backend;
 use crate::error::{require_finite_result, Error, Result};
 use faer::{Mat, MatRef, Side};

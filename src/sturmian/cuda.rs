@@ -8,10 +8,10 @@
 //! code: device buffers hold doubles, 1 or 2 per element.
 
 use super::exchange::IndexMap;
-use super::scalar::{as_doubles, width};
 use super::{BlockJob, Channel, Grid, Kronecker, Order, Scalar, Target};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
+use crate::math::scalar::{as_doubles, width};
 use cudarc::cublas::sys::{cublasOperation_t, cublasStatus_t};
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
@@ -664,8 +664,8 @@ fn order_code(order: Order) -> i32 {
 }
 
 /// The `k` lowest eigenvalues of the scaled problem H' c = E' S' c (lower triangles; H' = 2^-eh H,
-/// S' = 2^-es S by `scaling`, [`super::solve`]) by cuSOLVER `Dsygvd`, and their S'-normalised
-/// eigenvectors if `vectors` (else `CUSOLVER_EIG_MODE_NOVECTOR`).
+/// S' = 2^-es S, the powers of two that [`super::solve`] chose) by cuSOLVER `Dsygvd`, and their
+/// S'-normalised eigenvectors if `vectors` (else `CUSOLVER_EIG_MODE_NOVECTOR`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn generalized_eigen(
     device: &Arc<CudaDevice>,
@@ -675,7 +675,7 @@ pub(super) fn generalized_eigen(
     s: &[f64],
     lds: usize,
     k: usize,
-    scaling: super::solve::Scaling,
+    (eh, es): (i32, i32),
     vectors: bool,
 ) -> Result<(Vec<f64>, Option<Vec<f64>>)> {
     use cudarc::cusolver::sys as cs;
@@ -698,8 +698,8 @@ pub(super) fn generalized_eigen(
         scale_by_pow2(&blas, device, &mut d, -e)?;
         Ok(d)
     };
-    let mut a = upload(h, ldh, scaling.h)?;
-    let mut b = upload(s, lds, scaling.s)?;
+    let mut a = upload(h, ldh, eh)?;
+    let mut b = upload(s, lds, es)?;
     let mut w = device.zeros::<f64>(n)?;
     let mut info = device.zeros::<i32>(1)?;
     let present = std::panic::catch_unwind(|| unsafe { cs::is_culib_present() }).unwrap_or(false);

@@ -64,12 +64,11 @@ mod cuda;
 mod exchange;
 pub mod grid;
 pub mod gsf;
-pub mod scalar;
 pub mod solve;
 mod spread;
 
+pub use crate::math::scalar::Scalar;
 pub use grid::Grid;
-pub use scalar::Scalar;
 
 use crate::backend::{self, Backend, DeviceSet};
 use crate::error::{Error, Result};

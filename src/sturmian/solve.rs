@@ -81,7 +81,9 @@ fn solve(
     let scaling = Scaling::new(largest[0], largest[1]);
     let (mut energies, mut vecs) = match backend {
         Backend::Cpu => cpu(n, h, ldh, s, lds, k, scaling, vectors)?,
-        Backend::Cuda(device) => super::cuda::generalized_eigen(device, n, h, ldh, s, lds, k, scaling, vectors)?,
+        Backend::Cuda(device) => {
+            super::cuda::generalized_eigen(device, n, h, ldh, s, lds, k, (scaling.h, scaling.s), vectors)?
+        }
     };
     scaling.unscale("energies", &mut energies, scaling.h - scaling.s)?;
     if let Some(v) = &mut vecs {
@@ -92,7 +94,7 @@ fn solve(
 
 /// The powers of two of the module docs: H' = 2^-h H, S' = 2^-s S (s even).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Scaling {
+struct Scaling {
     pub h: i32,
     pub s: i32,
 }

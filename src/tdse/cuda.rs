@@ -9,7 +9,7 @@ use super::potential::Absorber;
 use super::scheme::Prev;
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
-use crate::sturmian::scalar::{as_doubles, as_doubles_mut};
+use crate::math::scalar::{as_doubles, as_doubles_mut};
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 use num_complex::Complex64 as C64;
 use std::ops::Range;

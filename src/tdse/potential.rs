@@ -132,8 +132,9 @@ pub enum Surface {
     Chulkov { x_surface: f64, spacing: f64, a10: f64, a1: f64, a2: f64, beta: f64 },
 }
 
-/// 1 hartree in eV (CODATA 2018: twice the Rydberg energy).
-pub const HARTREE_EV: f64 = 2.0 * crate::rates::constants::RYDBERG_EV;
+/// 1 hartree in eV (CODATA 2018: E_h = 2 Ry = 27.211386245988 eV; the double is exactly twice
+/// the rates family's Rydberg energy, 13.605693122994 eV).
+pub const HARTREE_EV: f64 = 27.211_386_245_988;
 
 /// The Chulkov potential's amplitudes in hartree and derived constants (module docs).
 #[derive(Clone, Copy, Debug)]

@@ -5,7 +5,7 @@
 //! the end: no host round trip inside the run unless a progress callback or a time limit is set
 //! (then the host waits for each launch to report how far the run is).
 
-use super::source::{ElectronState, StateRates};
+use super::state::{ElectronState, StateRates};
 use super::{sample, CrModel, CrSample, CrSettings};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
@@ -120,7 +120,7 @@ const FD_NODES: usize = 64;
 
 /// What a model keeps on one GPU between calls: its packed transitions (`pack`) and the
 /// quadrature rules of the settings it was last used with.
-pub(crate) struct Resident {
+struct Resident {
     ordinal: usize,
     n_nodes: usize,
     real: CudaSlice<f64>,
@@ -136,8 +136,9 @@ pub(crate) struct Resident {
 fn resident(device: &CudaDevice, model: &CrModel, settings: &CrSettings) -> Result<Arc<Resident>> {
     let n_nodes = settings.quadrature.rule().len();
     let mut slot = model.device_copy().lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(r) = slot.as_ref().filter(|r| r.ordinal == device.ordinal() && r.n_nodes == n_nodes) {
-        return Ok(r.clone());
+    let kept = slot.clone().and_then(|r| r.downcast::<Resident>().ok());
+    if let Some(r) = kept.filter(|r| r.ordinal == device.ordinal() && r.n_nodes == n_nodes) {
+        return Ok(r);
     }
     let (real, index) = pack(model)?;
     let rule = settings.quadrature.rule();
@@ -152,11 +153,11 @@ fn resident(device: &CudaDevice, model: &CrModel, settings: &CrSettings) -> Resu
         fd_nodes: device.upload(fd_rule.nodes())?,
         fd_weights: device.upload(fd_rule.weights())?,
     });
-    *slot = Some(r.clone());
+    *slot = Some(r.clone() as Arc<dyn std::any::Any + Send + Sync>);
     Ok(r)
 }
 
-/// The rates of `model` at each of `states` on the device (see [`super::source::rates_at`]),
+/// The rates of `model` at each of `states` on the device (see [`super::rates_at`]),
 /// Newton's eta = mu/T of each inversion started from `eta_guesses` (NaN: no guess): upload the
 /// states, two launches (inversions; rates), one download.
 pub(super) fn rates_at(

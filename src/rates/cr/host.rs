@@ -1,13 +1,12 @@
 //! Host-side CR assembly: the flows between levels of one electron state's rates, gathered into
 //! the rate matrices of paper eqs. 27-28, the system matrix of the stiff integrator, or, without
-//! any n x n matrix, straight into the right-hand side; and the fixed-step RK4 loop of the CPU
-//! backend.
+//! any n x n matrix, straight into the right-hand side. The rates come from the backend in force
+//! ([`super::rates_at`]).
 
-use super::source::{rates_at, rates_at_temperature, ElectronState, StateRates};
-use super::{sample, CrModel, CrSample, CrSettings};
+use super::state::{ElectronState, StateRates};
+use super::{rates_at, rates_at_temperature, CrModel, CrSettings};
 use crate::error::{require_finite_result, Error, Result};
 use crate::memory;
-use crate::progress::Tracker;
 use crate::rates::fermi;
 
 /// The rate matrices of one plasma state: dN/dt = M N (eq. 27) and du/dt = M' . N (eq. 28, with
@@ -171,48 +170,4 @@ pub(super) fn derivatives(
     dy[n] = du;
     require_finite_result("dydt", &dy, |i| if i < n { format!("level {i}") } else { "the energy density".into() })?;
     Ok((dy, [rates.te_ev, rates.mu_ev, rates.ne_cm3]))
-}
-
-/// Classical RK4 with a fixed step on the host, every stage's rates from the CPU backend. A stage
-/// that leaves the physical domain stops the run (`dt_s` too large for the stiffest rate).
-pub(super) fn run_rk4(
-    model: &CrModel,
-    settings: &CrSettings,
-    y0: &[f64],
-    dt: f64,
-    n_steps: u64,
-    sample_every: u64,
-    tracker: &mut Tracker,
-) -> Result<Vec<CrSample>> {
-    let mut y = memory::copy_of("the RK4 state", y0)?;
-    let n_samples = 1 + n_steps.div_ceil(sample_every) as usize;
-    let mut samples = memory::with_capacity("the RK4 samples", n_samples)?;
-    samples.push(sample(model, settings.stats, 0.0, &y)?);
-    let stage = |base: &[f64], k: &[f64], h: f64| -> Vec<f64> { base.iter().zip(k).map(|(a, b)| a + h * b).collect() };
-    for step in 1..=n_steps {
-        let diverged = |e: Error| diverged(step, e);
-        let (k1, _) = derivatives(model, settings, "y", &y).map_err(diverged)?;
-        let (k2, _) = derivatives(model, settings, "y", &stage(&y, &k1, 0.5 * dt)).map_err(diverged)?;
-        let (k3, _) = derivatives(model, settings, "y", &stage(&y, &k2, 0.5 * dt)).map_err(diverged)?;
-        let (k4, _) = derivatives(model, settings, "y", &stage(&y, &k3, dt)).map_err(diverged)?;
-        for i in 0..y.len() {
-            y[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-        }
-        if step % sample_every == 0 || step == n_steps {
-            samples.push(sample(model, settings.stats, step as f64 * dt, &y).map_err(diverged)?);
-        }
-        tracker.update(step as f64, n_steps as f64)?;
-    }
-    Ok(samples)
-}
-
-/// The error of an RK4 step `step` whose stage left the domain of the rates: not converged,
-/// naming `dt_s`.
-fn diverged(step: u64, e: Error) -> Error {
-    match e {
-        Error::InvalidArgument { .. } | Error::NotConverged(_) | Error::NotFinite { .. } => {
-            Error::NotConverged(format!("RK4 step {step} left the physical domain ({e}); use a smaller `dt_s`"))
-        }
-        other => other,
-    }
 }

@@ -17,17 +17,19 @@
 //! L-stable Rosenbrock method ROS4 with the Jacobian that the CR structure gives for two extra rate
 //! evaluations ([`stiff`]), for the stiff systems CR models are, one or many at once.
 
+mod cpu;
 mod cuda;
 mod host;
 pub mod model;
-pub mod source;
+mod state;
 mod stiff;
 
 pub use host::{rate_matrices, RateMatrices};
 pub use model::{CrExcitation, CrIonization, CrModel};
+pub use state::{ElectronState, StateRates};
 pub use stiff::StiffTolerances;
 
-use super::{Quadrature, Statistics};
+use super::{PlasmaState, Quadrature, Statistics};
 use crate::backend::{self, Backend};
 use crate::error::{require_positive, Error, Result};
 use crate::memory;
@@ -121,7 +123,7 @@ pub fn run_rk4_systems(
     let runs = match backend::current()? {
         Backend::Cpu => memory::try_collect(
             "the runs",
-            ys.iter().map(|y| host::run_rk4(model, settings, y, dt_s, n_steps, sample_every, &mut tracker)),
+            ys.iter().map(|y| cpu::run_rk4(model, settings, y, dt_s, n_steps, sample_every, &mut tracker)),
         )?,
         Backend::Cuda(d) => cuda::run_rk4(&d, model, settings, ys, dt_s, n_steps, sample_every, &mut tracker)?,
     };
@@ -198,6 +200,39 @@ fn check_run(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<()> {
 pub fn derivatives(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<(Vec<f64>, [f64; 3])> {
     model.check_state("y", y)?;
     host::derivatives(model, settings, "y", y)
+}
+
+/// The rates of `model` at each of `states`, on the backend in force: one result per state (a
+/// state outside the rates' domain fails alone). Errors of the call itself (device, memory) are
+/// the outer error.
+pub fn rates_at(model: &CrModel, settings: &CrSettings, states: &[ElectronState]) -> Result<Vec<Result<StateRates>>> {
+    rates_at_near(model, settings, states, &vec![f64::NAN; states.len()])
+}
+
+/// [`rates_at`] with a guess of each state's eta = mu/T_e (NaN: none) for the temperature
+/// inversion (the GPU's Newton starts from it; the integrators pass the last state's value).
+pub(super) fn rates_at_near(
+    model: &CrModel,
+    settings: &CrSettings,
+    states: &[ElectronState],
+    eta_guesses: &[f64],
+) -> Result<Vec<Result<StateRates>>> {
+    match backend::current()? {
+        Backend::Cpu => cpu::rates_at(model, settings, states),
+        Backend::Cuda(d) => cuda::rates_at(&d, model, settings, states, eta_guesses),
+    }
+}
+
+/// The rates of `model` at conditions (T_e, n_e) (mu from them), on the backend in force: what
+/// [`rate_matrices`] shows the caller.
+pub fn rates_at_temperature(model: &CrModel, settings: &CrSettings, te_ev: f64, ne_cm3: f64) -> Result<StateRates> {
+    let c = super::conditions(settings.stats, &[PlasmaState { te_ev, ne_cm3, tr_ev: settings.tr_ev }])?[0];
+    let u = super::fermi::energy_density(settings.stats, te_ev, ne_cm3)?;
+    let state = ElectronState { energy_density: u, ne_cm3 };
+    match backend::current()? {
+        Backend::Cpu => cpu::rates_at_conditions(model, settings, &c),
+        Backend::Cuda(d) => cuda::rates_at_conditions(&d, model, settings, state, &c),
+    }
 }
 
 /// A sample of state `y` at time `t`.

@@ -1,13 +1,13 @@
 //! The atomic model of a CR run: levels (ion charge, statistical weight) and the transitions
 //! between them, with their rate parameters.
 
-use super::cuda::Resident;
 use crate::error::{require_finite, require_positive, Error, Result};
 use crate::memory;
 use crate::rates::{
     check_excitations, check_ionizations, check_photoionizations, Excitation, Ionization, Photoionization,
     DENSITY_RANGE_CM3,
 };
+use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 /// A collisional excitation between two levels of one ion (indices 0-based).
@@ -49,11 +49,12 @@ pub struct CrModel {
     device_copy: DeviceCopy,
 }
 
-/// The model's transitions as last uploaded to a GPU (`cuda.rs` `resident`), kept for later
-/// calls. Not part of the model's value: a clone starts without one, and models compare equal
-/// whatever their copies.
+/// The model's transitions as last uploaded to a GPU, kept for later calls: what `cuda.rs` puts
+/// there (its `Resident`) and alone reads back, so the model does not depend on the GPU path. Not
+/// part of the model's value: a clone starts without one, and models compare equal whatever their
+/// copies.
 #[derive(Default)]
-pub(super) struct DeviceCopy(Mutex<Option<Arc<Resident>>>);
+pub(super) struct DeviceCopy(Mutex<Option<Arc<dyn Any + Send + Sync>>>);
 
 impl Clone for DeviceCopy {
     fn clone(&self) -> Self {
@@ -274,7 +275,7 @@ impl CrModel {
     }
 
     /// The slot of the model's device copy.
-    pub(super) fn device_copy(&self) -> &Mutex<Option<Arc<Resident>>> {
+    pub(super) fn device_copy(&self) -> &Mutex<Option<Arc<dyn Any + Send + Sync>>> {
         &self.device_copy.0
     }
 }

@@ -15,7 +15,7 @@
 //! at n_e (1 - EPS) and u (1 + EPS) (directions that keep u above the Fermi ground state). A step
 //! costs five rate evaluations (the state, its two neighbours, stages 2 and 3), where a
 //! finite-difference Jacobian costs one per unknown. Every cell's evaluations of a stage go to
-//! the backend in one call ([`super::source::rates_at`]): on a GPU one launch for all cells.
+//! the backend in one call ([`super::rates_at`]): on a GPU one launch for all cells.
 //!
 //! Step control: the weighted RMS norm of the error with weights atol_j + rtol max(|y_j|,
 //! |y_new_j|); h_next = h min(5, max(0.2, 0.9 err^{-1/4})) after acceptance, h max(0.1, min(0.5,
@@ -23,8 +23,8 @@
 //! allowance rejects the step (halved); within it, it is set to zero at acceptance.
 
 use super::host::{apply, electron_state, rename_energy_error, system_matrix};
-use super::source::{rates_at_near, ElectronState, StateRates};
-use super::{sample, CrModel, CrSample, CrSettings};
+use super::state::{ElectronState, StateRates};
+use super::{rates_at_near, sample, CrModel, CrSample, CrSettings};
 use crate::error::{Error, Result};
 use crate::math::dense::Lu;
 use crate::memory;

@@ -1,8 +1,10 @@
-//! The element type of a basis: real (`f64`) or complex (`Complex64`) double.
+//! Real (`f64`) or complex (`Complex64`) doubles, and their view as plain doubles (the layout of
+//! device buffers and of the C ABI): the element type of a Sturmian basis, and the complex wave
+//! function of the TDSE as its kernels read it.
 //!
 //! Bound-state Generalized Sturmian Functions (negative energies, real generating potentials)
 //! are real; scattering ones (outgoing conditions, E > 0) are complex with complex β. Every
-//! integral of the family is a *bilinear* form (no complex conjugation, as the paper's eqs. 13-15
+//! integral of that family is a *bilinear* form (no complex conjugation, as the paper's eqs. 13-15
 //! are written for GSFs), so the same code serves both types.
 
 use num_complex::Complex64;

@@ -1,0 +1,146 @@
+//! The CPU reference of the CR sub-family: every rate of a model at many electron states (the
+//! temperature inversions, then every (state, transition) pair of integrals of
+//! [`crate::rates::integrals`] spread over the rayon pool), and the fixed-step RK4 run of the CPU
+//! backend. The model's transitions were checked when the model was made ([`CrModel::new`]), so
+//! nothing is checked or rebuilt here. `cuda.rs` computes the same on a GPU; [`super::rates_at`]
+//! and [`super::run_rk4`] choose between them.
+
+use super::host::derivatives;
+use super::state::{ElectronState, StateRates};
+use super::{sample, CrModel, CrSample, CrSettings};
+use crate::error::{Error, Result};
+use crate::memory;
+use crate::progress::Tracker;
+use crate::rates::check_temperature;
+use crate::rates::fermi::temperature_from_energy_density;
+use crate::rates::integrals::{self, Conditions};
+use rayon::prelude::*;
+
+/// Electron conditions of a state: (T_e, mu) from (u, n_e), T_e checked against the rates'
+/// range; errors name `u_ev_cm3` or `ne_cm3` (the integrators turn them into shorter steps).
+fn conditions(settings: &CrSettings, state: ElectronState) -> Result<Conditions> {
+    let (te, mu) = temperature_from_energy_density(settings.stats, state.energy_density, state.ne_cm3)?;
+    check_temperature("te_ev", None, te)?;
+    Ok(Conditions { stats: settings.stats, te, mu, ne: state.ne_cm3, tr: settings.tr_ev })
+}
+
+/// One task of a state's rates: the integrals of one transition (or the inverse bremsstrahlung).
+#[derive(Clone, Copy)]
+enum Task {
+    Excitation(usize),
+    Ionization(usize),
+    Photoionization(usize),
+    InverseBremsstrahlung,
+}
+
+/// The (up, down) pair of one task at conditions `c` (inverse bremsstrahlung: (heating per unit
+/// Z^2 N, 0)).
+fn run_task(model: &CrModel, settings: &CrSettings, c: &Conditions, task: Task) -> (f64, f64) {
+    let q = &settings.quadrature;
+    match task {
+        Task::Excitation(i) => integrals::excitation(c, &model.excitation_parameters()[i], q),
+        Task::Ionization(i) => integrals::ionization(c, &model.ionization_parameters()[i], q),
+        Task::Photoionization(i) => integrals::photoionization(c, &model.photoionization_parameters()[i], q),
+        Task::InverseBremsstrahlung => (integrals::inverse_bremsstrahlung(c, 1.0, q), 0.0),
+    }
+}
+
+/// The tasks of one state, double integrals first (the longest, so the pool starts them early).
+fn tasks(model: &CrModel) -> Vec<Task> {
+    let (n_exc, n_ion) = (model.excitations().len(), model.ionizations().len());
+    let mut t: Vec<Task> = (0..n_ion).map(Task::Ionization).collect();
+    t.extend((0..n_exc).map(Task::Excitation));
+    t.extend((0..n_ion).map(Task::Photoionization));
+    t.push(Task::InverseBremsstrahlung);
+    t
+}
+
+fn store(rates: &mut StateRates, task: Task, (up, down): (f64, f64)) {
+    match task {
+        Task::Excitation(i) => (rates.excitation_up[i], rates.excitation_down[i]) = (up, down),
+        Task::Ionization(i) => (rates.ionization_up[i], rates.ionization_down[i]) = (up, down),
+        Task::Photoionization(i) => (rates.photo_rate[i], rates.photo_heating[i]) = (up, down),
+        Task::InverseBremsstrahlung => rates.ib_per_z2n = up,
+    }
+}
+
+/// The rates at one set of conditions (T_e, mu, n_e) on the CPU.
+pub(super) fn rates_at_conditions(model: &CrModel, settings: &CrSettings, c: &Conditions) -> Result<StateRates> {
+    let tasks = tasks(model);
+    let values: Vec<(f64, f64)> = tasks.par_iter().map(|&t| run_task(model, settings, c, t)).collect();
+    let mut rates = StateRates::zeroed(c, model.excitations().len(), model.ionizations().len())?;
+    for (&t, v) in tasks.iter().zip(values) {
+        store(&mut rates, t, v);
+    }
+    rates.check_finite()
+}
+
+/// [`super::rates_at`] on the CPU: the temperature inversions, then every (state, task) pair in
+/// parallel.
+pub(super) fn rates_at(
+    model: &CrModel,
+    settings: &CrSettings,
+    states: &[ElectronState],
+) -> Result<Vec<Result<StateRates>>> {
+    let conds: Vec<Result<Conditions>> = states.par_iter().map(|&s| conditions(settings, s)).collect();
+    let tasks = tasks(model);
+    let pairs: Vec<(usize, Task)> =
+        (0..states.len()).filter(|&s| conds[s].is_ok()).flat_map(|s| tasks.iter().map(move |&t| (s, t))).collect();
+    let values: Vec<(f64, f64)> =
+        pairs.par_iter().map(|&(s, t)| run_task(model, settings, conds[s].as_ref().expect("filtered"), t)).collect();
+    let (n_exc, n_ion) = (model.excitations().len(), model.ionizations().len());
+    let mut out: Vec<Result<StateRates>> = memory::try_collect(
+        "the rates of the states",
+        conds.into_iter().map(|c| Ok(c.and_then(|c| StateRates::zeroed(&c, n_exc, n_ion)))),
+    )?;
+    for (&(s, t), v) in pairs.iter().zip(values) {
+        if let Ok(r) = &mut out[s] {
+            store(r, t, v);
+        }
+    }
+    Ok(out.into_iter().map(|r| r.and_then(StateRates::check_finite)).collect())
+}
+
+/// Classical RK4 with a fixed step on the host, every stage's rates from the CPU backend. A stage
+/// that leaves the physical domain stops the run (`dt_s` too large for the stiffest rate).
+pub(super) fn run_rk4(
+    model: &CrModel,
+    settings: &CrSettings,
+    y0: &[f64],
+    dt: f64,
+    n_steps: u64,
+    sample_every: u64,
+    tracker: &mut Tracker,
+) -> Result<Vec<CrSample>> {
+    let mut y = memory::copy_of("the RK4 state", y0)?;
+    let n_samples = 1 + n_steps.div_ceil(sample_every) as usize;
+    let mut samples = memory::with_capacity("the RK4 samples", n_samples)?;
+    samples.push(sample(model, settings.stats, 0.0, &y)?);
+    let stage = |base: &[f64], k: &[f64], h: f64| -> Vec<f64> { base.iter().zip(k).map(|(a, b)| a + h * b).collect() };
+    for step in 1..=n_steps {
+        let diverged = |e: Error| diverged(step, e);
+        let (k1, _) = derivatives(model, settings, "y", &y).map_err(diverged)?;
+        let (k2, _) = derivatives(model, settings, "y", &stage(&y, &k1, 0.5 * dt)).map_err(diverged)?;
+        let (k3, _) = derivatives(model, settings, "y", &stage(&y, &k2, 0.5 * dt)).map_err(diverged)?;
+        let (k4, _) = derivatives(model, settings, "y", &stage(&y, &k3, dt)).map_err(diverged)?;
+        for i in 0..y.len() {
+            y[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+        if step % sample_every == 0 || step == n_steps {
+            samples.push(sample(model, settings.stats, step as f64 * dt, &y).map_err(diverged)?);
+        }
+        tracker.update(step as f64, n_steps as f64)?;
+    }
+    Ok(samples)
+}
+
+/// The error of an RK4 step `step` whose stage left the domain of the rates: not converged,
+/// naming `dt_s`.
+fn diverged(step: u64, e: Error) -> Error {
+    match e {
+        Error::InvalidArgument { .. } | Error::NotConverged(_) | Error::NotFinite { .. } => {
+            Error::NotConverged(format!("RK4 step {step} left the physical domain ({e}); use a smaller `dt_s`"))
+        }
+        other => other,
+    }
+}
