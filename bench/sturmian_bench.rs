@@ -553,7 +553,9 @@ fn c_abi_landing(b: &mut Bench, nq: usize, n: usize) {
                     ATOMGPU_ORDER_A_FASTEST,
                     h,
                     size as i64,
+                    size as i64,
                     s,
+                    size as i64,
                     size as i64,
                 )
             },

@@ -50,8 +50,8 @@ module atomgpu_linestrength
     ! their eigenstates and the products of the last lower batch. Made by
     ! atomgpu_linestrength_create, released by atomgpu_linestrength_destroy (no finalizer). Not
     ! thread-safe: one handle per thread. Pass the variable itself to procedures, do not copy it
-    ! with `=`: besides the C handle it keeps private bookkeeping (the size of the loaded lower
-    ! batch, used to check the shapes of half and amplitudes) that a copy would not follow.
+    ! with `=`: besides the C handle it keeps n_vib (size(dipole, 1): the range of the 1-based v
+    ! of add_block), which a destroy through another copy would not reset.
     type, public :: atomgpu_linestrength_t
         private
         type(c_ptr) :: ptr = c_null_ptr
@@ -196,14 +196,14 @@ module atomgpu_linestrength
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_linestrength_set_states_on_host(handle, block, n_states, energies, vectors, ld) &
+        function c_atomgpu_linestrength_set_states_on_host(handle, block, n_states, energies, vectors, ld_vectors) &
                 bind(C, name="atomgpu_linestrength_set_states_on_host") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: block
             integer(c_int64_t), value :: n_states
             real(c_double), intent(in) :: energies(*), vectors(*)
-            integer(c_int64_t), value :: ld
+            integer(c_int64_t), value :: ld_vectors
             integer(c_int32_t) :: status
         end function
 
@@ -306,48 +306,48 @@ module atomgpu_linestrength
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_linestrength_set_states(handle, block, n_states, energies, vectors, ld) &
+        function c_atomgpu_linestrength_set_states(handle, block, n_states, energies, vectors, ld_vectors) &
                 bind(C, name="atomgpu_linestrength_set_states") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: block
             integer(c_int64_t), value :: n_states
             real(c_double), intent(in) :: energies(*), vectors(*)
-            integer(c_int64_t), value :: ld
+            integer(c_int64_t), value :: ld_vectors
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_linestrength_load_lower(handle, block, n_lower, vectors, ld, thresh_coeff) &
+        function c_atomgpu_linestrength_load_lower(handle, block, n_lower, vectors, ld_vectors, thresh_coeff) &
                 bind(C, name="atomgpu_linestrength_load_lower") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: block
             integer(c_int64_t), value :: n_lower
             real(c_double), intent(in) :: vectors(*)
-            integer(c_int64_t), value :: ld
+            integer(c_int64_t), value :: ld_vectors
             real(c_double), value :: thresh_coeff
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_linestrength_half(handle, upper_block, thresh_coeff, half, ld_half) &
+        function c_atomgpu_linestrength_half(handle, upper_block, thresh_coeff, half, ld_half, cols_half) &
                 bind(C, name="atomgpu_linestrength_half") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: upper_block
             real(c_double), value :: thresh_coeff
             real(c_double), intent(inout) :: half(*)
-            integer(c_int64_t), value :: ld_half
+            integer(c_int64_t), value :: ld_half, cols_half
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_linestrength_amplitudes(handle, upper_block, thresh_coeff, amplitudes, ld) &
-                bind(C, name="atomgpu_linestrength_amplitudes") result(status)
+        function c_atomgpu_linestrength_amplitudes(handle, upper_block, thresh_coeff, amplitudes, ld_amplitudes, &
+                cols_amplitudes) bind(C, name="atomgpu_linestrength_amplitudes") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: upper_block
             real(c_double), value :: thresh_coeff
             real(c_double), intent(inout) :: amplitudes(*)
-            integer(c_int64_t), value :: ld
+            integer(c_int64_t), value :: ld_amplitudes, cols_amplitudes
             integer(c_int32_t) :: status
         end function
 
@@ -376,15 +376,6 @@ module atomgpu_linestrength
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_linestrength_loaded_batch(handle, block, n_lower) &
-                bind(C, name="atomgpu_linestrength_loaded_batch") result(status)
-            import :: c_int32_t, c_int64_t, c_ptr
-            type(c_ptr), value :: handle
-            integer(c_int32_t), intent(inout) :: block
-            integer(c_int64_t), intent(inout) :: n_lower
-            integer(c_int32_t) :: status
-        end function
-
         function c_atomgpu_linestrength_block_size(handle, block, n_primitive, n_coefficients, n_states) &
                 bind(C, name="atomgpu_linestrength_block_size") result(status)
             import :: c_int32_t, c_int64_t, c_ptr
@@ -410,15 +401,15 @@ module atomgpu_linestrength
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_linestrength_lines_of_lower_batch_buffered(handle, n, block, vectors, ld, energies, ids, &
-                order, params, filters, counts) bind(C, name="atomgpu_linestrength_lines_of_lower_batch_buffered") &
-                result(status)
+        function c_atomgpu_linestrength_lines_of_lower_batch_buffered(handle, n, block, vectors, ld_vectors, energies, &
+                ids, order, params, filters, counts) &
+                bind(C, name="atomgpu_linestrength_lines_of_lower_batch_buffered") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr, atomgpu_intensity_params_t, atomgpu_line_filters_t
             type(c_ptr), value :: handle
             integer(c_int64_t), value :: n
             integer(c_int32_t), intent(in) :: block(*)
             real(c_double), intent(in) :: vectors(*)
-            integer(c_int64_t), value :: ld
+            integer(c_int64_t), value :: ld_vectors
             real(c_double), intent(in) :: energies(*)
             integer(c_int64_t), intent(in) :: ids(*), order(*)
             type(atomgpu_intensity_params_t), intent(in) :: params
@@ -471,6 +462,10 @@ contains
     ! atomgpu_linestrength_state_id) are the 1-based running numbers of the stored states, blocks
     ! in the order they were added. Indices are integer(c_int64_t) except block indices and the
     ! rotational labels j, k, tau (default integer).
+    ! Matrices go to the library as the arrays are: size(a, 1) is the leading dimension, size(a, 2)
+    ! the columns (C's ld_<a> and cols_<a>); the library checks them (size(a, 1) >= the rows
+    ! needed, size(a, 2) >= the columns needed; the rows and columns beyond are neither read nor
+    ! written) and its message, naming ld_<a> or cols_<a>, is the one stat and error stop give.
 
     ! Checks that a line-strength handle was made (C argument position 1 of every function).
     subroutine check_linestrength(h, status)
@@ -479,45 +474,6 @@ contains
         call reject(c_associated(h%ptr), 1, "argument `handle`: was not created by " // &
             "atomgpu_linestrength_create (or was destroyed)", status)
     end subroutine
-
-    ! Checks that a lower batch is loaded and gives its number of states and its block's
-    ! degeneracy (0 when the check fails or an earlier one did).
-    subroutine check_lower_loaded(h, status, n_lower, ndeg)
-        type(atomgpu_linestrength_t), intent(in) :: h
-        integer(c_int32_t), intent(inout) :: status
-        integer(c_int64_t), intent(out) :: n_lower, ndeg
-        integer(c_int32_t) :: block, d
-        n_lower = 0
-        ndeg = 0
-        if (status /= int(ATOMGPU_OK, c_int32_t)) return
-        ! A failure here is the library refusing the handle itself (destroyed through a copy).
-        status = c_atomgpu_linestrength_loaded_batch(h%ptr, block, n_lower)
-        if (status /= int(ATOMGPU_OK, c_int32_t)) then
-            n_lower = 0
-            return
-        end if
-        call reject(n_lower > 0, 1, "argument `handle`: no lower batch is loaded (call " // &
-            "atomgpu_linestrength_load_lower first; line_list and count_lines replace the loaded batch)", status)
-        if (status /= int(ATOMGPU_OK, c_int32_t)) then
-            n_lower = 0
-            return
-        end if
-        status = c_atomgpu_linestrength_block_ndeg(h%ptr, block, d)
-        ndeg = d
-    end subroutine
-
-    ! The degeneracy of the 1-based block `block` (already checked), 0 after a failed check.
-    function block_degeneracy(h, block, status) result(ndeg)
-        type(atomgpu_linestrength_t), intent(in) :: h
-        integer, intent(in) :: block
-        integer(c_int32_t), intent(inout) :: status
-        integer(c_int64_t) :: ndeg
-        integer(c_int32_t) :: d
-        ndeg = 0
-        if (status /= int(ATOMGPU_OK, c_int32_t)) return
-        status = c_atomgpu_linestrength_block_ndeg(h%ptr, int(block - 1, c_int32_t), d)
-        ndeg = d
-    end function
 
     ! Checks the 1-based block index `block` (C argument `name`, at `position`; `element`: its
     ! 1-based element when the argument is an array) against the blocks of the handle, and gives
@@ -1108,9 +1064,9 @@ contains
     end subroutine
 
     ! Stores the eigenstates of block `block` (replacing earlier ones): energies(n_states)
-    ! [cm^-1, absolute] and the eigenvectors as the columns of vectors(n_coefficients, n_states)
-    ! (n_coefficients: n_sym for a symmetrised block, n_primitive otherwise). Stored states get
-    ! the ExoMol IDs of atomgpu_linestrength_state_id.
+    ! [cm^-1, absolute] and the eigenvectors as the columns of vectors(>= n_coefficients, n_states)
+    ! (n_coefficients: n_sym for a symmetrised block, n_primitive otherwise; rows beyond are not
+    ! read). Stored states get the ExoMol IDs of atomgpu_linestrength_state_id.
     subroutine atomgpu_linestrength_set_states(h, block, energies, vectors, stat)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: block
@@ -1140,7 +1096,8 @@ contains
         call finish(status, stat, "atomgpu_linestrength_set_states_on_host")
     end subroutine
 
-    ! The checks and the C call of the two set_states wrappers.
+    ! The checks and the C call of the two set_states wrappers: C takes one n_states for energies
+    ! and the columns of vectors.
     subroutine store_states(h, block, energies, vectors, on_host, status)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: block
@@ -1150,23 +1107,20 @@ contains
         integer(c_int64_t) :: np, nc, ns
         call check_linestrength(h, status)
         call check_block(h, "block", block, 2, status, np, nc, ns)
-        call reject(size(vectors, 1, kind=c_int64_t) == nc, 5, size_message("vectors", &
-            size(vectors, 1, kind=c_int64_t), "rows", nc, "n_coefficients of block " // &
-            itoa(int(block, c_int64_t))), status)
         call reject(size(vectors, 2, kind=c_int64_t) == size(energies, kind=c_int64_t), 5, size_message("vectors", &
             size(vectors, 2, kind=c_int64_t), "columns", size(energies, kind=c_int64_t), "size(energies) = n_states"), &
             status)
         if (status /= int(ATOMGPU_OK, c_int32_t)) return
         if (on_host) then
             status = c_atomgpu_linestrength_set_states_on_host(h%ptr, int(block - 1, c_int32_t), &
-                size(energies, kind=c_int64_t), energies, vectors, max(nc, 1_c_int64_t))
+                size(energies, kind=c_int64_t), energies, vectors, size(vectors, 1, kind=c_int64_t))
         else
             status = c_atomgpu_linestrength_set_states(h%ptr, int(block - 1, c_int32_t), &
-                size(energies, kind=c_int64_t), energies, vectors, max(nc, 1_c_int64_t))
+                size(energies, kind=c_int64_t), energies, vectors, size(vectors, 1, kind=c_int64_t))
         end if
     end subroutine
 
-    ! Loads a batch of lower states of block `block`, the columns of vectors(n_coefficients,
+    ! Loads a batch of lower states of block `block`, the columns of vectors(>= n_coefficients,
     ! n_lower), and computes their dipole products (the first step of eq. 14); primitive
     ! coefficients with |c| <= thresh_coeff are skipped. atomgpu_linestrength_half and
     ! atomgpu_linestrength_amplitudes then work on this batch (line_list and count_lines replace it).
@@ -1178,24 +1132,20 @@ contains
         real(c_double), intent(in) :: thresh_coeff
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: np, nc, ns, n
+        integer(c_int64_t) :: np, nc, ns
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_linestrength(h, status)
         call check_block(h, "block", block, 2, status, np, nc, ns)
-        call reject(size(vectors, 1, kind=c_int64_t) == nc, 4, size_message("vectors", &
-            size(vectors, 1, kind=c_int64_t), "rows", nc, "n_coefficients of block " // &
-            itoa(int(block, c_int64_t))), status)
-        n = size(vectors, 2, kind=c_int64_t)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
-            status = c_atomgpu_linestrength_load_lower(h%ptr, int(block - 1, c_int32_t), n, vectors, &
-                max(nc, 1_c_int64_t), thresh_coeff)
+            status = c_atomgpu_linestrength_load_lower(h%ptr, int(block - 1, c_int32_t), size(vectors, 2, &
+                kind=c_int64_t), vectors, size(vectors, 1, kind=c_int64_t), thresh_coeff)
         end if
         call finish(status, stat, "atomgpu_linestrength_load_lower")
     end subroutine
 
     ! Half-linestrengths (eq. 14, Debye) of the loaded lower batch into block upper_block:
-    ! half(n_primitive of upper_block, ndeg'' n_lower), on the upper block's primitive functions,
+    ! half(>= n_primitive of upper_block, >= ndeg'' n_lower), on the upper block's primitive functions,
     ! column d + ndeg'' (i - 1) for component d (1-based) of lower state i (ndeg'': the lower
     ! block's degeneracy, 1 for non-degenerate species: column i). 3j symbols below thresh_coeff
     ! are skipped. |J' - J''| <= 1 and J' + J'' >= 1.
@@ -1206,28 +1156,22 @@ contains
         real(c_double), intent(inout), contiguous :: half(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: np, nc, ns, n_lower, ndeg_lower
+        integer(c_int64_t) :: np, nc, ns
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_linestrength(h, status)
-        call check_lower_loaded(h, status, n_lower, ndeg_lower)
         call check_block(h, "upper_block", upper_block, 2, status, np, nc, ns)
-        call reject(size(half, 1, kind=c_int64_t) == np, 4, size_message("half", size(half, 1, kind=c_int64_t), &
-            "rows", np, "n_primitive of upper_block"), status)
-        call reject(size(half, 2, kind=c_int64_t) == ndeg_lower * n_lower, 4, size_message("half", &
-            size(half, 2, kind=c_int64_t), "columns", ndeg_lower * n_lower, &
-            "ndeg of the lower block x the n_lower states of the loaded batch"), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_linestrength_half(h%ptr, int(upper_block - 1, c_int32_t), thresh_coeff, half, &
-                max(np, 1_c_int64_t))
+                size(half, 1, kind=c_int64_t), size(half, 2, kind=c_int64_t))
         end if
         call finish(status, stat, "atomgpu_linestrength_half")
     end subroutine
 
     ! Transition amplitudes a(f, i) = sum_p c^f_p h_p(i) (eq. 15 before squaring, Debye) of the
     ! stored states f of block upper_block with the states i of the loaded lower batch:
-    ! amplitudes(n_states of upper_block, n_lower); L = a^2. For degenerate species one amplitude
-    ! per component pair (TROVE's linestr_deg(d'', d')): amplitudes(n_states, ndeg'' n_lower ndeg'),
+    ! amplitudes(>= n_states of upper_block, >= n_lower); L = a^2. For degenerate species one amplitude
+    ! per component pair (TROVE's linestr_deg(d'', d')): amplitudes(>= n_states, >= ndeg'' n_lower ndeg'),
     ! column d'' + ndeg'' (i - 1 + n_lower (d' - 1)) (1-based components), L = sum a^2 / ndeg''.
     subroutine atomgpu_linestrength_amplitudes(h, upper_block, thresh_coeff, amplitudes, stat)
         type(atomgpu_linestrength_t), intent(in) :: h
@@ -1236,21 +1180,14 @@ contains
         real(c_double), intent(inout), contiguous :: amplitudes(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: np, nc, ns, n_lower, ndeg_lower, columns
+        integer(c_int64_t) :: np, nc, ns
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_linestrength(h, status)
-        call check_lower_loaded(h, status, n_lower, ndeg_lower)
         call check_block(h, "upper_block", upper_block, 2, status, np, nc, ns)
-        columns = ndeg_lower * n_lower * block_degeneracy(h, upper_block, status)
-        call reject(size(amplitudes, 1, kind=c_int64_t) == ns, 4, size_message("amplitudes", &
-            size(amplitudes, 1, kind=c_int64_t), "rows", ns, "n_states of upper_block"), status)
-        call reject(size(amplitudes, 2, kind=c_int64_t) == columns, 4, size_message("amplitudes", &
-            size(amplitudes, 2, kind=c_int64_t), "columns", columns, &
-            "ndeg'' x the n_lower states of the loaded batch x ndeg'"), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_linestrength_amplitudes(h%ptr, int(upper_block - 1, c_int32_t), thresh_coeff, &
-                amplitudes, max(ns, 1_c_int64_t))
+                amplitudes, size(amplitudes, 1, kind=c_int64_t), size(amplitudes, 2, kind=c_int64_t))
         end if
         call finish(status, stat, "atomgpu_linestrength_amplitudes")
     end subroutine
@@ -1505,7 +1442,8 @@ contains
     ! within the block; written in the .states/.trans files and carried by every line; TROVE:
     ! ilevel + nsize_base(gamma)) and order keys (TROVE's .trans is sorted by the lower state's
     ! key, then the upper's; TROVE: the level's position in its energy-sorted list): one of each
-    ! per stored state. The next set_states of the block drops them.
+    ! per stored state (size(ids) is C's n_states, which the library checks against the block's
+    ! stored states). The next set_states of the block drops them.
     subroutine atomgpu_linestrength_set_state_labels(h, block, ids, order, stat)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: block
@@ -1517,14 +1455,11 @@ contains
         status = int(ATOMGPU_OK, c_int32_t)
         call check_linestrength(h, status)
         call check_block(h, "block", block, 2, status, np, nc, ns)
+        call reject(size(order) == size(ids), 5, "argument `order`: has " // itoa(size(order, kind=c_int64_t)) // &
+            " entries, `ids` " // itoa(size(ids, kind=c_int64_t)), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
-            call reject(size(ids, kind=c_int64_t) == ns, 3, "argument `ids`: has " // itoa(size(ids, kind=c_int64_t)) // &
-                " entries, block " // itoa(int(block, c_int64_t)) // " has " // itoa(ns) // " stored states", status)
-            call reject(size(order) == size(ids), 4, "argument `order`: has " // itoa(size(order, kind=c_int64_t)) // &
-                " entries, `ids` " // itoa(size(ids, kind=c_int64_t)), status)
-        end if
-        if (status == int(ATOMGPU_OK, c_int32_t)) then
-            status = c_atomgpu_linestrength_set_state_labels(h%ptr, int(block - 1, c_int32_t), ns, ids, order)
+            status = c_atomgpu_linestrength_set_state_labels(h%ptr, int(block - 1, c_int32_t), &
+                size(ids, kind=c_int64_t), ids, order)
         end if
         call finish(status, stat, "atomgpu_linestrength_set_state_labels")
     end subroutine

@@ -14,9 +14,12 @@
 !
 ! A basis is real or complex (is_complex at creation): its values, beta and every matrix result
 ! are then real(c_double) or complex(c_double_complex) arrays (the generic procedures take
-! either; the kind must match the basis). Products are bilinear (no conjugation). Matrices are
-! the leading part of the array passed: size(a, 1) is the leading dimension (>= the row count,
-! checked by the library), size(a, 2) must be the column count.
+! either; the kind must match the basis). Products are bilinear (no conjugation). Matrices go to
+! the library as the arrays are: size(a, 1) is the leading dimension, size(a, 2) the columns (C's
+! ld_<a> and cols_<a>; an output vector's size is C's len_<a>). The library checks them
+! (size(a, 1) >= the rows needed, size(a, 2) >= the columns needed; the rows and columns beyond
+! are neither read nor written), and its message, naming ld_<a>, cols_<a> or len_<a>, is the one
+! stat and error stop give.
 module atomgpu_sturmian
     use, intrinsic :: iso_c_binding, only: c_int32_t, c_int64_t, c_double, c_double_complex, c_ptr, &
         c_null_ptr, c_associated
@@ -35,9 +38,6 @@ module atomgpu_sturmian
     integer(c_int32_t), parameter, public :: ATOMGPU_EXCHANGE_SYMMETRIC = 1       ! (1 + P12)/sqrt(2): singlet
     integer(c_int32_t), parameter, public :: ATOMGPU_EXCHANGE_ANTISYMMETRIC = 2   ! (1 - P12)/sqrt(2): triplet
 
-    ! Largest angular momentum of a channel (the library's MAX_L).
-    integer, parameter :: max_l = 200
-
     public :: atomgpu_sturmian_grid, atomgpu_sturmian_n_points, atomgpu_sturmian_create, atomgpu_sturmian_destroy
     public :: atomgpu_sturmian_add_channel, atomgpu_sturmian_add_gsf, atomgpu_sturmian_one_electron
     public :: atomgpu_sturmian_one_electron_block, atomgpu_sturmian_repulsion, atomgpu_sturmian_repulsion_dev
@@ -49,15 +49,14 @@ module atomgpu_sturmian
     ! Made by atomgpu_sturmian_create, released by atomgpu_sturmian_destroy (no finalizer). The
     ! library locks the handle during each call, so one basis may be shared between threads. Pass
     ! the variable itself to procedures, do not copy it with `=`: besides the C handle it keeps
-    ! private bookkeeping (real or complex, the grid's sizes and the size of every channel added
-    ! through it, used to check the shapes of the arrays) that a copy would not follow.
+    ! what it was created with (real or complex, the grid's nq: the kind and size of the potential
+    ! arrays, which the C interface takes by address alone), which a copy would not follow after a
+    ! destroy.
     type, public :: atomgpu_sturmian_basis
         private
         type(c_ptr) :: ptr = c_null_ptr
         logical :: is_complex = .false.
-        integer(c_int64_t) :: nq = 0, n_points = 0
-        ! Functions of channel (electron, l): sizes(l, electron); 0: none added.
-        integer(c_int64_t) :: sizes(0:max_l, 0:1) = 0
+        integer(c_int64_t) :: nq = 0
     end type
 
     ! What a Hamiltonian is assembled for (eq. 12; C struct atomgpu_sturmian_params). Set every
@@ -140,28 +139,28 @@ module atomgpu_sturmian
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_add_channel(handle, electron, l, n, values, ld, beta, generating, central) &
+        function c_atomgpu_sturmian_add_channel(handle, electron, l, n, values, ld_values, beta, generating, central) &
                 bind(C, name="atomgpu_sturmian_add_channel") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: electron, l
             integer(c_int64_t), value :: n
             type(*), intent(in) :: values(*)
-            integer(c_int64_t), value :: ld
+            integer(c_int64_t), value :: ld_values
             type(*), intent(in) :: beta(*)
             real(c_double), intent(in) :: generating(*)
             real(c_double), intent(in), optional :: central(*)
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_add_channel_at_energy(handle, electron, l, n, values, ld, beta, generating, &
-                central, energy) bind(C, name="atomgpu_sturmian_add_channel_at_energy") result(status)
+        function c_atomgpu_sturmian_add_channel_at_energy(handle, electron, l, n, values, ld_values, beta, &
+                generating, central, energy) bind(C, name="atomgpu_sturmian_add_channel_at_energy") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: electron, l
             integer(c_int64_t), value :: n
             type(*), intent(in) :: values(*)
-            integer(c_int64_t), value :: ld
+            integer(c_int64_t), value :: ld_values
             type(*), intent(in) :: beta(*)
             real(c_double), intent(in) :: generating(*)
             real(c_double), intent(in), optional :: central(*)
@@ -169,14 +168,15 @@ module atomgpu_sturmian
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_channel_values(handle, electron, l, values, ld, beta, generating, central, energy) &
-                bind(C, name="atomgpu_sturmian_channel_values") result(status)
+        function c_atomgpu_sturmian_channel_values(handle, electron, l, values, ld_values, cols_values, beta, &
+                len_beta, generating, central, energy) bind(C, name="atomgpu_sturmian_channel_values") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: electron, l
             type(*), intent(inout), optional :: values(*)
-            integer(c_int64_t), value :: ld
+            integer(c_int64_t), value :: ld_values, cols_values
             type(*), intent(inout), optional :: beta(*)
+            integer(c_int64_t), value :: len_beta
             real(c_double), intent(inout), optional :: generating(*), central(*)
             real(c_double), intent(inout), optional :: energy
             integer(c_int32_t) :: status
@@ -193,46 +193,48 @@ module atomgpu_sturmian
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_one_electron(handle, electron, l, overlap, generating, ld) &
-                bind(C, name="atomgpu_sturmian_one_electron") result(status)
+        function c_atomgpu_sturmian_one_electron(handle, electron, l, overlap, ld_overlap, cols_overlap, generating, &
+                ld_generating, cols_generating) bind(C, name="atomgpu_sturmian_one_electron") result(status)
             import :: c_int32_t, c_int64_t, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: electron, l
-            type(*), intent(inout) :: overlap(*), generating(*)
-            integer(c_int64_t), value :: ld
+            type(*), intent(inout) :: overlap(*)
+            integer(c_int64_t), value :: ld_overlap, cols_overlap
+            type(*), intent(inout) :: generating(*)
+            integer(c_int64_t), value :: ld_generating, cols_generating
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_one_electron_block(handle, params, la, lb, order, h, ldh, s, lds) &
-                bind(C, name="atomgpu_sturmian_one_electron_block") result(status)
+        function c_atomgpu_sturmian_one_electron_block(handle, params, la, lb, order, h, ld_h, cols_h, s, ld_s, &
+                cols_s) bind(C, name="atomgpu_sturmian_one_electron_block") result(status)
             import :: c_int32_t, c_int64_t, c_ptr, atomgpu_sturmian_params_t
             type(c_ptr), value :: handle
             type(atomgpu_sturmian_params_t), intent(in) :: params
             integer(c_int32_t), value :: la, lb, order
             type(*), intent(inout) :: h(*)
-            integer(c_int64_t), value :: ldh
+            integer(c_int64_t), value :: ld_h, cols_h
             type(*), intent(inout) :: s(*)
-            integer(c_int64_t), value :: lds
+            integer(c_int64_t), value :: ld_s, cols_s
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_repulsion(handle, lpa, lpb, la, lb, l, order, out, ld) &
+        function c_atomgpu_sturmian_repulsion(handle, lpa, lpb, la, lb, l, order, out, ld_out, cols_out) &
                 bind(C, name="atomgpu_sturmian_repulsion") result(status)
             import :: c_int32_t, c_int64_t, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: lpa, lpb, la, lb, l, order
             type(*), intent(inout) :: out(*)
-            integer(c_int64_t), value :: ld
+            integer(c_int64_t), value :: ld_out, cols_out
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_repulsion_dev(handle, lpa, lpb, la, lb, l, order, out_dev, len, ld) &
-                bind(C, name="atomgpu_sturmian_repulsion_dev") result(status)
+        function c_atomgpu_sturmian_repulsion_dev(handle, lpa, lpb, la, lb, l, order, out_dev, len_out_dev, &
+                ld_out_dev) bind(C, name="atomgpu_sturmian_repulsion_dev") result(status)
             import :: c_int32_t, c_int64_t, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: lpa, lpb, la, lb, l, order
             type(c_ptr), value :: out_dev
-            integer(c_int64_t), value :: len, ld
+            integer(c_int64_t), value :: len_out_dev, ld_out_dev
             integer(c_int32_t) :: status
         end function
 
@@ -255,8 +257,8 @@ module atomgpu_sturmian
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_hamiltonian(handle, params, n_pairs, la, lb, order, h, ldh, s, lds) &
-                bind(C, name="atomgpu_sturmian_hamiltonian") result(status)
+        function c_atomgpu_sturmian_hamiltonian(handle, params, n_pairs, la, lb, order, h, ld_h, cols_h, s, ld_s, &
+                cols_s) bind(C, name="atomgpu_sturmian_hamiltonian") result(status)
             import :: c_int32_t, c_int64_t, c_ptr, atomgpu_sturmian_params_t
             type(c_ptr), value :: handle
             type(atomgpu_sturmian_params_t), intent(in) :: params
@@ -264,23 +266,23 @@ module atomgpu_sturmian
             integer(c_int32_t), intent(in) :: la(*), lb(*)
             integer(c_int32_t), value :: order
             type(*), intent(inout) :: h(*)
-            integer(c_int64_t), value :: ldh
+            integer(c_int64_t), value :: ld_h, cols_h
             type(*), intent(inout) :: s(*)
-            integer(c_int64_t), value :: lds
+            integer(c_int64_t), value :: ld_s, cols_s
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_sturmian_solve(n, h, ldh, s, lds, k, energies, vectors, ldv) &
+        function c_atomgpu_sturmian_solve(n, h, ld_h, s, ld_s, k, energies, vectors, ld_vectors, cols_vectors) &
                 bind(C, name="atomgpu_sturmian_solve") result(status)
             import :: c_int32_t, c_int64_t, c_double
             integer(c_int64_t), value :: n
             real(c_double), intent(in) :: h(*)
-            integer(c_int64_t), value :: ldh
+            integer(c_int64_t), value :: ld_h
             real(c_double), intent(in) :: s(*)
-            integer(c_int64_t), value :: lds, k
+            integer(c_int64_t), value :: ld_s, k
             real(c_double), intent(inout) :: energies(*)
             real(c_double), intent(inout), optional :: vectors(*)
-            integer(c_int64_t), value :: ldv
+            integer(c_int64_t), value :: ld_vectors, cols_vectors
             integer(c_int32_t) :: status
         end function
     end interface
@@ -313,55 +315,6 @@ contains
             call reject(.not. complex_arrays, position, "argument `" // name // "`: is complex, the basis is " // &
                 "real: pass real(c_double) arrays (or create the basis with is_complex = .true.)", status)
         end if
-    end subroutine
-
-    ! Whether electron and l are values the library accepts (else it reports them itself).
-    logical function valid_channel(electron, l)
-        integer, intent(in) :: electron, l
-        valid_channel = (electron == ATOMGPU_ELECTRON_A .or. electron == ATOMGPU_ELECTRON_B) .and. &
-            l >= 0 .and. l <= max_l
-    end function
-
-    ! The size of channel (electron, l) as recorded by this variable; when it has none, rejects
-    ! the call at argument `name` (C position `position`) and gives 0.
-    function channel_size(b, electron, l, position, name, status) result(n)
-        type(atomgpu_sturmian_basis), intent(in) :: b
-        integer, intent(in) :: electron, l, position
-        character(len=*), intent(in) :: name
-        integer(c_int32_t), intent(inout) :: status
-        integer(c_int64_t) :: n
-        character(len=1), parameter :: letter(0:1) = ["A", "B"]
-        n = 0
-        if (status /= int(ATOMGPU_OK, c_int32_t)) return
-        n = b%sizes(l, electron)
-        call reject(n > 0, position, "argument `" // name // "`: names no channel of electron " // &
-            letter(electron) // " (l = " // itoa(int(l, c_int64_t)) // " was not added through this variable)", &
-            status)
-    end function
-
-    ! Rows of the block of pair (la, lb), Na(la) Nb(lb); 0 (and the call rejected at la or lb)
-    ! when a channel is missing. Out-of-range l are left to the library (0 returned, no rejection).
-    function pair_size(b, la, lb, position_a, name_a, position_b, name_b, status) result(n)
-        type(atomgpu_sturmian_basis), intent(in) :: b
-        integer, intent(in) :: la, lb, position_a, position_b
-        character(len=*), intent(in) :: name_a, name_b
-        integer(c_int32_t), intent(inout) :: status
-        integer(c_int64_t) :: n, na, nb
-        n = 0
-        if (.not. (valid_channel(ATOMGPU_ELECTRON_A, la) .and. valid_channel(ATOMGPU_ELECTRON_B, lb))) return
-        na = channel_size(b, ATOMGPU_ELECTRON_A, la, position_a, name_a, status)
-        nb = channel_size(b, ATOMGPU_ELECTRON_B, lb, position_b, name_b, status)
-        n = na * nb
-    end function
-
-    ! The column-count check of an output matrix `name` (C position `position`).
-    subroutine check_columns(name, got, expected, why, position, status)
-        character(len=*), intent(in) :: name, why
-        integer(c_int64_t), intent(in) :: got, expected
-        integer, intent(in) :: position
-        integer(c_int32_t), intent(inout) :: status
-        if (expected <= 0) return
-        call reject(got == expected, position, size_message(name, got, "columns", expected, why), status)
     end subroutine
 
     ! ============================================================================================
@@ -470,8 +423,6 @@ contains
                 b%ptr = handle
                 b%is_complex = want_complex
                 b%nq = nq
-                b%n_points = atomgpu_sturmian_n_points(nq, ns)
-                b%sizes = 0
             end if
         end if
         call finish(status, stat, "atomgpu_sturmian_create")
@@ -490,8 +441,6 @@ contains
         b%ptr = c_null_ptr
         b%is_complex = .false.
         b%nq = 0
-        b%n_points = 0
-        b%sizes = 0
         call finish(status, stat, "atomgpu_sturmian_destroy")
     end subroutine
 
@@ -546,7 +495,6 @@ contains
                 status = c_atomgpu_sturmian_add_channel(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), n, &
                     values, size(values, 1, kind=c_int64_t), beta, generating, central)
             end if
-            if (status == int(ATOMGPU_OK, c_int32_t)) b%sizes(l, electron) = n
         end if
         call finish(status, stat, add_channel_name(present(energy)))
     end subroutine
@@ -577,7 +525,6 @@ contains
                 status = c_atomgpu_sturmian_add_channel(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), n, &
                     values, size(values, 1, kind=c_int64_t), beta, generating, central)
             end if
-            if (status == int(ATOMGPU_OK, c_int32_t)) b%sizes(l, electron) = n
         end if
         call finish(status, stat, add_channel_name(present(energy)))
     end subroutine
@@ -618,38 +565,32 @@ contains
                 status = c_atomgpu_sturmian_add_gsf(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), &
                     int(n, c_int64_t), params)
             end if
-            if (status == int(ATOMGPU_OK, c_int32_t)) b%sizes(l, electron) = n
         end if
         call finish(status, stat, "atomgpu_sturmian_add_gsf")
     end subroutine
 
-    ! Checks shared by the channel_values variants (C positions: values 4, beta 6, generating 7,
-    ! central 8).
-    subroutine check_channel_values(b, complex_arrays, electron, l, values_given, values_cols, beta_given, n_beta, &
-            generating_given, n_generating, central_given, n_central, status)
+    ! Checks shared by the channel_values variants: the kind of values and beta, and the sizes of
+    ! generating and central, which C takes by address alone (C positions: values 4, beta 7,
+    ! generating 9, central 10).
+    subroutine check_channel_values(b, complex_arrays, values_given, beta_given, generating_given, n_generating, &
+            central_given, n_central, status)
         type(atomgpu_sturmian_basis), intent(in) :: b
         logical, intent(in) :: complex_arrays, values_given, beta_given, generating_given, central_given
-        integer, intent(in) :: electron, l
-        integer(c_int64_t), intent(in) :: values_cols, n_beta, n_generating, n_central
+        integer(c_int64_t), intent(in) :: n_generating, n_central
         integer(c_int32_t), intent(inout) :: status
-        integer(c_int64_t) :: n
         call check_basis(b, status)
         if (values_given) call check_kind(b, complex_arrays, 4, "values", status)
-        if (beta_given) call check_kind(b, complex_arrays, 6, "beta", status)
-        if (status /= int(ATOMGPU_OK, c_int32_t) .or. .not. valid_channel(electron, l)) return
-        n = channel_size(b, electron, l, 3, "l", status)
-        if (values_given) call check_columns("values", values_cols, n, "N, the channel's functions", 4, status)
-        if (beta_given) call reject(n_beta == n, 6, size_message("beta", n_beta, "elements", n, &
-            "N, the channel's functions"), status)
-        if (generating_given) call reject(n_generating == b%nq, 7, size_message("generating", n_generating, &
+        if (beta_given) call check_kind(b, complex_arrays, 7, "beta", status)
+        if (status /= int(ATOMGPU_OK, c_int32_t)) return
+        if (generating_given) call reject(n_generating == b%nq, 9, size_message("generating", n_generating, &
             "elements", b%nq, "nq, the grid's abscissas"), status)
-        if (central_given) call reject(n_central == b%nq, 8, size_message("central", n_central, "elements", b%nq, &
+        if (central_given) call reject(n_central == b%nq, 10, size_message("central", n_central, "elements", b%nq, &
             "nq, the grid's abscissas"), status)
     end subroutine
 
     ! Channel (electron, l) as the basis holds it (e.g. generated by atomgpu_sturmian_add_gsf);
-    ! every output is optional: values(>= n_points, N) the functions at the grid's points
-    ! [bohr^-1/2], beta(N) their eigenvalues of eq. 9, generating(nq) and central(nq) the
+    ! every output is optional: values(>= n_points, >= N) the functions at the grid's points
+    ! [bohr^-1/2], beta(>= N) their eigenvalues of eq. 9, generating(nq) and central(nq) the
     ! generating and central potentials at the abscissas [hartree], energy the energy they were
     ! generated at [hartree]. central and energy are refused (stat, naming them) for a channel
     ! that has none of its own (added without central, or without energy).
@@ -660,24 +601,18 @@ contains
         real(c_double), intent(inout), optional :: energy
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: ld
+        integer(c_int64_t) :: shape_values(2)
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        ld = b%n_points
-        if (present(values)) ld = size(values, 1, kind=c_int64_t)
-        call check_channel_values(b, .false., electron, l, present(values), cols(values), present(beta), &
-            elements(beta), present(generating), elements(generating), present(central), elements(central), status)
+        shape_values = 0
+        if (present(values)) shape_values = shape(values, kind=c_int64_t)
+        call check_channel_values(b, .false., present(values), present(beta), present(generating), elements(generating), &
+            present(central), elements(central), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
-            status = c_atomgpu_sturmian_channel_values(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), values, ld, &
-                beta, generating, central, energy)
+            status = c_atomgpu_sturmian_channel_values(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), values, &
+                shape_values(1), shape_values(2), beta, elements(beta), generating, central, energy)
         end if
         call finish(status, stat, "atomgpu_sturmian_channel_values")
-    contains
-        integer(c_int64_t) function cols(a)
-            real(c_double), intent(in), optional :: a(:, :)
-            cols = 0
-            if (present(a)) cols = size(a, 2, kind=c_int64_t)
-        end function
     end subroutine
 
     ! As channel_values_real, for a complex basis: values and beta complex, and required (they
@@ -692,12 +627,12 @@ contains
         integer(c_int32_t) :: status
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_channel_values(b, .true., electron, l, .true., size(values, 2, kind=c_int64_t), .true., &
-            size(beta, kind=c_int64_t), present(generating), elements(generating), present(central), &
-            elements(central), status)
+        call check_channel_values(b, .true., .true., .true., present(generating), elements(generating), &
+            present(central), elements(central), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_sturmian_channel_values(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), values, &
-                size(values, 1, kind=c_int64_t), beta, generating, central, energy)
+                size(values, 1, kind=c_int64_t), size(values, 2, kind=c_int64_t), beta, size(beta, kind=c_int64_t), &
+                generating, central, energy)
         end if
         call finish(status, stat, "atomgpu_sturmian_channel_values")
     end subroutine
@@ -709,27 +644,8 @@ contains
         if (present(a)) elements = size(a, kind=c_int64_t)
     end function
 
-    ! Checks shared by the one_electron variants; gives N.
-    subroutine check_one_electron(b, complex_arrays, electron, l, shape_o, shape_g, status)
-        type(atomgpu_sturmian_basis), intent(in) :: b
-        logical, intent(in) :: complex_arrays
-        integer, intent(in) :: electron, l
-        integer(c_int64_t), intent(in) :: shape_o(2), shape_g(2)
-        integer(c_int32_t), intent(inout) :: status
-        integer(c_int64_t) :: n
-        call check_basis(b, status)
-        call check_kind(b, complex_arrays, 4, "overlap", status)
-        if (status == int(ATOMGPU_OK, c_int32_t) .and. valid_channel(electron, l)) then
-            n = channel_size(b, electron, l, 3, "l", status)
-            call check_columns("overlap", shape_o(2), n, "N, the channel's functions", 4, status)
-            call check_columns("generating", shape_g(2), n, "N, the channel's functions", 5, status)
-            call reject(shape_g(1) == shape_o(1), 5, size_message("generating", shape_g(1), "rows", shape_o(1), &
-                "size(overlap, 1), the leading dimension both share"), status)
-        end if
-    end subroutine
-
     ! The one-electron matrices of channel (electron, l) (eq. 19), N x N: overlap = I[1] (eq. 13)
-    ! and generating = I[V] (eq. 14, hartree). Arrays (>= N, N), of one leading dimension.
+    ! and generating = I[V] (eq. 14, hartree). Arrays (>= N, >= N).
     subroutine one_electron_real(b, electron, l, overlap, generating, stat)
         type(atomgpu_sturmian_basis), intent(in) :: b
         integer, intent(in) :: electron, l
@@ -738,11 +654,12 @@ contains
         integer(c_int32_t) :: status
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_one_electron(b, .false., electron, l, shape(overlap, kind=c_int64_t), &
-            shape(generating, kind=c_int64_t), status)
+        call check_basis(b, status)
+        call check_kind(b, .false., 4, "overlap", status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_sturmian_one_electron(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), overlap, &
-                generating, size(overlap, 1, kind=c_int64_t))
+                size(overlap, 1, kind=c_int64_t), size(overlap, 2, kind=c_int64_t), generating, &
+                size(generating, 1, kind=c_int64_t), size(generating, 2, kind=c_int64_t))
         end if
         call finish(status, stat, "atomgpu_sturmian_one_electron")
     end subroutine
@@ -755,34 +672,19 @@ contains
         integer(c_int32_t) :: status
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_one_electron(b, .true., electron, l, shape(overlap, kind=c_int64_t), &
-            shape(generating, kind=c_int64_t), status)
+        call check_basis(b, status)
+        call check_kind(b, .true., 4, "overlap", status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_sturmian_one_electron(b%ptr, int(electron, c_int32_t), int(l, c_int32_t), overlap, &
-                generating, size(overlap, 1, kind=c_int64_t))
+                size(overlap, 1, kind=c_int64_t), size(overlap, 2, kind=c_int64_t), generating, &
+                size(generating, 1, kind=c_int64_t), size(generating, 2, kind=c_int64_t))
         end if
         call finish(status, stat, "atomgpu_sturmian_one_electron")
     end subroutine
 
-    ! Checks shared by the one_electron_block variants.
-    subroutine check_block(b, complex_arrays, la, lb, cols_h, cols_s, status)
-        type(atomgpu_sturmian_basis), intent(in) :: b
-        logical, intent(in) :: complex_arrays
-        integer, intent(in) :: la, lb
-        integer(c_int64_t), intent(in) :: cols_h, cols_s
-        integer(c_int32_t), intent(inout) :: status
-        integer(c_int64_t) :: n
-        call check_basis(b, status)
-        call check_kind(b, complex_arrays, 6, "h", status)
-        if (status /= int(ATOMGPU_OK, c_int32_t)) return
-        n = pair_size(b, la, lb, 3, "la", 4, "lb", status)
-        call check_columns("h", cols_h, n, "Na Nb, the block's size", 6, status)
-        call check_columns("s", cols_s, n, "Na Nb, the block's size", 8, status)
-    end subroutine
-
     ! The one-electron part of the diagonal block of pair (la, lb) (the bracket of eq. 12, with
     ! the energies and charges of params) into h, and its overlap Oa x Ob (eq. 20) into s, each
-    ! Na Nb x Na Nb (arrays (>= Na Nb, Na Nb)), in `order`.
+    ! Na Nb x Na Nb (arrays (>= Na Nb, >= Na Nb)), in `order`.
     subroutine one_electron_block_real(b, params, la, lb, order, h, s, stat)
         type(atomgpu_sturmian_basis), intent(in) :: b
         type(atomgpu_sturmian_params_t), intent(in) :: params
@@ -792,10 +694,12 @@ contains
         integer(c_int32_t) :: status
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_block(b, .false., la, lb, size(h, 2, kind=c_int64_t), size(s, 2, kind=c_int64_t), status)
+        call check_basis(b, status)
+        call check_kind(b, .false., 6, "h", status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_sturmian_one_electron_block(b%ptr, params, int(la, c_int32_t), int(lb, c_int32_t), &
-                int(order, c_int32_t), h, size(h, 1, kind=c_int64_t), s, size(s, 1, kind=c_int64_t))
+                int(order, c_int32_t), h, size(h, 1, kind=c_int64_t), size(h, 2, kind=c_int64_t), s, &
+                size(s, 1, kind=c_int64_t), size(s, 2, kind=c_int64_t))
         end if
         call finish(status, stat, "atomgpu_sturmian_one_electron_block")
     end subroutine
@@ -809,32 +713,18 @@ contains
         integer(c_int32_t) :: status
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_block(b, .true., la, lb, size(h, 2, kind=c_int64_t), size(s, 2, kind=c_int64_t), status)
+        call check_basis(b, status)
+        call check_kind(b, .true., 6, "h", status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_sturmian_one_electron_block(b%ptr, params, int(la, c_int32_t), int(lb, c_int32_t), &
-                int(order, c_int32_t), h, size(h, 1, kind=c_int64_t), s, size(s, 1, kind=c_int64_t))
+                int(order, c_int32_t), h, size(h, 1, kind=c_int64_t), size(h, 2, kind=c_int64_t), s, &
+                size(s, 1, kind=c_int64_t), size(s, 2, kind=c_int64_t))
         end if
         call finish(status, stat, "atomgpu_sturmian_one_electron_block")
     end subroutine
 
-    ! Checks shared by the repulsion variants.
-    subroutine check_repulsion(b, complex_arrays, lpa, lpb, la, lb, cols, status)
-        type(atomgpu_sturmian_basis), intent(in) :: b
-        logical, intent(in) :: complex_arrays
-        integer, intent(in) :: lpa, lpb, la, lb
-        integer(c_int64_t), intent(in) :: cols
-        integer(c_int32_t), intent(inout) :: status
-        integer(c_int64_t) :: rows, n
-        call check_basis(b, status)
-        call check_kind(b, complex_arrays, 8, "out", status)
-        if (status /= int(ATOMGPU_OK, c_int32_t)) return
-        rows = pair_size(b, lpa, lpb, 2, "lpa", 3, "lpb", status)
-        n = pair_size(b, la, lb, 4, "la", 5, "lb", status)
-        if (rows > 0) call check_columns("out", cols, n, "Na Nb, the ket pair's size", 8, status)
-    end subroutine
-
     ! The radial repulsion block R^{l'a l'b la lb l} (eq. 15) of bra channels (lpa, lpb), ket
-    ! channels (la, lb) and multipole l [hartree]: out(>= N'a N'b, Na Nb), in `order`.
+    ! channels (la, lb) and multipole l [hartree]: out(>= N'a N'b, >= Na Nb), in `order`.
     subroutine repulsion_real(b, lpa, lpb, la, lb, l, order, out, stat)
         type(atomgpu_sturmian_basis), intent(in) :: b
         integer, intent(in) :: lpa, lpb, la, lb, l, order
@@ -843,11 +733,12 @@ contains
         integer(c_int32_t) :: status
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_repulsion(b, .false., lpa, lpb, la, lb, size(out, 2, kind=c_int64_t), status)
+        call check_basis(b, status)
+        call check_kind(b, .false., 8, "out", status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_sturmian_repulsion(b%ptr, int(lpa, c_int32_t), int(lpb, c_int32_t), &
                 int(la, c_int32_t), int(lb, c_int32_t), int(l, c_int32_t), int(order, c_int32_t), out, &
-                size(out, 1, kind=c_int64_t))
+                size(out, 1, kind=c_int64_t), size(out, 2, kind=c_int64_t))
         end if
         call finish(status, stat, "atomgpu_sturmian_repulsion")
     end subroutine
@@ -860,18 +751,19 @@ contains
         integer(c_int32_t) :: status
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_repulsion(b, .true., lpa, lpb, la, lb, size(out, 2, kind=c_int64_t), status)
+        call check_basis(b, status)
+        call check_kind(b, .true., 8, "out", status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             status = c_atomgpu_sturmian_repulsion(b%ptr, int(lpa, c_int32_t), int(lpb, c_int32_t), &
                 int(la, c_int32_t), int(lb, c_int32_t), int(l, c_int32_t), int(order, c_int32_t), out, &
-                size(out, 1, kind=c_int64_t))
+                size(out, 1, kind=c_int64_t), size(out, 2, kind=c_int64_t))
         end if
         call finish(status, stat, "atomgpu_sturmian_repulsion")
     end subroutine
 
     ! As atomgpu_sturmian_repulsion, into device memory out_dev (a device pointer of the basis's
     ! GPU, CUDA backend only, e.g. from CUDA Fortran or OpenACC's acc_deviceptr) of len elements
-    ! (doubles, or complex pairs), leading dimension ld (>= N'a N'b).
+    ! (doubles, or complex pairs), leading dimension ld (>= N'a N'b); C's len_out_dev, ld_out_dev.
     subroutine atomgpu_sturmian_repulsion_dev(b, lpa, lpb, la, lb, l, order, out_dev, len, ld, stat)
         type(atomgpu_sturmian_basis), intent(in) :: b
         integer, intent(in) :: lpa, lpb, la, lb, l, order
@@ -942,39 +834,22 @@ contains
         lb32(1:size(la)) = int(lb, c_int32_t)
     end subroutine
 
-    ! Checks shared by the hamiltonian variants: the pairs name channels of this variable, and h
-    ! and s have the n columns the library gives for params and the pairs (when it refuses them,
-    ! the assembly call reports why).
-    subroutine check_hamiltonian(b, params, complex_arrays, la, lb, cols_h, cols_s, status)
+    ! Checks shared by the hamiltonian variants: the kind of h and s, and one size for la and lb
+    ! (C's n_pairs).
+    subroutine check_hamiltonian(b, complex_arrays, la, lb, status)
         type(atomgpu_sturmian_basis), intent(in) :: b
-        type(atomgpu_sturmian_params_t), intent(in) :: params
         logical, intent(in) :: complex_arrays
         integer, intent(in) :: la(:), lb(:)
-        integer(c_int64_t), intent(in) :: cols_h, cols_s
         integer(c_int32_t), intent(inout) :: status
-        integer(c_int64_t) :: n, np
-        integer :: p
-        integer(c_int32_t), allocatable :: la32(:), lb32(:)
         call check_basis(b, status)
         call check_kind(b, complex_arrays, 7, "h", status)
         call reject(size(lb) == size(la), 5, size_message("lb", size(lb, kind=c_int64_t), "elements", &
             size(la, kind=c_int64_t), "size(la) = n_pairs"), status)
-        if (status /= int(ATOMGPU_OK, c_int32_t)) return
-        do p = 1, size(la)
-            if (.not. (valid_channel(ATOMGPU_ELECTRON_A, la(p)) .and. valid_channel(ATOMGPU_ELECTRON_B, lb(p)))) return
-            np = pair_size(b, la(p), lb(p), 4, "la", 5, "lb", status)   ! reports a channel not added
-        end do
-        if (status /= int(ATOMGPU_OK, c_int32_t)) return
-        call pairs32(la, lb, la32, lb32)
-        if (c_atomgpu_sturmian_hamiltonian_size(b%ptr, params, size(la, kind=c_int64_t), la32, lb32, n) /= &
-            int(ATOMGPU_OK, c_int32_t)) return
-        call check_columns("h", cols_h, n, "n, the Hamiltonian's size", 7, status)
-        call check_columns("s", cols_s, n, "n, the Hamiltonian's size", 9, status)
     end subroutine
 
     ! Assembles the Hamiltonian H and overlap S of eq. 12 for params (L, M, energies, charges,
     ! exchange symmetry) and the pairs (la(p), lb(p)) into h and s, each n x n (atomgpu_sturmian_hamiltonian_size;
-    ! arrays (>= n, n)), pair blocks in the order given, each block in `order`: the generalised
+    ! arrays (>= n, >= n)), pair blocks in the order given, each block in `order`: the generalised
     ! eigenproblem H c = E S c.
     subroutine hamiltonian_real(b, params, la, lb, order, h, s, stat)
         type(atomgpu_sturmian_basis), intent(in) :: b
@@ -987,11 +862,12 @@ contains
         integer(c_int32_t), allocatable :: la32(:), lb32(:)
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_hamiltonian(b, params, .false., la, lb, size(h, 2, kind=c_int64_t), size(s, 2, kind=c_int64_t), status)
+        call check_hamiltonian(b, .false., la, lb, status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             call pairs32(la, lb, la32, lb32)
             status = c_atomgpu_sturmian_hamiltonian(b%ptr, params, size(la, kind=c_int64_t), la32, lb32, &
-                int(order, c_int32_t), h, size(h, 1, kind=c_int64_t), s, size(s, 1, kind=c_int64_t))
+                int(order, c_int32_t), h, size(h, 1, kind=c_int64_t), size(h, 2, kind=c_int64_t), s, &
+                size(s, 1, kind=c_int64_t), size(s, 2, kind=c_int64_t))
         end if
         call finish(status, stat, "atomgpu_sturmian_hamiltonian")
     end subroutine
@@ -1007,11 +883,12 @@ contains
         integer(c_int32_t), allocatable :: la32(:), lb32(:)
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call check_hamiltonian(b, params, .true., la, lb, size(h, 2, kind=c_int64_t), size(s, 2, kind=c_int64_t), status)
+        call check_hamiltonian(b, .true., la, lb, status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             call pairs32(la, lb, la32, lb32)
             status = c_atomgpu_sturmian_hamiltonian(b%ptr, params, size(la, kind=c_int64_t), la32, lb32, &
-                int(order, c_int32_t), h, size(h, 1, kind=c_int64_t), s, size(s, 1, kind=c_int64_t))
+                int(order, c_int32_t), h, size(h, 1, kind=c_int64_t), size(h, 2, kind=c_int64_t), s, &
+                size(s, 1, kind=c_int64_t), size(s, 2, kind=c_int64_t))
         end if
         call finish(status, stat, "atomgpu_sturmian_hamiltonian")
     end subroutine
@@ -1019,7 +896,7 @@ contains
     ! The k = size(energies) lowest eigenpairs of the real symmetric-definite problem H c = E S c
     ! (n = size(h, 2); h and s (>= n, n), lower triangles read; e.g. from
     ! atomgpu_sturmian_hamiltonian on a real basis): energies(k) ascending [hartree] and, when
-    ! present, vectors(>= n, k) (S-normalised), on the current backend. Without vectors only the
+    ! present, vectors(>= n, >= k) (S-normalised), on the current backend. Without vectors only the
     ! energies are computed (no eigenvector is formed). H and S of any finite scale are taken
     ! (scaled by powers of two before the solve); an eigenvalue beyond double precision is
     ! ATOMGPU_ERR_NOT_FINITE.
@@ -1029,22 +906,18 @@ contains
         real(c_double), intent(inout), contiguous, optional :: vectors(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: n, k, ldv
+        integer(c_int64_t) :: n, shape_vectors(2)
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         n = size(h, 2, kind=c_int64_t)
-        k = size(energies, kind=c_int64_t)
+        ! C's n is the columns of h and of s alike.
         call reject(size(s, 2, kind=c_int64_t) == n, 4, size_message("s", size(s, 2, kind=c_int64_t), "columns", n, &
             "size(h, 2) = n"), status)
-        ldv = max(n, 1_c_int64_t)
-        if (present(vectors)) then
-            call reject(size(vectors, 2, kind=c_int64_t) == k, 8, size_message("vectors", &
-                size(vectors, 2, kind=c_int64_t), "columns", k, "size(energies) = k"), status)
-            ldv = size(vectors, 1, kind=c_int64_t)
-        end if
+        shape_vectors = 0
+        if (present(vectors)) shape_vectors = shape(vectors, kind=c_int64_t)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
-            status = c_atomgpu_sturmian_solve(n, h, size(h, 1, kind=c_int64_t), s, size(s, 1, kind=c_int64_t), k, &
-                energies, vectors, ldv)
+            status = c_atomgpu_sturmian_solve(n, h, size(h, 1, kind=c_int64_t), s, size(s, 1, kind=c_int64_t), &
+                size(energies, kind=c_int64_t), energies, vectors, shape_vectors(1), shape_vectors(2))
         end if
         call finish(status, stat, "atomgpu_sturmian_solve")
     end subroutine

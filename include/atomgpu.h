@@ -1321,7 +1321,8 @@ int32_t atomgpu_linestrength_set_group(struct atomgpu_linestrength *handle, cons
  *   needs it), finite.
  * - `vectors`: the eigenvectors as columns, `n_coefficients(block) x n_states` (symmetrised
  *   coefficients when the block has an unfolding, primitive ones otherwise), column-major, finite.
- * - `ld` (>= n_coefficients(block)): the leading dimension of `vectors`.
+ * - `ld_vectors` (>= n_coefficients(block)): the leading dimension of `vectors` (its columns are
+ *   the `n_states`).
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1332,7 +1333,7 @@ int32_t atomgpu_linestrength_set_states(struct atomgpu_linestrength *handle,
                                         int64_t n_states,
                                         const double *energies,
                                         const double *vectors,
-                                        int64_t ld);
+                                        int64_t ld_vectors);
 
 /**
  * As `atomgpu_linestrength_set_states`, with the vectors kept in host memory (a copy held by the
@@ -1352,7 +1353,7 @@ int32_t atomgpu_linestrength_set_states_on_host(struct atomgpu_linestrength *han
                                                 int64_t n_states,
                                                 const double *energies,
                                                 const double *vectors,
-                                                int64_t ld);
+                                                int64_t ld_vectors);
 
 /**
  * Gives the stored states of a block the caller's IDs and order keys: the IDs are what the
@@ -1389,7 +1390,8 @@ int32_t atomgpu_linestrength_set_state_labels(struct atomgpu_linestrength *handl
  * - `block`: 0-based index of the lower block.
  * - `n_lower` (>= 1): number of lower states in the batch.
  * - `vectors`: their eigenvectors, `n_coefficients(block) x n_lower`, column-major, finite.
- * - `ld` (>= n_coefficients(block)): the leading dimension of `vectors`.
+ * - `ld_vectors` (>= n_coefficients(block)): the leading dimension of `vectors` (its columns are
+ *   the `n_lower`).
  * - `thresh_coeff` (finite, >= 0): primitive coefficients with |c| <= it are skipped (TROVE's
  *   THRESH_COEFF; 0 keeps all but exact zeros).
  *
@@ -1401,7 +1403,7 @@ int32_t atomgpu_linestrength_load_lower(struct atomgpu_linestrength *handle,
                                         int32_t block,
                                         int64_t n_lower,
                                         const double *vectors,
-                                        int64_t ld,
+                                        int64_t ld_vectors,
                                         double thresh_coeff);
 
 /**
@@ -1418,6 +1420,8 @@ int32_t atomgpu_linestrength_load_lower(struct atomgpu_linestrength *handle,
  *   upper block's primitive function p, column `d + ndeg'' i` component d of the batch's state i
  *   (ndeg'' the lower block's degeneracy, `atomgpu_linestrength_block_ndeg`; 1: column i).
  * - `ld_half` (>= n_primitive(upper_block)): the leading dimension of `half`.
+ * - `cols_half` (>= ndeg'' n_lower): the columns `half` holds; those beyond ndeg'' n_lower, and
+ *   the padding rows, are not written.
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1427,7 +1431,8 @@ int32_t atomgpu_linestrength_half(struct atomgpu_linestrength *handle,
                                   int32_t upper_block,
                                   double thresh_coeff,
                                   double *half,
-                                  int64_t ld_half);
+                                  int64_t ld_half,
+                                  int64_t cols_half);
 
 /**
  * Transition amplitudes (paper eq. 15 before squaring) a(f, i) = sum_p c^f_p h_p(i), in Debye,
@@ -1445,7 +1450,9 @@ int32_t atomgpu_linestrength_half(struct atomgpu_linestrength *handle,
  * - `amplitudes` (output): `n_states(upper_block) x (ndeg'' n_lower ndeg')`, column-major,
  *   column `d'' + ndeg'' (i + n_lower d')` (ndeg'' and ndeg' the degeneracies of the lower and
  *   upper blocks; for non-degenerate blocks `n_states(upper_block) x n_lower`).
- * - `ld` (>= n_states(upper_block)): the leading dimension of `amplitudes`.
+ * - `ld_amplitudes` (>= n_states(upper_block)): the leading dimension of `amplitudes`.
+ * - `cols_amplitudes` (>= ndeg'' n_lower ndeg'): the columns `amplitudes` holds; those beyond,
+ *   and the padding rows, are not written.
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1455,7 +1462,8 @@ int32_t atomgpu_linestrength_amplitudes(struct atomgpu_linestrength *handle,
                                         int32_t upper_block,
                                         double thresh_coeff,
                                         double *amplitudes,
-                                        int64_t ld);
+                                        int64_t ld_amplitudes,
+                                        int64_t cols_amplitudes);
 
 /**
  * The line list from the stored states of a lower block into the stored states of a set of upper
@@ -1769,8 +1777,8 @@ int32_t atomgpu_linestrength_loaded_batch(const struct atomgpu_linestrength *han
  * - `n` (>= 1): levels in the batch.
  * - `block[n]`: block of each level (0-based), any registered block (stored states not needed).
  * - `vectors`: level i's vector (symmetrised coefficients when its block has an unfolding,
- *   primitive ones otherwise) at `vectors[i * ld ..]`, finite.
- * - `ld` (>= the largest coefficient count of the batch's blocks): the leading dimension.
+ *   primitive ones otherwise) at `vectors[i * ld_vectors ..]`, finite: a matrix of `n` columns.
+ * - `ld_vectors` (>= the largest coefficient count of the batch's blocks): its leading dimension.
  * - `energies[n]`: energies E'' in cm^-1 (absolute), finite, |E| <= 1e8.
  * - `ids[n]`: the caller's ID of each level, given back as the lines' `lower_id`.
  * - `order[n]`: order keys of the levels: lines come by lower order key, then upper order.
@@ -1794,7 +1802,7 @@ int32_t atomgpu_linestrength_lines_of_lower_batch(struct atomgpu_linestrength *h
                                                   int64_t n,
                                                   const int32_t *block,
                                                   const double *vectors,
-                                                  int64_t ld,
+                                                  int64_t ld_vectors,
                                                   const double *energies,
                                                   const int64_t *ids,
                                                   const int64_t *order,
@@ -1819,7 +1827,7 @@ int32_t atomgpu_linestrength_lines_of_lower_batch_buffered(struct atomgpu_linest
                                                            int64_t n,
                                                            const int32_t *block,
                                                            const double *vectors,
-                                                           int64_t ld,
+                                                           int64_t ld_vectors,
                                                            const double *energies,
                                                            const int64_t *ids,
                                                            const int64_t *order,
@@ -2423,7 +2431,8 @@ int32_t atomgpu_sturmian_destroy(struct atomgpu_sturmian *handle);
  * uses `params.energy_a` or `_b` for it (`atomgpu_sturmian_add_channel_at_energy` gives one).
  *
  * - `values`: `n_points x n` elements (n_points = nq + 1 + nq ns, the grid's point order), column
- *   function n, leading dimension `ld` (>= n_points), bohr^-1/2, finite;
+ *   j function j, leading dimension `ld_values` (>= n_points; its columns are the `n`),
+ *   bohr^-1/2, finite;
  * - `beta[n]`: β_n (dimensionless), finite;
  * - `generating[nq]`: the generating potential at the abscissas (hartree, real), finite;
  * - `central[nq]` or NULL: U at the abscissas (hartree, real); NULL means U = -Z/r with the Z
@@ -2437,7 +2446,7 @@ int32_t atomgpu_sturmian_add_channel(struct atomgpu_sturmian *handle,
                                      int32_t l,
                                      int64_t n,
                                      const double *values,
-                                     int64_t ld,
+                                     int64_t ld_values,
                                      const double *beta,
                                      const double *generating,
                                      const double *central);
@@ -2457,7 +2466,7 @@ int32_t atomgpu_sturmian_add_channel_at_energy(struct atomgpu_sturmian *handle,
                                                int32_t l,
                                                int64_t n,
                                                const double *values,
-                                               int64_t ld,
+                                               int64_t ld_values,
                                                const double *beta,
                                                const double *generating,
                                                const double *central,
@@ -2483,27 +2492,32 @@ int32_t atomgpu_sturmian_add_gsf(struct atomgpu_sturmian *handle,
                                  double *beta);
 
 /**
- * The one-electron matrices of channel (electron, l) (eq. 19), N x N each with leading
- * dimension `ld` (>= N): `overlap` = I[1] (eq. 13) and `generating` = I[𝒱] (eq. 14, hartree).
+ * The one-electron matrices of channel (electron, l) (eq. 19), N x N each: `overlap` = I[1]
+ * (eq. 13) with leading dimension `ld_overlap` (>= N) and `cols_overlap` (>= N) columns, and
+ * `generating` = I[𝒱] (eq. 14, hartree) with `ld_generating` (>= N) and `cols_generating` (>= N).
  *
  * # Safety
- * Outputs must be NULL or valid for ld (N - 1) + N elements each.
+ * Outputs must be NULL or valid for ld (cols - 1) + N elements each.
  */
 int32_t atomgpu_sturmian_one_electron(const struct atomgpu_sturmian *handle,
                                       int32_t electron,
                                       int32_t l,
                                       double *overlap,
+                                      int64_t ld_overlap,
+                                      int64_t cols_overlap,
                                       double *generating,
-                                      int64_t ld);
+                                      int64_t ld_generating,
+                                      int64_t cols_generating);
 
 /**
  * Channel (electron, l) as the handle holds it (e.g. one generated by
  * `atomgpu_sturmian_add_gsf`): every output may be NULL (not wanted), and receives
  *
  * - `values`: the N functions at the grid's points (`atomgpu_sturmian_grid`), `n_points x N`
- *   elements of the basis's type with leading dimension `ld` (>= n_points; checked whatever
- *   `values` is), bohr^-1/2;
- * - `beta[N]`: their eigenvalues β of eq. 9 (the basis's type);
+ *   elements of the basis's type with leading dimension `ld_values` (>= n_points) and
+ *   `cols_values` (>= N) columns (both read only when `values` is not NULL), bohr^-1/2;
+ * - `beta`: their eigenvalues β of eq. 9 (the basis's type), into its first N of `len_beta`
+ *   (>= N; read only when `beta` is not NULL) elements;
  * - `generating[nq]`: the generating potential at the abscissas (hartree);
  * - `central[nq]`: the central potential U they were generated with, at the abscissas (hartree;
  *   a GSF channel: -Z/r_j of its Z). A channel added with `central` = NULL has none of its own
@@ -2519,8 +2533,10 @@ int32_t atomgpu_sturmian_channel_values(const struct atomgpu_sturmian *handle,
                                         int32_t electron,
                                         int32_t l,
                                         double *values,
-                                        int64_t ld,
+                                        int64_t ld_values,
+                                        int64_t cols_values,
                                         double *beta,
+                                        int64_t len_beta,
                                         double *generating,
                                         double *central,
                                         double *energy);
@@ -2528,8 +2544,9 @@ int32_t atomgpu_sturmian_channel_values(const struct atomgpu_sturmian *handle,
 /**
  * The one-electron part of the diagonal block of pair (la, lb) (the bracket of eq. 12, with
  * the energies and charges of `params`) into `h`, and its overlap Oa ⊗ Ob (eq. 20) into `s`,
- * each Na Nb x Na Nb with leading dimensions `ldh`, `lds`, in `order`. `params` is checked as
- * for `atomgpu_sturmian_hamiltonian` (L in [0, 200], |M| <= L, finite energies and charges), and
+ * each Na Nb x Na Nb (leading dimensions `ld_h`, `ld_s` and column counts `cols_h`, `cols_s`,
+ * each >= Na Nb), in `order`. `params` is checked as for `atomgpu_sturmian_hamiltonian` (L in
+ * [0, 200], |M| <= L, finite energies and charges), and
  * (la, lb) must couple to L (|la - lb| <= L <= la + lb; else status 1 at `la`). On failure the
  * outputs are left as `atomgpu_sturmian_hamiltonian` says.
  *
@@ -2542,17 +2559,20 @@ int32_t atomgpu_sturmian_one_electron_block(const struct atomgpu_sturmian *handl
                                             int32_t lb,
                                             int32_t order,
                                             double *h,
-                                            int64_t ldh,
+                                            int64_t ld_h,
+                                            int64_t cols_h,
                                             double *s,
-                                            int64_t lds);
+                                            int64_t ld_s,
+                                            int64_t cols_s);
 
 /**
  * The radial repulsion block R^{l'a l'b la lb l} (eq. 15; eqs. 21-24 on the device) for bra
  * channels (lpa, lpb) and ket channels (la, lb) and multipole `l`: N'a N'b x Na Nb elements
- * (hartree) into host `out` with leading dimension `ld`, in `order`.
+ * (hartree) into host `out` with leading dimension `ld_out` (>= N'a N'b) and `cols_out`
+ * (>= Na Nb) columns, in `order`.
  *
  * # Safety
- * `out` must be NULL or valid for ld (Na Nb - 1) + N'a N'b elements.
+ * `out` must be NULL or valid for ld_out (cols_out - 1) + N'a N'b elements.
  */
 int32_t atomgpu_sturmian_repulsion(const struct atomgpu_sturmian *handle,
                                    int32_t lpa,
@@ -2562,14 +2582,16 @@ int32_t atomgpu_sturmian_repulsion(const struct atomgpu_sturmian *handle,
                                    int32_t l,
                                    int32_t order,
                                    double *out,
-                                   int64_t ld);
+                                   int64_t ld_out,
+                                   int64_t cols_out);
 
 /**
  * As `atomgpu_sturmian_repulsion`, into device memory `out_dev` (a device pointer of the
- * handle's GPU, CUDA backend only), leading dimension `ld`; `len` is its size in elements.
+ * handle's GPU, CUDA backend only): `len_out_dev` (>= ld_out_dev (Na Nb - 1) + N'a N'b) is its
+ * size in elements, `ld_out_dev` (>= N'a N'b) its leading dimension.
  *
  * # Safety
- * `out_dev` must be a device allocation of at least `len` elements on the handle's GPU.
+ * `out_dev` must be a device allocation of at least `len_out_dev` elements on the handle's GPU.
  */
 int32_t atomgpu_sturmian_repulsion_dev(const struct atomgpu_sturmian *handle,
                                        int32_t lpa,
@@ -2579,8 +2601,8 @@ int32_t atomgpu_sturmian_repulsion_dev(const struct atomgpu_sturmian *handle,
                                        int32_t l,
                                        int32_t order,
                                        double *out_dev,
-                                       int64_t len,
-                                       int64_t ld);
+                                       int64_t len_out_dev,
+                                       int64_t ld_out_dev);
 
 /**
  * The angular coefficient A^{LM}_{l'a l'b la lb l} of eq. 16 (dimensionless; 0 when a
@@ -2620,8 +2642,9 @@ int32_t atomgpu_sturmian_hamiltonian_size(const struct atomgpu_sturmian *handle,
 /**
  * Assembles the Hamiltonian H and overlap S of eq. 12 for `params` (L, M, energies, charges,
  * exchange symmetry) and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into host `h` and `s`, each n x n
- * (`atomgpu_sturmian_hamiltonian_size`) with leading dimensions `ldh`, `lds`, pair blocks in
- * the given order, each block in `order`: the generalised eigenproblem H c = E S c.
+ * (`atomgpu_sturmian_hamiltonian_size`; leading dimensions `ld_h`, `ld_s` >= n, columns `cols_h`,
+ * `cols_s` >= n), pair blocks in the given order, each block in `order`: the generalised
+ * eigenproblem H c = E S c.
  *
  * Refused arguments leave `h` and `s` untouched. Outputs of up to 64 MiB (each) are computed
  * into a scratch copy; larger ones are written in place (no second copy; pinned buffers from
@@ -2630,7 +2653,7 @@ int32_t atomgpu_sturmian_hamiltonian_size(const struct atomgpu_sturmian *handle,
  * element, e.g. from energies or charges near DBL_MAX): if the call fails after it began (a
  * device error, cancellation, an overflow), a scratch output stays untouched and an in-place one
  * holds NaN over the whole n x n matrix, whichever of H and S failed, so that no partial result
- * looks valid. Padding rows (ld > n) are never written. The same holds for
+ * looks valid. Padding rows (ld > n) and columns (cols > n) are never written. The same holds for
  * `atomgpu_sturmian_repulsion` and `_one_electron_block`.
  *
  * # Safety
@@ -2643,18 +2666,21 @@ int32_t atomgpu_sturmian_hamiltonian(const struct atomgpu_sturmian *handle,
                                      const int32_t *lb,
                                      int32_t order,
                                      double *h,
-                                     int64_t ldh,
+                                     int64_t ld_h,
+                                     int64_t cols_h,
                                      double *s,
-                                     int64_t lds);
+                                     int64_t ld_s,
+                                     int64_t cols_s);
 
 /**
  * The `k` lowest eigenpairs of the real symmetric-definite problem H c = E S c (n x n, lower
- * triangles read; e.g. from `atomgpu_sturmian_hamiltonian` on a real basis): `energies[k]`
- * ascending (hartree) and `vectors` (n x k, leading dimension `ldv`, S-normalised), on the
- * current backend (cuSOLVER Dsygvd on the GPU, faer on the CPU).
+ * triangles read, leading dimensions `ld_h`, `ld_s` >= n; e.g. from `atomgpu_sturmian_hamiltonian`
+ * on a real basis): `energies[k]` ascending (hartree) and `vectors` (n x k, leading dimension
+ * `ld_vectors` >= n, `cols_vectors` >= k columns, S-normalised), on the current backend
+ * (cuSOLVER Dsygvd on the GPU, faer on the CPU).
  *
- * `vectors` may be NULL: then only the energies are computed (no eigenvector is formed; `ldv`
- * is not read). Any finite H and S are taken, however large or small: both are scaled by powers
+ * `vectors` may be NULL: then only the energies are computed (no eigenvector is formed;
+ * `ld_vectors` and `cols_vectors` are not read). Any finite H and S are taken, however large or small: both are scaled by powers
  * of two (exactly) so that their largest elements are of order 1 before the Cholesky
  * factorisation, and the results scaled back. Where a true eigenvalue lies beyond double
  * precision (e.g. H near DBL_MAX, or S subnormal against an H of order 1), the status is
@@ -2666,13 +2692,14 @@ int32_t atomgpu_sturmian_hamiltonian(const struct atomgpu_sturmian *handle,
  */
 int32_t atomgpu_sturmian_solve(int64_t n,
                                const double *h,
-                               int64_t ldh,
+                               int64_t ld_h,
                                const double *s,
-                               int64_t lds,
+                               int64_t ld_s,
                                int64_t k,
                                double *energies,
                                double *vectors,
-                               int64_t ldv);
+                               int64_t ld_vectors,
+                               int64_t cols_vectors);
 
 /**
  * Fills `params` with the defaults (the paper's τ = 0.005, α = 1, β = 0, automatic ρ0, centred

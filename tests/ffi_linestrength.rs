@@ -219,7 +219,7 @@ fn diatomic_j1_from_j0_has_the_closed_form_einstein_a() {
 
     let mut a = SENTINEL;
     ok("load_lower", unsafe { atomgpu_linestrength_load_lower(h.0, lower, 1, [1.0].as_ptr(), 1, 0.0) });
-    ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(h.0, upper, 0.0, &mut a, 1) });
+    ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(h.0, upper, 0.0, &mut a, 1, 1) });
     assert!(rel(a * a, mu * mu / 3.0) < 1e-13, "a^2 = {} vs mu^2/3", a * a);
 }
 
@@ -266,15 +266,17 @@ fn parallel_band_gives_the_hoenl_london_factors() {
         let n = v.len();
         let upper = h.add_block(jp, &v, &k, &tau);
         h.set_states(upper, &vec![1.0; n], &identity(n), n);
-        // Leading dimension n + 2: the two padding rows stay untouched.
+        // Leading dimension n + 2 and two columns where one is needed: the two padding rows and
+        // the second column stay untouched.
         let ld = n + 2;
-        let mut a = vec![SENTINEL; ld];
-        ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(h.0, upper, 0.0, a.as_mut_ptr(), ld as i64) });
+        let mut a = vec![SENTINEL; 2 * ld];
+        ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(h.0, upper, 0.0, a.as_mut_ptr(), ld as i64, 2) });
         let factor = hoenl_london(jp, &a[..n]);
         assert!((factor - want).abs() < 1e-13, "J' = {jp}: amplitudes give {factor}, Hoenl-London {want}");
         assert!(a[n..].iter().all(|&x| x == SENTINEL));
-        let mut half = vec![SENTINEL; ld];
-        ok("half", unsafe { atomgpu_linestrength_half(h.0, upper, 0.0, half.as_mut_ptr(), ld as i64) });
+        let mut half = vec![SENTINEL; 2 * ld];
+        ok("half", unsafe { atomgpu_linestrength_half(h.0, upper, 0.0, half.as_mut_ptr(), ld as i64, 2) });
+        assert!(half[n..].iter().all(|&x| x == SENTINEL));
         let factor_half = hoenl_london(jp, &half[..n]);
         assert!(
             (factor_half - want).abs() < 1e-13,
@@ -342,7 +344,7 @@ fn a_symmetrised_upper_block_gives_the_same_hoenl_london_factor() {
     assert_eq!((np, nc, ns), (9, 9, 0));
     h.set_states(upper, &vec![1.0; n], &identity(n), n);
     let mut a = vec![SENTINEL; n];
-    ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(h.0, upper, 0.0, a.as_mut_ptr(), n as i64) });
+    ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(h.0, upper, 0.0, a.as_mut_ptr(), n as i64, 1) });
     let factor = hoenl_london(4, &a);
     assert!((factor - 1.8).abs() < 1e-13, "Q branch through the unfolding: {factor}, want 1.8");
 }
@@ -562,8 +564,8 @@ fn states_batches_products_and_queries_reject_bad_input() {
     bad!(f, "set_states: NaN energy", st(hp, 0, 2, nan_energies.as_ptr(), x, 2), 4, "energies", Some("[1]"), kept());
     bad!(f, "set_states: NULL vectors", st(hp, empty, 1, e, null(), 1), 5, "vectors", None, kept());
     bad!(f, "set_states: NaN vector", st(hp, 0, 2, e, nan_vectors.as_ptr(), 2), 5, "vectors", Some("[2]"), kept());
-    bad!(f, "set_states: ld < n_coefficients", st(hp, 0, 2, e, x, 1), 6, "ld", None, kept());
-    bad!(f, "set_states: negative ld", st(hp, 0, 2, e, x, -2), 6, "ld", None, kept());
+    bad!(f, "set_states: ld_vectors < n_coefficients", st(hp, 0, 2, e, x, 1), 6, "ld_vectors", Some("row count 2"), kept());
+    bad!(f, "set_states: negative ld_vectors", st(hp, 0, 2, e, x, -2), 6, "ld_vectors", None, kept());
 
     // load_lower, then the products of the loaded batch.
     let ll = |hh: *mut atomgpu_linestrength, b: i32, n: i64, x: *const f64, ld: i64, t: f64| unsafe {
@@ -577,44 +579,49 @@ fn states_batches_products_and_queries_reject_bad_input() {
     bad!(f, "load_lower: zero n_lower", ll(hp, 0, 0, x, 2, 0.0), 3, "n_lower", None, true);
     bad!(f, "load_lower: NULL vectors", ll(hp, 0, 2, null(), 2, 0.0), 4, "vectors", None, true);
     bad!(f, "load_lower: NaN vector", ll(hp, 0, 2, nan_vectors.as_ptr(), 2, 0.0), 4, "vectors", Some("[2]"), true);
-    bad!(f, "load_lower: ld < n_coefficients", ll(hp, 0, 2, x, 1, 0.0), 5, "ld", None, true);
+    bad!(f, "load_lower: ld_vectors < n_coefficients", ll(hp, 0, 2, x, 1, 0.0), 5, "ld_vectors", None, true);
     bad!(f, "load_lower: NaN thresh_coeff", ll(hp, 0, 2, x, 2, f64::NAN), 6, "thresh_coeff", None, true);
     bad!(f, "load_lower: negative thresh_coeff", ll(hp, 0, 2, x, 2, -1.0), 6, "thresh_coeff", None, true);
-    type Product = unsafe extern "C" fn(*mut atomgpu_linestrength, i32, f64, *mut f64, i64) -> i32;
-    let products: [(&str, Product, &str, &str); 2] = [
-        ("half", atomgpu_linestrength_half, "half", "ld_half"),
-        ("amplitudes", atomgpu_linestrength_amplitudes, "amplitudes", "ld"),
+    // Both products of the loaded batch (2 states of block 0) into block 1 (2 primitive functions,
+    // 2 states) are 2 x 2: the rows and the columns needed are 2.
+    type Product = unsafe extern "C" fn(*mut atomgpu_linestrength, i32, f64, *mut f64, i64, i64) -> i32;
+    let products: [(&str, Product, &str, &str, &str); 2] = [
+        ("half", atomgpu_linestrength_half, "half", "ld_half", "cols_half"),
+        ("amplitudes", atomgpu_linestrength_amplitudes, "amplitudes", "ld_amplitudes", "cols_amplitudes"),
     ];
-    for (function, p, out_name, ld_name) in products {
+    for (function, p, out_name, ld_name, cols_name) in products {
         let mut out = [SENTINEL; 4];
         let o = out.as_mut_ptr();
         let same = || unsafe { (0..4).all(|i| *o.add(i) == SENTINEL) };
         let w = |what: &str| format!("{function}: {what}");
         unsafe {
-            bad!(f, w("NULL handle"), p(null_mut(), 1, 0.0, o, 2), 1, "handle", None, same());
-            bad!(f, w("negative upper_block"), p(hp, -1, 0.0, o, 2), 2, "upper_block", None, same());
-            bad!(f, w("upper_block out of range"), p(hp, 4, 0.0, o, 2), 2, "upper_block", None, same());
-            bad!(f, w("J' = 2 from J'' = 0"), p(hp, far, 0.0, o, 2), 2, "upper_block", Some("reachable"), same());
-            bad!(f, w("NaN thresh_coeff"), p(hp, 1, f64::NAN, o, 2), 3, "thresh_coeff", None, same());
-            bad!(f, w("negative thresh_coeff"), p(hp, 1, -0.5, o, 2), 3, "thresh_coeff", None, same());
-            bad!(f, w("NULL output"), p(hp, 1, 0.0, null_mut(), 2), 4, out_name, None, same());
-            bad!(f, w("leading dimension too small"), p(hp, 1, 0.0, o, 1), 5, ld_name, None, same());
-            bad!(f, w("negative leading dimension"), p(hp, 1, 0.0, o, -1), 5, ld_name, None, same());
+            bad!(f, w("NULL handle"), p(null_mut(), 1, 0.0, o, 2, 2), 1, "handle", None, same());
+            bad!(f, w("negative upper_block"), p(hp, -1, 0.0, o, 2, 2), 2, "upper_block", None, same());
+            bad!(f, w("upper_block out of range"), p(hp, 4, 0.0, o, 2, 2), 2, "upper_block", None, same());
+            bad!(f, w("J' = 2 from J'' = 0"), p(hp, far, 0.0, o, 2, 2), 2, "upper_block", Some("reachable"), same());
+            bad!(f, w("NaN thresh_coeff"), p(hp, 1, f64::NAN, o, 2, 2), 3, "thresh_coeff", None, same());
+            bad!(f, w("negative thresh_coeff"), p(hp, 1, -0.5, o, 2, 2), 3, "thresh_coeff", None, same());
+            bad!(f, w("NULL output"), p(hp, 1, 0.0, null_mut(), 2, 2), 4, out_name, None, same());
+            bad!(f, w("leading dimension too small"), p(hp, 1, 0.0, o, 1, 2), 5, ld_name, Some("row count 2"), same());
+            bad!(f, w("negative leading dimension"), p(hp, 1, 0.0, o, -1, 2), 5, ld_name, None, same());
+            bad!(f, w("one column of two"), p(hp, 1, 0.0, o, 2, 1), 6, cols_name, Some("column count 2"), same());
+            bad!(f, w("negative column count"), p(hp, 1, 0.0, o, 2, -1), 6, cols_name, Some("got -1"), same());
+            bad!(f, w("absurd column count"), p(hp, 1, 0.0, o, 2, i64::MAX), 6, cols_name, Some("too large"), same());
         }
         // No batch loaded on a fresh handle.
         let fresh = Handle::parallel(1, &[1.0]);
         let u = fresh.add_block(1, &[0], &[0], &[1]);
         fresh.set_states(u, &[1.0], &[1.0], 1);
-        bad!(f, w("no lower batch loaded"), unsafe { p(fresh.0, u, 0.0, o, 1) }, 1, "handle", Some("load_lower"), same());
+        bad!(f, w("no lower batch loaded"), unsafe { p(fresh.0, u, 0.0, o, 1, 1) }, 1, "handle", Some("load_lower"), same());
     }
     let mut out = [SENTINEL; 2];
     let o = out.as_mut_ptr();
-    bad!(f, "amplitudes: upper block without states", unsafe { atomgpu_linestrength_amplitudes(hp, empty, 0.0, o, 1) }, 2,
+    bad!(f, "amplitudes: upper block without states", unsafe { atomgpu_linestrength_amplitudes(hp, empty, 0.0, o, 1, 2) }, 2,
         "upper_block", Some("no states"), unsafe { *o == SENTINEL });
     // The refused calls kept the loaded batch: |a(f, i)| sqrt(3) = mu_z(i, f) (J = 1 <- 0: a^2 = mu^2/3).
     let loaded_batch_is_kept = || {
         let mut a = [SENTINEL; 4];
-        ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(hp, 1, 0.0, a.as_mut_ptr(), 2) });
+        ok("amplitudes", unsafe { atomgpu_linestrength_amplitudes(hp, 1, 0.0, a.as_mut_ptr(), 2, 2) });
         a.iter().zip([1.0, 0.1, 0.1, 1.2]).all(|(x, m)| (x.abs() * 3f64.sqrt() - m).abs() < 1e-14)
     };
     assert!(loaded_batch_is_kept(), "refused calls changed the loaded batch");
@@ -696,7 +703,7 @@ fn states_batches_products_and_queries_reject_bad_input() {
         Some("number of lines, 3"), same());
     let mut out = [SENTINEL; 2];
     let o = out.as_mut_ptr();
-    bad!(f, "half after line_list", unsafe { atomgpu_linestrength_half(hp, 1, 0.0, o, 2) }, 1, "handle", Some("load_lower"),
+    bad!(f, "half after line_list", unsafe { atomgpu_linestrength_half(hp, 1, 0.0, o, 2, 1) }, 1, "handle", Some("load_lower"),
         unsafe { *o == SENTINEL && *o.add(1) == SENTINEL });
     ok("line_list", call(hp, 0, 1, ub, &p, 4, n_ptr, up, lo, a, nu, s, i));
     assert_eq!(unsafe { *n_ptr }, 3);

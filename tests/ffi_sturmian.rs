@@ -2,8 +2,8 @@
 //! small outputs (<= 64 MiB) go through a scratch copy and stay untouched when a call fails; large
 //! ones are written in place (no second copy of a multi-GB Hamiltonian) and, when a call fails
 //! after it began writing, hold NaN over the whole matrix so that no partial result looks valid.
-//! Either way the padding rows of a leading dimension larger than the matrix are the caller's and
-//! are never written. The failures: a cancellation by the progress callback after the last
+//! Either way the padding rows of a leading dimension larger than the matrix, and the columns
+//! beyond a column count larger than the matrix's, are the caller's and are never written. The failures: a cancellation by the progress callback after the last
 //! block (the most that can have been written), and an overflow of H alone (channel energies of
 //! DBL_MAX: H = (Ea + Eb) Oa ⊗ Ob + ... is Inf while S is finite), where S must not be landed
 //! either (small) or must be NaN too (large): `atomgpu_sturmian_hamiltonian` and
@@ -92,8 +92,8 @@ enum Call {
     OneElectronBlock,
 }
 
-/// H and S of one (0, 0) pair through the C ABI into matrices with ld = n + PAD (sentinels
-/// everywhere), failing as `failure` says; returns the status.
+/// H and S of one (0, 0) pair through the C ABI into matrices with ld = n + PAD and one column
+/// more than n (sentinels everywhere), failing as `failure` says; returns the status.
 fn assemble(handle: *mut atomgpu_sturmian, n: usize, call: Call, failure: Failure) -> (i32, Vec<f64>, Vec<f64>) {
     let energy = if failure == Failure::Overflow { f64::MAX } else { -1.0 };
     let params = atomgpu_sturmian_params {
@@ -106,13 +106,13 @@ fn assemble(handle: *mut atomgpu_sturmian, n: usize, call: Call, failure: Failur
         exchange: ATOMGPU_EXCHANGE_NONE,
     };
     let ld = n + PAD;
-    let (mut h, mut s) = (vec![SENTINEL; ld * n], vec![SENTINEL; ld * n]);
+    let (mut h, mut s) = (vec![SENTINEL; ld * (n + 1)], vec![SENTINEL; ld * (n + 1)]);
     let zero = [0i32];
     unsafe {
         let cancel = failure == Failure::Cancelled;
         let callback = if cancel { Some(stop as unsafe extern "C" fn(_, _, _, _) -> i32) } else { None };
         assert_eq!(atomgpu_set_progress(callback, std::ptr::null_mut(), 0.0), ATOMGPU_OK);
-        let (hp, sp, ld) = (h.as_mut_ptr(), s.as_mut_ptr(), ld as i64);
+        let (hp, sp, ld, cols) = (h.as_mut_ptr(), s.as_mut_ptr(), ld as i64, n as i64 + 1);
         let status = match call {
             Call::Hamiltonian => atomgpu_sturmian_hamiltonian(
                 handle,
@@ -123,25 +123,38 @@ fn assemble(handle: *mut atomgpu_sturmian, n: usize, call: Call, failure: Failur
                 ATOMGPU_ORDER_A_FASTEST,
                 hp,
                 ld,
+                cols,
                 sp,
                 ld,
+                cols,
             ),
-            Call::OneElectronBlock => {
-                atomgpu_sturmian_one_electron_block(handle, &params, 0, 0, ATOMGPU_ORDER_A_FASTEST, hp, ld, sp, ld)
-            }
+            Call::OneElectronBlock => atomgpu_sturmian_one_electron_block(
+                handle,
+                &params,
+                0,
+                0,
+                ATOMGPU_ORDER_A_FASTEST,
+                hp,
+                ld,
+                cols,
+                sp,
+                ld,
+                cols,
+            ),
         };
         assert_eq!(atomgpu_set_progress(None, std::ptr::null_mut(), 0.0), ATOMGPU_OK);
         (status, h, s)
     }
 }
 
-/// Every padding row holds the sentinel, and every matrix element satisfies `matrix`.
+/// Every padding row and the extra column hold the sentinel, and every matrix element satisfies
+/// `matrix`.
 fn check(what: &str, m: &[f64], n: usize, matrix: impl Fn(usize, f64) -> bool) {
     let ld = n + PAD;
-    for j in 0..n {
+    for j in 0..=n {
         for i in 0..ld {
             let (k, v) = (i + ld * j, m[i + ld * j]);
-            if i >= n {
+            if i >= n || j == n {
                 assert_eq!(v, SENTINEL, "{what}: padding ({i}, {j}) written");
             } else {
                 assert!(matrix(k, v), "{what}: element ({i}, {j}) = {v}");

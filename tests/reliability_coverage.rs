@@ -6,6 +6,12 @@
 //! few functions that no valid-call row can serve are listed below with the hand-written cases
 //! that cover them instead, and must still be called somewhere in the suite. A function added to
 //! the C ABI without a row fails this test, naming it.
+//!
+//! The dimension arguments of matrices and of one-dimensional outputs follow one naming rule
+//! (README, "What the library promises a host program"): a matrix `x` has its leading dimension
+//! `ld_x` and, where no count argument gives its columns, its column count `cols_x` right after
+//! it; a one-dimensional output whose length the handle knows has `len_x`; every one of them comes
+//! after its array, and has a row in the suite that refuses too small a value (0 or -1) naming it.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -111,4 +117,100 @@ fn every_exported_function_is_in_the_reliability_suite() {
         }
     }
     assert!(problems.is_empty(), "reliability suite coverage:\n  {}", problems.join("\n  "));
+}
+
+/// The parameter names of every function the header declares: (name, parameters in order).
+fn prototypes(header: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in header.lines() {
+        let trimmed = line.trim_start();
+        if current.is_none() {
+            let names = exported(line);
+            let Some(name) = names.into_iter().next() else { continue };
+            if trimmed.starts_with("typedef") {
+                continue;
+            }
+            let open = line.find(&format!("{name}(")).unwrap() + name.len() + 1;
+            current = Some((name, String::new()));
+            let (_, text) = current.as_mut().unwrap();
+            text.push_str(&line[open..]);
+        } else if let Some((_, text)) = current.as_mut() {
+            text.push(' ');
+            text.push_str(trimmed);
+        }
+        if let Some((name, text)) = current.take_if(|(_, t)| t.contains(");")) {
+            let list = &text[..text.find(");").unwrap()];
+            let parameters = list
+                .split(',')
+                .filter_map(|p| {
+                    let p = p.split('[').next().unwrap_or(p);
+                    p.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).rfind(|w| !w.is_empty())
+                })
+                .filter(|p| *p != "void")
+                .map(str::to_string)
+                .collect();
+            out.push((name, parameters));
+        }
+    }
+    out
+}
+
+/// The argument rows of the suite: (function without `atomgpu_`, 1-based position, argument,
+/// kinds of breakage).
+fn argument_rows(suite: &str) -> Vec<(String, usize, String, String)> {
+    let mut rows = Vec::new();
+    for piece in suite.split("{call_").skip(1) {
+        let Some(end) = piece.find('}') else { continue };
+        let fields: Vec<&str> = piece[..end].split(',').map(str::trim).collect();
+        if let [_, function, position, argument, kinds] = fields[..] {
+            let unquote = |s: &str| s.trim_matches('"').to_string();
+            if let Ok(position) = position.parse() {
+                rows.push((unquote(function), position, unquote(argument), unquote(kinds)));
+            }
+        }
+    }
+    rows
+}
+
+#[test]
+fn every_dimension_argument_follows_the_naming_rule_and_has_a_row() {
+    let root = root();
+    let header = std::fs::read_to_string(root.join("include/atomgpu.h")).unwrap();
+    let functions = prototypes(&header);
+    assert!(functions.len() > 80, "parsed only {} prototypes: the header scan is broken", functions.len());
+    let half = functions.iter().find(|(f, _)| f == "atomgpu_linestrength_half").expect("atomgpu_linestrength_half");
+    assert_eq!(half.1[3..6], ["half", "ld_half", "cols_half"], "the parameter scan is broken: {:?}", half.1);
+    let rows = argument_rows(&suite_sources(&root));
+    let mut problems = Vec::new();
+    let mut dimensions = 0;
+    for (function, parameters) in &functions {
+        for (i, p) in parameters.iter().enumerate() {
+            if p == "ld" || (p.starts_with("ld") && !p.starts_with("ld_")) || p == "len" || p == "cols" {
+                problems.push(format!("{function}: `{p}` breaks the rule ld_<matrix>, cols_<matrix>, len_<array>"));
+            }
+            let Some(array) = ["ld_", "cols_", "len_"].iter().find_map(|prefix| p.strip_prefix(prefix)) else {
+                continue;
+            };
+            dimensions += 1;
+            if !parameters[..i].iter().any(|q| q == array) {
+                problems.push(format!("{function}: `{p}` comes after no argument `{array}`"));
+            }
+            if p.starts_with("cols_") && (i == 0 || parameters[i - 1] != format!("ld_{array}")) {
+                problems.push(format!("{function}: `{p}` does not follow `ld_{array}`"));
+            }
+            let short = function.strip_prefix("atomgpu_").unwrap();
+            let refused_small = rows.iter().any(|(f, position, argument, kinds)| {
+                f == short && *position == i + 1 && argument == p && (kinds.contains('z') || kinds.contains('m'))
+            });
+            if !refused_small {
+                problems.push(format!(
+                    "{function}: no argument row refuses too small a `{p}` (position {}) in the reliability suite",
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert!(dimensions >= 30, "found only {dimensions} dimension arguments: the scan is broken");
+    assert!(problems.is_empty(), "dimension arguments:\n  {}", problems.join("\n  "));
 }

@@ -75,9 +75,11 @@ static double ground_state(int n, int lmax) {
         fprintf(stderr, "sturmian_helium: out of memory\n");
         exit(EXIT_FAILURE);
     }
-    require_ok("atomgpu_sturmian_hamiltonian", atomgpu_sturmian_hamiltonian(basis, &params, lmax + 1, la, lb,
-                                                                            ATOMGPU_ORDER_A_FASTEST, h, size, s, size));
-    require_ok("atomgpu_sturmian_solve", atomgpu_sturmian_solve(size, h, size, s, size, 1, &energy, vector, size));
+    /* Each matrix: pointer, leading dimension, columns. */
+    require_ok("atomgpu_sturmian_hamiltonian",
+               atomgpu_sturmian_hamiltonian(basis, &params, lmax + 1, la, lb, ATOMGPU_ORDER_A_FASTEST, h, size, size, s,
+                                            size, size));
+    require_ok("atomgpu_sturmian_solve", atomgpu_sturmian_solve(size, h, size, s, size, 1, &energy, vector, size, 1));
     require_ok("atomgpu_host_free (h)", atomgpu_host_free(hp));
     require_ok("atomgpu_host_free (s)", atomgpu_host_free(sp));
     free(vector);

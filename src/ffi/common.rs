@@ -361,7 +361,8 @@ pub extern "C" fn atomgpu_set_time_limit(seconds: f64) -> i32 {
 /// Largest number of doubles (or 64-bit integers) an array argument may describe.
 pub const MAX_ELEMENTS: usize = isize::MAX as usize / 8;
 
-/// A leading dimension: >= `rows` (and >= 1).
+/// A leading dimension argument (`ld_<matrix>`): >= `rows` (and >= 1); `what` says what the
+/// rows count, for the message.
 pub fn leading_dimension(name: &'static str, ld: i64, rows: usize, what: &str) -> Result<usize> {
     match usize::try_from(ld) {
         Ok(l) if l >= rows.max(1) && l <= MAX_ELEMENTS => Ok(l),
@@ -370,11 +371,78 @@ pub fn leading_dimension(name: &'static str, ld: i64, rows: usize, what: &str) -
     }
 }
 
-/// Elements spanned by a column-major `rows x cols` matrix with leading dimension `ld`
-/// (`ld (cols - 1) + rows`); too large a count is reported at `cols_name`.
-pub fn matrix_len(rows: usize, cols: usize, ld: usize, cols_name: &'static str) -> Result<usize> {
-    ld.checked_mul(cols - 1)
-        .and_then(|x| x.checked_add(rows))
-        .filter(|&n| n <= MAX_ELEMENTS)
-        .ok_or_else(|| Error::invalid(cols_name, format!("is too large ({cols} columns of leading dimension {ld})")))
+/// Where the column count of a matrix argument comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Columns {
+    /// The caller's `cols_<matrix>` argument (its name and value): the columns its array holds,
+    /// at least the columns the call reads or writes; the columns beyond are neither read nor
+    /// written (as LAPACK lets a larger array pass).
+    Given(&'static str, i64),
+    /// A count argument of the call (its name, already checked by [`count`]) gives the columns:
+    /// an input matrix of that many vectors, which needs no `cols_<matrix>` of its own.
+    Counted(&'static str),
+}
+
+/// The part of a matrix argument a call reads or writes: `rows` x `cols`, with what each counts
+/// (for the messages, e.g. "n_primitive of the upper block").
+#[derive(Clone, Copy, Debug)]
+pub struct Extent<'a> {
+    pub rows: usize,
+    pub rows_are: &'a str,
+    pub cols: usize,
+    pub cols_are: &'a str,
+}
+
+/// A checked column-major matrix argument.
+#[derive(Clone, Copy, Debug)]
+pub struct Matrix {
+    /// The leading dimension.
+    pub ld: usize,
+    /// Elements from the first to the last one the call reads or writes: ld (cols - 1) + rows of
+    /// the needed extent (0 when it has no column).
+    pub len: usize,
+}
+
+/// Checks a column-major matrix argument of the C ABI, `(pointer, ld_<matrix>, cols_<matrix>)`,
+/// once, for every family: the leading dimension `ld` (named `ld_name`) must be >= the rows the
+/// call needs (and >= 1), the column count (`cols`) >= the columns it needs, and the array the
+/// two describe, ld (cols - 1) + rows elements, no larger than an address space. A refusal names
+/// the argument, the rule and both numbers. The pointer itself is checked where it is read or
+/// written ([`input`], [`output`]), for [`Matrix::len`] elements.
+pub fn matrix(ld_name: &'static str, ld: i64, cols: Columns, need: Extent<'_>) -> Result<Matrix> {
+    let ld = leading_dimension(ld_name, ld, need.rows, need.rows_are)?;
+    let (cols_name, held) = match cols {
+        Columns::Given(name, value) => match usize::try_from(value) {
+            Ok(c) if c >= need.cols => (name, c),
+            _ => {
+                return Err(Error::invalid(
+                    name,
+                    format!("must be >= the column count {} ({}), got {value}", need.cols, need.cols_are),
+                ))
+            }
+        },
+        Columns::Counted(name) => (name, need.cols),
+    };
+    let span = |cols: usize| match cols {
+        0 => Some(0),
+        c => ld.checked_mul(c - 1).and_then(|x| x.checked_add(need.rows)).filter(|&n| n <= MAX_ELEMENTS),
+    };
+    if span(held).is_none() {
+        return Err(Error::invalid(
+            cols_name,
+            format!("is too large ({held} columns of leading dimension {ld} exceed an address space)"),
+        ));
+    }
+    Ok(Matrix { ld, len: span(need.cols).unwrap_or(0) })
+}
+
+/// The length argument (`len_<array>`) of a one-dimensional output whose needed length the
+/// handle knows: at least the `needed` elements the call writes (`what` says what they count);
+/// the elements beyond are not written.
+pub fn length(name: &'static str, len: i64, needed: usize, what: &str) -> Result<usize> {
+    match usize::try_from(len) {
+        Ok(l) if l >= needed && l <= MAX_ELEMENTS => Ok(l),
+        Ok(l) if l > MAX_ELEMENTS => Err(Error::invalid(name, format!("is too large ({len})"))),
+        _ => Err(Error::invalid(name, format!("must be >= the element count {needed} ({what}), got {len}"))),
+    }
 }

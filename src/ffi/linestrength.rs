@@ -14,7 +14,12 @@
 //! Conventions shared by every function here:
 //! - block, state, vibrational and CSR indices are 0-based (the Fortran module takes 1-based
 //!   ones); ExoMol state IDs are 1-based;
-//! - matrices are column-major with an explicit leading dimension (>= the row count);
+//! - matrices are column-major; a matrix argument `x` comes with its leading dimension `ld_x`
+//!   (>= the rows the call reads or writes) and, when no count argument of the call gives its
+//!   columns (every output), its column count `cols_x` (>= the columns the call writes; the
+//!   columns and the padding rows beyond are neither read nor written, as LAPACK lets a larger
+//!   array pass), both checked here (`super::common::matrix`), the message naming the argument,
+//!   the rule and both numbers;
 //! - energies and wavenumbers in cm^-1, dipoles and amplitudes in Debye, line strengths in
 //!   Debye^2, Einstein A in s^-1, intensities in cm/molecule, temperatures in K;
 //! - every argument is checked (NULL pointers, sizes >= 1, leading dimensions, block indices in
@@ -37,7 +42,7 @@
 //! c2 = hc/k in cm K (CODATA 2018, or TROVE's constants: `atomgpu_intensity_params`), g_ns the
 //! lower block's nuclear-spin weight.
 
-use super::common::{count, guard, input, leading_dimension, matrix_len, output, write_output, MAX_ELEMENTS};
+use super::common::{count, guard, input, matrix, output, write_output, Columns, Extent, Matrix, MAX_ELEMENTS};
 use super::devices::{devices_by_count, devices_by_list};
 use super::handles::{self, Family};
 use crate::backend::DeviceSet;
@@ -295,15 +300,15 @@ unsafe fn create(
         .checked_mul(3)
         .filter(|&c| c <= MAX_ELEMENTS)
         .ok_or_else(|| Error::invalid("n_vib", format!("is too large ({n_vib})")))?;
-    let ld = leading_dimension("ld_dipole", ld_dipole, n, "n_vib")?;
-    let len = matrix_len(n, cols, ld, "n_vib")?;
-    let d = input("dipole", dipole, len)?;
+    let need = Extent { rows: n, rows_are: "n_vib", cols, cols_are: "3 n_vib" };
+    let m = matrix("ld_dipole", ld_dipole, Columns::Counted("n_vib"), need)?;
+    let d = input("dipole", dipole, m.len)?;
     let max_bytes = u64::try_from(max_device_bytes)
         .map_err(|_| Error::invalid("max_device_bytes", format!("must be >= 0, got {max_device_bytes}")))?;
     let out = output("handle", handle)?;
     let devices = devices()?;
     let options = Options { max_device_bytes: max_bytes };
-    let inner = LineStrength::new_on_devices(&devices, n, d, ld, options)?;
+    let inner = LineStrength::new_on_devices(&devices, n, d, m.ld, options)?;
     *out = handles::register(atomgpu_linestrength { inner: Mutex::new(inner), devices })?;
     Ok(())
 }
@@ -696,7 +701,8 @@ unsafe fn c_text<'a>(name: &'static str, text: *const c_char) -> Result<&'a str>
 ///   needs it), finite.
 /// - `vectors`: the eigenvectors as columns, `n_coefficients(block) x n_states` (symmetrised
 ///   coefficients when the block has an unfolding, primitive ones otherwise), column-major, finite.
-/// - `ld` (>= n_coefficients(block)): the leading dimension of `vectors`.
+/// - `ld_vectors` (>= n_coefficients(block)): the leading dimension of `vectors` (its columns are
+///   the `n_states`).
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -708,10 +714,10 @@ pub unsafe extern "C" fn atomgpu_linestrength_set_states(
     n_states: i64,
     energies: *const f64,
     vectors: *const f64,
-    ld: i64,
+    ld_vectors: i64,
 ) -> i32 {
-    guard(&["handle", "block", "n_states", "energies", "vectors", "ld"], || {
-        store_states(handle, block, n_states, energies, vectors, ld, false)
+    guard(&["handle", "block", "n_states", "energies", "vectors", "ld_vectors"], || {
+        store_states(handle, block, n_states, energies, vectors, ld_vectors, false)
     })
 }
 
@@ -733,10 +739,10 @@ pub unsafe extern "C" fn atomgpu_linestrength_set_states_on_host(
     n_states: i64,
     energies: *const f64,
     vectors: *const f64,
-    ld: i64,
+    ld_vectors: i64,
 ) -> i32 {
-    guard(&["handle", "block", "n_states", "energies", "vectors", "ld"], || {
-        store_states(handle, block, n_states, energies, vectors, ld, true)
+    guard(&["handle", "block", "n_states", "energies", "vectors", "ld_vectors"], || {
+        store_states(handle, block, n_states, energies, vectors, ld_vectors, true)
     })
 }
 
@@ -747,23 +753,47 @@ unsafe fn store_states(
     n_states: i64,
     energies: *const f64,
     vectors: *const f64,
-    ld: i64,
+    ld_vectors: i64,
     on_host: bool,
 ) -> Result<()> {
     with_handle(handle, |h| {
-        let b = block_index("block", block, h.n_blocks())?;
-        let n = count("n_states", n_states)?;
-        let rows = h.n_coefficients(b)?;
-        let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
-        let len = matrix_len(rows, n, ld, "n_states")?;
-        let e = input("energies", energies, n)?;
-        let x = input("vectors", vectors, len)?;
+        let v = block_vectors(h, block, ("n_states", n_states), vectors, ld_vectors)?;
+        let e = input("energies", energies, v.n)?;
         if on_host {
-            h.set_states_on_host(b, e, x, ld)
+            h.set_states_on_host(v.block, e, v.x, v.ld)
         } else {
-            h.set_states(b, e, x, ld)
+            h.set_states(v.block, e, v.x, v.ld)
         }
     })
+}
+
+/// Vectors of a block as `set_states` and `load_lower` take them, checked.
+struct BlockVectors<'a> {
+    block: usize,
+    /// The vectors' count (the columns).
+    n: usize,
+    x: &'a [f64],
+    ld: usize,
+}
+
+/// The arguments `block`, the count (`n_states` or `n_lower`: its name and value), `vectors` and
+/// `ld_vectors` of a block's vectors: `n` columns of n_coefficients(block) coefficients.
+///
+/// # Safety
+/// `vectors` must be NULL or valid for the documented number of elements.
+unsafe fn block_vectors<'a>(
+    h: &LineStrength,
+    block: i32,
+    (count_name, n): (&'static str, i64),
+    vectors: *const f64,
+    ld_vectors: i64,
+) -> Result<BlockVectors<'a>> {
+    let b = block_index("block", block, h.n_blocks())?;
+    let n = count(count_name, n)?;
+    let need =
+        Extent { rows: h.n_coefficients(b)?, rows_are: "n_coefficients of the block", cols: n, cols_are: count_name };
+    let m = matrix("ld_vectors", ld_vectors, Columns::Counted(count_name), need)?;
+    Ok(BlockVectors { block: b, n, x: input("vectors", vectors, m.len)?, ld: m.ld })
 }
 
 /// Gives the stored states of a block the caller's IDs and order keys: the IDs are what the
@@ -816,7 +846,8 @@ pub unsafe extern "C" fn atomgpu_linestrength_set_state_labels(
 /// - `block`: 0-based index of the lower block.
 /// - `n_lower` (>= 1): number of lower states in the batch.
 /// - `vectors`: their eigenvectors, `n_coefficients(block) x n_lower`, column-major, finite.
-/// - `ld` (>= n_coefficients(block)): the leading dimension of `vectors`.
+/// - `ld_vectors` (>= n_coefficients(block)): the leading dimension of `vectors` (its columns are
+///   the `n_lower`).
 /// - `thresh_coeff` (finite, >= 0): primitive coefficients with |c| <= it are skipped (TROVE's
 ///   THRESH_COEFF; 0 keeps all but exact zeros).
 ///
@@ -829,19 +860,14 @@ pub unsafe extern "C" fn atomgpu_linestrength_load_lower(
     block: i32,
     n_lower: i64,
     vectors: *const f64,
-    ld: i64,
+    ld_vectors: i64,
     thresh_coeff: f64,
 ) -> i32 {
-    guard(&["handle", "block", "n_lower", "vectors", "ld", "thresh_coeff"], || {
+    guard(&["handle", "block", "n_lower", "vectors", "ld_vectors", "thresh_coeff"], || {
         with_handle(handle, |h| {
-            let b = block_index("block", block, h.n_blocks())?;
-            let n = count("n_lower", n_lower)?;
-            let rows = h.n_coefficients(b)?;
-            let ld = leading_dimension("ld", ld, rows, "n_coefficients of the block")?;
-            let len = matrix_len(rows, n, ld, "n_lower")?;
-            let x = input("vectors", vectors, len)?;
+            let v = block_vectors(h, block, ("n_lower", n_lower), vectors, ld_vectors)?;
             check_threshold("thresh_coeff", thresh_coeff)?;
-            h.load_lower(b, n, x, ld, thresh_coeff)
+            h.load_lower(v.block, v.n, v.x, v.ld, thresh_coeff)
         })
     })
 }
@@ -862,6 +888,8 @@ pub unsafe extern "C" fn atomgpu_linestrength_load_lower(
 ///   upper block's primitive function p, column `d + ndeg'' i` component d of the batch's state i
 ///   (ndeg'' the lower block's degeneracy, `atomgpu_linestrength_block_ndeg`; 1: column i).
 /// - `ld_half` (>= n_primitive(upper_block)): the leading dimension of `half`.
+/// - `cols_half` (>= ndeg'' n_lower): the columns `half` holds; those beyond ndeg'' n_lower, and
+///   the padding rows, are not written.
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -873,19 +901,24 @@ pub unsafe extern "C" fn atomgpu_linestrength_half(
     thresh_coeff: f64,
     half: *mut f64,
     ld_half: i64,
+    cols_half: i64,
 ) -> i32 {
-    guard(&["handle", "upper_block", "thresh_coeff", "half", "ld_half"], || {
+    guard(&["handle", "upper_block", "thresh_coeff", "half", "ld_half", "cols_half"], || {
         with_handle(handle, |h| {
             let u = block_index("upper_block", upper_block, h.n_blocks())?;
             check_threshold("thresh_coeff", thresh_coeff)?;
             let out = output("half", half)?;
-            let rows = h.n_primitive(u)?;
-            let ld = leading_dimension("ld_half", ld_half, rows, "n_primitive of the upper block")?;
             let (lower, n) = h.loaded_batch()?;
-            let len = matrix_len(rows, n * h.ndeg(lower)?, ld, "ld_half")?;
+            let need = Extent {
+                rows: h.n_primitive(u)?,
+                rows_are: "n_primitive of the upper block",
+                cols: n * h.ndeg(lower)?,
+                cols_are: "ndeg'' n_lower of the loaded batch",
+            };
+            let m = matrix("ld_half", ld_half, Columns::Given("cols_half", cols_half), need)?;
             // The Rust routine copies into `out` only once the whole result is there: untouched on error.
-            let out = std::slice::from_raw_parts_mut(out, len);
-            h.half_linestrength(u, thresh_coeff, out, ld)
+            let out = std::slice::from_raw_parts_mut(out, m.len);
+            h.half_linestrength(u, thresh_coeff, out, m.ld)
         })
     })
 }
@@ -905,7 +938,9 @@ pub unsafe extern "C" fn atomgpu_linestrength_half(
 /// - `amplitudes` (output): `n_states(upper_block) x (ndeg'' n_lower ndeg')`, column-major,
 ///   column `d'' + ndeg'' (i + n_lower d')` (ndeg'' and ndeg' the degeneracies of the lower and
 ///   upper blocks; for non-degenerate blocks `n_states(upper_block) x n_lower`).
-/// - `ld` (>= n_states(upper_block)): the leading dimension of `amplitudes`.
+/// - `ld_amplitudes` (>= n_states(upper_block)): the leading dimension of `amplitudes`.
+/// - `cols_amplitudes` (>= ndeg'' n_lower ndeg'): the columns `amplitudes` holds; those beyond,
+///   and the padding rows, are not written.
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -916,18 +951,29 @@ pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
     upper_block: i32,
     thresh_coeff: f64,
     amplitudes: *mut f64,
-    ld: i64,
+    ld_amplitudes: i64,
+    cols_amplitudes: i64,
 ) -> i32 {
-    guard(&["handle", "upper_block", "thresh_coeff", "amplitudes", "ld"], || {
+    guard(&["handle", "upper_block", "thresh_coeff", "amplitudes", "ld_amplitudes", "cols_amplitudes"], || {
         with_handle(handle, |h| {
             let u = block_index("upper_block", upper_block, h.n_blocks())?;
             check_threshold("thresh_coeff", thresh_coeff)?;
             let out = output("amplitudes", amplitudes)?;
             let rows = h.n_states(u)?;
-            let ld = leading_dimension("ld", ld, rows, "n_states of the upper block")?;
+            if rows == 0 {
+                // Reported before the shape of `amplitudes`, whose rows this block cannot give.
+                return Err(Error::invalid("upper_block", format!("block {u} has no states (set_states first)")));
+            }
             let (lower, n_lower) = h.loaded_batch()?;
             let n = n_lower * h.ndeg(lower)? * h.ndeg(u)?;
-            let len = matrix_len(rows, n, ld, "ld")?;
+            let need = Extent {
+                rows,
+                rows_are: "n_states of the upper block",
+                cols: n,
+                cols_are: "ndeg'' n_lower ndeg' of the loaded batch and the upper block",
+            };
+            let Matrix { ld, len } =
+                matrix("ld_amplitudes", ld_amplitudes, Columns::Given("cols_amplitudes", cols_amplitudes), need)?;
             let a = h.amplitudes(u, thresh_coeff)?;
             if a.len() != rows * n {
                 return Err(Error::Internal(format!("amplitudes: {} values for {rows} x {n}", a.len())));

@@ -4,7 +4,7 @@
 //! arrays with 0- or 1-based indices (Fortran's default integers, passed without a copy).
 //! Conventions as in the rest of the line-strength family (src/ffi/linestrength.rs).
 
-use super::common::{count, guard, input, leading_dimension, matrix_len, output, MAX_ELEMENTS};
+use super::common::{count, guard, input, matrix, output, Columns, Extent, MAX_ELEMENTS};
 use super::linestrength::{
     add_block, atomgpu_intensity_params, atomgpu_line_filters, atomgpu_linestrength, run_list_call, with_handle, Route,
     Species,
@@ -70,7 +70,7 @@ struct BatchArguments {
     n: i64,
     block: *const i32,
     vectors: *const f64,
-    ld: i64,
+    ld_vectors: i64,
     energies: *const f64,
     ids: *const i64,
     order: *const i64,
@@ -107,9 +107,11 @@ unsafe fn with_batch(
             rows = rows.max(h.n_coefficients(b)?);
             blocks.push(b);
         }
-        let ld = leading_dimension("ld", b.ld, rows, "the largest coefficient count of the batch's blocks")?;
-        let vectors = input("vectors", b.vectors, matrix_len(rows, n, ld, "n")?)?;
-        let batch = LowerBatch { blocks: &blocks, vectors, ld, energies, ids, order };
+        let need =
+            Extent { rows, rows_are: "the largest coefficient count of the batch's blocks", cols: n, cols_are: "n" };
+        let m = matrix("ld_vectors", b.ld_vectors, Columns::Counted("n"), need)?;
+        let vectors = input("vectors", b.vectors, m.len)?;
+        let batch = LowerBatch { blocks: &blocks, vectors, ld: m.ld, energies, ids, order };
         body(h, &batch, p, f)
     })
 }
@@ -129,8 +131,8 @@ unsafe fn with_batch(
 /// - `n` (>= 1): levels in the batch.
 /// - `block[n]`: block of each level (0-based), any registered block (stored states not needed).
 /// - `vectors`: level i's vector (symmetrised coefficients when its block has an unfolding,
-///   primitive ones otherwise) at `vectors[i * ld ..]`, finite.
-/// - `ld` (>= the largest coefficient count of the batch's blocks): the leading dimension.
+///   primitive ones otherwise) at `vectors[i * ld_vectors ..]`, finite: a matrix of `n` columns.
+/// - `ld_vectors` (>= the largest coefficient count of the batch's blocks): its leading dimension.
 /// - `energies[n]`: energies E'' in cm^-1 (absolute), finite, |E| <= 1e8.
 /// - `ids[n]`: the caller's ID of each level, given back as the lines' `lower_id`.
 /// - `order[n]`: order keys of the levels: lines come by lower order key, then upper order.
@@ -155,7 +157,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_lines_of_lower_batch(
     n: i64,
     block: *const i32,
     vectors: *const f64,
-    ld: i64,
+    ld_vectors: i64,
     energies: *const f64,
     ids: *const i64,
     order: *const i64,
@@ -171,7 +173,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_lines_of_lower_batch(
             "n",
             "block",
             "vectors",
-            "ld",
+            "ld_vectors",
             "energies",
             "ids",
             "order",
@@ -183,7 +185,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_lines_of_lower_batch(
         ],
         || {
             let sink = sink.ok_or_else(|| Error::invalid("sink", "must not be NULL"))?;
-            let arguments = BatchArguments { n, block, vectors, ld, energies, ids, order };
+            let arguments = BatchArguments { n, block, vectors, ld_vectors, energies, ids, order };
             with_batch(handle, arguments, params, filters, counts, |h, batch, p, f| {
                 let mut delivered = 0u64;
                 let mut converted = Vec::new();
@@ -217,7 +219,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_lines_of_lower_batch_buffered(
     n: i64,
     block: *const i32,
     vectors: *const f64,
-    ld: i64,
+    ld_vectors: i64,
     energies: *const f64,
     ids: *const i64,
     order: *const i64,
@@ -225,12 +227,15 @@ pub unsafe extern "C" fn atomgpu_linestrength_lines_of_lower_batch_buffered(
     filters: *const atomgpu_line_filters,
     counts: *mut i64,
 ) -> i32 {
-    guard(&["handle", "n", "block", "vectors", "ld", "energies", "ids", "order", "params", "filters", "counts"], || {
-        let arguments = BatchArguments { n, block, vectors, ld, energies, ids, order };
-        with_batch(handle, arguments, params, filters, counts, |h, batch, p, f| {
-            h.lines_of_lower_batch_buffered(batch, p, f)
-        })
-    })
+    guard(
+        &["handle", "n", "block", "vectors", "ld_vectors", "energies", "ids", "order", "params", "filters", "counts"],
+        || {
+            let arguments = BatchArguments { n, block, vectors, ld_vectors, energies, ids, order };
+            with_batch(handle, arguments, params, filters, counts, |h, batch, p, f| {
+                h.lines_of_lower_batch_buffered(batch, p, f)
+            })
+        },
+    )
 }
 
 /// Number of lines in the handle's pending buffer

@@ -13,7 +13,13 @@
 //!   results is then `double` (real) or interleaved (re, im) `double` pairs (complex: C99
 //!   `double _Complex`, Fortran `complex(c_double_complex)` passed as is), and its length counts
 //!   elements, not doubles; all products are bilinear (no conjugation);
-//! - matrices are column-major with an explicit leading dimension (>= the row count);
+//! - matrices are column-major; a matrix argument `x` comes with its leading dimension `ld_x`
+//!   (>= the rows the call reads or writes, counted in elements) and, when no count argument of
+//!   the call gives its columns (every output), its column count `cols_x` (>= the columns the
+//!   call writes; the columns and the padding rows beyond are neither read nor written, as LAPACK
+//!   lets a larger array pass); a one-dimensional output whose length the handle knows comes with
+//!   `len_x` (>= that length). All are checked here (`super::common::matrix`, `length`), the
+//!   message naming the argument, the rule and both numbers;
 //! - `electron` is `ATOMGPU_ELECTRON_A` (r1) or `ATOMGPU_ELECTRON_B` (r2); angular momenta are
 //!   physical values in [0, 200];
 //! - `order` is `ATOMGPU_ORDER_A_FASTEST` (two-electron index (n'a, n'b) = n'a + N'a n'b, 0-based)
@@ -24,7 +30,9 @@
 //!   `atomgpu_last_error_arg()` gives the offending argument's 1-based position and
 //!   `atomgpu_last_error_message` names it; outputs and the handle are left unchanged.
 
-use super::common::{count, guard, input, leading_dimension, matrix_len, output, write_output};
+use super::common::{
+    count, guard, input, leading_dimension, length, matrix, output, write_output, Columns, Extent, Matrix,
+};
 use super::devices::{devices_by_count, devices_by_list};
 use super::handles::{self, Family};
 use crate::backend::{self, DeviceSet};
@@ -186,22 +194,25 @@ unsafe fn scalars<'a, T: Scalar>(name: &'static str, ptr: *const f64, len: usize
     Ok(std::slice::from_raw_parts(d.as_ptr() as *const T, len))
 }
 
-/// A caller output matrix of `rows x cols` elements of T with leading dimension `ld`.
+/// A caller output matrix `name` of elements of T, checked by [`matrix`]: its `m.len` elements.
 ///
 /// # Safety
 /// `ptr` must be NULL or point to the documented number of elements.
-unsafe fn matrix_out<'a, T: Scalar>(
-    name: &'static str,
-    ptr: *mut f64,
-    rows: usize,
-    cols: usize,
-    ld: usize,
-    cols_name: &'static str,
-) -> Result<&'a mut [T]> {
-    let len = matrix_len(rows, cols, ld, cols_name)?;
+unsafe fn matrix_out<'a, T: Scalar>(name: &'static str, ptr: *mut f64, m: Matrix) -> Result<&'a mut [T]> {
     let p = output(name, ptr)?;
-    // SAFETY: as in `scalars`; the caller guarantees `len` writable elements.
-    Ok(std::slice::from_raw_parts_mut(p as *mut T, len))
+    // SAFETY: as in `scalars`; the caller guarantees the documented writable elements, which
+    // [`matrix`] has checked to span `m.len`.
+    Ok(std::slice::from_raw_parts_mut(p as *mut T, m.len))
+}
+
+/// The needed extent of an `n x n` output (`what` says what n counts).
+fn square(n: usize, what: &str) -> Extent<'_> {
+    Extent { rows: n, rows_are: what, cols: n, cols_are: what }
+}
+
+/// An output matrix argument (`name`, `ld_<name>`, `cols_<name>`) checked against `need`.
+fn given(ld_name: &'static str, ld: i64, cols_name: &'static str, cols: i64, need: Extent<'_>) -> Result<Matrix> {
+    matrix(ld_name, ld, Columns::Given(cols_name, cols), need)
 }
 
 /// Outputs up to this many bytes are computed into a scratch copy; larger ones in place.
@@ -218,19 +229,12 @@ struct HostOutput<'a, T> {
 }
 
 impl<'a, T: Scalar> HostOutput<'a, T> {
-    /// The caller's output `name` (checked by [`matrix_out`]).
+    /// The caller's output `name`, checked by [`matrix`] for the `rows x cols` the call writes.
     ///
     /// # Safety
     /// As [`matrix_out`].
-    unsafe fn new(
-        name: &'static str,
-        ptr: *mut f64,
-        rows: usize,
-        cols: usize,
-        ld: usize,
-        cols_name: &'static str,
-    ) -> Result<Self> {
-        Ok(HostOutput { name, data: matrix_out::<T>(name, ptr, rows, cols, ld, cols_name)?, rows, cols, ld })
+    unsafe fn new(name: &'static str, ptr: *mut f64, m: Matrix, rows: usize, cols: usize) -> Result<Self> {
+        Ok(HostOutput { name, data: matrix_out::<T>(name, ptr, m)?, rows, cols, ld: m.ld })
     }
 
     /// Fills H (`self`) and S together by `f`, as [`Self::fill`] fills one output: each is checked
@@ -488,7 +492,8 @@ pub unsafe extern "C" fn atomgpu_sturmian_destroy(handle: *mut atomgpu_sturmian)
 /// uses `params.energy_a` or `_b` for it (`atomgpu_sturmian_add_channel_at_energy` gives one).
 ///
 /// - `values`: `n_points x n` elements (n_points = nq + 1 + nq ns, the grid's point order), column
-///   function n, leading dimension `ld` (>= n_points), bohr^-1/2, finite;
+///   j function j, leading dimension `ld_values` (>= n_points; its columns are the `n`),
+///   bohr^-1/2, finite;
 /// - `beta[n]`: β_n (dimensionless), finite;
 /// - `generating[nq]`: the generating potential at the abscissas (hartree, real), finite;
 /// - `central[nq]` or NULL: U at the abscissas (hartree, real); NULL means U = -Z/r with the Z
@@ -503,13 +508,13 @@ pub unsafe extern "C" fn atomgpu_sturmian_add_channel(
     l: i32,
     n: i64,
     values: *const f64,
-    ld: i64,
+    ld_values: i64,
     beta: *const f64,
     generating: *const f64,
     central: *const f64,
 ) -> i32 {
-    guard(&["handle", "electron", "l", "n", "values", "ld", "beta", "generating", "central"], || {
-        add_channel(handle, electron, l, n, values, ld, beta, generating, central, None)
+    guard(&["handle", "electron", "l", "n", "values", "ld_values", "beta", "generating", "central"], || {
+        add_channel(handle, electron, l, n, values, ld_values, beta, generating, central, None)
     })
 }
 
@@ -528,15 +533,15 @@ pub unsafe extern "C" fn atomgpu_sturmian_add_channel_at_energy(
     l: i32,
     n: i64,
     values: *const f64,
-    ld: i64,
+    ld_values: i64,
     beta: *const f64,
     generating: *const f64,
     central: *const f64,
     energy: f64,
 ) -> i32 {
-    guard(&["handle", "electron", "l", "n", "values", "ld", "beta", "generating", "central", "energy"], || {
+    guard(&["handle", "electron", "l", "n", "values", "ld_values", "beta", "generating", "central", "energy"], || {
         crate::error::require_finite("energy", None, energy)?;
-        add_channel(handle, electron, l, n, values, ld, beta, generating, central, Some(energy))
+        add_channel(handle, electron, l, n, values, ld_values, beta, generating, central, Some(energy))
     })
 }
 
@@ -548,7 +553,7 @@ unsafe fn add_channel(
     l: i32,
     n: i64,
     values: *const f64,
-    ld: i64,
+    ld_values: i64,
     beta: *const f64,
     generating: *const f64,
     central: *const f64,
@@ -560,8 +565,9 @@ unsafe fn add_channel(
     with_handle(handle, |any| {
         on_basis!(any, |b: T| {
             let (np, nq) = (b.grid().n_points(), b.grid().nq());
-            let ld = leading_dimension("ld", ld, np, "the grid's point count")?;
-            let values = scalars::<T>("values", values, matrix_len(np, n, ld, "n")?)?;
+            let need = Extent { rows: np, rows_are: "the grid's point count", cols: n, cols_are: "n" };
+            let Matrix { ld, len } = matrix("ld_values", ld_values, Columns::Counted("n"), need)?;
+            let values = scalars::<T>("values", values, len)?;
             let beta = scalars::<T>("beta", beta, n)?;
             let generating = input("generating", generating, nq)?;
             let central =
@@ -646,47 +652,67 @@ pub unsafe extern "C" fn atomgpu_sturmian_add_gsf(
 // ---------------------------------------------------------------------------------------------
 // Integrals and blocks.
 
-/// The one-electron matrices of channel (electron, l) (eq. 19), N x N each with leading
-/// dimension `ld` (>= N): `overlap` = I[1] (eq. 13) and `generating` = I[𝒱] (eq. 14, hartree).
+/// The one-electron matrices of channel (electron, l) (eq. 19), N x N each: `overlap` = I[1]
+/// (eq. 13) with leading dimension `ld_overlap` (>= N) and `cols_overlap` (>= N) columns, and
+/// `generating` = I[𝒱] (eq. 14, hartree) with `ld_generating` (>= N) and `cols_generating` (>= N).
 ///
 /// # Safety
-/// Outputs must be NULL or valid for ld (N - 1) + N elements each.
+/// Outputs must be NULL or valid for ld (cols - 1) + N elements each.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_sturmian_one_electron(
     handle: *const atomgpu_sturmian,
     electron: i32,
     l: i32,
     overlap: *mut f64,
+    ld_overlap: i64,
+    cols_overlap: i64,
     generating: *mut f64,
-    ld: i64,
+    ld_generating: i64,
+    cols_generating: i64,
 ) -> i32 {
-    guard(&["handle", "electron", "l", "overlap", "generating", "ld"], || {
-        let e = self::electron(electron)?;
-        let l = angular_momentum("l", l, MAX_L)?;
-        with_handle(handle, |any| {
-            on_basis!(any, |b: T| {
-                let one = b.one_electron(e, l).map_err(|e| e.renamed("la", "l").renamed("lb", "l"))?;
-                let n = b.size(e, l).unwrap_or(0);
-                let ld = leading_dimension("ld", ld, n, "the channel's size")?;
-                let o = matrix_out::<T>("overlap", overlap, n, n, ld, "l")?;
-                let g = matrix_out::<T>("generating", generating, n, n, ld, "l")?;
-                for j in 0..n {
-                    o[j * ld..j * ld + n].copy_from_slice(&one.overlap[j * n..(j + 1) * n]);
-                    g[j * ld..j * ld + n].copy_from_slice(&one.generating[j * n..(j + 1) * n]);
-                }
-                Ok(())
+    guard(
+        &[
+            "handle",
+            "electron",
+            "l",
+            "overlap",
+            "ld_overlap",
+            "cols_overlap",
+            "generating",
+            "ld_generating",
+            "cols_generating",
+        ],
+        || {
+            let e = self::electron(electron)?;
+            let l = angular_momentum("l", l, MAX_L)?;
+            with_handle(handle, |any| {
+                on_basis!(any, |b: T| {
+                    let one = b.one_electron(e, l).map_err(|e| e.renamed("la", "l").renamed("lb", "l"))?;
+                    let n = b.size(e, l).unwrap_or(0);
+                    let need = square(n, "N, the channel's functions");
+                    let mo = given("ld_overlap", ld_overlap, "cols_overlap", cols_overlap, need)?;
+                    let mg = given("ld_generating", ld_generating, "cols_generating", cols_generating, need)?;
+                    let o = matrix_out::<T>("overlap", overlap, mo)?;
+                    let g = matrix_out::<T>("generating", generating, mg)?;
+                    for j in 0..n {
+                        o[j * mo.ld..j * mo.ld + n].copy_from_slice(&one.overlap[j * n..(j + 1) * n]);
+                        g[j * mg.ld..j * mg.ld + n].copy_from_slice(&one.generating[j * n..(j + 1) * n]);
+                    }
+                    Ok(())
+                })
             })
-        })
-    })
+        },
+    )
 }
 
 /// Channel (electron, l) as the handle holds it (e.g. one generated by
 /// `atomgpu_sturmian_add_gsf`): every output may be NULL (not wanted), and receives
 ///
 /// - `values`: the N functions at the grid's points (`atomgpu_sturmian_grid`), `n_points x N`
-///   elements of the basis's type with leading dimension `ld` (>= n_points; checked whatever
-///   `values` is), bohr^-1/2;
-/// - `beta[N]`: their eigenvalues β of eq. 9 (the basis's type);
+///   elements of the basis's type with leading dimension `ld_values` (>= n_points) and
+///   `cols_values` (>= N) columns (both read only when `values` is not NULL), bohr^-1/2;
+/// - `beta`: their eigenvalues β of eq. 9 (the basis's type), into its first N of `len_beta`
+///   (>= N; read only when `beta` is not NULL) elements;
 /// - `generating[nq]`: the generating potential at the abscissas (hartree);
 /// - `central[nq]`: the central potential U they were generated with, at the abscissas (hartree;
 ///   a GSF channel: -Z/r_j of its Z). A channel added with `central` = NULL has none of its own
@@ -703,64 +729,90 @@ pub unsafe extern "C" fn atomgpu_sturmian_channel_values(
     electron: i32,
     l: i32,
     values: *mut f64,
-    ld: i64,
+    ld_values: i64,
+    cols_values: i64,
     beta: *mut f64,
+    len_beta: i64,
     generating: *mut f64,
     central: *mut f64,
     energy: *mut f64,
 ) -> i32 {
-    guard(&["handle", "electron", "l", "values", "ld", "beta", "generating", "central", "energy"], || {
-        let e = self::electron(electron)?;
-        let l = angular_momentum("l", l, MAX_L)?;
-        with_handle(handle, |any| {
-            on_basis!(any, |b: T| {
-                let np = b.grid().n_points();
-                let ld = leading_dimension("ld", ld, np, "the grid's point count")?;
-                let c = b.channel(e, l).map_err(|e| e.renamed("la", "l").renamed("lb", "l"))?;
-                let n = c.n;
-                matrix_len(np, n, ld, "l")?;
-                let origin = if e == Electron::A { "a" } else { "b" };
-                if !central.is_null() && c.central.is_none() {
-                    return Err(Error::invalid(
-                        "central",
-                        format!(
+    guard(
+        &[
+            "handle",
+            "electron",
+            "l",
+            "values",
+            "ld_values",
+            "cols_values",
+            "beta",
+            "len_beta",
+            "generating",
+            "central",
+            "energy",
+        ],
+        || {
+            let e = self::electron(electron)?;
+            let l = angular_momentum("l", l, MAX_L)?;
+            with_handle(handle, |any| {
+                on_basis!(any, |b: T| {
+                    let np = b.grid().n_points();
+                    let c = b.channel(e, l).map_err(|e| e.renamed("la", "l").renamed("lb", "l"))?;
+                    let n = c.n;
+                    let functions = "N, the channel's functions";
+                    let ld = if values.is_null() {
+                        0
+                    } else {
+                        let need =
+                            Extent { rows: np, rows_are: "the grid's point count", cols: n, cols_are: functions };
+                        given("ld_values", ld_values, "cols_values", cols_values, need)?.ld
+                    };
+                    if !beta.is_null() {
+                        length("len_beta", len_beta, n, functions)?;
+                    }
+                    let origin = if e == Electron::A { "a" } else { "b" };
+                    if !central.is_null() && c.central.is_none() {
+                        return Err(Error::invalid(
+                            "central",
+                            format!(
                             "must be NULL: channel ({origin}, l = {l}) was added with no central potential of its own \
                              (U = -Z/r with each assembly's params.nuclear_charge)"
                         ),
-                    ));
-                }
-                if !energy.is_null() && c.energy.is_none() {
-                    return Err(Error::invalid(
-                        "energy",
-                        format!(
-                            "must be NULL: channel ({origin}, l = {l}) was added by atomgpu_sturmian_add_channel, \
-                             with no energy of its own (the assembly's params.energy_a/_b)"
-                        ),
-                    ));
-                }
-                // The caller's arrays hold doubles (or (re, im) pairs): columns of `ld` elements.
-                let (doubles, width) = (as_doubles(c.values), crate::math::scalar::width::<T>());
-                if !values.is_null() {
-                    for j in 0..n {
-                        write_output(values.add(j * ld * width), &doubles[j * np * width..(j + 1) * np * width]);
+                        ));
                     }
-                }
-                if !beta.is_null() {
-                    write_output(beta, as_doubles(c.beta));
-                }
-                if !generating.is_null() {
-                    write_output(generating, c.generating);
-                }
-                if let (false, Some(u)) = (central.is_null(), &c.central) {
-                    write_output(central, u);
-                }
-                if let (false, Some(x)) = (energy.is_null(), c.energy) {
-                    *energy = x;
-                }
-                Ok(())
+                    if !energy.is_null() && c.energy.is_none() {
+                        return Err(Error::invalid(
+                            "energy",
+                            format!(
+                                "must be NULL: channel ({origin}, l = {l}) was added by atomgpu_sturmian_add_channel, \
+                             with no energy of its own (the assembly's params.energy_a/_b)"
+                            ),
+                        ));
+                    }
+                    // The caller's arrays hold doubles (or (re, im) pairs): columns of `ld` elements.
+                    let (doubles, width) = (as_doubles(c.values), crate::math::scalar::width::<T>());
+                    if !values.is_null() {
+                        for j in 0..n {
+                            write_output(values.add(j * ld * width), &doubles[j * np * width..(j + 1) * np * width]);
+                        }
+                    }
+                    if !beta.is_null() {
+                        write_output(beta, as_doubles(c.beta));
+                    }
+                    if !generating.is_null() {
+                        write_output(generating, c.generating);
+                    }
+                    if let (false, Some(u)) = (central.is_null(), &c.central) {
+                        write_output(central, u);
+                    }
+                    if let (false, Some(x)) = (energy.is_null(), c.energy) {
+                        *energy = x;
+                    }
+                    Ok(())
+                })
             })
-        })
-    })
+        },
+    )
 }
 
 fn spec_of(p: &atomgpu_sturmian_params, pairs: Vec<Pair>) -> Result<HamiltonianSpec> {
@@ -806,8 +858,9 @@ fn params_error(e: Error) -> Error {
 
 /// The one-electron part of the diagonal block of pair (la, lb) (the bracket of eq. 12, with
 /// the energies and charges of `params`) into `h`, and its overlap Oa ⊗ Ob (eq. 20) into `s`,
-/// each Na Nb x Na Nb with leading dimensions `ldh`, `lds`, in `order`. `params` is checked as
-/// for `atomgpu_sturmian_hamiltonian` (L in [0, 200], |M| <= L, finite energies and charges), and
+/// each Na Nb x Na Nb (leading dimensions `ld_h`, `ld_s` and column counts `cols_h`, `cols_s`,
+/// each >= Na Nb), in `order`. `params` is checked as for `atomgpu_sturmian_hamiltonian` (L in
+/// [0, 200], |M| <= L, finite energies and charges), and
 /// (la, lb) must couple to L (|la - lb| <= L <= la + lb; else status 1 at `la`). On failure the
 /// outputs are left as `atomgpu_sturmian_hamiltonian` says.
 ///
@@ -821,11 +874,13 @@ pub unsafe extern "C" fn atomgpu_sturmian_one_electron_block(
     lb: i32,
     order: i32,
     h: *mut f64,
-    ldh: i64,
+    ld_h: i64,
+    cols_h: i64,
     s: *mut f64,
-    lds: i64,
+    ld_s: i64,
+    cols_s: i64,
 ) -> i32 {
-    guard(&["handle", "params", "la", "lb", "order", "h", "ldh", "s", "lds"], || {
+    guard(&["handle", "params", "la", "lb", "order", "h", "ld_h", "cols_h", "s", "ld_s", "cols_s"], || {
         let p = input("params", params, 1)?[0];
         let pair = Pair { la: angular_momentum("la", la, MAX_L)?, lb: angular_momentum("lb", lb, MAX_L)? };
         let order = self::order(order)?;
@@ -833,10 +888,11 @@ pub unsafe extern "C" fn atomgpu_sturmian_one_electron_block(
         with_handle(handle, |any| {
             on_basis!(any, |b: T| {
                 let size = b.pair_size(pair)?;
-                let ldh = leading_dimension("ldh", ldh, size, "the block's size")?;
-                let lds = leading_dimension("lds", lds, size, "the block's size")?;
-                let h = HostOutput::<T>::new("h", h, size, size, ldh, "la")?;
-                let s = HostOutput::<T>::new("s", s, size, size, lds, "la")?;
+                let need = square(size, "Na Nb, the block's size");
+                let (mh, ms) =
+                    (given("ld_h", ld_h, "cols_h", cols_h, need)?, given("ld_s", ld_s, "cols_s", cols_s, need)?);
+                let h = HostOutput::<T>::new("h", h, mh, size, size)?;
+                let s = HostOutput::<T>::new("s", s, ms, size, size)?;
                 h.fill_with(s, |h, s| b.one_electron_block(pair, &spec, order, h, s))
                     .map_err(|e| params_error(e.renamed("pair", "la")))
             })
@@ -856,10 +912,11 @@ fn repulsion_args(lpa: i32, lpb: i32, la: i32, lb: i32, l: i32, order: i32) -> R
 
 /// The radial repulsion block R^{l'a l'b la lb l} (eq. 15; eqs. 21-24 on the device) for bra
 /// channels (lpa, lpb) and ket channels (la, lb) and multipole `l`: N'a N'b x Na Nb elements
-/// (hartree) into host `out` with leading dimension `ld`, in `order`.
+/// (hartree) into host `out` with leading dimension `ld_out` (>= N'a N'b) and `cols_out`
+/// (>= Na Nb) columns, in `order`.
 ///
 /// # Safety
-/// `out` must be NULL or valid for ld (Na Nb - 1) + N'a N'b elements.
+/// `out` must be NULL or valid for ld_out (cols_out - 1) + N'a N'b elements.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_sturmian_repulsion(
     handle: *const atomgpu_sturmian,
@@ -870,27 +927,30 @@ pub unsafe extern "C" fn atomgpu_sturmian_repulsion(
     l: i32,
     order: i32,
     out: *mut f64,
-    ld: i64,
+    ld_out: i64,
+    cols_out: i64,
 ) -> i32 {
-    guard(&["handle", "lpa", "lpb", "la", "lb", "l", "order", "out", "ld"], || {
+    guard(&["handle", "lpa", "lpb", "la", "lb", "l", "order", "out", "ld_out", "cols_out"], || {
         let (bra, ket, l, order) = repulsion_args(lpa, lpb, la, lb, l, order)?;
         with_handle(handle, |any| {
             on_basis!(any, |b: T| {
                 let (rows, cols) =
                     (b.pair_size(bra).map_err(|e| e.renamed("la", "lpa").renamed("lb", "lpb"))?, b.pair_size(ket)?);
-                let ld = leading_dimension("ld", ld, rows, "N'a N'b")?;
-                HostOutput::<T>::new("out", out, rows, cols, ld, "la")?
-                    .fill(|o| b.repulsion(bra, ket, l, order, Target::Host { data: o, ld }))
+                let need = Extent { rows, rows_are: "N'a N'b", cols, cols_are: "Na Nb" };
+                let m = given("ld_out", ld_out, "cols_out", cols_out, need)?;
+                HostOutput::<T>::new("out", out, m, rows, cols)?
+                    .fill(|o| b.repulsion(bra, ket, l, order, Target::Host { data: o, ld: m.ld }))
             })
         })
     })
 }
 
 /// As `atomgpu_sturmian_repulsion`, into device memory `out_dev` (a device pointer of the
-/// handle's GPU, CUDA backend only), leading dimension `ld`; `len` is its size in elements.
+/// handle's GPU, CUDA backend only): `len_out_dev` (>= ld_out_dev (Na Nb - 1) + N'a N'b) is its
+/// size in elements, `ld_out_dev` (>= N'a N'b) its leading dimension.
 ///
 /// # Safety
-/// `out_dev` must be a device allocation of at least `len` elements on the handle's GPU.
+/// `out_dev` must be a device allocation of at least `len_out_dev` elements on the handle's GPU.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_sturmian_repulsion_dev(
     handle: *const atomgpu_sturmian,
@@ -901,17 +961,17 @@ pub unsafe extern "C" fn atomgpu_sturmian_repulsion_dev(
     l: i32,
     order: i32,
     out_dev: *mut f64,
-    len: i64,
-    ld: i64,
+    len_out_dev: i64,
+    ld_out_dev: i64,
 ) -> i32 {
-    guard(&["handle", "lpa", "lpb", "la", "lb", "l", "order", "out_dev", "len", "ld"], || {
+    guard(&["handle", "lpa", "lpb", "la", "lb", "l", "order", "out_dev", "len_out_dev", "ld_out_dev"], || {
         let (bra, ket, l, order) = repulsion_args(lpa, lpb, la, lb, l, order)?;
         let ptr = output("out_dev", out_dev)? as u64;
-        let len = count("len", len)?;
+        let len = count("len_out_dev", len_out_dev)?;
         with_handle(handle, |any| {
             on_basis!(any, |b: T| {
                 let rows = b.pair_size(bra).map_err(|e| e.renamed("la", "lpa").renamed("lb", "lpb"))?;
-                let ld = leading_dimension("ld", ld, rows, "N'a N'b")?;
+                let ld = leading_dimension("ld_out_dev", ld_out_dev, rows, "N'a N'b")?;
                 if b.backend_name() != "cuda" {
                     return Err(Error::invalid(
                         "out_dev",
@@ -919,7 +979,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_repulsion_dev(
                     ));
                 }
                 b.repulsion(bra, ket, l, order, Target::Device::<T> { ptr, len, ld })
-                    .map_err(|e| e.renamed("out", "len"))
+                    .map_err(|e| e.renamed("out", "len_out_dev"))
             })
         })
     })
@@ -1010,8 +1070,9 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian_size(
 
 /// Assembles the Hamiltonian H and overlap S of eq. 12 for `params` (L, M, energies, charges,
 /// exchange symmetry) and the pairs (`la[n_pairs]`, `lb[n_pairs]`) into host `h` and `s`, each n x n
-/// (`atomgpu_sturmian_hamiltonian_size`) with leading dimensions `ldh`, `lds`, pair blocks in
-/// the given order, each block in `order`: the generalised eigenproblem H c = E S c.
+/// (`atomgpu_sturmian_hamiltonian_size`; leading dimensions `ld_h`, `ld_s` >= n, columns `cols_h`,
+/// `cols_s` >= n), pair blocks in the given order, each block in `order`: the generalised
+/// eigenproblem H c = E S c.
 ///
 /// Refused arguments leave `h` and `s` untouched. Outputs of up to 64 MiB (each) are computed
 /// into a scratch copy; larger ones are written in place (no second copy; pinned buffers from
@@ -1020,7 +1081,7 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian_size(
 /// element, e.g. from energies or charges near DBL_MAX): if the call fails after it began (a
 /// device error, cancellation, an overflow), a scratch output stays untouched and an in-place one
 /// holds NaN over the whole n x n matrix, whichever of H and S failed, so that no partial result
-/// looks valid. Padding rows (ld > n) are never written. The same holds for
+/// looks valid. Padding rows (ld > n) and columns (cols > n) are never written. The same holds for
 /// `atomgpu_sturmian_repulsion` and `_one_electron_block`.
 ///
 /// # Safety
@@ -1034,11 +1095,13 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian(
     lb: *const i32,
     order: i32,
     h: *mut f64,
-    ldh: i64,
+    ld_h: i64,
+    cols_h: i64,
     s: *mut f64,
-    lds: i64,
+    ld_s: i64,
+    cols_s: i64,
 ) -> i32 {
-    guard(&["handle", "params", "n_pairs", "la", "lb", "order", "h", "ldh", "s", "lds"], || {
+    guard(&["handle", "params", "n_pairs", "la", "lb", "order", "h", "ld_h", "cols_h", "s", "ld_s", "cols_s"], || {
         let p = input("params", params, 1)?[0];
         let pairs = pairs_of(n_pairs, la, lb)?;
         let order = self::order(order)?;
@@ -1046,10 +1109,11 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian(
         with_handle(handle, |any| {
             on_basis!(any, |b: T| {
                 let n = b.hamiltonian_size(&spec).map_err(params_error)?;
-                let ldh = leading_dimension("ldh", ldh, n, "the Hamiltonian's size")?;
-                let lds = leading_dimension("lds", lds, n, "the Hamiltonian's size")?;
-                let h = HostOutput::<T>::new("h", h, n, n, ldh, "n_pairs")?;
-                let s = HostOutput::<T>::new("s", s, n, n, lds, "n_pairs")?;
+                let need = square(n, "n, the Hamiltonian's size");
+                let (mh, ms) =
+                    (given("ld_h", ld_h, "cols_h", cols_h, need)?, given("ld_s", ld_s, "cols_s", cols_s, need)?);
+                let h = HostOutput::<T>::new("h", h, mh, n, n)?;
+                let s = HostOutput::<T>::new("s", s, ms, n, n)?;
                 h.fill_with(s, |h, s| b.hamiltonian(&spec, order, h, s)).map_err(params_error)
             })
         })
@@ -1057,12 +1121,13 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian(
 }
 
 /// The `k` lowest eigenpairs of the real symmetric-definite problem H c = E S c (n x n, lower
-/// triangles read; e.g. from `atomgpu_sturmian_hamiltonian` on a real basis): `energies[k]`
-/// ascending (hartree) and `vectors` (n x k, leading dimension `ldv`, S-normalised), on the
-/// current backend (cuSOLVER Dsygvd on the GPU, faer on the CPU).
+/// triangles read, leading dimensions `ld_h`, `ld_s` >= n; e.g. from `atomgpu_sturmian_hamiltonian`
+/// on a real basis): `energies[k]` ascending (hartree) and `vectors` (n x k, leading dimension
+/// `ld_vectors` >= n, `cols_vectors` >= k columns, S-normalised), on the current backend
+/// (cuSOLVER Dsygvd on the GPU, faer on the CPU).
 ///
-/// `vectors` may be NULL: then only the energies are computed (no eigenvector is formed; `ldv`
-/// is not read). Any finite H and S are taken, however large or small: both are scaled by powers
+/// `vectors` may be NULL: then only the energies are computed (no eigenvector is formed;
+/// `ld_vectors` and `cols_vectors` are not read). Any finite H and S are taken, however large or small: both are scaled by powers
 /// of two (exactly) so that their largest elements are of order 1 before the Cholesky
 /// factorisation, and the results scaled back. Where a true eigenvalue lies beyond double
 /// precision (e.g. H near DBL_MAX, or S subnormal against an H of order 1), the status is
@@ -1075,20 +1140,21 @@ pub unsafe extern "C" fn atomgpu_sturmian_hamiltonian(
 pub unsafe extern "C" fn atomgpu_sturmian_solve(
     n: i64,
     h: *const f64,
-    ldh: i64,
+    ld_h: i64,
     s: *const f64,
-    lds: i64,
+    ld_s: i64,
     k: i64,
     energies: *mut f64,
     vectors: *mut f64,
-    ldv: i64,
+    ld_vectors: i64,
+    cols_vectors: i64,
 ) -> i32 {
-    guard(&["n", "h", "ldh", "s", "lds", "k", "energies", "vectors", "ldv"], || {
+    guard(&["n", "h", "ld_h", "s", "ld_s", "k", "energies", "vectors", "ld_vectors", "cols_vectors"], || {
         let n = count("n", n)?;
-        let ldh = leading_dimension("ldh", ldh, n, "n")?;
-        let lds = leading_dimension("lds", lds, n, "n")?;
-        let h = input("h", h, matrix_len(n, n, ldh, "n")?)?;
-        let s = input("s", s, matrix_len(n, n, lds, "n")?)?;
+        let Matrix { ld: ldh, len } = matrix("ld_h", ld_h, Columns::Counted("n"), square(n, "n"))?;
+        let h = input("h", h, len)?;
+        let Matrix { ld: lds, len } = matrix("ld_s", ld_s, Columns::Counted("n"), square(n, "n"))?;
+        let s = input("s", s, len)?;
         let k = count("k", k)?;
         let e = output("energies", energies)?;
         let backend = backend::current()?;
@@ -1097,8 +1163,8 @@ pub unsafe extern "C" fn atomgpu_sturmian_solve(
             std::ptr::copy_nonoverlapping(values.as_ptr(), e, k);
             return Ok(());
         }
-        let ldv = leading_dimension("ldv", ldv, n, "n")?;
-        matrix_len(n, k, ldv, "k")?;
+        let need = Extent { rows: n, rows_are: "n", cols: k, cols_are: "k" };
+        let ldv = given("ld_vectors", ld_vectors, "cols_vectors", cols_vectors, need)?.ld;
         let (values, vecs) = solve::lowest_eigenpairs(&backend, n, h, ldh, s, lds, k)?;
         std::ptr::copy_nonoverlapping(values.as_ptr(), e, k);
         for j in 0..k {

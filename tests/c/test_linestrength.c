@@ -119,7 +119,7 @@ static void test_diatomic(void) {
         const double one[1] = {1.0};
         double amp = SENTINEL;
         if (check_ok("diatomic load_lower", atomgpu_linestrength_load_lower(h, lower, 1, one, 1, 0.0)) &&
-            check_ok("diatomic amplitudes", atomgpu_linestrength_amplitudes(h, upper, 0.0, &amp, 1)))
+            check_ok("diatomic amplitudes", atomgpu_linestrength_amplitudes(h, upper, 0.0, &amp, 1, 1)))
             check_rel("diatomic: a^2 = mu^2 / 3", amp * amp, mu * mu / 3.0, 1e-13);
     }
     atomgpu_linestrength_destroy(h);
@@ -170,7 +170,7 @@ static void test_hoenl_london(void) {
         snprintf(what, sizeof what, "set_states J' = %d", (int)jp);
         if (!check_ok(what, atomgpu_linestrength_set_states(h, upper, n, energies, vectors, n))) continue;
         snprintf(what, sizeof what, "amplitudes J' = %d", (int)jp);
-        if (check_ok(what, atomgpu_linestrength_amplitudes(h, upper, 0.0, amp, n))) {
+        if (check_ok(what, atomgpu_linestrength_amplitudes(h, upper, 0.0, amp, n, 1))) {
             double factor = 0.0;
             for (int i = 0; i < n; i++) factor += (double)((2 * jp + 1) * 9) * amp[i] * amp[i];
             snprintf(what, sizeof what, "Hoenl-London factor J''=4, K=2 -> J'=%d (amplitudes)", (int)jp);
@@ -179,7 +179,7 @@ static void test_hoenl_london(void) {
             total += factor;
         }
         snprintf(what, sizeof what, "half J' = %d", (int)jp);
-        if (check_ok(what, atomgpu_linestrength_half(h, upper, 0.0, half, n))) {
+        if (check_ok(what, atomgpu_linestrength_half(h, upper, 0.0, half, n, 1))) {
             double factor = 0.0;
             for (int i = 0; i < n; i++) factor += (double)((2 * jp + 1) * 9) * half[i] * half[i];
             snprintf(what, sizeof what, "Hoenl-London factor J''=4, K=2 -> J'=%d (half-linestrengths)", (int)jp);
@@ -312,13 +312,13 @@ static void test_degenerate_species(int32_t n_devices, int on_host) {
     const double vector[1] = {1.0};
     double a[4], half[4];
     check_ok("load_lower E", atomgpu_linestrength_load_lower(h, e1, 1, vector, 1, 0.0));
-    check_ok("amplitudes E -> E", atomgpu_linestrength_amplitudes(h, e2, 0.0, a, 1));
+    check_ok("amplitudes E -> E", atomgpu_linestrength_amplitudes(h, e2, 0.0, a, 1, 4));
     /* mu_z keeps K and, between J'' and J' = J'' + 1, flips tau (TROVE's Wang functions: tau =
      * J mod 2 at K = 0), so component d'' couples to component d' = 1 - d''. */
     check_rel("a(d''=1, d'=0)^2 = HL mu^2 / 15", a[1] * a[1], 1.5 * mu * mu / 15.0, 1e-12);
     check_rel("a(d''=0, d'=1)^2 = HL mu^2 / 15", a[2] * a[2], 1.5 * mu * mu / 15.0, 1e-12);
     check("a(0,0) = a(1,1) = 0", fabs(a[0]) < 1e-15 && fabs(a[3]) < 1e-15);
-    check_ok("half E -> E", atomgpu_linestrength_half(h, e2, 0.0, half, 2));
+    check_ok("half E -> E", atomgpu_linestrength_half(h, e2, 0.0, half, 2, 2));
     check_rel("half: component 0 on the tau 1 function", half[1] * half[1], 1.5 * mu * mu / 15.0, 1e-12);
     check_rel("half: component 1 on the tau 0 function", half[2] * half[2], 1.5 * mu * mu / 15.0, 1e-12);
     check("half: nothing on the same tau", fabs(half[0]) < 1e-15 && fabs(half[3]) < 1e-15);
@@ -473,12 +473,13 @@ static void check_split_pair(const double *dipole, const char *group, const spli
         check_ok("split: load_lower component", atomgpu_linestrength_load_lower(sp, lower_d[di], n, lo->vectors,
                                                                                 lo->n_sym, 0.0));
         for (int32_t df = 0; df < ndf; df++)
-            check_ok("split: amplitudes component", atomgpu_linestrength_amplitudes(sp, upper_d[df], 0.0, a_sp[di][df], nf));
-        check_ok("split: half component", atomgpu_linestrength_half(sp, upper_d[0], 0.0, h_sp[di], np));
+            check_ok("split: amplitudes component",
+                     atomgpu_linestrength_amplitudes(sp, upper_d[df], 0.0, a_sp[di][df], nf, n));
+        check_ok("split: half component", atomgpu_linestrength_half(sp, upper_d[0], 0.0, h_sp[di], np, n));
     }
     check_ok("split: load_lower degenerate", atomgpu_linestrength_load_lower(dg, lower, n, lo->vectors, lo->n_sym, 0.0));
-    check_ok("split: amplitudes degenerate", atomgpu_linestrength_amplitudes(dg, upper, 0.0, a_dg, nf));
-    check_ok("split: half degenerate", atomgpu_linestrength_half(dg, upper, 0.0, h_dg, np));
+    check_ok("split: amplitudes degenerate", atomgpu_linestrength_amplitudes(dg, upper, 0.0, a_dg, nf, ndi * n * ndf));
+    check_ok("split: half degenerate", atomgpu_linestrength_half(dg, upper, 0.0, h_dg, np, ndi * n));
     double worst_a = 0.0, largest_a = 0.0, worst_h = 0.0, largest_h = 0.0;
     for (int64_t i = 0; i < n; i++)
         for (int32_t di = 0; di < ndi; di++) {

@@ -253,9 +253,11 @@ static void test_set_states(void) {
     reset();
     expect_bad("set_states: NaN vector", atomgpu_linestrength_set_states(h, 0, 2, e0, identity_nan, 2), 5, "vectors", "[2]");
     reset();
-    expect_bad("set_states: ld < n_coefficients", atomgpu_linestrength_set_states(h, 0, 2, e0, identity, 1), 6, "ld", NULL);
+    expect_bad("set_states: ld_vectors < n_coefficients", atomgpu_linestrength_set_states(h, 0, 2, e0, identity, 1), 6,
+               "ld_vectors", "row count 2");
     reset();
-    expect_bad("set_states: negative ld", atomgpu_linestrength_set_states(h, 0, 2, e0, identity, -2), 6, "ld", NULL);
+    expect_bad("set_states: negative ld_vectors", atomgpu_linestrength_set_states(h, 0, 2, e0, identity, -2), 6,
+               "ld_vectors", NULL);
     /* The failed calls stored nothing: block 3 still has no states, block 0 its two. */
     if (check_ok("block_size 3", atomgpu_linestrength_block_size(h, 3, &np, &nc, &ns)))
         check("failed set_states left block 3 without states", np == 1 && nc == 1 && ns == 0);
@@ -267,7 +269,7 @@ static void test_set_states(void) {
  * (the J = 1 <- 0 Hoenl-London factor 1/3 of a^2). */
 static int amplitudes_are_the_loaded_batch(const char *what) {
     double a[4] = {SENTINEL, SENTINEL, SENTINEL, SENTINEL};
-    if (!check_ok(what, atomgpu_linestrength_amplitudes(h, 1, 0.0, a, 2))) return 0;
+    if (!check_ok(what, atomgpu_linestrength_amplitudes(h, 1, 0.0, a, 2, 2))) return 0;
     const double want[4] = {1.0, 0.1, 0.1, 1.2}; /* a(f, i) at f + 2 i: dipole(i, f) */
     int ok = 1;
     for (int i = 0; i < 4; i++) ok = ok && fabs(fabs(a[i]) * sqrt(3.0) - want[i]) <= 1e-14;
@@ -291,7 +293,8 @@ static void test_load_lower(void) {
     reset();
     expect_bad("load_lower: NaN vector", atomgpu_linestrength_load_lower(h, 0, 2, identity_nan, 2, 0.0), 4, "vectors", "[2]");
     reset();
-    expect_bad("load_lower: ld < n_coefficients", atomgpu_linestrength_load_lower(h, 0, 2, identity, 1, 0.0), 5, "ld", NULL);
+    expect_bad("load_lower: ld_vectors < n_coefficients", atomgpu_linestrength_load_lower(h, 0, 2, identity, 1, 0.0), 5,
+               "ld_vectors", NULL);
     reset();
     expect_bad("load_lower: NaN thresh_coeff", atomgpu_linestrength_load_lower(h, 0, 1, identity, 2, NAN), 6, "thresh_coeff",
                NULL);
@@ -301,35 +304,48 @@ static void test_load_lower(void) {
     amplitudes_are_the_loaded_batch("failed load_lower calls kept the loaded batch");
 }
 
-typedef int32_t (*product_fn)(atomgpu_linestrength *, int32_t, double, double *, int64_t);
+typedef int32_t (*product_fn)(atomgpu_linestrength *, int32_t, double, double *, int64_t, int64_t);
 
-/* half and amplitudes share their signature and rules. */
-static void test_products(const char *fn_name, product_fn f, const char *out_name, const char *ld_name) {
+/* half and amplitudes share their signature and rules; into block 1 from the batch of block 0
+ * both are 2 x 2 (2 primitive functions, 2 states; 2 lower states). */
+static void test_products(const char *fn_name, product_fn f, const char *out_name, const char *ld_name,
+                          const char *cols_name) {
     char what[160];
     atomgpu_linestrength *fresh = NULL;
 #define WHAT(s) (snprintf(what, sizeof what, "%s: %s", fn_name, s), what)
     reset();
-    expect_bad(WHAT("NULL handle"), f(NULL, 1, 0.0, out_a, 2), 1, "handle", NULL);
+    expect_bad(WHAT("NULL handle"), f(NULL, 1, 0.0, out_a, 2, 2), 1, "handle", NULL);
     reset();
-    expect_bad(WHAT("negative upper_block"), f(h, -1, 0.0, out_a, 2), 2, "upper_block", NULL);
+    expect_bad(WHAT("negative upper_block"), f(h, -1, 0.0, out_a, 2, 2), 2, "upper_block", NULL);
     reset();
-    expect_bad(WHAT("upper_block out of range"), f(h, 7, 0.0, out_a, 2), 2, "upper_block", NULL);
+    expect_bad(WHAT("upper_block out of range"), f(h, 7, 0.0, out_a, 2, 2), 2, "upper_block", NULL);
     reset();
-    expect_bad(WHAT("J' = 2 not reachable from J'' = 0"), f(h, 2, 0.0, out_a, 2), 2, "upper_block", NULL);
+    expect_bad(WHAT("J' = 2 not reachable from J'' = 0"), f(h, 2, 0.0, out_a, 2, 2), 2, "upper_block", NULL);
     reset();
-    expect_bad(WHAT("NaN thresh_coeff"), f(h, 1, NAN, out_a, 2), 3, "thresh_coeff", NULL);
+    expect_bad(WHAT("NaN thresh_coeff"), f(h, 1, NAN, out_a, 2, 2), 3, "thresh_coeff", NULL);
     reset();
-    expect_bad(WHAT("NULL output"), f(h, 1, 0.0, NULL, 2), 4, out_name, NULL);
+    expect_bad(WHAT("NULL output"), f(h, 1, 0.0, NULL, 2, 2), 4, out_name, NULL);
     reset();
-    expect_bad(WHAT("leading dimension too small"), f(h, 1, 0.0, out_a, 1), 5, ld_name, NULL);
+    expect_bad(WHAT("leading dimension too small"), f(h, 1, 0.0, out_a, 1, 2), 5, ld_name, "row count 2");
     reset();
-    expect_bad(WHAT("negative leading dimension"), f(h, 1, 0.0, out_a, -2), 5, ld_name, NULL);
+    expect_bad(WHAT("negative leading dimension"), f(h, 1, 0.0, out_a, -2, 2), 5, ld_name, NULL);
+    reset();
+    expect_bad(WHAT("one column where two are needed"), f(h, 1, 0.0, out_a, 2, 1), 6, cols_name, "column count 2");
+    reset();
+    expect_bad(WHAT("zero columns"), f(h, 1, 0.0, out_a, 2, 0), 6, cols_name, "got 0");
+    reset();
+    expect_bad(WHAT("negative column count"), f(h, 1, 0.0, out_a, 2, -1), 6, cols_name, "got -1");
+    /* More columns than needed: the needed ones written, the third column (elements 4, 5) not. */
+    reset();
+    if (check_ok(WHAT("three columns where two are needed"), f(h, 1, 0.0, out_a, 2, 3)))
+        check(WHAT("the column beyond the needed two untouched"),
+              out_a[3] != SENTINEL && out_a[4] == SENTINEL && out_a[5] == SENTINEL);
     if (check_ok("create (fresh handle)", atomgpu_linestrength_create(2, dipole, 2, 0, &fresh))) {
         int32_t b = -1;
         expect_ok("fresh add_block", atomgpu_linestrength_add_block(fresh, 1, 1.0, 2, v2, k2, tau1, 0, NULL, NULL, NULL, &b));
         expect_ok("fresh set_states", atomgpu_linestrength_set_states(fresh, 0, 2, e1, identity, 2));
         reset();
-        expect_bad(WHAT("no lower batch loaded"), f(fresh, 0, 0.0, out_a, 2), 1, "handle", "load_lower");
+        expect_bad(WHAT("no lower batch loaded"), f(fresh, 0, 0.0, out_a, 2, 2), 1, "handle", "load_lower");
         atomgpu_linestrength_destroy(fresh);
     }
 #undef WHAT
@@ -337,10 +353,10 @@ static void test_products(const char *fn_name, product_fn f, const char *out_nam
 
 static void test_amplitudes_no_states(void) {
     reset();
-    expect_bad("amplitudes: upper block without states", atomgpu_linestrength_amplitudes(h, 3, 0.0, out_a, 2), 2, "upper_block",
-               "no states");
+    expect_bad("amplitudes: upper block without states", atomgpu_linestrength_amplitudes(h, 3, 0.0, out_a, 2, 2), 2,
+               "upper_block", "no states");
     /* half needs no upper states: block 3 has one primitive function. */
-    expect_ok("half: upper block without states", atomgpu_linestrength_half(h, 3, 0.0, out_a, 1));
+    expect_ok("half: upper block without states", atomgpu_linestrength_half(h, 3, 0.0, out_a, 1, 2));
 }
 
 static void test_line_list(void) {
@@ -457,7 +473,7 @@ static void test_line_list(void) {
           out_l[0] == 3 && out_m[0] == 1 && out_l[1] == 4 && out_m[1] == 1 && out_l[2] == 4 && out_m[2] == 2);
     /* line_list replaced the loaded batch. */
     reset();
-    expect_bad("half after line_list: no batch loaded", atomgpu_linestrength_half(h, 1, 0.0, out_a, 2), 1, "handle",
+    expect_bad("half after line_list: no batch loaded", atomgpu_linestrength_half(h, 1, 0.0, out_a, 2, 2), 1, "handle",
                "load_lower");
 #undef LL
 }
@@ -583,8 +599,8 @@ int main(void) {
     test_add_block();
     test_set_states();
     test_load_lower();
-    test_products("half", atomgpu_linestrength_half, "half", "ld_half");
-    test_products("amplitudes", atomgpu_linestrength_amplitudes, "amplitudes", "ld");
+    test_products("half", atomgpu_linestrength_half, "half", "ld_half", "cols_half");
+    test_products("amplitudes", atomgpu_linestrength_amplitudes, "amplitudes", "ld_amplitudes", "cols_amplitudes");
     test_amplitudes_no_states();
     test_queries();
     test_line_list();

@@ -469,7 +469,7 @@ static int32_t call_ls_load_lower(void) {
 static int32_t call_ls_half(void) {
     double half[4];
     fill(half, 4, SENTINEL);
-    int32_t s = atomgpu_linestrength_half(P(fixture_ls, 1), 1, X(0.0, 3), P(half, 4), N(2, 5));
+    int32_t s = atomgpu_linestrength_half(P(fixture_ls, 1), 1, X(0.0, 3), P(half, 4), N(2, 5), N(2, 6));
     untouched = all_equal(half, 4, SENTINEL), finite = all_finite(half, 4);
     return s;
 }
@@ -477,7 +477,7 @@ static int32_t call_ls_half(void) {
 static int32_t call_ls_amplitudes(void) {
     double a[4];
     fill(a, 4, SENTINEL);
-    int32_t s = atomgpu_linestrength_amplitudes(P(fixture_ls, 1), 1, X(0.0, 3), P(a, 4), N(2, 5));
+    int32_t s = atomgpu_linestrength_amplitudes(P(fixture_ls, 1), 1, X(0.0, 3), P(a, 4), N(2, 5), N(2, 6));
     untouched = all_equal(a, 4, SENTINEL), finite = all_finite(a, 4);
     return s;
 }
@@ -685,7 +685,8 @@ static int32_t call_st_one_electron(void) {
     double o[4], g[4];
     fill(o, 4, SENTINEL), fill(g, 4, SENTINEL);
     int32_t s = atomgpu_sturmian_one_electron(P(fixture_st, 1), BRK(K_NEG, 2) ? -1 : ATOMGPU_ELECTRON_B,
-                                              BRK(K_NEG, 3) ? -1 : 0, P(o, 4), P(g, 5), N(2, 6));
+                                              BRK(K_NEG, 3) ? -1 : 0, P(o, 4), N(2, 5), N(2, 6), P(g, 7), N(2, 8),
+                                              N(2, 9));
     untouched = all_equal(o, 4, SENTINEL) && all_equal(g, 4, SENTINEL), finite = all_finite(o, 4) && all_finite(g, 4);
     return s;
 }
@@ -698,7 +699,7 @@ static int32_t call_st_one_electron_block(void) {
     fill(h, 16, SENTINEL), fill(s_out, 16, SENTINEL);
     int32_t s = atomgpu_sturmian_one_electron_block(P(fixture_st, 1), BRK(K_NULL, 2) ? NULL : &p, BRK(K_NEG, 3) ? -1 : 0,
                                                     BRK(K_NEG, 4) ? -1 : 0, BRK(K_NEG, 5) ? -1 : ATOMGPU_ORDER_B_FASTEST,
-                                                    P(h, 6), N(4, 7), P(s_out, 8), N(4, 9));
+                                                    P(h, 6), N(4, 7), N(4, 8), P(s_out, 9), N(4, 10), N(4, 11));
     untouched = all_equal(h, 16, SENTINEL) && all_equal(s_out, 16, SENTINEL);
     finite = all_finite(h, 16) && all_finite(s_out, 16);
     return s;
@@ -709,7 +710,7 @@ static int32_t call_st_repulsion(void) {
     fill(out, 16, SENTINEL);
     int32_t s = atomgpu_sturmian_repulsion(P(fixture_st, 1), BRK(K_NEG, 2) ? -1 : 0, BRK(K_NEG, 3) ? -1 : 0,
                                            BRK(K_NEG, 4) ? -1 : 0, BRK(K_NEG, 5) ? -1 : 0, BRK(K_NEG, 6) ? -1 : 0,
-                                           BRK(K_NEG, 7) ? -1 : ATOMGPU_ORDER_A_FASTEST, P(out, 8), N(4, 9));
+                                           BRK(K_NEG, 7) ? -1 : ATOMGPU_ORDER_A_FASTEST, P(out, 8), N(4, 9), N(4, 10));
     untouched = all_equal(out, 16, SENTINEL), finite = all_finite(out, 16);
     return s;
 }
@@ -759,7 +760,7 @@ static int32_t call_st_hamiltonian(void) {
     fill(h, 16, SENTINEL), fill(s_out, 16, SENTINEL);
     int32_t s = atomgpu_sturmian_hamiltonian(P(fixture_st, 1), BRK(K_NULL, 2) ? NULL : &p, N(1, 3), P(st_la, 4),
                                              P(st_lb, 5), BRK(K_NEG, 6) ? -1 : ATOMGPU_ORDER_A_FASTEST, P(h, 7), N(4, 8),
-                                             P(s_out, 9), N(4, 10));
+                                             N(4, 9), P(s_out, 10), N(4, 11), N(4, 12));
     untouched = all_equal(h, 16, SENTINEL) && all_equal(s_out, 16, SENTINEL);
     finite = all_finite(h, 16) && all_finite(s_out, 16);
     return s;
@@ -769,7 +770,7 @@ static int32_t call_st_solve(void) {
     double e[2], v[8];
     fill(e, 2, SENTINEL), fill(v, 8, SENTINEL);
     int32_t s = atomgpu_sturmian_solve(N(4, 1), A(st_h, 16, 2), N(4, 3), A(st_s, 16, 4), N(4, 5), N(2, 6), P(e, 7),
-                                       P(v, 8), N(4, 9));
+                                       P(v, 8), N(4, 9), N(2, 10));
     untouched = all_equal(e, 2, SENTINEL) && all_equal(v, 8, SENTINEL), finite = all_finite(e, 2) && all_finite(v, 8);
     return s;
 }
@@ -1272,20 +1273,22 @@ static const struct argument arguments[] = {
     {call_ls_set_states, "linestrength_set_states", 3, "n_states", "zmh"},
     {call_ls_set_states, "linestrength_set_states", 4, "energies", "nai"},
     {call_ls_set_states, "linestrength_set_states", 5, "vectors", "nai"},
-    {call_ls_set_states, "linestrength_set_states", 6, "ld", "zmh"},
+    {call_ls_set_states, "linestrength_set_states", 6, "ld_vectors", "zmh"},
     {call_ls_load_lower, "linestrength_load_lower", 1, "handle", "n"},
     {call_ls_load_lower, "linestrength_load_lower", 3, "n_lower", "zmh"},
     {call_ls_load_lower, "linestrength_load_lower", 4, "vectors", "nai"},
-    {call_ls_load_lower, "linestrength_load_lower", 5, "ld", "zmh"},
+    {call_ls_load_lower, "linestrength_load_lower", 5, "ld_vectors", "zmh"},
     {call_ls_load_lower, "linestrength_load_lower", 6, "thresh_coeff", "ai"},
     {call_ls_half, "linestrength_half", 1, "handle", "n"},
     {call_ls_half, "linestrength_half", 3, "thresh_coeff", "ai"},
     {call_ls_half, "linestrength_half", 4, "half", "n"},
     {call_ls_half, "linestrength_half", 5, "ld_half", "zmh"},
+    {call_ls_half, "linestrength_half", 6, "cols_half", "zmh"},
     {call_ls_amplitudes, "linestrength_amplitudes", 1, "handle", "n"},
     {call_ls_amplitudes, "linestrength_amplitudes", 3, "thresh_coeff", "ai"},
     {call_ls_amplitudes, "linestrength_amplitudes", 4, "amplitudes", "n"},
-    {call_ls_amplitudes, "linestrength_amplitudes", 5, "ld", "zmh"},
+    {call_ls_amplitudes, "linestrength_amplitudes", 5, "ld_amplitudes", "zmh"},
+    {call_ls_amplitudes, "linestrength_amplitudes", 6, "cols_amplitudes", "zmh"},
     {call_ls_line_list, "linestrength_line_list", 1, "handle", "n"},
     {call_ls_line_list, "linestrength_line_list", 3, "n_upper_blocks", "zm"},
     {call_ls_line_list, "linestrength_line_list", 4, "upper_blocks", "n"},
@@ -1310,6 +1313,7 @@ static const struct argument arguments[] = {
     {call_ls_loaded_batch, "linestrength_loaded_batch", 3, "n_lower", "n"},
     {call_ls_create_on_devices, "linestrength_create_on_devices", 1, "n_vib", "zmh"},
     {call_ls_create_on_devices, "linestrength_create_on_devices", 2, "dipole", "nai"},
+    {call_ls_create_on_devices, "linestrength_create_on_devices", 3, "ld_dipole", "zm"},
     {call_ls_create_on_devices, "linestrength_create_on_devices", 5, "n_devices", "zm"},
     {call_ls_create_on_devices, "linestrength_create_on_devices", 6, "handle", "n"},
     {call_ls_set_group, "linestrength_set_group", 1, "handle", "n"},
@@ -1329,6 +1333,7 @@ static const struct argument arguments[] = {
     {call_ls_set_states_on_host, "linestrength_set_states_on_host", 3, "n_states", "zmh"},
     {call_ls_set_states_on_host, "linestrength_set_states_on_host", 4, "energies", "nai"},
     {call_ls_set_states_on_host, "linestrength_set_states_on_host", 5, "vectors", "nai"},
+    {call_ls_set_states_on_host, "linestrength_set_states_on_host", 6, "ld_vectors", "zmh"},
     {call_ls_line_list_filtered, "linestrength_line_list_filtered", 1, "handle", "n"},
     {call_ls_line_list_filtered, "linestrength_line_list_filtered", 5, "params", "n"},
     {call_ls_line_list_filtered, "linestrength_line_list_filtered", 6, "filters", "zm"},
@@ -1366,7 +1371,7 @@ static const struct argument arguments[] = {
     {call_st_add_channel, "sturmian_add_channel", 3, "l", "m"},
     {call_st_add_channel, "sturmian_add_channel", 4, "n", "zmh"},
     {call_st_add_channel, "sturmian_add_channel", 5, "values", "nai"},
-    {call_st_add_channel, "sturmian_add_channel", 6, "ld", "zmh"},
+    {call_st_add_channel, "sturmian_add_channel", 6, "ld_values", "zmh"},
     {call_st_add_channel, "sturmian_add_channel", 7, "beta", "nai"},
     {call_st_add_channel, "sturmian_add_channel", 8, "generating", "nai"},
     {call_st_add_channel, "sturmian_add_channel", 9, "central", "ai"},
@@ -1379,17 +1384,22 @@ static const struct argument arguments[] = {
     {call_st_one_electron, "sturmian_one_electron", 2, "electron", "m"},
     {call_st_one_electron, "sturmian_one_electron", 3, "l", "m"},
     {call_st_one_electron, "sturmian_one_electron", 4, "overlap", "n"},
-    {call_st_one_electron, "sturmian_one_electron", 5, "generating", "n"},
-    {call_st_one_electron, "sturmian_one_electron", 6, "ld", "zmh"},
+    {call_st_one_electron, "sturmian_one_electron", 5, "ld_overlap", "zmh"},
+    {call_st_one_electron, "sturmian_one_electron", 6, "cols_overlap", "zmh"},
+    {call_st_one_electron, "sturmian_one_electron", 7, "generating", "n"},
+    {call_st_one_electron, "sturmian_one_electron", 8, "ld_generating", "zmh"},
+    {call_st_one_electron, "sturmian_one_electron", 9, "cols_generating", "zmh"},
     {call_st_one_electron_block, "sturmian_one_electron_block", 1, "handle", "n"},
     {call_st_one_electron_block, "sturmian_one_electron_block", 2, "params", "nai"},
     {call_st_one_electron_block, "sturmian_one_electron_block", 3, "la", "m"},
     {call_st_one_electron_block, "sturmian_one_electron_block", 4, "lb", "m"},
     {call_st_one_electron_block, "sturmian_one_electron_block", 5, "order", "m"},
     {call_st_one_electron_block, "sturmian_one_electron_block", 6, "h", "n"},
-    {call_st_one_electron_block, "sturmian_one_electron_block", 7, "ldh", "zmh"},
-    {call_st_one_electron_block, "sturmian_one_electron_block", 8, "s", "n"},
-    {call_st_one_electron_block, "sturmian_one_electron_block", 9, "lds", "zmh"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 7, "ld_h", "zmh"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 8, "cols_h", "zmh"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 9, "s", "n"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 10, "ld_s", "zmh"},
+    {call_st_one_electron_block, "sturmian_one_electron_block", 11, "cols_s", "zmh"},
     {call_st_repulsion, "sturmian_repulsion", 1, "handle", "n"},
     {call_st_repulsion, "sturmian_repulsion", 2, "lpa", "m"},
     {call_st_repulsion, "sturmian_repulsion", 3, "lpb", "m"},
@@ -1398,7 +1408,8 @@ static const struct argument arguments[] = {
     {call_st_repulsion, "sturmian_repulsion", 6, "l", "m"},
     {call_st_repulsion, "sturmian_repulsion", 7, "order", "m"},
     {call_st_repulsion, "sturmian_repulsion", 8, "out", "n"},
-    {call_st_repulsion, "sturmian_repulsion", 9, "ld", "zmh"},
+    {call_st_repulsion, "sturmian_repulsion", 9, "ld_out", "zmh"},
+    {call_st_repulsion, "sturmian_repulsion", 10, "cols_out", "zmh"},
     {call_st_repulsion_dev, "sturmian_repulsion_dev", 1, "handle", "n"},
     {call_st_repulsion_dev, "sturmian_repulsion_dev", 2, "lpa", "m"},
     {call_st_repulsion_dev, "sturmian_repulsion_dev", 3, "lpb", "m"},
@@ -1407,8 +1418,8 @@ static const struct argument arguments[] = {
     {call_st_repulsion_dev, "sturmian_repulsion_dev", 6, "l", "m"},
     {call_st_repulsion_dev, "sturmian_repulsion_dev", 7, "order", "m"},
     {call_st_repulsion_dev, "sturmian_repulsion_dev", 8, "out_dev", "n"},
-    {call_st_repulsion_dev, "sturmian_repulsion_dev", 9, "len", "zmh"},
-    {call_st_repulsion_dev, "sturmian_repulsion_dev", 10, "ld", "zm"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 9, "len_out_dev", "zmh"},
+    {call_st_repulsion_dev, "sturmian_repulsion_dev", 10, "ld_out_dev", "zm"},
     {call_st_angular, "sturmian_angular", 1, "l_total", "m"},
     {call_st_angular, "sturmian_angular", 2, "m", "m"},
     {call_st_angular, "sturmian_angular", 3, "lpa", "m"},
@@ -1430,17 +1441,20 @@ static const struct argument arguments[] = {
     {call_st_hamiltonian, "sturmian_hamiltonian", 5, "lb", "n"},
     {call_st_hamiltonian, "sturmian_hamiltonian", 6, "order", "m"},
     {call_st_hamiltonian, "sturmian_hamiltonian", 7, "h", "n"},
-    {call_st_hamiltonian, "sturmian_hamiltonian", 8, "ldh", "zmh"},
-    {call_st_hamiltonian, "sturmian_hamiltonian", 9, "s", "n"},
-    {call_st_hamiltonian, "sturmian_hamiltonian", 10, "lds", "zmh"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 8, "ld_h", "zmh"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 9, "cols_h", "zmh"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 10, "s", "n"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 11, "ld_s", "zmh"},
+    {call_st_hamiltonian, "sturmian_hamiltonian", 12, "cols_s", "zmh"},
     {call_st_solve, "sturmian_solve", 1, "n", "zmh"},
     {call_st_solve, "sturmian_solve", 2, "h", "nai"},
-    {call_st_solve, "sturmian_solve", 3, "ldh", "zmh"},
+    {call_st_solve, "sturmian_solve", 3, "ld_h", "zmh"},
     {call_st_solve, "sturmian_solve", 4, "s", "nai"},
-    {call_st_solve, "sturmian_solve", 5, "lds", "zmh"},
+    {call_st_solve, "sturmian_solve", 5, "ld_s", "zmh"},
     {call_st_solve, "sturmian_solve", 6, "k", "zmh"},
     {call_st_solve, "sturmian_solve", 7, "energies", "n"},
-    {call_st_solve, "sturmian_solve", 9, "ldv", "zmh"},
+    {call_st_solve, "sturmian_solve", 9, "ld_vectors", "zmh"},
+    {call_st_solve, "sturmian_solve", 10, "cols_vectors", "zmh"},
     {call_scf_default_params, "scf_default_params", 1, "params", "n"},
     {call_scf_nucleus, "scf_gaussian_nucleus_exponent", 1, "mass_number", "mai"},
     {call_scf_nucleus, "scf_gaussian_nucleus_exponent", 2, "exponent", "n"},
@@ -2045,7 +2059,7 @@ static int case_ls_dipole_1e300(void) {
     double amplitudes[4];
     fill(amplitudes, 4, SENTINEL);
     atomgpu_linestrength_load_lower(h, 0, 2, ls_vectors, 2, 0.0);
-    return finite_or_refused(atomgpu_linestrength_amplitudes(h, 1, 0.0, amplitudes, 2), amplitudes, 4);
+    return finite_or_refused(atomgpu_linestrength_amplitudes(h, 1, 0.0, amplitudes, 2, 2), amplitudes, 4);
 }
 
 static int case_ls_partition_tiny(void) {
@@ -2306,17 +2320,17 @@ static int case_st_missing_channels(void) {
     atomgpu_sturmian *h = make_st();
     double out[16], beta[2] = {1.0, 2.0};
     fill(out, 16, SENTINEL);
-    if (refused(atomgpu_sturmian_repulsion(h, 3, 0, 0, 0, 0, 0, out, 4), 2, "lpa")) return 1;
-    if (refused(atomgpu_sturmian_repulsion(h, 0, 3, 0, 0, 0, 0, out, 4), 3, "lpb")) return 1;
-    if (refused(atomgpu_sturmian_repulsion(h, 0, 0, 3, 0, 0, 0, out, 4), 4, "la")) return 1;
-    if (refused(atomgpu_sturmian_repulsion(h, 0, 0, 0, 3, 0, 0, out, 4), 5, "lb")) return 1;
+    if (refused(atomgpu_sturmian_repulsion(h, 3, 0, 0, 0, 0, 0, out, 4, 4), 2, "lpa")) return 1;
+    if (refused(atomgpu_sturmian_repulsion(h, 0, 3, 0, 0, 0, 0, out, 4, 4), 3, "lpb")) return 1;
+    if (refused(atomgpu_sturmian_repulsion(h, 0, 0, 3, 0, 0, 0, out, 4, 4), 4, "la")) return 1;
+    if (refused(atomgpu_sturmian_repulsion(h, 0, 0, 0, 3, 0, 0, out, 4, 4), 5, "lb")) return 1;
     const int32_t three[1] = {3};
     int64_t size = ISENTINEL;
     atomgpu_sturmian_params params = st_params();
     if (refused(atomgpu_sturmian_hamiltonian_size(h, &params, 1, three, st_lb, &size), 4, "la")) return 1;
     if (refused(atomgpu_sturmian_hamiltonian_size(h, &params, 1, st_la, three, &size), 5, "lb")) return 1;
     /* values of a 17-point grid declared with ld 16 < n_points. */
-    if (refused(atomgpu_sturmian_add_channel(h, 0, 2, 2, st_values, ST_NP - 1, beta, st_generating, NULL), 6, "ld"))
+    if (refused(atomgpu_sturmian_add_channel(h, 0, 2, 2, st_values, ST_NP - 1, beta, st_generating, NULL), 6, "ld_values"))
         return 1;
     return all_equal(out, 16, SENTINEL) && size == ISENTINEL ? 0 : fail("an output was written");
 }
@@ -2326,8 +2340,8 @@ static int case_st_one_electron_missing(void) {
     atomgpu_sturmian *h = make_st();
     double o[4], g[4];
     fill(o, 4, SENTINEL), fill(g, 4, SENTINEL);
-    if (refused(atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_A, 3, o, g, 2), 3, "l")) return 1;
-    if (refused(atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_B, 3, o, g, 2), 3, "l")) return 1;
+    if (refused(atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_A, 3, o, 2, 2, g, 2, 2), 3, "l")) return 1;
+    if (refused(atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_B, 3, o, 2, 2, g, 2, 2), 3, "l")) return 1;
     return all_equal(o, 4, SENTINEL) && all_equal(g, 4, SENTINEL) ? 0 : fail("an output was written");
 }
 
@@ -2339,8 +2353,8 @@ static int case_st_values_1e300(void) {
     fill(out, 16, SENTINEL), fill(o, 4, SENTINEL), fill(g, 4, SENTINEL);
     int32_t s = atomgpu_sturmian_add_channel(h, ATOMGPU_ELECTRON_A, 0, 2, values, ST_NP, st_beta, st_generating, NULL);
     if (s != ATOMGPU_OK) return finite_or_refused(s, out, 16);
-    if (finite_or_refused(atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_A, 0, o, g, 2), o, 4)) return 1;
-    return finite_or_refused(atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, 0, out, 4), out, 16);
+    if (finite_or_refused(atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_A, 0, o, 2, 2, g, 2, 2), o, 4)) return 1;
+    return finite_or_refused(atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, 0, out, 4, 4), out, 16);
 }
 
 /* Threads on one shared Sturmian handle: bit-identical Hamiltonians. */
@@ -2355,7 +2369,7 @@ static void *st_thread(void *arg) {
     atomgpu_sturmian_params p = st_params();
     w->status = ATOMGPU_OK;
     for (int r = 0; r < 20 && w->status == ATOMGPU_OK; r++)
-        w->status = atomgpu_sturmian_hamiltonian(w->h, &p, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, w->ham, 4, w->s, 4);
+        w->status = atomgpu_sturmian_hamiltonian(w->h, &p, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, w->ham, 4, 4, w->s, 4, 4);
     return NULL;
 }
 

@@ -121,12 +121,12 @@ static void test_hydrogenic(void) {
         snprintf(what, sizeof what, "add_channel hydrogenic 1s, 2s (electron %d)", (int)e);
         check_ok(what, atomgpu_sturmian_add_channel(h, e, 0, 2, hyd_values, NP, hyd_beta, minus_one_over_r, NULL));
     }
-    /* One-electron matrices with a leading dimension of 3 (row 2 must stay untouched). */
+    /* One-electron matrices with a leading dimension of 3 (row 2 must stay untouched), 2 columns. */
     for (int32_t e = ATOMGPU_ELECTRON_A; e <= ATOMGPU_ELECTRON_B; e++) {
         double overlap[6], potential[6];
         fill(overlap, 6, SENTINEL), fill(potential, 6, SENTINEL);
         snprintf(what, sizeof what, "one_electron (electron %d, l = 0, ld = 3)", (int)e);
-        if (!check_ok(what, atomgpu_sturmian_one_electron(h, e, 0, overlap, potential, 3))) continue;
+        if (!check_ok(what, atomgpu_sturmian_one_electron(h, e, 0, overlap, 3, 2, potential, 3, 2))) continue;
         check_abs("overlap <1s|1s> = 1", overlap[0], 1.0, 1e-10);
         check_abs("overlap <2s|1s> = 0", overlap[1], 0.0, 1e-10);
         check_abs("overlap <1s|2s> = 0", overlap[3], 0.0, 1e-10);
@@ -135,13 +135,14 @@ static void test_hydrogenic(void) {
         check_abs("I[-1/r] <2s|-1/r|2s> = -1/4", potential[4], -0.25, 1e-10);
         check("one_electron: row 3 (past N) untouched", overlap[2] == SENTINEL && potential[5] == SENTINEL);
     }
-    /* Slater integrals, l = 0, in both orders; ld = 5 (row 4 untouched). */
+    /* Slater integrals, l = 0, in both orders; ld = 5 (row 4 untouched) and 5 columns where 4 are
+     * needed (column 4 untouched). */
     for (int32_t order = ATOMGPU_ORDER_A_FASTEST; order <= ATOMGPU_ORDER_B_FASTEST; order++) {
         enum { LD = 5 };
-        double r[LD * 4];
-        fill(r, LD * 4, SENTINEL);
+        double r[LD * 5];
+        fill(r, LD * 5, SENTINEL);
         snprintf(what, sizeof what, "repulsion (0 0 0 0, l = 0, order %d)", (int)order);
-        if (!check_ok(what, atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, order, r, LD))) continue;
+        if (!check_ok(what, atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, order, r, LD, 5))) continue;
 #define R(npa, npb, na, nb) r[pair_index(npa, npb, order) + LD * pair_index(na, nb, order)]
         check_abs("F0(1s,1s) = 5/8", R(0, 0, 0, 0), 5.0 / 8.0, 1e-8);
         check_abs("F0(1s,2s) = 17/81", R(0, 1, 0, 1), 17.0 / 81.0, 1e-8);
@@ -152,6 +153,7 @@ static void test_hydrogenic(void) {
         int untouched = 1;
         for (int c = 0; c < 4; c++) untouched &= r[4 + LD * c] == SENTINEL;
         check("repulsion: row past N'a N'b untouched", untouched);
+        check("repulsion: column past Na Nb untouched", all_equal(r + 4 * LD, LD, SENTINEL));
     }
     /* repulsion_dev: NULL device pointer everywhere; a host pointer on the CPU backend. */
     {
@@ -167,7 +169,8 @@ static void test_hydrogenic(void) {
             expect_invalid("repulsion_dev on the CPU backend",
                        atomgpu_sturmian_repulsion_dev(h, 0, 0, 0, 0, 0, 0, host, 16, 4), 8, "out_dev",
                        all_equal(host, 16, SENTINEL));
-        expect_invalid("repulsion_dev: len = 0", atomgpu_sturmian_repulsion_dev(h, 0, 0, 0, 0, 0, 0, host, 0, 4), 9, "len",
+        expect_invalid("repulsion_dev: len_out_dev = 0", atomgpu_sturmian_repulsion_dev(h, 0, 0, 0, 0, 0, 0, host, 0, 4), 9,
+                       "len_out_dev",
                    all_equal(host, 16, SENTINEL));
     }
     atomgpu_sturmian_destroy(h);
@@ -187,7 +190,7 @@ static void test_complex(void) {
                                                                         (const double *)beta, minus_one_over_r, NULL));
     double complex overlap[4], potential[4], r[16];
     if (check_ok("one_electron (complex)",
-                 atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_A, 0, (double *)overlap, (double *)potential, 2))) {
+                 atomgpu_sturmian_one_electron(h, ATOMGPU_ELECTRON_A, 0, (double *)overlap, 2, 2, (double *)potential, 2, 2))) {
         double complex c2 = c * c;
         check_abs("complex overlap <1s|1s> = c^2 (re)", creal(overlap[0]), creal(c2), 1e-10);
         check_abs("complex overlap <1s|1s> = c^2 (im)", cimag(overlap[0]), cimag(c2), 1e-10);
@@ -195,7 +198,7 @@ static void test_complex(void) {
         check_abs("complex I[-1/r] <2s|2s> = -c^2/4 (im)", cimag(potential[3]), -0.25 * cimag(c2), 1e-10);
     }
     if (check_ok("repulsion (complex)", atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, ATOMGPU_ORDER_A_FASTEST,
-                                                                  (double *)r, 4))) {
+                                                                  (double *)r, 4, 4))) {
         double complex want = 5.0 / 8.0 * c * c * c * c;
         check_abs("complex F0(1s,1s) = 5/8 c^4 (re)", creal(r[0]), creal(want), 1e-8);
         check_abs("complex F0(1s,1s) = 5/8 c^4 (im)", cimag(r[0]), cimag(want), 1e-8);
@@ -245,12 +248,12 @@ static void test_helium_s_limit(void) {
     ham = malloc(n * n * sizeof *ham), s = malloc(n * n * sizeof *s), h1 = malloc(n * n * sizeof *h1);
     s1 = malloc(n * n * sizeof *s1), r0 = malloc(n * n * sizeof *r0), vectors = malloc(n * K * sizeof *vectors);
     if (!ham || !s || !h1 || !s1 || !r0 || !vectors) goto done;
-    if (!check_ok("hamiltonian", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, ATOMGPU_ORDER_A_FASTEST, ham, n, s,
-                                                              n)))
+    if (!check_ok("hamiltonian", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, ATOMGPU_ORDER_A_FASTEST, ham, n, n,
+                                                              s, n, n)))
         goto done;
     if (check_ok("one_electron_block", atomgpu_sturmian_one_electron_block(h, &params, 0, 0, ATOMGPU_ORDER_A_FASTEST, h1,
-                                                                           n, s1, n)) &&
-        check_ok("repulsion (helium, l = 0)", atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, ATOMGPU_ORDER_A_FASTEST, r0, n))) {
+                                                                           n, n, s1, n, n)) &&
+        check_ok("repulsion (helium, l = 0)", atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, ATOMGPU_ORDER_A_FASTEST, r0, n, n))) {
         double dh = 0.0, ds = 0.0, scale = 0.0;
         for (int64_t i = 0; i < n * n; i++) {
             dh = fmax(dh, fabs(ham[i] - (h1[i] + r0[i])));
@@ -262,7 +265,7 @@ static void test_helium_s_limit(void) {
     }
     double energies[K];
     fill(energies, K, SENTINEL);
-    if (check_ok("solve", atomgpu_sturmian_solve(n, ham, n, s, n, K, energies, vectors, n))) {
+    if (check_ok("solve", atomgpu_sturmian_solve(n, ham, n, s, n, K, energies, vectors, n, K))) {
         printf("helium s-limit, N = %d: E0 = %.10f (s-limit -2.879028767)\n", N, energies[0]);
         check("helium s-limit E0 in (-2.8791, -2.87)", energies[0] > -2.8791 && energies[0] < -2.87);
         check("solve: energies ascending", energies[0] <= energies[1] && energies[1] <= energies[2]);
@@ -274,7 +277,7 @@ static void test_helium_s_limit(void) {
         /* vectors = NULL: the energies alone (an eigenvalue-only solve), the same to 1e-12. */
         double energies_only[K];
         fill(energies_only, K, SENTINEL);
-        if (check_ok("solve: NULL vectors", atomgpu_sturmian_solve(n, ham, n, s, n, K, energies_only, NULL, 0)))
+        if (check_ok("solve: NULL vectors", atomgpu_sturmian_solve(n, ham, n, s, n, K, energies_only, NULL, 0, 0)))
             for (int i = 0; i < K; i++) check_rel("solve: NULL vectors: same energies", energies_only[i], energies[i], 1e-12);
         /* The exchange-symmetrised (singlet) basis: N(N+1)/2 functions; the ground state is a
          * singlet, so its lowest energy is the direct one (P12 commutes with H). */
@@ -286,8 +289,8 @@ static void test_helium_s_limit(void) {
             check("hamiltonian_size (singlet) = N(N+1)/2", ns == N * (N + 1) / 2);
         if (ns == N * (N + 1) / 2 &&
             check_ok("hamiltonian (singlet)", atomgpu_sturmian_hamiltonian(h, &singlet, 1, la, lb, ATOMGPU_ORDER_A_FASTEST,
-                                                                          h1, ns, s1, ns)) &&
-            check_ok("solve (singlet)", atomgpu_sturmian_solve(ns, h1, ns, s1, ns, 1, &e_singlet, r0, ns)))
+                                                                          h1, ns, ns, s1, ns, ns)) &&
+            check_ok("solve (singlet)", atomgpu_sturmian_solve(ns, h1, ns, s1, ns, 1, &e_singlet, r0, ns, 1)))
             check_abs("singlet E0 = direct E0", e_singlet, energies[0], 1e-10);
         atomgpu_sturmian_params bad_exchange = params;
         bad_exchange.exchange = 3;
@@ -298,15 +301,19 @@ static void test_helium_s_limit(void) {
     }
     /* Bad input to solve, outputs untouched. */
     fill(energies, K, SENTINEL);
-    expect_invalid("solve: n = 0", atomgpu_sturmian_solve(0, ham, n, s, n, K, energies, vectors, n), 1, "n",
+    expect_invalid("solve: n = 0", atomgpu_sturmian_solve(0, ham, n, s, n, K, energies, vectors, n, K), 1, "n",
                all_equal(energies, K, SENTINEL));
-    expect_invalid("solve: ldh < n", atomgpu_sturmian_solve(n, ham, n - 1, s, n, K, energies, vectors, n), 3, "ldh",
+    expect_invalid("solve: ld_h < n", atomgpu_sturmian_solve(n, ham, n - 1, s, n, K, energies, vectors, n, K), 3, "ld_h",
                all_equal(energies, K, SENTINEL));
-    expect_invalid("solve: NULL s", atomgpu_sturmian_solve(n, ham, n, NULL, n, K, energies, vectors, n), 4, "s",
+    expect_invalid("solve: NULL s", atomgpu_sturmian_solve(n, ham, n, NULL, n, K, energies, vectors, n, K), 4, "s",
                all_equal(energies, K, SENTINEL));
-    expect_invalid("solve: k = 0", atomgpu_sturmian_solve(n, ham, n, s, n, 0, energies, vectors, n), 6, "k",
+    expect_invalid("solve: k = 0", atomgpu_sturmian_solve(n, ham, n, s, n, 0, energies, vectors, n, K), 6, "k",
                all_equal(energies, K, SENTINEL));
-    expect_invalid("solve: NULL energies", atomgpu_sturmian_solve(n, ham, n, s, n, K, NULL, vectors, n), 7, "energies", 1);
+    expect_invalid("solve: NULL energies", atomgpu_sturmian_solve(n, ham, n, s, n, K, NULL, vectors, n, K), 7, "energies", 1);
+    expect_invalid("solve: ld_vectors < n", atomgpu_sturmian_solve(n, ham, n, s, n, K, energies, vectors, n - 1, K), 9,
+                   "ld_vectors", all_equal(energies, K, SENTINEL));
+    expect_invalid("solve: cols_vectors < k", atomgpu_sturmian_solve(n, ham, n, s, n, K, energies, vectors, n, K - 1), 10,
+                   "cols_vectors", all_equal(energies, K, SENTINEL));
     /* Bad input to the assembly. */
     {
         const int32_t bad_l[1] = {-1}, missing[1] = {3};
@@ -314,24 +321,28 @@ static void test_helium_s_limit(void) {
         int64_t size = -7;
         fill(h1, n * n, SENTINEL);
         bad.m = 1;
-        expect_invalid("hamiltonian: M = 1 > L = 0", atomgpu_sturmian_hamiltonian(h, &bad, 1, la, lb, 0, h1, n, s1, n), 2,
+        expect_invalid("hamiltonian: M = 1 > L = 0", atomgpu_sturmian_hamiltonian(h, &bad, 1, la, lb, 0, h1, n, n, s1, n, n), 2,
                    "params", all_equal(h1, n * n, SENTINEL));
         bad = params;
         bad.energy_a = NAN;
-        expect_invalid("hamiltonian: NaN energy", atomgpu_sturmian_hamiltonian(h, &bad, 1, la, lb, 0, h1, n, s1, n), 2,
+        expect_invalid("hamiltonian: NaN energy", atomgpu_sturmian_hamiltonian(h, &bad, 1, la, lb, 0, h1, n, n, s1, n, n), 2,
                    "params", all_equal(h1, n * n, SENTINEL));
-        expect_invalid("hamiltonian: n_pairs = 0", atomgpu_sturmian_hamiltonian(h, &params, 0, la, lb, 0, h1, n, s1, n), 3,
+        expect_invalid("hamiltonian: n_pairs = 0", atomgpu_sturmian_hamiltonian(h, &params, 0, la, lb, 0, h1, n, n, s1, n, n), 3,
                    "n_pairs", all_equal(h1, n * n, SENTINEL));
-        expect_invalid("hamiltonian: la = -1", atomgpu_sturmian_hamiltonian(h, &params, 1, bad_l, lb, 0, h1, n, s1, n), 4,
+        expect_invalid("hamiltonian: la = -1", atomgpu_sturmian_hamiltonian(h, &params, 1, bad_l, lb, 0, h1, n, n, s1, n, n), 4,
                    "la", all_equal(h1, n * n, SENTINEL));
-        expect_invalid("hamiltonian: no channel lb = 3", atomgpu_sturmian_hamiltonian(h, &params, 1, la, missing, 0, h1, n, s1, n),
+        expect_invalid("hamiltonian: no channel lb = 3", atomgpu_sturmian_hamiltonian(h, &params, 1, la, missing, 0, h1, n, n, s1, n, n),
                    5, "lb", all_equal(h1, n * n, SENTINEL));
-        expect_invalid("hamiltonian: order 2", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, 2, h1, n, s1, n), 6, "order",
+        expect_invalid("hamiltonian: order 2", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, 2, h1, n, n, s1, n, n), 6, "order",
                    all_equal(h1, n * n, SENTINEL));
-        expect_invalid("hamiltonian: ldh < n", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, 0, h1, n - 1, s1, n), 8,
-                   "ldh", all_equal(h1, n * n, SENTINEL));
-        expect_invalid("hamiltonian: NULL s", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, 0, h1, n, NULL, n), 9, "s",
-                   all_equal(h1, n * n, SENTINEL));
+        expect_invalid("hamiltonian: ld_h < n", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, 0, h1, n - 1, n, s1, n, n),
+                   8, "ld_h", all_equal(h1, n * n, SENTINEL));
+        expect_invalid("hamiltonian: cols_h < n", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, 0, h1, n, n - 1, s1, n, n),
+                   9, "cols_h", all_equal(h1, n * n, SENTINEL));
+        expect_invalid("hamiltonian: NULL s", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, 0, h1, n, n, NULL, n, n), 10,
+                   "s", all_equal(h1, n * n, SENTINEL));
+        expect_invalid("hamiltonian: cols_s < n", atomgpu_sturmian_hamiltonian(h, &params, 1, la, lb, 0, h1, n, n, s1, n, 0),
+                   12, "cols_s", all_equal(h1, n * n, SENTINEL));
         expect_invalid("hamiltonian_size: n_pairs = -1", atomgpu_sturmian_hamiltonian_size(h, &params, -1, la, lb, &size),
                    3, "n_pairs", size == -7);
         expect_invalid("hamiltonian_size: NULL lb", atomgpu_sturmian_hamiltonian_size(h, &params, 1, la, NULL, &size), 5,
@@ -340,16 +351,21 @@ static void test_helium_s_limit(void) {
                    "size", 1);
         expect_invalid("hamiltonian_size: NULL params", atomgpu_sturmian_hamiltonian_size(h, NULL, 1, la, lb, &size), 2,
                    "params", size == -7);
-        expect_invalid("one_electron_block: lds < Na Nb",
-                   atomgpu_sturmian_one_electron_block(h, &params, 0, 0, 0, h1, n, s1, n - 1), 9, "lds",
+        expect_invalid("one_electron_block: ld_s < Na Nb",
+                   atomgpu_sturmian_one_electron_block(h, &params, 0, 0, 0, h1, n, n, s1, n - 1, n), 10, "ld_s",
+                   all_equal(h1, n * n, SENTINEL));
+        expect_invalid("one_electron_block: cols_s < Na Nb",
+                   atomgpu_sturmian_one_electron_block(h, &params, 0, 0, 0, h1, n, n, s1, n, n - 1), 11, "cols_s",
                    all_equal(h1, n * n, SENTINEL));
         expect_invalid("one_electron_block: NULL params",
-                   atomgpu_sturmian_one_electron_block(h, NULL, 0, 0, 0, h1, n, s1, n), 2, "params",
+                   atomgpu_sturmian_one_electron_block(h, NULL, 0, 0, 0, h1, n, n, s1, n, n), 2, "params",
                    all_equal(h1, n * n, SENTINEL));
-        expect_invalid("repulsion: no channel lpa = 1", atomgpu_sturmian_repulsion(h, 1, 0, 0, 0, 0, 0, h1, n), 2, "lpa",
+        expect_invalid("repulsion: no channel lpa = 1", atomgpu_sturmian_repulsion(h, 1, 0, 0, 0, 0, 0, h1, n, n), 2, "lpa",
                    all_equal(h1, n * n, SENTINEL));
-        expect_invalid("repulsion: ld < N'a N'b", atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, 0, h1, n - 1), 9, "ld",
-                   all_equal(h1, n * n, SENTINEL));
+        expect_invalid("repulsion: ld_out < N'a N'b", atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, 0, h1, n - 1, n), 9,
+                   "ld_out", all_equal(h1, n * n, SENTINEL));
+        expect_invalid("repulsion: cols_out < Na Nb", atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, 0, h1, n, n - 1), 10,
+                   "cols_out", all_equal(h1, n * n, SENTINEL));
         expect_invalid("add_gsf: NULL params", atomgpu_sturmian_add_gsf(h, 0, 1, N, NULL, NULL), 5, "params", 1);
         atomgpu_gsf_params bad_gsf = gsf;
         bad_gsf.n_parent = 401;
@@ -413,8 +429,8 @@ static void test_bad_input(void) {
                atomgpu_sturmian_add_channel(h, 0, 0, 2, bad_values, NP, hyd_beta, minus_one_over_r, NULL), 5, "values", 1);
     expect_invalid("add_channel: NULL values",
                atomgpu_sturmian_add_channel(h, 0, 0, 2, NULL, NP, hyd_beta, minus_one_over_r, NULL), 5, "values", 1);
-    expect_invalid("add_channel: ld < n_points",
-               atomgpu_sturmian_add_channel(h, 0, 0, 2, hyd_values, NP - 1, hyd_beta, minus_one_over_r, NULL), 6, "ld",
+    expect_invalid("add_channel: ld_values < n_points",
+               atomgpu_sturmian_add_channel(h, 0, 0, 2, hyd_values, NP - 1, hyd_beta, minus_one_over_r, NULL), 6, "ld_values",
                1);
     {
         const double inf_beta[2] = {1.0, INFINITY};
@@ -427,16 +443,21 @@ static void test_bad_input(void) {
     /* None of those added a channel. */
     fill(overlap, 4, SENTINEL), fill(potential, 4, SENTINEL);
     expect_invalid("repulsion: no channel after failed add_channel calls",
-               atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, 0, overlap, 4), 2, "lpa", all_equal(overlap, 4, SENTINEL));
+               atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, 0, 0, overlap, 4, 1), 2, "lpa", all_equal(overlap, 4, SENTINEL));
     check_ok("add_channel electron a", atomgpu_sturmian_add_channel(h, 0, 0, 2, hyd_values, NP, hyd_beta, minus_one_over_r,
                                                                     minus_one_over_r));
-    expect_invalid("one_electron: ld < N", atomgpu_sturmian_one_electron(h, 0, 0, overlap, potential, 1), 6, "ld",
+    expect_invalid("one_electron: ld_overlap < N", atomgpu_sturmian_one_electron(h, 0, 0, overlap, 1, 2, potential, 2, 2), 5,
+               "ld_overlap", all_equal(overlap, 4, SENTINEL) && all_equal(potential, 4, SENTINEL));
+    expect_invalid("one_electron: ld_generating < N", atomgpu_sturmian_one_electron(h, 0, 0, overlap, 2, 2, potential, 1, 2),
+               8, "ld_generating", all_equal(overlap, 4, SENTINEL) && all_equal(potential, 4, SENTINEL));
+    expect_invalid("one_electron: cols_generating < N",
+               atomgpu_sturmian_one_electron(h, 0, 0, overlap, 2, 2, potential, 2, 1), 9, "cols_generating",
                all_equal(overlap, 4, SENTINEL) && all_equal(potential, 4, SENTINEL));
-    expect_invalid("one_electron: NULL generating", atomgpu_sturmian_one_electron(h, 0, 0, overlap, NULL, 2), 5, "generating",
-               all_equal(overlap, 4, SENTINEL));
-    expect_invalid("one_electron: unknown electron", atomgpu_sturmian_one_electron(h, -1, 0, overlap, potential, 2), 2,
-               "electron", all_equal(overlap, 4, SENTINEL));
-    expect_invalid("repulsion: l = -1", atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, -1, 0, overlap, 4), 6, "l",
+    expect_invalid("one_electron: NULL generating", atomgpu_sturmian_one_electron(h, 0, 0, overlap, 2, 2, NULL, 2, 2), 7,
+               "generating", all_equal(overlap, 4, SENTINEL));
+    expect_invalid("one_electron: unknown electron", atomgpu_sturmian_one_electron(h, -1, 0, overlap, 2, 2, potential, 2, 2),
+               2, "electron", all_equal(overlap, 4, SENTINEL));
+    expect_invalid("repulsion: l = -1", atomgpu_sturmian_repulsion(h, 0, 0, 0, 0, -1, 0, overlap, 4, 1), 6, "l",
                all_equal(overlap, 4, SENTINEL));
     /* A handle of another family. */
     {
@@ -445,7 +466,7 @@ static void test_bad_input(void) {
         if (check_ok("linestrength_create", atomgpu_linestrength_create(1, dipole, 1, 0, &ls))) {
             atomgpu_sturmian *other = (atomgpu_sturmian *)ls;
             expect_invalid("one_electron: a line-strength handle",
-                       atomgpu_sturmian_one_electron(other, 0, 0, overlap, potential, 2), 1, "handle",
+                       atomgpu_sturmian_one_electron(other, 0, 0, overlap, 2, 2, potential, 2, 2), 1, "handle",
                        all_equal(overlap, 4, SENTINEL));
             expect_invalid("destroy: a line-strength handle", atomgpu_sturmian_destroy(other), 1, "handle", 1);
             check_ok("the line-strength handle survives", atomgpu_linestrength_destroy(ls));
@@ -453,7 +474,7 @@ static void test_bad_input(void) {
     }
     /* A destroyed handle. */
     check_ok("destroy", atomgpu_sturmian_destroy(h));
-    expect_invalid("one_electron: a destroyed handle", atomgpu_sturmian_one_electron(h, 0, 0, overlap, potential, 2), 1,
+    expect_invalid("one_electron: a destroyed handle", atomgpu_sturmian_one_electron(h, 0, 0, overlap, 2, 2, potential, 2, 2), 1,
                "handle", all_equal(overlap, 4, SENTINEL) && all_equal(potential, 4, SENTINEL));
     expect_invalid("add_channel: a destroyed handle",
                atomgpu_sturmian_add_channel(h, 0, 0, 2, hyd_values, NP, hyd_beta, minus_one_over_r, NULL), 1, "handle", 1);
@@ -494,9 +515,9 @@ static void test_spread_over_devices(void) {
     fill(hs, LD * N, SENTINEL), fill(ss, LD * N, SENTINEL), fill(h1, LD * N, SENTINEL), fill(s1, LD * N, SENTINEL);
     if (spread_handle(2, &spread) && spread_handle(1, &one) &&
         check_ok("hamiltonian (spread)",
-                 atomgpu_sturmian_hamiltonian(spread, &params, 2, la, lb, ATOMGPU_ORDER_A_FASTEST, hs, LD, ss, LD)) &&
+                 atomgpu_sturmian_hamiltonian(spread, &params, 2, la, lb, ATOMGPU_ORDER_A_FASTEST, hs, LD, N, ss, LD, N)) &&
         check_ok("hamiltonian (one engine)",
-                 atomgpu_sturmian_hamiltonian(one, &params, 2, la, lb, ATOMGPU_ORDER_A_FASTEST, h1, LD, s1, LD))) {
+                 atomgpu_sturmian_hamiltonian(one, &params, 2, la, lb, ATOMGPU_ORDER_A_FASTEST, h1, LD, N, s1, LD, N))) {
         double ds = 0.0, dh = 0.0, scale = 0.0;
         int untouched = 1;
         for (int j = 0; j < N; j++) {

@@ -16,8 +16,9 @@
  *       through atomgpu_sturmian_add_channel (params' energies -0.5), assemble the same
  *       Hamiltonian (1e-13 of its largest element);
  *   (d) refusals (status, argument position and name, outputs untouched): channel_values' central
- *       of a channel added with central = NULL, its energy of a channel added without one, ld <
- *       n_points, a channel never added; add_channel_at_energy with a NaN energy.
+ *       of a channel added with central = NULL, its energy of a channel added without one,
+ *       ld_values < n_points, cols_values < N, len_beta < N, a channel never added;
+ *       add_channel_at_energy with a NaN energy.
  *
  * Build (from the repository root, after `cargo build --release`):
  *   cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/c/test_sturmian_channels.c -o test_sturmian_channels \
@@ -70,8 +71,8 @@ static atomgpu_sturmian *generated(void) {
     if (!check_ok("add_gsf a", atomgpu_sturmian_add_gsf(h, ATOMGPU_ELECTRON_A, 0, N, &gsf, NULL)) ||
         !check_ok("add_gsf b", atomgpu_sturmian_add_gsf(h, ATOMGPU_ELECTRON_B, 0, N, &gsf, NULL)) ||
         !check_ok("hamiltonian", atomgpu_sturmian_hamiltonian(h, &nonsense, 1, la, lb, ATOMGPU_ORDER_A_FASTEST, h_gsf,
-                                                              SIZE, s_gsf, SIZE)) ||
-        !check_ok("solve", atomgpu_sturmian_solve(SIZE, h_gsf, SIZE, s_gsf, SIZE, 3, energies, vectors, SIZE))) {
+                                                              SIZE, SIZE, s_gsf, SIZE, SIZE)) ||
+        !check_ok("solve", atomgpu_sturmian_solve(SIZE, h_gsf, SIZE, s_gsf, SIZE, 3, energies, vectors, SIZE, 3))) {
         atomgpu_sturmian_destroy(h);
         return NULL;
     }
@@ -81,8 +82,8 @@ static atomgpu_sturmian *generated(void) {
     check("(a) 1s2s = -5/8", fabs(energies[1] + 0.625) <= 1e-9 && fabs(energies[2] + 0.625) <= 1e-9);
 
     for (int i = 0; i < NP * N; i++) values[i] = SENTINEL;
-    if (check_ok("channel_values", atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 0, values, NP, beta,
-                                                                   generating, central, &energy))) {
+    if (check_ok("channel_values", atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 0, values, NP, N, beta,
+                                                                   N, generating, central, &energy))) {
         double worst_s = 0.0, worst_beta = 0.0, worst_v = 0.0, worst_u = 0.0;
         double sign = values[NS + 1] > 0.0 ? 1.0 : -1.0;
         for (int p = 0; p < NP; p++) worst_s = fmax(worst_s, fabs(sign * values[p] - 2.0 * points[p] * exp(-points[p])));
@@ -99,8 +100,9 @@ static atomgpu_sturmian *generated(void) {
     }
     double b2[N];
     for (int n = 0; n < N; n++) b2[n] = SENTINEL;
+    /* values NULL: ld_values and cols_values are not read (0 here). */
     if (check_ok("channel_values: beta only",
-                 atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_B, 0, NULL, NP, b2, NULL, NULL, NULL)))
+                 atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_B, 0, NULL, 0, 0, b2, N, NULL, NULL, NULL)))
         check("(b) beta only, electron b: the same beta", memcmp(b2, beta, sizeof b2) == 0);
     /* The same generated channel in a complex basis: (re, im) pairs, the real basis's values. */
     atomgpu_sturmian *hc = NULL;
@@ -108,7 +110,8 @@ static atomgpu_sturmian *generated(void) {
     if (check_ok("create (complex)", atomgpu_sturmian_create(RMAX, NQ, NS, NULL, NULL, 1, &hc)) &&
         check_ok("add_gsf (complex)", atomgpu_sturmian_add_gsf(hc, ATOMGPU_ELECTRON_A, 0, N, &gsf, NULL)) &&
         check_ok("channel_values (complex)", atomgpu_sturmian_channel_values(hc, ATOMGPU_ELECTRON_A, 0, (double *)cvalues,
-                                                                             NP, (double *)cbeta, NULL, NULL, NULL))) {
+                                                                             NP, N, (double *)cbeta, N, NULL, NULL,
+                                                                             NULL))) {
         int same = 1;
         for (int i = 0; i < NP * N; i++) same &= creal(cvalues[i]) == values[i] && cimag(cvalues[i]) == 0.0;
         for (int n = 0; n < N; n++) same &= creal(cbeta[n]) == beta[n] && cimag(cbeta[n]) == 0.0;
@@ -128,7 +131,7 @@ static void given_again(void) {
             check_ok("add_channel_at_energy b", atomgpu_sturmian_add_channel_at_energy(
                                                     h, ATOMGPU_ELECTRON_B, 0, N, values, NP, beta, generating, central, -0.5)) &&
             check_ok("hamiltonian (at energy)", atomgpu_sturmian_hamiltonian(h, &nonsense, 1, la, lb, ATOMGPU_ORDER_A_FASTEST,
-                                                                             h_other, SIZE, s_other, SIZE))) {
+                                                                             h_other, SIZE, SIZE, s_other, SIZE, SIZE))) {
             check("(c) add_channel_at_energy: the generated channel's H", difference(h_other, h_gsf) <= 1e-13);
             check("(c) add_channel_at_energy: the generated channel's S", difference(s_other, s_gsf) <= 1e-13);
         }
@@ -141,27 +144,33 @@ static void given_again(void) {
             check_ok("add_channel b", atomgpu_sturmian_add_channel(h, ATOMGPU_ELECTRON_B, 0, N, values, NP, beta,
                                                                    generating, central)) &&
             check_ok("hamiltonian (no energy)", atomgpu_sturmian_hamiltonian(h, &at_half, 1, la, lb, ATOMGPU_ORDER_A_FASTEST,
-                                                                             h_other, SIZE, s_other, SIZE)))
+                                                                             h_other, SIZE, SIZE, s_other, SIZE, SIZE)))
             check("(c) add_channel with params' energies: the generated channel's H", difference(h_other, h_gsf) <= 1e-13);
         /* (d) This channel has U but no energy: asking for its energy is refused. */
         double energy = SENTINEL, u[NQ];
         for (int j = 0; j < NQ; j++) u[j] = SENTINEL;
         expect_invalid("channel_values: energy of a channel without one",
-                       atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 0, NULL, NP, NULL, NULL, u, &energy), 9,
+                       atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 0, NULL, 0, 0, NULL, 0, NULL, u, &energy), 11,
                        "energy", energy == SENTINEL && u[0] == SENTINEL);
         /* Replaced with central = NULL: asking for its U is refused. */
         if (check_ok("add_channel a (central NULL)", atomgpu_sturmian_add_channel(h, ATOMGPU_ELECTRON_A, 0, N, values, NP,
                                                                                   beta, generating, NULL)))
             expect_invalid("channel_values: central of a channel without one",
-                           atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 0, NULL, NP, NULL, NULL, u, NULL), 8,
+                           atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 0, NULL, 0, 0, NULL, 0, NULL, u, NULL), 10,
                            "central", u[0] == SENTINEL);
         double b[N];
         for (int n = 0; n < N; n++) b[n] = SENTINEL;
-        expect_invalid("channel_values: ld < n_points",
-                       atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 0, values, NP - 1, b, NULL, NULL, NULL), 5,
-                       "ld", b[0] == SENTINEL);
+        expect_invalid("channel_values: ld_values < n_points",
+                       atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 0, values, NP - 1, N, b, N, NULL, NULL, NULL),
+                       5, "ld_values", b[0] == SENTINEL);
+        expect_invalid("channel_values: cols_values < N",
+                       atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 0, values, NP, N - 1, b, N, NULL, NULL, NULL),
+                       6, "cols_values", b[0] == SENTINEL);
+        expect_invalid("channel_values: len_beta < N",
+                       atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 0, NULL, 0, 0, b, N - 1, NULL, NULL, NULL), 8,
+                       "len_beta", b[0] == SENTINEL);
         expect_invalid("channel_values: no channel l = 1",
-                       atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 1, NULL, NP, b, NULL, NULL, NULL), 3, "l",
+                       atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_A, 1, NULL, 0, 0, b, N, NULL, NULL, NULL), 3, "l",
                        b[0] == SENTINEL);
         expect_invalid("add_channel_at_energy: NaN energy",
                        atomgpu_sturmian_add_channel_at_energy(h, ATOMGPU_ELECTRON_A, 2, N, values, NP, beta, generating,

@@ -916,10 +916,12 @@ contains
         ! half and amplitudes of a degenerate lower batch: columns ndeg'' n_lower (ndeg'').
         call atomgpu_linestrength_load_lower(g, e1, identity(1), 0.0_dp, stat)
         if (.not. succeeded("species bad input: load_lower E", stat)) return
+        ! The library checks the column counts (C's cols_half, cols_amplitudes: size(a, 2)).
         call atomgpu_linestrength_half(g, e2, 0.0_dp, bad_half(1:2, 1:1), stat)
-        call expect_bad("half: one column for the two components of one E level", 4, "half", "ndeg")
+        call expect_bad("half: one column for the two components of one E level", 6, "cols_half", "column count 2")
         call atomgpu_linestrength_amplitudes(g, e2, 0.0_dp, bad_amp_row, stat)
-        call expect_bad("amplitudes: two columns for the four E x E component pairs", 4, "amplitudes", "ndeg'")
+        call expect_bad("amplitudes: two columns for the four E x E component pairs", 6, "cols_amplitudes", &
+            "column count 4")
 
         ! Filters (C position 6 of line_list_filtered, 4 of write_exomol).
         f%j_max = 10
@@ -1049,7 +1051,7 @@ contains
         call atomgpu_linestrength_set_states(h, 9, [1.0_dp], identity(1), stat)
         call expect_bad_only("set_states: block 9 of 4", 2, "block", "no such block")
         call atomgpu_linestrength_set_states(h, b4, [1.0_dp], identity(1), stat)
-        call expect_bad_only("set_states: rows of vectors", 5, "vectors")
+        call expect_bad_only("set_states: rows of vectors", 6, "ld_vectors", "row count 9")
         call atomgpu_linestrength_set_states(h, b4, [1.0_dp, 2.0_dp], identity(9), stat)
         call expect_bad_only("set_states: columns of vectors", 5, "vectors")
         call atomgpu_linestrength_set_states(h, b4, [(real(i, dp), i = 1, 8), nan], identity(9), stat)
@@ -1058,6 +1060,11 @@ contains
         if (.not. succeeded("bad input: set J = 4 states", stat)) return
         call atomgpu_linestrength_set_states(h, b5, [(3000.0_dp + i, i = 1, 11)], identity(11), stat)
         if (.not. succeeded("bad input: set J = 5 states", stat)) return
+        ! set_state_labels: size(ids) is C's n_states, which the library holds to the stored 9.
+        call atomgpu_linestrength_set_state_labels(h, b4, [(int(i, i8), i = 1, 8)], [(int(i, i8), i = 1, 8)], stat)
+        call expect_bad_only("set_state_labels: 8 IDs for 9 stored states", 3, "n_states", "(9)")
+        call atomgpu_linestrength_set_state_labels(h, b4, [(int(i, i8), i = 1, 9)], [(int(i, i8), i = 1, 8)], stat)
+        call expect_bad_only("set_state_labels: size(order) /= size(ids)", 5, "order")
 
         ! state_id, block_size.
         call reset_bad_outputs()
@@ -1082,7 +1089,7 @@ contains
         v9nan = v9
         v9nan(3, 1) = nan
         call atomgpu_linestrength_load_lower(h, b4, v9(1:8, 1:1), 0.0_dp, stat)
-        call expect_bad_only("load_lower: rows of vectors", 4, "vectors")
+        call expect_bad_only("load_lower: rows of vectors", 5, "ld_vectors", "row count 9")
         call atomgpu_linestrength_load_lower(h, b4, v9, 0.0_dp, stat)
         if (.not. succeeded("bad input: load_lower", stat)) return
         ! A rejected load keeps the batch loaded (the handle is unchanged on bad input).
@@ -1092,10 +1099,20 @@ contains
         call expect_bad_only("load_lower: negative thresh_coeff", 6, "thresh_coeff")
         call reset_bad_outputs()
         call atomgpu_linestrength_half(h, b5, 0.0_dp, bad_half(1:9, 1:1), stat)
-        call expect_bad("half: 9 rows for 11 primitive functions", 4, "half")
+        call expect_bad("half: 9 rows for 11 primitive functions", 5, "ld_half", "row count 11")
         call reset_bad_outputs()
-        call atomgpu_linestrength_amplitudes(h, b5, 0.0_dp, bad_amp, stat)
-        call expect_bad("amplitudes: 2 columns for a batch of 1", 4, "amplitudes")
+        call atomgpu_linestrength_amplitudes(h, b5, 0.0_dp, bad_amp(1:10, :), stat)
+        call expect_bad("amplitudes: 10 rows for 11 states", 5, "ld_amplitudes", "row count 11")
+        ! An array larger than needed (LAPACK's rule): 2 columns for a batch of 1; the library
+        ! writes column 1 and leaves column 2 as it was.
+        block
+            real(dp) :: wide(11, 2)
+            wide = sentinel
+            call atomgpu_linestrength_amplitudes(h, b5, 0.0_dp, wide, stat)
+            if (succeeded("amplitudes: 2 columns for a batch of 1", stat)) call check( &
+                "amplitudes: column 1 written, column 2 untouched", all(wide(:, 1) /= sentinel) .and. &
+                all(wide(:, 2) == sentinel))
+        end block
         call reset_bad_outputs()
         call atomgpu_linestrength_amplitudes(h, b1, 0.0_dp, bad_amp(1:0, 1:1), stat)
         call expect_bad("amplitudes: upper block without states", 2, "upper_block", "no states")

@@ -213,7 +213,7 @@ contains
     end subroutine
 
     subroutine test_helium()
-        integer, parameter :: n = 8
+        integer, parameter :: n = 8, m = n * (n + 1) / 2   ! m: the singlet basis's size
         type(atomgpu_sturmian_basis) :: b
         type(atomgpu_gsf_params_t) :: gsf
         type(atomgpu_sturmian_params_t) :: params, singlet
@@ -276,8 +276,18 @@ contains
                 if (succeeded("solve (singlet)", stat)) call check_abs("singlet E0 = direct E0", e_singlet(1), &
                     energies(1), 1e-10_dp)
             end if
-            call atomgpu_sturmian_hamiltonian(b, singlet, [0], [0], ATOMGPU_ORDER_A_FASTEST, h, s, stat=stat)
-            call expect_invalid("hamiltonian (singlet): h of N^2 columns", stat, 7, "h", .true.)
+            ! Arrays larger than needed (N^2 x N^2 for N(N+1)/2): the leading part is the result,
+            ! the rest untouched (LAPACK's rule).
+            h1 = sentinel
+            s1 = sentinel
+            call atomgpu_sturmian_hamiltonian(b, singlet, [0], [0], ATOMGPU_ORDER_A_FASTEST, h1, s1, stat=stat)
+            if (succeeded("hamiltonian (singlet) into N^2 x N^2 arrays", stat)) then
+                call check("hamiltonian (singlet) into larger arrays: the leading part is H and S", &
+                    all(h1(:m, :m) == h_singlet) .and. all(s1(:m, :m) == s_singlet))
+                call check("hamiltonian (singlet) into larger arrays: the rest untouched", &
+                    all(h1(m + 1:, :) == sentinel) .and. all(h1(:, m + 1:) == sentinel) .and. &
+                    all(s1(m + 1:, :) == sentinel) .and. all(s1(:, m + 1:) == sentinel))
+            end if
             call pinned_singlet(b, singlet, h_singlet)
         end if
         energies = sentinel
@@ -290,7 +300,11 @@ contains
         call expect_invalid("solve: s of too few columns", stat, 4, "s", all(energies == sentinel))
         h1 = sentinel
         call atomgpu_sturmian_hamiltonian(b, params, [0], [0], ATOMGPU_ORDER_A_FASTEST, h1(:, :n), s1, stat=stat)
-        call expect_invalid("hamiltonian: h of too few columns", stat, 7, "h", all(h1 == sentinel))
+        call expect_invalid("hamiltonian: h of too few columns", stat, 9, "cols_h", all(h1 == sentinel))
+        energies = sentinel
+        call atomgpu_sturmian_solve(h, s, energies, vectors(:, :2), stat=stat)
+        call expect_invalid("solve: vectors of 2 columns for 3 energies", stat, 10, "cols_vectors", &
+            all(energies == sentinel))
         call atomgpu_sturmian_hamiltonian(b, params, [0], [0, 0], ATOMGPU_ORDER_A_FASTEST, h1, s1, stat=stat)
         call expect_invalid("hamiltonian: size(lb) /= size(la)", stat, 5, "lb", all(h1 == sentinel))
         call atomgpu_sturmian_hamiltonian(b, params, [0], [1], ATOMGPU_ORDER_A_FASTEST, h1, s1, stat=stat)
@@ -299,9 +313,9 @@ contains
         call expect_invalid("hamiltonian: order 2", stat, 6, "order", all(h1 == sentinel))
         allocate (s_short(n, n * n))   ! leading dimension n < Na Nb
         call atomgpu_sturmian_one_electron_block(b, params, 0, 0, ATOMGPU_ORDER_A_FASTEST, h1, s_short, stat=stat)
-        call expect_invalid("one_electron_block: lds < Na Nb", stat, 9, "lds", all(h1 == sentinel))
+        call expect_invalid("one_electron_block: size(s, 1) < Na Nb", stat, 10, "ld_s", all(h1 == sentinel))
         call atomgpu_sturmian_repulsion(b, 0, 0, 0, 0, 0, ATOMGPU_ORDER_A_FASTEST, h1(:, :3), stat=stat)
-        call expect_invalid("repulsion: out of too few columns", stat, 8, "out", all(h1 == sentinel))
+        call expect_invalid("repulsion: out of too few columns", stat, 10, "cols_out", all(h1 == sentinel))
         params%m = 1
         call atomgpu_sturmian_hamiltonian(b, params, [0], [0], ATOMGPU_ORDER_A_FASTEST, h1, s1, stat=stat)
         call expect_invalid("hamiltonian: M = 1 > L = 0", stat, 2, "params", all(h1 == sentinel))
@@ -392,7 +406,7 @@ contains
         call expect_invalid("add_channel: NaN in values", stat, 5, "values", .true.)
         short = hyd(:np - 1, :)
         call atomgpu_sturmian_add_channel(b, 0, 0, short, [1.0_dp, 2.0_dp], minus_one_over_r, stat=stat)
-        call expect_invalid("add_channel: size(values, 1) < n_points", stat, 6, "ld", .true.)
+        call expect_invalid("add_channel: size(values, 1) < n_points", stat, 6, "ld_values", .true.)
         call atomgpu_sturmian_add_channel(b, 0, 0, hyd, [1.0_dp], minus_one_over_r, stat=stat)
         call expect_invalid("add_channel: size(beta) /= n", stat, 7, "beta", .true.)
         call atomgpu_sturmian_add_channel(b, 0, 0, hyd, [1.0_dp, 2.0_dp], minus_one_over_r(:5), stat=stat)
@@ -412,9 +426,10 @@ contains
         if (.not. succeeded("add_channel (central given)", stat)) return
         one_row = sentinel
         call atomgpu_sturmian_one_electron(b, 0, 0, one_row, one_row, stat=stat)
-        call expect_invalid("one_electron: leading dimension < N", stat, 6, "ld", all(one_row == sentinel))
+        call expect_invalid("one_electron: leading dimension < N", stat, 5, "ld_overlap", all(one_row == sentinel))
         call atomgpu_sturmian_one_electron(b, 0, 0, overlap, potential(:, :1), stat=stat)
-        call expect_invalid("one_electron: generating of too few columns", stat, 5, "generating", all(overlap == sentinel))
+        call expect_invalid("one_electron: generating of too few columns", stat, 9, "cols_generating", &
+            all(overlap == sentinel))
         call atomgpu_sturmian_one_electron(b, 0, 0, z, z, stat=stat)
         call expect_invalid("one_electron: complex arrays for a real basis", stat, 4, "overlap", .true.)
         call atomgpu_sturmian_one_electron(b, 5, 0, overlap, potential, stat=stat)

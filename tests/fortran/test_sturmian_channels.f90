@@ -9,7 +9,8 @@
 !   (c) the functions read back, added again with energy= (params' energies nonsense) or
 !       without it (params' energies -0.5), give the same Hamiltonian (1e-13);
 !   (d) refusals through stat: the energy of a channel without one, a central of the wrong
-!       size, a channel never added, values of too few columns, a NaN energy.
+!       size, a channel never added, values of too few columns and beta of too few elements (the
+!       library's cols_values and len_beta), a NaN energy.
 !
 ! Build (from the repository root, after `cargo build --release`):
 !   gfortran -std=f2018 -Wall -fcheck=all fortran/atomgpu.f90 tests/fortran/support/checks.f90 \
@@ -121,14 +122,16 @@ contains
         e = sentinel
         u = sentinel
         call atomgpu_sturmian_channel_values(b, ATOMGPU_ELECTRON_A, 0, central=u, energy=e, stat=stat)
-        call expect_invalid("(d) channel_values: energy of a channel without one", stat, 9, "energy", &
+        call expect_invalid("(d) channel_values: energy of a channel without one", stat, 11, "energy", &
             e == sentinel .and. all(u == sentinel))
         call atomgpu_sturmian_channel_values(b, ATOMGPU_ELECTRON_A, 0, central=u(:nq - 1), stat=stat)
-        call expect_invalid("(d) channel_values: central of nq - 1", stat, 8, "central", all(u == sentinel))
+        call expect_invalid("(d) channel_values: central of nq - 1", stat, 10, "central", all(u == sentinel))
         call atomgpu_sturmian_channel_values(b, ATOMGPU_ELECTRON_A, 1, central=u, stat=stat)
         call expect_invalid("(d) channel_values: no channel l = 1", stat, 3, "l", all(u == sentinel))
         call atomgpu_sturmian_channel_values(b, ATOMGPU_ELECTRON_A, 0, values(:, :n - 1), stat=stat)
-        call expect_invalid("(d) channel_values: values of N - 1 columns", stat, 4, "values", .true.)
+        call expect_invalid("(d) channel_values: values of N - 1 columns", stat, 6, "cols_values", .true.)
+        call atomgpu_sturmian_channel_values(b, ATOMGPU_ELECTRON_A, 0, beta=beta(:n - 1), stat=stat)
+        call expect_invalid("(d) channel_values: beta of N - 1 elements", stat, 8, "len_beta", .true.)
         nan = ieee_value(nan, ieee_quiet_nan)
         call atomgpu_sturmian_add_channel(b, ATOMGPU_ELECTRON_A, 2, values, beta, generating, stat=stat, energy=nan)
         call expect_invalid("(d) add_channel: NaN energy", stat, 10, "energy", .true.)

@@ -732,7 +732,7 @@ static int32_t call_ls_write_trove(void) {
     {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 2, "n", "zmh"}, \
     {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 3, "block", "n"}, \
     {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 4, "vectors", "nai"}, \
-    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 5, "ld", "zmh"}, \
+    {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 5, "ld_vectors", "zmh"}, \
     {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 6, "energies", "nai"}, \
     {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 7, "ids", "n"}, \
     {call_ls_lines_of_lower_batch, "linestrength_lines_of_lower_batch", 8, "order", "n"}, \
@@ -743,7 +743,7 @@ static int32_t call_ls_write_trove(void) {
     {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 2, "n", "zmh"}, \
     {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 3, "block", "n"}, \
     {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 4, "vectors", "nai"}, \
-    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 5, "ld", "zmh"}, \
+    {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 5, "ld_vectors", "zmh"}, \
     {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 6, "energies", "nai"}, \
     {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 7, "ids", "n"}, \
     {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered", 8, "order", "n"}, \

@@ -70,7 +70,7 @@ static void workload_linestrength(struct workload_result *r) {
 static void workload_sturmian(struct workload_result *r) {
     atomgpu_sturmian_params p = st_params();
     double h[16], s_out[16];
-    r->status = atomgpu_sturmian_hamiltonian(fixture_st, &p, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, h, 4, s_out, 4);
+    r->status = atomgpu_sturmian_hamiltonian(fixture_st, &p, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, h, 4, 4, s_out, 4, 4);
     r->n = 32;
     memcpy(r->values, h, sizeof h);
     memcpy(r->values + 16, s_out, sizeof s_out);
@@ -274,7 +274,7 @@ static void workload_engines(atomgpu_tdse *team, atomgpu_linestrength *lines, at
     for (int64_t i = 0; i < n_lines && i < 8; i++) r->values[r->n++] = strength[i];
     atomgpu_sturmian_params sp = st_params();
     double h[16], s_out[16];
-    r->status = atomgpu_sturmian_hamiltonian(st, &sp, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, h, 4, s_out, 4);
+    r->status = atomgpu_sturmian_hamiltonian(st, &sp, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, h, 4, 4, s_out, 4, 4);
     for (int i = 0; r->status == ATOMGPU_OK && i < 16; i++) r->values[r->n++] = h[i];
 }
 

@@ -21,7 +21,7 @@
 static int32_t st_solve_2x2(double a, double b, double p, double q, int64_t k, double e[2], double v[4]) {
     const double h[4] = {a, b, b, a}, s[4] = {p, q, q, p};
     fill(e, 2, SENTINEL), fill(v, 4, SENTINEL);
-    return atomgpu_sturmian_solve(2, h, 2, s, 2, k, e, v, 2);
+    return atomgpu_sturmian_solve(2, h, 2, s, 2, k, e, v, 2, 2);
 }
 
 static int st_close(const char *what, double got, double want, double tolerance) {
@@ -64,8 +64,8 @@ static int case_st_solve_tiny(void) {
 static int case_st_solve_energies_only(void) {
     double e[4], e_only[4], v[16];
     fill(e, 4, SENTINEL), fill(e_only, 4, SENTINEL);
-    if (status_is(atomgpu_sturmian_solve(4, st_h, 4, st_s, 4, 4, e, v, 4), ATOMGPU_OK, NULL)) return 1;
-    if (status_is(atomgpu_sturmian_solve(4, st_h, 4, st_s, 4, 4, e_only, NULL, 0), ATOMGPU_OK, NULL)) return 1;
+    if (status_is(atomgpu_sturmian_solve(4, st_h, 4, st_s, 4, 4, e, v, 4, 4), ATOMGPU_OK, NULL)) return 1;
+    if (status_is(atomgpu_sturmian_solve(4, st_h, 4, st_s, 4, 4, e_only, NULL, 0, 0), ATOMGPU_OK, NULL)) return 1;
     for (int i = 0; i < 4; i++)
         if (st_close("energy without vectors", e_only[i], e[i], 1e-12)) return 1;
     return 0;
@@ -86,8 +86,8 @@ static int case_st_grid_null_outputs(void) {
  * block (1), params `p`. */
 static int32_t st_fill(atomgpu_sturmian *h, atomgpu_sturmian_params p, int which, int64_t n, double *hm, double *sm) {
     if (which == 0)
-        return atomgpu_sturmian_hamiltonian(h, &p, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, hm, n, sm, n);
-    return atomgpu_sturmian_one_electron_block(h, &p, 0, 0, ATOMGPU_ORDER_A_FASTEST, hm, n, sm, n);
+        return atomgpu_sturmian_hamiltonian(h, &p, 1, st_la, st_lb, ATOMGPU_ORDER_A_FASTEST, hm, n, n, sm, n, n);
+    return atomgpu_sturmian_one_electron_block(h, &p, 0, 0, ATOMGPU_ORDER_A_FASTEST, hm, n, n, sm, n, n);
 }
 
 /* Energies at DBL_MAX (variant 0), and the charges too (1): H overflows while S is finite. */

@@ -13,18 +13,18 @@ static int32_t call_stg_add_channel_at_energy(void) {
 }
 
 /* channel_values of the fixture's generated channel (a, 0): every output (NULL is allowed for
- * each, so no NULL rows). */
+ * each, so no NULL rows), `values` with one column more than the channel's two (left untouched). */
 static int32_t call_stg_channel_values(void) {
-    double values[2 * ST_NP], beta[2], generating[ST_NQ], central[ST_NQ], energy = SENTINEL;
-    fill(values, 2 * ST_NP, SENTINEL), fill(beta, 2, SENTINEL), fill(generating, ST_NQ, SENTINEL);
+    double values[3 * ST_NP], beta[2], generating[ST_NQ], central[ST_NQ], energy = SENTINEL;
+    fill(values, 3 * ST_NP, SENTINEL), fill(beta, 2, SENTINEL), fill(generating, ST_NQ, SENTINEL);
     fill(central, ST_NQ, SENTINEL);
     int32_t s = atomgpu_sturmian_channel_values(P(fixture_st, 1), BRK(K_NEG, 2) ? -1 : ATOMGPU_ELECTRON_A,
-                                                BRK(K_NEG, 3) ? -1 : 0, values, N(ST_NP, 5), beta, generating, central,
-                                                &energy);
-    untouched = all_equal(values, 2 * ST_NP, SENTINEL) && all_equal(beta, 2, SENTINEL) &&
+                                                BRK(K_NEG, 3) ? -1 : 0, values, N(ST_NP, 5), N(3, 6), beta, N(2, 8),
+                                                generating, central, &energy);
+    untouched = all_equal(values, 3 * ST_NP, SENTINEL) && all_equal(beta, 2, SENTINEL) &&
                 all_equal(generating, ST_NQ, SENTINEL) && all_equal(central, ST_NQ, SENTINEL) && energy == SENTINEL;
-    finite = all_finite(values, 2 * ST_NP) && all_finite(beta, 2) && all_finite(generating, ST_NQ) &&
-             all_finite(central, ST_NQ) && isfinite(energy);
+    finite = all_finite(values, 2 * ST_NP) && all_equal(values + 2 * ST_NP, ST_NP, SENTINEL) && all_finite(beta, 2) &&
+             all_finite(generating, ST_NQ) && all_finite(central, ST_NQ) && isfinite(energy);
     return s;
 }
 
@@ -36,9 +36,10 @@ static double stg_lowest_hydrogen(atomgpu_sturmian *h, int n) {
     static double hm[64 * 64], sm[64 * 64], vectors[64];
     double energy = NAN;
     const int32_t zero[1] = {0};
-    if (status_is(atomgpu_sturmian_hamiltonian(h, &params, 1, zero, zero, ATOMGPU_ORDER_A_FASTEST, hm, n * n, sm, n * n),
+    if (status_is(atomgpu_sturmian_hamiltonian(h, &params, 1, zero, zero, ATOMGPU_ORDER_A_FASTEST, hm, n * n, n * n, sm,
+                                               n * n, n * n),
                   ATOMGPU_OK, NULL) ||
-        status_is(atomgpu_sturmian_solve(n * n, hm, n * n, sm, n * n, 1, &energy, vectors, n * n), ATOMGPU_OK, NULL))
+        status_is(atomgpu_sturmian_solve(n * n, hm, n * n, sm, n * n, 1, &energy, vectors, n * n, 1), ATOMGPU_OK, NULL))
         return NAN;
     return energy;
 }
@@ -90,15 +91,15 @@ static int case_stg_values_without_u_or_e(void) {
                                                NULL),
                   ATOMGPU_OK, NULL))
         return 1;
-    if (refused(atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_B, 1, NULL, ST_NP, beta, NULL, central, NULL), 8,
+    if (refused(atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_B, 1, NULL, 0, 0, beta, 2, NULL, central, NULL), 10,
                 "central"))
         return 1;
-    if (refused(atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_B, 1, NULL, ST_NP, beta, NULL, NULL, &energy), 9,
+    if (refused(atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_B, 1, NULL, 0, 0, beta, 2, NULL, NULL, &energy), 11,
                 "energy"))
         return 1;
     if (!all_equal(central, ST_NQ, SENTINEL) || energy != SENTINEL || !all_equal(beta, 2, SENTINEL))
         return fail("an output was written on error");
-    if (status_is(atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_B, 1, NULL, ST_NP, beta, NULL, NULL, NULL),
+    if (status_is(atomgpu_sturmian_channel_values(h, ATOMGPU_ELECTRON_B, 1, NULL, 0, 0, beta, 2, NULL, NULL, NULL),
                   ATOMGPU_OK, NULL))
         return 1;
     return beta[0] == st_beta[0] && beta[1] == st_beta[1] ? 0 : fail("beta read back %g %g", beta[0], beta[1]);
@@ -110,7 +111,7 @@ static int case_stg_values_without_u_or_e(void) {
         {call_stg_add_channel_at_energy, "sturmian_add_channel_at_energy", 3, "l", "m"},                    \
         {call_stg_add_channel_at_energy, "sturmian_add_channel_at_energy", 4, "n", "zmh"},                  \
         {call_stg_add_channel_at_energy, "sturmian_add_channel_at_energy", 5, "values", "nai"},             \
-        {call_stg_add_channel_at_energy, "sturmian_add_channel_at_energy", 6, "ld", "zmh"},                 \
+        {call_stg_add_channel_at_energy, "sturmian_add_channel_at_energy", 6, "ld_values", "zmh"},          \
         {call_stg_add_channel_at_energy, "sturmian_add_channel_at_energy", 7, "beta", "nai"},               \
         {call_stg_add_channel_at_energy, "sturmian_add_channel_at_energy", 8, "generating", "nai"},         \
         {call_stg_add_channel_at_energy, "sturmian_add_channel_at_energy", 9, "central", "ai"},             \
@@ -118,7 +119,9 @@ static int case_stg_values_without_u_or_e(void) {
         {call_stg_channel_values, "sturmian_channel_values", 1, "handle", "n"},                             \
         {call_stg_channel_values, "sturmian_channel_values", 2, "electron", "m"},                           \
         {call_stg_channel_values, "sturmian_channel_values", 3, "l", "m"},                                  \
-        {call_stg_channel_values, "sturmian_channel_values", 5, "ld", "zmh"},
+        {call_stg_channel_values, "sturmian_channel_values", 5, "ld_values", "zmh"},                        \
+        {call_stg_channel_values, "sturmian_channel_values", 6, "cols_values", "zmh"},                      \
+        {call_stg_channel_values, "sturmian_channel_values", 8, "len_beta", "zmh"},
 #define RELIABILITY_STURMIAN_GSF_VALID                                   \
     {call_stg_add_channel_at_energy, "sturmian_add_channel_at_energy"}, \
         {call_stg_channel_values, "sturmian_channel_values"},
