@@ -122,6 +122,7 @@ static int case_dv_handles_report_their_devices(void) {
 #define RELIABILITY_DEVICES_ARGUMENTS                                                                   \
     {call_dv_ls_create_on_device_list, "linestrength_create_on_device_list", 1, "n_vib", "zmh"},        \
     {call_dv_ls_create_on_device_list, "linestrength_create_on_device_list", 2, "dipole", "nai"},       \
+    {call_dv_ls_create_on_device_list, "linestrength_create_on_device_list", 3, "ld_dipole", "zm"},     \
     {call_dv_ls_create_on_device_list, "linestrength_create_on_device_list", 5, "n_devices", "zm"},     \
     {call_dv_ls_create_on_device_list, "linestrength_create_on_device_list", 6, "device_ids", "n"},     \
     {call_dv_ls_create_on_device_list, "linestrength_create_on_device_list", 7, "handle", "n"},         \
