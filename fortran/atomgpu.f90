@@ -28,7 +28,7 @@ module atomgpu
         ATOMGPU_BACKEND_CUDA, ATOMGPU_ABI_VERSION, atomgpu_version, atomgpu_version_string, atomgpu_set_backend, &
         atomgpu_device_info, atomgpu_last_error_message, atomgpu_last_error_arg, atomgpu_status_string, &
         atomgpu_set_progress, atomgpu_set_time_limit, atomgpu_task_name, atomgpu_progress_callback, &
-        atomgpu_host_alloc, atomgpu_host_free
+        atomgpu_host_alloc, atomgpu_host_free, atomgpu_device_count, atomgpu_resolve_devices
     use atomgpu_rates
     use atomgpu_linestrength
     use atomgpu_sturmian

@@ -43,14 +43,15 @@ module atomgpu_core
     integer, parameter, public :: ATOMGPU_BACKEND_CUDA = 2
 
     ! The C ABI version this module was written for (checked against the library on first use).
-    integer, parameter, public :: ATOMGPU_ABI_VERSION = 5
+    integer, parameter, public :: ATOMGPU_ABI_VERSION = 6
 
     public :: atomgpu_version, atomgpu_version_string, atomgpu_set_backend, atomgpu_device_info
     public :: atomgpu_last_error_message, atomgpu_last_error_arg, atomgpu_status_string
     public :: atomgpu_set_progress, atomgpu_set_time_limit, atomgpu_task_name, atomgpu_progress_callback
     public :: atomgpu_host_alloc, atomgpu_host_free
+    public :: atomgpu_device_count, atomgpu_resolve_devices
     ! For the family modules (not re-exported by module atomgpu).
-    public :: enter, reject, finish, itoa, size_message
+    public :: enter, reject, finish, itoa, size_message, devices_of
 
     ! A progress callback for atomgpu_set_progress, to be written with bind(C):
     !     function my_progress(user_data, task, done, total) bind(C) result(stop)
@@ -129,6 +130,31 @@ module atomgpu_core
             integer(c_int64_t), value :: name_capacity
             integer(c_int64_t), intent(out) :: total_memory_bytes, free_memory_bytes
             integer(c_int32_t), intent(out) :: cc_major, cc_minor
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_device_count(n_visible) bind(C, name="atomgpu_device_count") result(status)
+            import :: c_int32_t
+            integer(c_int32_t), intent(out) :: n_visible
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_resolve_devices(n_devices, capacity, n_resolved, ordinals) &
+                bind(C, name="atomgpu_resolve_devices") result(status)
+            import :: c_int32_t
+            integer(c_int32_t), value :: n_devices, capacity
+            integer(c_int32_t), intent(out) :: n_resolved
+            integer(c_int32_t), intent(out) :: ordinals(*)
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_handle_devices(handle, capacity, n_devices, ordinals) &
+                bind(C, name="atomgpu_handle_devices") result(status)
+            import :: c_int32_t, c_ptr
+            type(c_ptr), value :: handle
+            integer(c_int32_t), value :: capacity
+            integer(c_int32_t), intent(out) :: n_devices
+            integer(c_int32_t), intent(out) :: ordinals(*)
             integer(c_int32_t) :: status
         end function
 
@@ -323,6 +349,44 @@ contains
             if (present(cc_minor)) cc_minor = int(minor)
         end if
         call finish(status, stat, "atomgpu_device_info")
+    end subroutine
+
+    ! The number of GPUs this process sees (0 without a driver or device), whatever the backend:
+    ! the "visible" of the device rule (README "Several GPUs").
+    subroutine atomgpu_device_count(n_visible, stat)
+        integer, intent(out) :: n_visible
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status, n
+        call enter()
+        status = c_atomgpu_device_count(n)
+        if (status == int(ATOMGPU_OK, c_int32_t)) n_visible = int(n)
+        call finish(status, stat, "atomgpu_device_count")
+    end subroutine
+
+    ! The devices n_devices (in [1, 64]) resolve to for this process under the one rule (README
+    ! "Several GPUs"), as the create calls with n_devices= take them: ordinals(n_devices) receives
+    ! the GPU ordinals (0-based, as CUDA numbers them), or -1 for each CPU engine.
+    subroutine atomgpu_resolve_devices(n_devices, ordinals, stat)
+        integer, intent(in) :: n_devices
+        integer, allocatable, intent(out) :: ordinals(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status, n, got(64)
+        call enter()
+        status = c_atomgpu_resolve_devices(int(n_devices, c_int32_t), 64_c_int32_t, n, got)
+        if (status == int(ATOMGPU_OK, c_int32_t)) ordinals = int(got(1:n))
+        call finish(status, stat, "atomgpu_resolve_devices")
+    end subroutine
+
+    ! For the family modules' atomgpu_handle_devices: the devices of the handle `ptr`.
+    subroutine devices_of(ptr, ordinals, stat)
+        type(c_ptr), intent(in) :: ptr
+        integer, allocatable, intent(out) :: ordinals(:)
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status, n, got(64)
+        call enter()
+        status = c_atomgpu_handle_devices(ptr, 64_c_int32_t, n, got)
+        if (status == int(ATOMGPU_OK, c_int32_t)) ordinals = int(got(1:n))
+        call finish(status, stat, "atomgpu_handle_devices")
     end subroutine
 
     ! The calling thread's last error sentence (empty when the last call succeeded): it names the

@@ -16,6 +16,10 @@ module atomgpu_linestrength
     implicit none
     private
 
+    public :: atomgpu_handle_devices
+    interface atomgpu_handle_devices
+        module procedure atomgpu_linestrength_devices
+    end interface
     public :: atomgpu_linestrength_create, atomgpu_linestrength_destroy, atomgpu_linestrength_add_block
     public :: atomgpu_linestrength_set_states, atomgpu_linestrength_load_lower, atomgpu_linestrength_half
     public :: atomgpu_linestrength_amplitudes, atomgpu_linestrength_line_list, atomgpu_linestrength_count_lines
@@ -142,6 +146,18 @@ module atomgpu_linestrength
             real(c_double), intent(in) :: dipole(*)
             integer(c_int64_t), value :: ld_dipole, max_device_bytes
             integer(c_int32_t), value :: n_devices
+            type(c_ptr), intent(inout) :: handle
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_linestrength_create_on_device_list(n_vib, dipole, ld_dipole, max_device_bytes, n_devices, &
+                device_ids, handle) bind(C, name="atomgpu_linestrength_create_on_device_list") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            integer(c_int64_t), value :: n_vib
+            real(c_double), intent(in) :: dipole(*)
+            integer(c_int64_t), value :: ld_dipole, max_device_bytes
+            integer(c_int32_t), value :: n_devices
+            integer(c_int32_t), intent(in) :: device_ids(*)
             type(c_ptr), intent(inout) :: handle
             integer(c_int32_t) :: status
         end function
@@ -519,21 +535,27 @@ contains
     ! the matrix is kept on the GPU when it fits in max_device_bytes (bytes; 0 or absent: 80% of
     ! the free memory), else streamed from the host in column blocks at every lower batch.
     ! n_devices (1 when absent; pass it by keyword): GPUs the line lists spread their batches over
-    ! (this one and the next n_devices - 1 visible ones, each with its own copy of the data; the
-    ! batches are cut evenly over them, the lines come back in the order one GPU gives, equal to
-    ! its values but for the last bits); on the CPU backend, engines on as many threads.
-    subroutine atomgpu_linestrength_create(h, dipole, max_device_bytes, stat, n_devices)
+    ! (by the one rule of README "Several GPUs": from ATOMGPU_DEVICE, else from GPU node-local rank
+    ! x n_devices, so the ranks of a node get disjoint sets; each GPU with its own copy of the
+    ! data; the batches are cut evenly over them, the lines come back in the order one GPU gives,
+    ! equal to its values but for the last bits); on the CPU backend, engines on as many threads.
+    ! device_ids (by keyword, instead of n_devices): the GPUs by ordinal (0-based, as CUDA numbers
+    ! them, distinct; the first is the handle's own), as atomgpu_linestrength_create_on_device_list.
+    subroutine atomgpu_linestrength_create(h, dipole, max_device_bytes, stat, n_devices, device_ids)
         type(atomgpu_linestrength_t), intent(inout) :: h
         real(c_double), intent(in), contiguous :: dipole(:, :, :)
         integer(c_int64_t), intent(in), optional :: max_device_bytes
         integer, intent(out), optional :: stat
         integer, intent(in), optional :: n_devices
+        integer, intent(in), optional, contiguous :: device_ids(:)
         integer(c_int32_t) :: status
         integer(c_int64_t) :: nv, bytes
         type(c_ptr) :: handle
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         nv = size(dipole, 1, kind=c_int64_t)
+        call reject(.not. (present(n_devices) .and. present(device_ids)), 5, "argument `n_devices`: give " // &
+            "n_devices or device_ids, not both", status)
         call reject(.not. c_associated(h%ptr), 5, "argument `handle`: already holds a handle " // &
             "(call atomgpu_linestrength_destroy on it first)", status)
         call reject(size(dipole, 2, kind=c_int64_t) == nv, 2, size_message("dipole", &
@@ -544,7 +566,10 @@ contains
         if (present(max_device_bytes)) bytes = max_device_bytes
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             handle = c_null_ptr
-            if (present(n_devices)) then
+            if (present(device_ids)) then
+                status = c_atomgpu_linestrength_create_on_device_list(nv, dipole, max(nv, 1_c_int64_t), bytes, &
+                    int(size(device_ids), c_int32_t), int(device_ids, c_int32_t), handle)
+            else if (present(n_devices)) then
                 status = c_atomgpu_linestrength_create_on_devices(nv, dipole, max(nv, 1_c_int64_t), bytes, &
                     int(n_devices, c_int32_t), handle)
             else
@@ -1563,4 +1588,14 @@ contains
         end if
         call finish(status, stat, "atomgpu_linestrength_block_size")
     end subroutine
+
+    ! The devices a line-strength handle uses: ordinals(n) receives their GPU ordinals (0-based, as CUDA numbers
+    ! them; the handle's own first), or -1 for each CPU engine (README "Several GPUs").
+    subroutine atomgpu_linestrength_devices(h, ordinals, stat)
+        type(atomgpu_linestrength_t), intent(in) :: h
+        integer, allocatable, intent(out) :: ordinals(:)
+        integer, intent(out), optional :: stat
+        call devices_of(h%ptr, ordinals, stat)
+    end subroutine
+
 end module atomgpu_linestrength

@@ -38,6 +38,10 @@ module atomgpu_sturmian
     integer(c_int32_t), parameter, public :: ATOMGPU_EXCHANGE_SYMMETRIC = 1       ! (1 + P12)/sqrt(2): singlet
     integer(c_int32_t), parameter, public :: ATOMGPU_EXCHANGE_ANTISYMMETRIC = 2   ! (1 - P12)/sqrt(2): triplet
 
+    public :: atomgpu_handle_devices
+    interface atomgpu_handle_devices
+        module procedure atomgpu_sturmian_devices
+    end interface
     public :: atomgpu_sturmian_grid, atomgpu_sturmian_n_points, atomgpu_sturmian_create, atomgpu_sturmian_destroy
     public :: atomgpu_sturmian_add_channel, atomgpu_sturmian_add_gsf, atomgpu_sturmian_one_electron
     public :: atomgpu_sturmian_one_electron_block, atomgpu_sturmian_repulsion, atomgpu_sturmian_repulsion_dev
@@ -129,6 +133,18 @@ module atomgpu_sturmian
             integer(c_int64_t), value :: nq, ns
             real(c_double), intent(in), optional :: abscissas(*), weights(*)
             integer(c_int32_t), value :: is_complex, n_devices
+            type(c_ptr), intent(inout) :: handle
+            integer(c_int32_t) :: status
+        end function
+
+        function c_atomgpu_sturmian_create_on_device_list(rmax, nq, ns, abscissas, weights, is_complex, n_devices, &
+                device_ids, handle) bind(C, name="atomgpu_sturmian_create_on_device_list") result(status)
+            import :: c_int32_t, c_int64_t, c_double, c_ptr
+            real(c_double), value :: rmax
+            integer(c_int64_t), value :: nq, ns
+            real(c_double), intent(in), optional :: abscissas(*), weights(*)
+            integer(c_int32_t), value :: is_complex, n_devices
+            integer(c_int32_t), intent(in) :: device_ids(*)
             type(c_ptr), intent(inout) :: handle
             integer(c_int32_t) :: status
         end function
@@ -367,7 +383,7 @@ contains
     ! host arrays (this one and the next n_devices - 1 visible ones, each with a copy of the
     ! channels; the matrices equal one GPU's), as atomgpu_sturmian_create_on_devices in C; on the
     ! CPU backend, engines on as many threads.
-    subroutine atomgpu_sturmian_create(b, rmax, nq, ns, is_complex, abscissas, weights, stat, n_devices)
+    subroutine atomgpu_sturmian_create(b, rmax, nq, ns, is_complex, abscissas, weights, stat, n_devices, device_ids)
         type(atomgpu_sturmian_basis), intent(inout) :: b
         real(c_double), intent(in) :: rmax
         integer, intent(in) :: nq, ns
@@ -375,19 +391,24 @@ contains
         real(c_double), intent(in), contiguous, optional :: abscissas(:), weights(:)
         integer, intent(out), optional :: stat
         integer, intent(in), optional :: n_devices
+        integer, intent(in), optional, contiguous :: device_ids(:)
         integer(c_int32_t) :: status, complex_flag, devices
         integer :: handle_arg
         type(c_ptr) :: handle
         logical :: want_complex
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        ! The argument numbers of C's atomgpu_sturmian_create, or of _create_on_devices with n_devices.
+        ! The argument numbers of C's atomgpu_sturmian_create, of _create_on_devices with n_devices,
+        ! or of _create_on_device_list with device_ids.
         handle_arg = 7
         devices = 1
         if (present(n_devices)) then
             handle_arg = 8
             devices = int(n_devices, c_int32_t)
         end if
+        if (present(device_ids)) handle_arg = 9
+        call reject(.not. (present(n_devices) .and. present(device_ids)), 7, "argument `n_devices`: give " // &
+            "n_devices or device_ids, not both", status)
         call reject(.not. c_associated(b%ptr), handle_arg, "argument `handle`: already holds a handle " // &
             "(call atomgpu_sturmian_destroy on it first)", status)
         call reject(present(abscissas) .or. .not. present(weights), 4, "argument `abscissas`: missing; " // &
@@ -409,15 +430,12 @@ contains
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             handle = c_null_ptr
             if (present(abscissas) .and. nq >= 1) then
-                status = c_atomgpu_sturmian_create_on_devices(rmax, int(nq, c_int64_t), int(ns, c_int64_t), &
-                    abscissas, weights, complex_flag, devices, handle)
+                status = create_c(abscissas, weights)
             else if (present(abscissas)) then
                 ! nq < 1 (empty arrays): the library refuses nq before reading any array.
-                status = c_atomgpu_sturmian_create_on_devices(rmax, int(nq, c_int64_t), int(ns, c_int64_t), &
-                    [0.0_c_double], [0.0_c_double], complex_flag, devices, handle)
+                status = create_c([0.0_c_double], [0.0_c_double])
             else
-                status = c_atomgpu_sturmian_create_on_devices(rmax, int(nq, c_int64_t), int(ns, c_int64_t), &
-                    is_complex=complex_flag, n_devices=devices, handle=handle)
+                status = create_c()
             end if
             if (status == int(ATOMGPU_OK, c_int32_t)) then
                 b%ptr = handle
@@ -426,6 +444,19 @@ contains
             end if
         end if
         call finish(status, stat, "atomgpu_sturmian_create")
+    contains
+        ! The C create call with the grid arrays x, w (absent: Gauss-Legendre) on the devices asked.
+        function create_c(x, w) result(code)
+            real(c_double), intent(in), optional :: x(:), w(:)
+            integer(c_int32_t) :: code
+            if (present(device_ids)) then
+                code = c_atomgpu_sturmian_create_on_device_list(rmax, int(nq, c_int64_t), int(ns, c_int64_t), x, w, &
+                    complex_flag, int(size(device_ids), c_int32_t), int(device_ids, c_int32_t), handle)
+            else
+                code = c_atomgpu_sturmian_create_on_devices(rmax, int(nq, c_int64_t), int(ns, c_int64_t), x, w, &
+                    complex_flag, devices, handle)
+            end if
+        end function
     end subroutine
 
     ! Releases a basis and resets the variable (one never created is fine). A handle already
@@ -921,4 +952,14 @@ contains
         end if
         call finish(status, stat, "atomgpu_sturmian_solve")
     end subroutine
+
+    ! The devices a Sturmian basis uses: ordinals(n) receives their GPU ordinals (0-based, as CUDA numbers
+    ! them; the handle's own first), or -1 for each CPU engine (README "Several GPUs").
+    subroutine atomgpu_sturmian_devices(h, ordinals, stat)
+        type(atomgpu_sturmian_basis), intent(in) :: h
+        integer, allocatable, intent(out) :: ordinals(:)
+        integer, intent(out), optional :: stat
+        call devices_of(h%ptr, ordinals, stat)
+    end subroutine
+
 end module atomgpu_sturmian

@@ -33,6 +33,10 @@ module atomgpu_tdse
     integer(c_int32_t), parameter, public :: ATOMGPU_TDSE_SLICE_SECOND = 1
     integer(c_int32_t), parameter, public :: ATOMGPU_TDSE_SLICE_THIRD = 2
 
+    public :: atomgpu_handle_devices
+    interface atomgpu_handle_devices
+        module procedure atomgpu_tdse_devices
+    end interface
     public :: atomgpu_tdse_create, atomgpu_tdse_destroy, atomgpu_tdse_set_potential
     public :: atomgpu_tdse_set_potential_array, atomgpu_tdse_set_wavefunction, atomgpu_tdse_get_wavefunction
     public :: atomgpu_tdse_set_reference, atomgpu_tdse_step, atomgpu_tdse_relax, atomgpu_tdse_norm
@@ -98,6 +102,17 @@ module atomgpu_tdse
             import :: c_int32_t, c_ptr, atomgpu_tdse_grid_t, atomgpu_tdse_params_t
             type(atomgpu_tdse_grid_t), intent(in) :: grid
             type(atomgpu_tdse_params_t), intent(in) :: params
+            type(c_ptr), intent(inout) :: handle
+            integer(c_int32_t) :: status
+        end function
+
+        function c_create_on_device_list(grid, params, n_devices, device_ids, handle) &
+                bind(C, name="atomgpu_tdse_create_on_device_list") result(status)
+            import :: c_int32_t, c_ptr, atomgpu_tdse_grid_t, atomgpu_tdse_params_t
+            type(atomgpu_tdse_grid_t), intent(in) :: grid
+            type(atomgpu_tdse_params_t), intent(in) :: params
+            integer(c_int32_t), value :: n_devices
+            integer(c_int32_t), intent(in) :: device_ids(*)
             type(c_ptr), intent(inout) :: handle
             integer(c_int32_t) :: status
         end function
@@ -261,17 +276,25 @@ contains
             itoa(expected(2)) // ", " // itoa(expected(3)) // ")", status)
     end subroutine
 
-    ! Creates a propagator for grid's owned planes (no potential, no wavefunction yet).
-    subroutine atomgpu_tdse_create(grid, params, tdse, stat)
+    ! Creates a propagator for grid's owned planes (no potential, no wavefunction yet), on
+    ! params%n_devices devices by the one rule of README "Several GPUs", or, with device_ids (by
+    ! keyword), on those GPUs by ordinal (0-based, distinct, in x order; params%n_devices unread).
+    subroutine atomgpu_tdse_create(grid, params, tdse, stat, device_ids)
         type(atomgpu_tdse_grid_t), intent(in) :: grid
         type(atomgpu_tdse_params_t), intent(in) :: params
         type(atomgpu_tdse_t), intent(inout) :: tdse
         integer, intent(out), optional :: stat
+        integer, intent(in), optional, contiguous :: device_ids(:)
         integer(c_int32_t) :: status
         type(c_ptr) :: handle
         call enter()
         handle = c_null_ptr
-        status = c_create(grid, params, handle)
+        if (present(device_ids)) then
+            status = c_create_on_device_list(grid, params, int(size(device_ids), c_int32_t), &
+                int(device_ids, c_int32_t), handle)
+        else
+            status = c_create(grid, params, handle)
+        end if
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             tdse%ptr = handle
             tdse%grid = grid
@@ -606,4 +629,14 @@ contains
         type(c_ptr) :: p
         p = c_loc(x(1, 1))
     end function
+
+    ! The devices a TDSE propagator uses: ordinals(n) receives their GPU ordinals (0-based, as CUDA numbers
+    ! them; the handle's own first), or -1 for each CPU engine (README "Several GPUs").
+    subroutine atomgpu_tdse_devices(h, ordinals, stat)
+        type(atomgpu_tdse_t), intent(in) :: h
+        integer, allocatable, intent(out) :: ordinals(:)
+        integer, intent(out), optional :: stat
+        call devices_of(h%ptr, ordinals, stat)
+    end subroutine
+
 end module atomgpu_tdse

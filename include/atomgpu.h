@@ -94,14 +94,14 @@
  */
 #define ATOMGPU_VERSION_MAJOR 0
 
-#define ATOMGPU_VERSION_MINOR 4
+#define ATOMGPU_VERSION_MINOR 5
 
 #define ATOMGPU_VERSION_PATCH 0
 
 /**
  * Version of the C ABI; the Fortran module checks it on first use.
  */
-#define ATOMGPU_ABI_VERSION 5
+#define ATOMGPU_ABI_VERSION 6
 
 
 
