@@ -34,7 +34,7 @@
 //! ([`LineStrength::set_rotational_basis`]), and Wang blocks cannot be added beside rotsym ones.
 
 use super::rotation::{wang_factor, Contraction, Slots, COMPONENTS};
-use super::{LineStrength, Unfolding, MAX_DEGENERACY, MAX_J};
+use super::{check_j, LineStrength, Unfolding, MAX_DEGENERACY};
 use crate::error::{require_finite, Error, Result};
 use crate::math::gemm::{dgemm, Strided};
 use crate::memory;
@@ -68,9 +68,7 @@ impl RotationalBasis {
     /// every level in [0, 2J+1) and component in [0, 3); each (level, component) once; the levels
     /// used are 0..L-1 and the components of each level are 0..ndeg-1 (TROVE's `count_index`).
     pub fn new(j: u32, e: &[f64], level_of_column: &[i32], deg_of_column: &[i32]) -> Result<Self> {
-        if j > MAX_J {
-            return Err(Error::invalid("j", format!("must be in [0, {MAX_J}], got {j}")));
-        }
+        check_j(j)?;
         let n = 2 * j as usize + 1;
         let size = memory::elements::<f64>("the rotational basis", n, n)?;
         if e.len() != size {
@@ -308,9 +306,7 @@ impl LineStrength {
     /// components, and no (v, level, deg) may repeat; the rest is checked as
     /// [`LineStrength::add_block`] checks it.
     pub fn add_rotsym_block(&mut self, spec: &RotsymBlockSpec<'_>) -> Result<usize> {
-        if spec.j > MAX_J {
-            return Err(Error::invalid("j", format!("must be in [0, {MAX_J}], got {}", spec.j)));
-        }
+        check_j(spec.j)?;
         self.refuse_mixed_routes(true)?;
         let Some(basis) = self.rotational_bases.by_j.get(&spec.j).cloned() else {
             return Err(Error::invalid(
