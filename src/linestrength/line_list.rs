@@ -254,12 +254,7 @@ impl LineStrength {
             if n_lower == 0 {
                 continue;
             }
-            let uppers: Vec<usize> = (0..self.blocks.len())
-                .filter(|&u| {
-                    let b = &self.blocks[u];
-                    b.j.abs_diff(j) <= 1 && b.j + j >= 1 && !b.energies.is_empty()
-                })
-                .collect();
+            let uppers = self.reachable_uppers(j);
             self.end_line_list(&uppers);
             let block_counts = self.lines_of_lower(lower, &uppers, params, filters, &mut |batch, done| {
                 sink(batch)?;
@@ -271,6 +266,17 @@ impl LineStrength {
         }
         self.end_line_list(&[]);
         Ok(counts)
+    }
+
+    /// The blocks with stored states that a lower block of J = `j` reaches (J' = J or J +- 1,
+    /// J + J' >= 1), in registration order.
+    fn reachable_uppers(&self, j: u32) -> Vec<usize> {
+        (0..self.blocks.len())
+            .filter(|&u| {
+                let b = &self.blocks[u];
+                b.j.abs_diff(j) <= 1 && b.j + j >= 1 && !b.energies.is_empty()
+            })
+            .collect()
     }
 
     /// After (a lower block of) a line list: no lower batch is loaded any more, and the device
@@ -411,12 +417,7 @@ impl LineStrength {
         for group in by_block.chunk_by(|&a, &b| batch.blocks[a] == batch.blocks[b]) {
             let lower = batch.blocks[group[0]];
             let j = self.blocks[lower].j;
-            let uppers: Vec<usize> = (0..self.blocks.len())
-                .filter(|&u| {
-                    let b = &self.blocks[u];
-                    b.j.abs_diff(j) <= 1 && b.j + j >= 1 && !b.energies.is_empty()
-                })
-                .collect();
+            let uppers = self.reachable_uppers(j);
             let (active, rules) = self.upper_rules(lower, &uppers, group.len(), params, filters, &mut counts)?;
             if !active.is_empty() {
                 let energies = memory::collect("the lower energies", group.iter().map(|&i| batch.energies[i]))?;
