@@ -93,6 +93,7 @@ pub use symmetry::{ComponentRule, SymmetryGroup, MAX_DEGENERACY};
 use crate::backend::{self, Backend};
 use crate::error::{require_finite_result, Error, Result};
 use crate::memory;
+use rayon::prelude::*;
 use rotation::{Contraction, COMPONENTS};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -248,6 +249,15 @@ pub(crate) fn check_matrix(name: &'static str, data_len: usize, rows: usize, col
     Ok(())
 }
 
+/// The index in `data` of the first value that is not finite in the `cols` columns of `rows`
+/// values of a column-major matrix with leading dimension `ld`, or `None` when all are finite.
+/// The columns are scanned on all cores (a handle's dipole matrix and states take tens of GB).
+pub(crate) fn first_non_finite(data: &[f64], rows: usize, cols: usize, ld: usize) -> Option<usize> {
+    (0..cols)
+        .into_par_iter()
+        .find_map_first(|c| data[c * ld..c * ld + rows].iter().position(|x| !x.is_finite()).map(|r| r + c * ld))
+}
+
 impl LineStrength {
     /// Creates a handle on the current backend ([`backend::current`]) from the dipole matrix
     /// `dipole(v, v', m)` (Debye), element `(v, v', m)` at `v + ld (v' + n_vib m)`, `ld >= n_vib`.
@@ -265,17 +275,12 @@ impl LineStrength {
         }
         let columns = memory::elements::<f64>("the dipole matrix", n_vib, COMPONENTS)?;
         check_matrix("dipole", dipole.len(), n_vib, columns, ld)?;
-        let mut packed =
-            memory::with_capacity("the dipole matrix", memory::elements::<f64>("the dipole matrix", n_vib, columns)?)?;
-        for column in 0..n_vib * COMPONENTS {
-            let col = &dipole[column * ld..column * ld + n_vib];
-            if let Some(r) = col.iter().position(|x| !x.is_finite()) {
-                return Err(Error::invalid_at("dipole", r + ld * column, "must be finite"));
-            }
-            packed.extend_from_slice(col);
+        if let Some(at) = first_non_finite(dipole, n_vib, columns, ld) {
+            return Err(Error::invalid_at("dipole", at, "must be finite"));
         }
         let engine = match backend {
             Backend::Cpu => {
+                let packed = cpu::packed_columns("the dipole matrix", dipole, n_vib, ld, (0..columns).map(|c| c * ld))?;
                 let mut team = Vec::new();
                 for _ in 1..options.devices {
                     memory::reserve("the engines", &mut team, 1)?;
@@ -285,6 +290,8 @@ impl LineStrength {
                 Engine::Cpu(team)
             }
             Backend::Cuda(device) => {
+                // The GPUs copy the caller's matrix itself when its columns are packed.
+                let packed = cpu::packed_matrix("the dipole matrix", dipole, n_vib, columns, ld)?;
                 let mut team = Vec::new();
                 for device in backend::cuda_devices_from(device, options.devices, "devices")? {
                     memory::reserve("the GPU engines", &mut team, 1)?;
@@ -412,14 +419,8 @@ impl LineStrength {
             return Err(Error::invalid("n_lower", "must be >= 1"));
         }
         check_matrix("vectors", vectors.len(), rows, n, ld)?;
-        for i in 0..n {
-            if let Some(r) = vectors[i * ld..i * ld + rows].iter().position(|x| !x.is_finite()) {
-                return Err(Error::invalid_at(
-                    "vectors",
-                    r + ld * i,
-                    format!("must be finite, got {}", vectors[r + ld * i]),
-                ));
-            }
+        if let Some(at) = first_non_finite(vectors, rows, n, ld) {
+            return Err(Error::invalid_at("vectors", at, format!("must be finite, got {}", vectors[at])));
         }
         check_threshold("thresh_coeff", thresh_coeff)?;
         self.load(id, LowerVectors::Given { data: vectors, ld, n }, thresh_coeff)

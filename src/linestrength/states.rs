@@ -2,7 +2,7 @@
 //! kept in device memory, or on the host for blocks that do not fit), energies and the caller's
 //! labels (state IDs and TROVE's order keys), and the IDs and order keys every line carries.
 
-use super::{check_matrix, cpu, Engine, LineStrength, MAX_ENERGY_CM};
+use super::{check_matrix, cpu, first_non_finite, Engine, LineStrength, MAX_ENERGY_CM};
 use crate::error::{require_in_range, Error, Result};
 use crate::memory;
 use std::sync::Arc;
@@ -45,25 +45,33 @@ impl LineStrength {
         for (i, &e) in energies.iter().enumerate() {
             require_in_range("energies", Some(i), e, -MAX_ENERGY_CM, MAX_ENERGY_CM, "cm^-1")?;
         }
-        check_matrix("vectors", vectors.len(), rows, energies.len(), ld)?;
-        for s in 0..energies.len() {
-            if let Some(r) = vectors[s * ld..s * ld + rows].iter().position(|x| !x.is_finite()) {
-                return Err(Error::invalid_at("vectors", r + ld * s, "must be finite"));
-            }
+        let n = energies.len();
+        check_matrix("vectors", vectors.len(), rows, n, ld)?;
+        if let Some(at) = first_non_finite(vectors, rows, n, ld) {
+            return Err(Error::invalid_at("vectors", at, "must be finite"));
         }
         let energies = memory::copy_of("the state energies", energies)?;
-        let packed = cpu::packed_columns("the stored states", vectors, rows, ld, (0..energies.len()).map(|s| s * ld))?;
+        let what = "the stored states";
+        let packed_copy = || cpu::packed_columns(what, vectors, rows, ld, (0..n).map(|s| s * ld));
         match &mut self.engine {
             Engine::Cpu(team) => {
+                let packed = packed_copy()?;
                 for e in &mut team[1..] {
-                    e.set_states(id, memory::copy_of("the stored states", &packed)?);
+                    e.set_states(id, memory::copy_of(what, &packed)?);
                 }
                 team[0].set_states(id, packed);
             }
-            Engine::Cuda(team) => {
-                let packed = Arc::new(packed);
+            Engine::Cuda(team) if on_host => {
+                let packed = Arc::new(packed_copy()?);
                 for e in team {
-                    e.set_states(id, &energies, &packed, on_host)?;
+                    e.keep_states_on_host(id, &energies, &packed)?;
+                }
+            }
+            Engine::Cuda(team) => {
+                // The GPUs copy the caller's matrix itself when its columns are packed.
+                let packed = cpu::packed_matrix(what, vectors, rows, n, ld)?;
+                for e in team {
+                    e.set_states(id, &energies, &packed)?;
                 }
             }
         }
