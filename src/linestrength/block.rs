@@ -1,9 +1,9 @@
 //! The blocks of a handle: what the caller describes ([`BlockSpec`], [`Unfolding`]), how it is
 //! checked (labels, vibrational indices, species, the sparse unfolding) and what the handle keeps
-//! of it ([`Block`], with the unfolding and its stacked transposes as [`Csr`] matrices).
+//! of it ([`Block`], with the unfolding and its stacked transposes as [`Csr`] matrices, and the
+//! caller's labels of its stored states, [`StateLabels`]).
 
-use super::rotation::Slots;
-use super::states::StateLabels;
+use super::rotation::{check_j, Slots};
 use super::symmetry::MAX_DEGENERACY;
 use super::LineStrength;
 use crate::error::{require_finite, Error, Result};
@@ -109,6 +109,17 @@ pub(crate) struct Block {
     pub labels: Option<StateLabels>,
 }
 
+/// The caller's labels of a block's stored states: the ID each state has in the files written
+/// (ExoMol's and TROVE's state IDs) and the key that orders TROVE's `.trans` file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateLabels {
+    /// State IDs (>= 1), one per stored state.
+    pub ids: Vec<i64>,
+    /// Order keys, one per stored state: lines of a TROVE `.trans` come sorted by the lower
+    /// state's key, then the upper state's (TROVE's position in its energy-sorted level list).
+    pub order: Vec<i64>,
+}
+
 impl Block {
     /// Number of primitive functions.
     pub fn n_primitive(&self) -> usize {
@@ -135,17 +146,6 @@ impl Block {
     pub fn columns(&self, n: usize) -> usize {
         self.ndeg * n
     }
-}
-
-/// Largest J of a block: (2J'+1)(2J''+1) stays exact in 32-bit arithmetic.
-pub const MAX_J: u32 = 32767;
-
-/// Checks a block's J: in [0, [`MAX_J`]].
-pub(crate) fn check_j(j: u32) -> Result<()> {
-    if j > MAX_J {
-        return Err(Error::invalid("j", format!("must be in [0, {MAX_J}], got {j}")));
-    }
-    Ok(())
 }
 
 impl LineStrength {

@@ -81,12 +81,12 @@ pub mod stream;
 pub mod symmetry;
 pub mod trove;
 
-pub(crate) use block::{check_j, Block, Csr};
-pub use block::{BlockSpec, Unfolding, MAX_J};
+pub(crate) use block::{Block, Csr};
+pub use block::{BlockSpec, StateLabels, Unfolding};
 pub use filters::{LineCounts, LineFilters, LineList};
 pub use intensity::{Action, Constants, Convention};
+pub use rotation::MAX_J;
 pub use schedule::even_batches;
-pub use states::StateLabels;
 pub use stream::LowerBatch;
 pub use symmetry::{ComponentRule, SymmetryGroup, MAX_DEGENERACY};
 

@@ -2,21 +2,10 @@
 //! kept in device memory, or on the host for blocks that do not fit), energies and the caller's
 //! labels (state IDs and TROVE's order keys), and the IDs and order keys every line carries.
 
-use super::{check_matrix, cpu, first_non_finite, Engine, LineStrength, MAX_ENERGY_CM};
+use super::{check_matrix, cpu, first_non_finite, Engine, LineStrength, StateLabels, MAX_ENERGY_CM};
 use crate::error::{require_in_range, Error, Result};
 use crate::memory;
 use std::sync::Arc;
-
-/// The caller's labels of a block's stored states: the ID each state has in the files written
-/// (ExoMol's and TROVE's state IDs) and the key that orders TROVE's `.trans` file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StateLabels {
-    /// State IDs (>= 1), one per stored state.
-    pub ids: Vec<i64>,
-    /// Order keys, one per stored state: lines of a TROVE `.trans` come sorted by the lower
-    /// state's key, then the upper state's (TROVE's position in its energy-sorted level list).
-    pub order: Vec<i64>,
-}
 
 impl LineStrength {
     /// Stores the eigenstates of block `id`: `energies` (cm^-1) and the vectors as the columns of
