@@ -570,6 +570,8 @@ fn random_values_parallel(seed: u64, n: usize) -> Vec<f64> {
 /// the same time (the slowest), what the hardware allows without any sharing of work.
 /// Fraction of the DGEMM ceiling (`ceiling`, TFLOP/s of one GPU, times the count): the eq. 14
 /// DGEMM's 2 x 3Nvib x Nvib x (2J+1) FLOPs per lower level, over the whole list's time.
+/// `handle_seconds`: the making of each count's handle (the dipole matrix, five blocks and the
+/// states of four, 41 GB at Nvib = 15948, checked and copied to every GPU of the handle).
 fn scaling_cases(n_vib: usize, j: u32, n_lower: usize, ceiling: f64, emit: &mut impl FnMut(String)) {
     let mut rng = Rng::new(17 + n_vib as u64);
     let p = full_block(j, n_vib).len();
@@ -598,14 +600,16 @@ fn scaling_cases(n_vib: usize, j: u32, n_lower: usize, ceiling: f64, emit: &mut 
     let first = backend::cuda_device().unwrap();
     let mut one = None;
     for count in counts {
+        let t0 = Instant::now();
         let mut h = model.handle(Backend::Cuda(first.clone()), count, false);
+        let handle_seconds = t0.elapsed().as_secs_f64();
         let mut kept = 0;
         let seconds = median_seconds(3, || {
             kept = h.line_list_filtered(0, &[2, 3, 4], &params, &only_j).unwrap().counts.kept;
         });
         let (t1, k1) = *one.get_or_insert((seconds, kept));
         emit(format!(
-            r#"{{"routine":"line_list_scaling","device":"{}","gpus":{count},"n_vib":{n_vib},"J":{j},"d_J":{p},"lower_levels":{n_lower},"upper_levels":"3 x {n_upper}","batch":{batch},"seconds":{seconds:.6e},"ms_per_lower_level":{:.4},"one_gpu_seconds":{t1:.6e},"speedup":{:.3},"fraction_of_dgemm":{:.3},"kept":{kept},"kept_one_gpu":{k1}}}"#,
+            r#"{{"routine":"line_list_scaling","device":"{}","gpus":{count},"n_vib":{n_vib},"J":{j},"d_J":{p},"lower_levels":{n_lower},"upper_levels":"3 x {n_upper}","batch":{batch},"seconds":{seconds:.6e},"ms_per_lower_level":{:.4},"one_gpu_seconds":{t1:.6e},"speedup":{:.3},"fraction_of_dgemm":{:.3},"kept":{kept},"kept_one_gpu":{k1},"handle_seconds":{handle_seconds:.2}}}"#,
             first.name(),
             1e3 * seconds / n_lower as f64,
             t1 / seconds,

@@ -368,6 +368,62 @@ fn bad_inputs_name_the_argument() {
     assert!(LineStrength::new_on(Backend::Cpu, 2, &nan, 2, Options::default()).is_err());
 }
 
+/// The finiteness checks of the dipole matrix, the stored states and a lower batch (made on all
+/// cores) read only the `rows` values of each column, never the padding up to `ld`, and name the
+/// first bad value in column-major order however many there are: its index, counted by hand, in
+/// the caller's array. Padded matrices (copied column by column) give exactly the amplitudes of
+/// the packed ones.
+#[test]
+fn non_finite_inputs_are_named_at_the_first_bad_value_and_padding_is_not_read() {
+    let n_vib = 40;
+    let ld = n_vib + 3;
+    let mut rng = Rng::new(30);
+    let dipole = random_dipole(&mut rng, n_vib);
+    let columns = 3 * n_vib;
+    let mut bad = padded(&dipole, n_vib, columns, ld);
+    bad[7 + ld * 101] = f64::INFINITY;
+    bad[3 + ld * 37] = f64::NAN;
+    bad[39 + ld * 37] = f64::NAN;
+    let Err(e) = LineStrength::new_on(Backend::Cpu, n_vib, &bad, ld, Options::default()) else {
+        panic!("a dipole with NaN and Inf values was accepted")
+    };
+    assert!(e.to_string().contains(&format!("`dipole`[{}]: must be finite", 3 + 43 * 37)), "{e}");
+    let mut padded_h =
+        LineStrength::new_on(Backend::Cpu, n_vib, &padded(&dipole, n_vib, columns, ld), ld, Options::default())
+            .unwrap();
+    let mut packed_h = cpu_handle(n_vib, &dipole);
+
+    let (lower, upper) = (full_block(2, n_vib), full_block(3, n_vib));
+    let (rows, n_states) = (upper.len(), 70);
+    let energies: Vec<f64> = (0..n_states).map(|s| 5000.0 + s as f64).collect();
+    let states = random_values(&mut rng, rows * n_states);
+    let ld_states = rows + 2;
+    for h in [&mut padded_h, &mut packed_h] {
+        h.add_block(&lower.spec()).unwrap();
+        h.add_block(&upper.spec()).unwrap();
+    }
+    let mut bad = padded(&states, rows, n_states, ld_states);
+    bad[5 + ld_states * 64] = f64::NAN;
+    bad[rows - 1 + ld_states * 50] = f64::NEG_INFINITY;
+    let e = padded_h.set_states(1, &energies, &bad, ld_states).unwrap_err();
+    assert!(e.to_string().contains(&format!("`vectors`[{}]: must be finite", 279 + 282 * 50)), "{e}");
+    padded_h.set_states(1, &energies, &padded(&states, rows, n_states, ld_states), ld_states).unwrap();
+    packed_h.set_states(1, &energies, &states, rows).unwrap();
+
+    let n_lower = 9;
+    let vectors = random_values(&mut rng, lower.len() * n_lower);
+    let ld_lower = lower.len() + 1;
+    let mut bad = padded(&vectors, lower.len(), n_lower, ld_lower);
+    bad[17 + ld_lower * 8] = f64::INFINITY;
+    let e = padded_h.load_lower(0, n_lower, &bad, ld_lower, 0.0).unwrap_err();
+    assert!(e.to_string().contains(&format!("`vectors`[{}]: must be finite, got inf", 17 + 201 * 8)), "{e}");
+    padded_h.load_lower(0, n_lower, &padded(&vectors, lower.len(), n_lower, ld_lower), ld_lower, 0.0).unwrap();
+    packed_h.load_lower(0, n_lower, &vectors, lower.len(), 0.0).unwrap();
+    let amplitudes = packed_h.amplitudes(1, 0.0).unwrap();
+    assert_eq!(padded_h.amplitudes(1, 0.0).unwrap(), amplitudes);
+    assert!(max_abs(&amplitudes) > 0.0);
+}
+
 /// Labels that describe no Wang function, and unfoldings larger than the basis they unfold to,
 /// are refused before anything is allocated for them.
 #[test]

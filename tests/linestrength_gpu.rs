@@ -113,6 +113,53 @@ fn gpu_equals_cpu() {
     }
 }
 
+/// Matrices with a leading dimension above their row count (the padding NaN, which nothing may
+/// read) and a block of one stored state: the GPU takes packed copies of the dipole (resident and
+/// streamed) and of states kept on the device or on the host (one column: the caller's own), and
+/// its amplitudes equal those of the CPU reference given the packed matrices, to 1e-12 of the
+/// largest.
+#[test]
+fn gpu_equals_cpu_for_padded_matrices() {
+    let Some(gpu) = gpu::cuda_device().map(Backend::Cuda) else { return };
+    let mut rng = Rng::new(31);
+    let n_vib = 29;
+    let dipole = random_dipole(&mut rng, n_vib);
+    let ld = n_vib + 5;
+    let padded_dipole = padded(&dipole, n_vib, 3 * n_vib, ld);
+    let (lower, upper) = (full_block(2, n_vib), full_block(3, n_vib));
+    let n_lower = 6;
+    let vectors = random_values(&mut rng, lower.len() * n_lower);
+    let ld_lower = lower.len() + 1;
+    for (streamed, n_states) in [(false, 11usize), (true, 11), (false, 1)] {
+        let bytes = (n_vib * n_vib * 3 * 8) as u64;
+        let options = Options { max_device_bytes: if streamed { bytes / 3 } else { 0 }, ..Options::default() };
+        let mut on_gpu = LineStrength::new_on(gpu.clone(), n_vib, &padded_dipole, ld, options).unwrap();
+        let mut on_cpu = LineStrength::new_on(Backend::Cpu, n_vib, &dipole, n_vib, Options::default()).unwrap();
+        assert_eq!(on_gpu.dipole_blocks() > 1, streamed);
+        let energies: Vec<f64> = (0..n_states).map(|s| 4000.0 + 13.0 * s as f64).collect();
+        let states = random_values(&mut rng, upper.len() * n_states);
+        let ld_states = upper.len() + 2;
+        let padded_states = padded(&states, upper.len(), n_states, ld_states);
+        for h in [&mut on_gpu, &mut on_cpu] {
+            h.add_block(&lower.spec()).unwrap();
+            h.add_block(&upper.spec()).unwrap();
+            h.add_block(&upper.spec()).unwrap();
+        }
+        on_gpu.set_states(1, &energies, &padded_states, ld_states).unwrap();
+        on_gpu.set_states_on_host(2, &energies, &padded_states, ld_states).unwrap();
+        on_cpu.set_states(1, &energies, &states, upper.len()).unwrap();
+        on_gpu.load_lower(0, n_lower, &padded(&vectors, lower.len(), n_lower, ld_lower), ld_lower, 0.0).unwrap();
+        on_cpu.load_lower(0, n_lower, &vectors, lower.len(), 0.0).unwrap();
+        let reference = on_cpu.amplitudes(1, 0.0).unwrap();
+        assert!(max_abs(&reference) > 0.0);
+        for block in [1, 2] {
+            let d = relative_difference(&on_gpu.amplitudes(block, 0.0).unwrap(), &reference);
+            println!("padded: streamed={streamed} n_states={n_states} block={block}: amplitudes {d:e}");
+            assert!(d < TOLERANCE, "amplitudes of block {block} differ by {d:e}");
+        }
+    }
+}
+
 #[path = "support/degenerate.rs"]
 mod degenerate;
 

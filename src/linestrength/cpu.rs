@@ -102,7 +102,10 @@ impl Engine {
     }
 }
 
-/// The columns of length `rows` that start at `starts` in `data`, packed one after another.
+/// The columns of length `rows` that start at `starts` in `data`, packed one after another into a
+/// new vector, on all cores: the new pages are first touched (zeroed) and then filled in parallel,
+/// since for the many GB of a handle's stored states one core's page faults and copy take far
+/// longer than the rest of their checks.
 pub(crate) fn packed_columns(
     what: &str,
     data: &[f64],
@@ -111,11 +114,29 @@ pub(crate) fn packed_columns(
     starts: impl ExactSizeIterator<Item = usize>,
 ) -> Result<Vec<f64>> {
     debug_assert!(ld >= rows);
-    let mut packed = memory::with_capacity(what, memory::elements::<f64>(what, rows, starts.len())?)?;
-    for start in starts {
-        packed.extend_from_slice(&data[start..start + rows]);
-    }
+    let starts = memory::collect(what, starts)?;
+    let len = memory::elements::<f64>(what, rows, starts.len())?;
+    let mut packed = memory::with_capacity(what, len)?;
+    packed.par_extend(rayon::iter::repeat_n(0.0, len));
+    packed.par_chunks_mut(rows.max(1)).zip(&starts).for_each(|(column, &start)| {
+        column.copy_from_slice(&data[start..start + rows]);
+    });
     Ok(packed)
+}
+
+/// The `rows x cols` column-major matrix `data` (leading dimension `ld`) with its columns packed:
+/// `data` itself when they already are (`ld = rows`, or one column), else a packed copy.
+pub(crate) fn packed_matrix<'a>(
+    what: &str,
+    data: &'a [f64],
+    rows: usize,
+    cols: usize,
+    ld: usize,
+) -> Result<Cow<'a, [f64]>> {
+    if ld == rows || cols == 1 {
+        return Ok(Cow::Borrowed(&data[..rows * cols]));
+    }
+    Ok(Cow::Owned(packed_columns(what, data, rows, ld, (0..cols).map(|c| c * ld))?))
 }
 
 /// Primitive coefficients (`n_primitive x (ndeg n)`, column `d + ndeg i`) of the components of

@@ -231,9 +231,26 @@ impl Engine {
     }
 
     /// Stores the states of block `id` (`packed`: `n_coefficients x n_states`, packed) on the
-    /// device, or keeps them on the host when `on_host`.
-    pub fn set_states(&mut self, id: usize, energies: &[f64], packed: &Arc<Vec<f64>>, on_host: bool) -> Result<()> {
-        // The earlier states go first, so that old and new never take device memory together.
+    /// device.
+    pub fn set_states(&mut self, id: usize, energies: &[f64], packed: &[f64]) -> Result<()> {
+        self.forget_states(id);
+        self.blocks[id].states = Some(self.device.upload(packed)?);
+        self.blocks[id].energies = Some(self.device.upload(energies)?);
+        Ok(())
+    }
+
+    /// As [`Engine::set_states`], with the states kept on the host (`packed`, shared by the
+    /// handle's engines).
+    pub fn keep_states_on_host(&mut self, id: usize, energies: &[f64], packed: &Arc<Vec<f64>>) -> Result<()> {
+        self.forget_states(id);
+        self.blocks[id].host_states = Some(packed.clone());
+        self.blocks[id].energies = Some(self.device.upload(energies)?);
+        Ok(())
+    }
+
+    /// Drops the stored states of block `id` and the staged batches of them: the earlier states go
+    /// first, so that old and new never take device memory together.
+    fn forget_states(&mut self, id: usize) {
         let block = &mut self.blocks[id];
         (block.states, block.host_states, block.uploaded, block.energies) = (None, None, None, None);
         if let Some(staging) = &mut self.host_staging {
@@ -241,13 +258,6 @@ impl Engine {
                 slot.holds = slot.holds.take().filter(|(b, _)| *b != id);
             }
         }
-        if on_host {
-            block.host_states = Some(packed.clone());
-        } else {
-            block.states = Some(self.device.upload(packed)?);
-        }
-        block.energies = Some(self.device.upload(energies)?);
-        Ok(())
     }
 
     /// Frees the device copies of host-held blocks that served as upper blocks, but those of the

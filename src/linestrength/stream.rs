@@ -42,8 +42,7 @@
 //! adds the pending lines, 80 B each, until [`LineStrength::take_lines`] takes them.
 
 use super::{
-    candidates, check_matrix, cpu, even_batches, intensity, IntensityParams, Levels, Line, LineCounts, LineFilters,
-    LineStrength, MAX_ENERGY_CM,
+    check_matrix, cpu, intensity, IntensityParams, Line, LineCounts, LineFilters, LineStrength, MAX_ENERGY_CM,
 };
 use crate::error::{require_in_range, Error, Memory, Result};
 use crate::memory;
@@ -210,51 +209,5 @@ impl LineStrength {
             require_in_range("energies", Some(i), batch.energies[i], -MAX_ENERGY_CM, MAX_ENERGY_CM, "cm^-1")?;
         }
         Ok(())
-    }
-
-    /// The kept lines of a checked batch (unordered between the groups of its blocks) and its
-    /// counts.
-    fn batch_lines(
-        &mut self,
-        batch: &LowerBatch<'_>,
-        params: &IntensityParams,
-        filters: &LineFilters,
-        tracker: &mut Tracker,
-    ) -> Result<(Vec<Line>, LineCounts)> {
-        let mut counts = LineCounts::default();
-        let mut lines = Vec::new();
-        let mut by_block = memory::collect("the lower batch's groups", 0..batch.len())?;
-        by_block.sort_by_key(|&i| batch.blocks[i]);
-        let (total, mut done) = (batch.len() as f64, 0.0);
-        for group in by_block.chunk_by(|&a, &b| batch.blocks[a] == batch.blocks[b]) {
-            let lower = batch.blocks[group[0]];
-            let j = self.blocks[lower].j;
-            let uppers: Vec<usize> = (0..self.blocks.len())
-                .filter(|&u| {
-                    let b = &self.blocks[u];
-                    b.j.abs_diff(j) <= 1 && b.j + j >= 1 && !b.energies.is_empty()
-                })
-                .collect();
-            let (active, rules) = self.upper_rules(lower, &uppers, group.len(), params, filters, &mut counts)?;
-            if !active.is_empty() {
-                let energies = memory::collect("the lower energies", group.iter().map(|&i| batch.energies[i]))?;
-                let kept = candidates(&self.blocks, &active, &rules, &energies, &mut counts)?;
-                let levels = memory::collect("the lower batch's groups", kept.iter().map(|&k| group[k]))?;
-                let pairs = self.upper_pairs(lower, &active, rules, params.thresh_coeff)?;
-                let batches = even_batches(&levels, params.batch, self.n_devices());
-                let work = (lower, Levels::Given(batch), &uppers[..], &pairs[..], params.thresh_coeff);
-                let ran = self.run_batches(work, &batches, &mut |judged, k| {
-                    counts.add(&judged.counts);
-                    memory::reserve("the lines of the lower batch", &mut lines, judged.lines.len())?;
-                    lines.extend_from_slice(&judged.lines);
-                    tracker.update(done + batches[..=k].iter().map(|b| b.len()).sum::<usize>() as f64, total)
-                });
-                self.end_line_list(&uppers);
-                ran?;
-            }
-            done += group.len() as f64;
-            tracker.update(done, total)?;
-        }
-        Ok((lines, counts))
     }
 }

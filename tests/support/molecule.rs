@@ -74,6 +74,16 @@ pub fn random_dipole(rng: &mut Rng, n: usize) -> Vec<f64> {
     d
 }
 
+/// `m` (`rows x cols`, packed) with a leading dimension of `ld`, the padding rows NaN
+/// (which no call may read).
+pub fn padded(m: &[f64], rows: usize, cols: usize, ld: usize) -> Vec<f64> {
+    let mut out = vec![f64::NAN; ld * cols];
+    for c in 0..cols {
+        out[c * ld..c * ld + rows].copy_from_slice(&m[c * rows..(c + 1) * rows]);
+    }
+    out
+}
+
 /// The largest |x|.
 pub fn max_abs(x: &[f64]) -> f64 {
     x.iter().fold(0.0f64, |m, v| m.max(v.abs()))
