@@ -443,15 +443,6 @@ fn the_graph_has_every_file_of_src() {
     assert!(in_tree.len() > 50, "too few files in the module tree: {in_tree:?}");
 }
 
-/// Circles that a change on another branch removes, each with the reason it is still here. The
-/// test fails on any other circle, and on an entry here that is no longer a circle (delete it
-/// then). Files in the order the test prints them (from the least).
-const KNOWN_CIRCLES: &[(&[&str], &str)] = &[(
-    &["src/linestrength/rotation.rs", "src/linestrength/rotsym.rs"],
-    "issue 30: src/linestrength/ is being split on another branch; rotsym.rs uses rotation.rs's \
-     Contraction, Slots, COMPONENTS and wang_factor, and rotation.rs calls rotsym::contraction",
-)];
-
 #[test]
 fn no_file_imports_itself_through_others() {
     let Some((_, krate)) = this_crate() else {
@@ -465,18 +456,8 @@ fn no_file_imports_itself_through_others() {
         owned.len()
     );
     let found = circles(&imports, 500);
-    let is_known = |c: &Vec<String>| KNOWN_CIRCLES.iter().any(|(files, _)| c.iter().eq(files.iter()));
-    for c in found.iter().filter(|c| is_known(c)) {
-        println!("known, removed elsewhere: {}", describe(c, &imports));
-    }
-    let new: Vec<String> = found.iter().filter(|c| !is_known(c)).map(|c| describe(c, &imports)).collect();
-    assert!(new.is_empty(), "{} circle(s) among the files of src/:\n  {}", new.len(), new.join("\n  "));
-    let gone: Vec<&str> = KNOWN_CIRCLES
-        .iter()
-        .filter(|(files, _)| !found.iter().any(|c| c.iter().eq(files.iter())))
-        .map(|(_, why)| *why)
-        .collect();
-    assert!(gone.is_empty(), "KNOWN_CIRCLES lists circles that are gone; delete them: {gone:?}");
+    let circles: Vec<String> = found.iter().map(|c| describe(c, &imports)).collect();
+    assert!(circles.is_empty(), "{} circle(s) among the files of src/:\n  {}", circles.len(), circles.join("\n  "));
 }
 
 #[test]
