@@ -1,12 +1,13 @@
 //! The scheduling of a line list's lower levels: cut into batches ([`even_batches`]) and run in
 //! batch order on the handle's engines ([`run_batches`]): on one engine one after another, on
-//! several through the thread executor [`spread_batches`], which is the only code here that
-//! knows about threads (the one piece to swap for a shared fan-out over devices).
+//! several at once through the backend's fan-out ([`spread_batches`]).
 
-use crate::backend::threads;
+use crate::backend::{self, FanOut};
 use crate::error::Result;
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::{mpsc, Condvar, Mutex};
+use std::time::Duration;
 
 /// `states` cut, in order, into batches of at most `batch` states; for several engines their
 /// number is also a multiple of `engines` (or one state each, when there are fewer states) and
@@ -49,14 +50,13 @@ pub(super) fn run_batches<E: Send, R: Send>(
     }
 }
 
-// ---- The thread executor: everything below knows about threads, nothing above does. ----
-
-/// Runs the batches on several engines at once, one thread each (engine e takes batches e, e + n,
-/// ...: `run(engine, batch, the next batch it takes)`), and hands the results to
-/// `add(result, batch index)` in batch order on the calling thread. An engine runs at most `2 n`
-/// batches ahead of the last one handed over, so that the lines waiting for their turn stay
-/// bounded. The first error (of an engine or of `add`) stops every engine after its current batch
-/// and is returned.
+/// Runs the batches on several engines at once through the backend's fan-out
+/// ([`backend::fan_out_watched`]: one thread per engine, the first own error wins, a panic is an
+/// internal error): engine e takes batches e, e + n, ... (`run(engine, batch, the next batch it
+/// takes)`), and the calling thread hands the results to `add(result, batch index)` in batch
+/// order. An engine runs at most `2 n` batches ahead of the last one handed over, so that the
+/// lines waiting for their turn stay bounded. The first error (of an engine or of `add`) stops
+/// every engine after its current batch and is returned.
 fn spread_batches<E: Send, R: Send>(
     engines: &mut [E],
     batches: &[&[usize]],
@@ -64,58 +64,54 @@ fn spread_batches<E: Send, R: Send>(
     add: &mut dyn FnMut(&R, usize) -> Result<()>,
 ) -> Result<()> {
     let n = engines.len();
-    // (batches handed over, stop) behind one lock; engines wait on `turn` when too far ahead.
-    let state = Mutex::new((0usize, false));
+    // Batches handed over so far; engines wait on `turn` when too far ahead.
+    let handed = Mutex::new(0usize);
     let turn = Condvar::new();
-    std::thread::scope(|scope| {
-        let (send, receive) = mpsc::channel::<(usize, Result<R>)>();
-        for (e, engine) in engines.iter_mut().enumerate() {
-            let (send, state, turn) = (send.clone(), &state, &turn);
-            scope.spawn(move || {
-                let mine: Vec<usize> = (e..batches.len()).step_by(n).collect();
-                for (m, &k) in mine.iter().enumerate() {
-                    {
-                        let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
-                        while !s.1 && k >= s.0 + 2 * n {
-                            s = turn.wait(s).unwrap_or_else(|p| p.into_inner());
-                        }
-                        if s.1 {
-                            return;
-                        }
-                    }
-                    let next = mine.get(m + 1).map(|&k| batches[k]);
-                    // The engine's own pool in a forked child (backend::threads::run_in).
-                    let result = threads::run_in(e + 1, || run(engine, batches[k], next)).and_then(|r| r);
-                    let failed = result.is_err();
-                    if send.send((k, result)).is_err() || failed {
-                        return;
-                    }
-                }
-            });
+    let stop = AtomicBool::new(false);
+    let (send, receive) = mpsc::channel::<(usize, R)>();
+    let data: Vec<(&mut E, mpsc::Sender<(usize, R)>)> = engines.iter_mut().map(|e| (e, send.clone())).collect();
+    drop(send);
+    let engine_work = |e: usize, (engine, send): (&mut E, mpsc::Sender<(usize, R)>), fan: &FanOut<'_>| {
+        let mine: Vec<usize> = (e..batches.len()).step_by(n).collect();
+        for (m, &k) in mine.iter().enumerate() {
+            let mut h = handed.lock().unwrap_or_else(|p| p.into_inner());
+            while !fan.stopped() && k >= *h + 2 * n {
+                h = turn.wait_timeout(h, WAIT).unwrap_or_else(|p| p.into_inner()).0;
+            }
+            drop(h);
+            if fan.stopped() {
+                return Err(backend::stopped_by_another());
+            }
+            let next = mine.get(m + 1).map(|&k| batches[k]);
+            let result = run(engine, batches[k], next)?;
+            // The watcher has stopped listening only after a failure: nothing more to send.
+            if send.send((k, result)).is_err() {
+                return Err(backend::stopped_by_another());
+            }
         }
-        drop(send);
+        Ok(())
+    };
+    let watch = |fan: &FanOut<'_>| {
         let mut waiting = HashMap::new();
-        let mut outcome = Ok(());
+        let mut next = 0;
         for (k, result) in receive.iter() {
-            match result {
-                Ok(r) => {
-                    waiting.insert(k, r);
+            waiting.insert(k, result);
+            while let Some(r) = waiting.remove(&next) {
+                if let Err(e) = add(&r, next) {
+                    fan.fail(e);
+                    break;
                 }
-                Err(e) => outcome = Err(e),
+                next += 1;
             }
-            let mut handed = state.lock().unwrap_or_else(|p| p.into_inner()).0;
-            while outcome.is_ok() {
-                let Some(r) = waiting.remove(&handed) else { break };
-                outcome = add(&r, handed);
-                handed += 1;
-            }
-            let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
-            (s.0, s.1) = (handed, outcome.is_err());
+            *handed.lock().unwrap_or_else(|p| p.into_inner()) = next;
             turn.notify_all();
-            if outcome.is_err() {
+            if fan.stopped() {
                 break;
             }
         }
-        outcome
-    })
+    };
+    backend::fan_out_watched(&stop, data, engine_work, watch).map(drop)
 }
+
+/// How long an engine that is far ahead waits before it looks at the stop flag again.
+const WAIT: Duration = Duration::from_millis(10);
