@@ -29,7 +29,7 @@
 //!    with 5 pairs each; H and S (35280^2 complex, 19.9 GB each) per L into reused pinned host buffers
 //!    (S in device memory when the host is short). FLOPs: 25 GEMMs of 8 N^4 (2Nq) per L. `--no-e3e`.
 //! 5. `--e3e-spread` (instead of 1-4; issue 14): the ceilings, then case 4's five Hamiltonians with
-//!    their pair blocks spread over 1, 2, 4, … visible GPUs (`Basis::new_on_devices`), H and S in
+//!    their pair blocks spread over 1, 2, 4, … visible GPUs (`Sturmian::new_on_devices`), H and S in
 //!    portable pinned host memory, each count beside the one-GPU time of the same run and the
 //!    device-to-host rate of that many GPUs copying at once.
 //!
@@ -46,7 +46,7 @@ use atomgpu::sturmian::angular::{legendre_coupling, multipoles};
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
 use atomgpu::sturmian::{
-    Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target,
+    Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Sturmian, Target,
 };
 use cudarc::cublas::sys::{self as blas, cuDoubleComplex as Z, cublasDgemm_v2 as dgemm, cublasZgemm_v2 as zgemm};
 use cudarc::cublas::CudaBlas;
@@ -125,7 +125,7 @@ const COMPLEX: Polar<Complex64> = Complex64::from_polar;
 const REAL: Polar<f64> = |m, p| m * p.cos();
 
 /// Adds channel l (n functions, 𝒱 = `g`) to both electrons.
-fn add_both<T: Scalar>(basis: &mut Basis<T>, l: u32, n: usize, values: &[T], beta: &[T], g: &[f64]) -> Result<()> {
+fn add_both<T: Scalar>(basis: &mut Sturmian<T>, l: u32, n: usize, values: &[T], beta: &[T], g: &[f64]) -> Result<()> {
     let ld = basis.grid().n_points();
     for electron in [Electron::A, Electron::B] {
         basis.add_channel(&ChannelSpec {
@@ -144,7 +144,13 @@ fn add_both<T: Scalar>(basis: &mut Basis<T>, l: u32, n: usize, values: &[T], bet
 }
 
 /// The synthetic basis: channels l in `ls` on both electrons, `n` smooth functions each.
-fn smooth_basis<T: Scalar>(backend: Backend, grid: &Grid, n: usize, ls: &[u32], polar: Polar<T>) -> Result<Basis<T>> {
+fn smooth_basis<T: Scalar>(
+    backend: Backend,
+    grid: &Grid,
+    n: usize,
+    ls: &[u32],
+    polar: Polar<T>,
+) -> Result<Sturmian<T>> {
     smooth_basis_on(backend, grid, n, ls, polar, 1)
 }
 
@@ -156,8 +162,8 @@ fn smooth_basis_on<T: Scalar>(
     ls: &[u32],
     polar: Polar<T>,
     devices: usize,
-) -> Result<Basis<T>> {
-    let mut basis = Basis::new_on_devices(grid.clone(), &DeviceSet::count(backend, devices)?)?;
+) -> Result<Sturmian<T>> {
+    let mut basis = Sturmian::new_on_devices(grid.clone(), &DeviceSet::count(backend, devices)?)?;
     let generating: Vec<f64> = grid.abscissas().iter().map(|r| -2.0 * (-r).exp() / r).collect();
     let beta: Vec<T> = (0..n).map(|i| polar(1.0 + i as f64, 0.2)).collect();
     for &l in ls {
@@ -172,8 +178,8 @@ fn smooth_basis_on<T: Scalar>(
 }
 
 /// The helium GSF basis of §3.3: l = 0..4, `n` functions per electron (M = n + 10).
-fn helium_basis(backend: Backend, grid: &Grid, n: usize) -> Result<Basis<f64>> {
-    let mut basis = Basis::new_on(backend, grid.clone())?;
+fn helium_basis(backend: Backend, grid: &Grid, n: usize) -> Result<Sturmian<f64>> {
+    let mut basis = Sturmian::new_on(backend, grid.clone())?;
     for l in 0..=4 {
         let (energy, yukawa_range, lambda) = HE;
         let spec =
@@ -367,7 +373,7 @@ fn spec(l_total: u32, pairs: Vec<Pair>, energies: [f64; 2]) -> HamiltonianSpec {
 }
 
 /// The repulsion block (0,0)-(0,0), multipole 0.
-fn block<T: Scalar>(basis: &Basis<T>, out: Target<'_, T>) -> Result<()> {
+fn block<T: Scalar>(basis: &Sturmian<T>, out: Target<'_, T>) -> Result<()> {
     let pair = Pair { la: 0, lb: 0 };
     basis.repulsion(pair, pair, 0, AF, out)
 }
@@ -652,7 +658,7 @@ fn e3e(b: &mut Bench, nq: usize, n: usize) {
 }
 
 /// Case 5: the (e,3e) Hamiltonian of case 4 with its pair blocks spread over 1, 2, 4, … GPUs
-/// (`Basis::new_on_devices`; 1: one GPU, the path of case 4), all five L into the same pinned host
+/// (`Sturmian::new_on_devices`; 1: one GPU, the path of case 4), all five L into the same pinned host
 /// buffers (H and S), one run per count, every count in this run. Ceiling: the device-to-host rate
 /// of that many GPUs copying into pinned host memory at once, measured here.
 fn e3e_spread(b: &mut Bench, nq: usize, n: usize) {

@@ -12,7 +12,7 @@
 //! 3. Cartesian at 1.6e7 (252³), 1e8 (464³) and 1e9 (1000³) points;
 //! 4. the CPU (all cores) at the paper's sizes, and the GPU/CPU agreement after the same steps;
 //! 5. hydrogen 1s by imaginary time at h = 0.4 … 0.1 (energy error against −½ hartree);
-//! 6. with two or more GPUs visible, the in-process multi-GPU path (`tdse::Team`): strong
+//! 6. with two or more GPUs visible, the in-process multi-GPU path (`tdse::Tdse`): strong
 //!    scaling of the cylindrical 1e9-point case from one GPU to all of them, and weak scaling
 //!    (5e8 points per GPU), each beside the one-GPU run of the same call.
 //!
@@ -26,7 +26,7 @@ use atomgpu::backend::{self, Backend};
 use atomgpu::tdse::grid::Grid;
 use atomgpu::tdse::potential::{IonPotential, Surface, Trajectory};
 use atomgpu::tdse::scheme::Params;
-use atomgpu::tdse::{Propagator, Team};
+use atomgpu::tdse::{Propagator, Tdse};
 use num_complex::Complex64 as C64;
 use std::time::Instant;
 
@@ -53,11 +53,11 @@ fn packet(grid: &Grid) -> Vec<C64> {
 }
 
 /// The benchmark's run on `grid` spread over `backends` (one member per GPU).
-fn setup(backends: &[Backend], grid: &Grid) -> Team {
+fn setup(backends: &[Backend], grid: &Grid) -> Tdse {
     let params =
         Params { absorber_width: 4.0, absorber_strength: 0.5, norm_check_interval: 1_000_000, ..Params::default() };
     let devices = atomgpu::backend::DeviceSet::of(backends.to_vec(), "backends").expect("devices");
-    let mut p = Team::new(grid.clone(), params, &devices).expect("handle");
+    let mut p = Tdse::new(grid.clone(), params, &devices).expect("handle");
     let path = Trajectory::new(vec![0.0, 1000.0], vec![[2.0, 0.0, 0.0], [102.0, 0.0, 0.0]]).unwrap();
     let surface = Surface::Jellium { x_surface: grid.x0 + 10.0, depth: 0.4, lambda: 1.1, image_plane: -0.5 };
     let ion = IonPotential { soft_core: 0.05, ..IonPotential::hydrogen() };
@@ -72,7 +72,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Seconds per step (median of 3 runs of `steps`), after the start and one untimed run.
-fn time_steps(p: &mut Team, steps: u64) -> f64 {
+fn time_steps(p: &mut Tdse, steps: u64) -> f64 {
     p.step(steps).unwrap();
     median(
         (0..3)

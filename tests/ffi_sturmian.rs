@@ -7,8 +7,8 @@
 //! block (the most that can have been written), and an overflow of H alone (channel energies of
 //! DBL_MAX: H = (Ea + Eb) Oa ⊗ Ob + ... is Inf while S is finite), where S must not be landed
 //! either (small) or must be NaN too (large): `atomgpu_sturmian_hamiltonian` and
-//! `_one_electron_block` alike. Reference for the values: the Rust API's `Basis::hamiltonian` and
-//! `Basis::one_electron_block` on the same channels (the numbers themselves are tested in
+//! `_one_electron_block` alike. Reference for the values: the Rust API's `Sturmian::hamiltonian` and
+//! `Sturmian::one_electron_block` on the same channels (the numbers themselves are tested in
 //! tests/sturmian.rs; here only where they land).
 
 #[allow(dead_code)]
@@ -18,7 +18,9 @@ mod rng;
 use atomgpu::backend::Backend;
 use atomgpu::ffi::common::*;
 use atomgpu::ffi::sturmian::*;
-use atomgpu::sturmian::{Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Target};
+use atomgpu::sturmian::{
+    Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Sturmian, Target,
+};
 use rng::Rng;
 use std::ffi::{c_char, c_void};
 use std::ptr::null;
@@ -32,7 +34,7 @@ unsafe extern "C" fn stop(_: *mut c_void, _: *const c_char, _: f64, _: f64) -> i
 
 /// Channels (a, 0) and (b, 0) of `n` random functions on a 24-point grid, through the C ABI and
 /// the Rust API alike.
-fn channels(n: usize) -> (*mut atomgpu_sturmian, Basis<f64>) {
+fn channels(n: usize) -> (*mut atomgpu_sturmian, Sturmian<f64>) {
     let (rmax, nq, ns) = (15.0, 24, 1);
     let grid = Grid::gauss_legendre(rmax, nq, ns).unwrap();
     let np = grid.n_points();
@@ -41,7 +43,7 @@ fn channels(n: usize) -> (*mut atomgpu_sturmian, Basis<f64>) {
     let beta: Vec<f64> = (0..n).map(|_| rng.uniform(0.5, 2.0)).collect();
     let generating: Vec<f64> = (0..nq).map(|_| -rng.uniform(0.1, 1.0)).collect();
     let mut handle = std::ptr::null_mut();
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid).unwrap();
     unsafe {
         assert_eq!(atomgpu_set_backend(ATOMGPU_BACKEND_CPU), ATOMGPU_OK);
         assert_eq!(atomgpu_sturmian_create(rmax, nq as i64, ns as i64, null(), null(), 0, &mut handle), ATOMGPU_OK);

@@ -51,7 +51,7 @@ use atomgpu::sturmian::angular::{angular_coefficient, legendre_coupling, multipo
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::{lowest_eigenpairs, lowest_eigenvalues};
 use atomgpu::sturmian::{
-    Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target, MAX_L,
+    Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Sturmian, Target, MAX_L,
 };
 use num_complex::Complex64;
 use rng::Rng;
@@ -177,7 +177,7 @@ fn one_electron_matrices_match_hydrogenic_closed_forms() {
         (2.0, vec![vec![(1, 0), (2, 0), (3, 0)], vec![(2, 1), (3, 1)], vec![(3, 2)]]),
     ];
     for (z, sets) in cases {
-        let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+        let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
         assert_eq!(basis.backend_name(), "cpu");
         for (l, set) in sets.iter().enumerate() {
             let l = l as u32;
@@ -218,7 +218,7 @@ fn central_potential_matrix_matches_closed_form() {
     let values = hydrogenic_values(&grid, &[(1, 0)], z, grid.n_points(), 0.0);
     let generating: Vec<f64> = grid.abscissas().iter().map(|&r| -(-r).exp() / r).collect();
     let central: Vec<f64> = grid.abscissas().iter().map(|&r| -(-2.0 * r).exp()).collect();
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     let spec = ChannelSpec {
         central: Central::Values(&central),
         ..channel(Electron::A, 0, 1, &values, grid.n_points(), &[1.0], &generating)
@@ -316,7 +316,7 @@ fn slater_errors(grid: &Grid, z: f64, select: impl Fn(u32, u32, u32, u32, u32) -
     let np = grid.n_points();
     let s = hydrogenic_values(grid, &[(1, 0), (2, 0)], z, np, 0.0);
     let p = hydrogenic_values(grid, &[(2, 1)], z, np, 0.0);
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     for electron in [Electron::A, Electron::B] {
         basis.add_channel(&channel(electron, 0, 2, &s, np, &[0.5, 1.5], &generating)).unwrap();
         basis.add_channel(&channel(electron, 1, 1, &p, np, &[2.5], &generating)).unwrap();
@@ -423,7 +423,7 @@ fn eq9_residual(grid: &Grid, spec: &GsfSpec, values: &[f64], beta: &[f64]) -> f6
 #[test]
 fn generated_sturmians_are_orthonormal_and_solve_eq9() {
     let grid = Grid::gauss_legendre(30.0, 96, 15).unwrap();
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     let (mut worst_orth, mut worst_res) = (0.0f64, 0.0f64);
     for l in [0u32, 1, 2] {
         let n = 6;
@@ -921,7 +921,7 @@ impl Draw for Complex64 {
 /// A random channel: (electron, l, β), added to `basis` with a leading dimension larger than the
 /// point count, random values, a random generating potential and (when `central`) a random U.
 fn add_random_channel<T: Draw>(
-    basis: &mut Basis<T>,
+    basis: &mut Sturmian<T>,
     rng: &mut Rng,
     electron: Electron,
     l: u32,
@@ -946,7 +946,7 @@ fn add_random_channel<T: Draw>(
 /// from the module docs' eq. 12: one-electron matrices (`one_electron`), radial blocks
 /// (`repulsion`, taken in `AFastest` order whatever `order` is) and `legendre_coupling`.
 fn reference_hamiltonian<T: Draw>(
-    basis: &Basis<T>,
+    basis: &Sturmian<T>,
     betas: &[((Electron, u32), Vec<T>)],
     spec: &HamiltonianSpec,
     order: Order,
@@ -1041,7 +1041,7 @@ fn compare<T: Draw>(a: &[T], b: &[T]) -> f64 {
 fn assembly_matches_reference<T: Draw>(seed: u64, engines: usize) -> f64 {
     let mut rng = Rng::new(seed);
     let grid = Grid::gauss_legendre(10.0, 17, 3).unwrap();
-    let mut basis = Basis::<T>::new_on_devices(grid, &DeviceSet::count(Backend::Cpu, engines).unwrap()).unwrap();
+    let mut basis = Sturmian::<T>::new_on_devices(grid, &DeviceSet::count(Backend::Cpu, engines).unwrap()).unwrap();
     assert_eq!(basis.n_devices(), engines);
     let mut betas = Vec::new();
     for (electron, l, n, central) in [
@@ -1350,9 +1350,9 @@ const HELIUM_2_TRIPLET_S: f64 = -2.175229378;
 /// A helium-like basis on `grid`: the same GSFs (Z = 2, Yukawa 2 e^{-r}/r, E = -2.2 hartree,
 /// λ = 2, N + `extra_parents` Laguerre parents) for both electrons, `sizes[l]` functions for
 /// l = 0, 1, …; its Hamiltonians spread over `engines` CPU engines.
-fn helium_gsf_basis(grid: &Grid, sizes: &[usize], extra_parents: usize, engines: usize) -> Basis<f64> {
+fn helium_gsf_basis(grid: &Grid, sizes: &[usize], extra_parents: usize, engines: usize) -> Sturmian<f64> {
     let mut basis =
-        Basis::<f64>::new_on_devices(grid.clone(), &DeviceSet::count(Backend::Cpu, engines).unwrap()).unwrap();
+        Sturmian::<f64>::new_on_devices(grid.clone(), &DeviceSet::count(Backend::Cpu, engines).unwrap()).unwrap();
     for (l, &n) in sizes.iter().enumerate() {
         let spec = GsfSpec {
             l: l as u32,
@@ -1374,7 +1374,7 @@ fn helium_gsf_basis(grid: &Grid, sizes: &[usize], extra_parents: usize, engines:
 }
 
 /// All generalised eigenvalues of the Hamiltonian of `spec`, ascending.
-fn spectrum(basis: &Basis<f64>, spec: &HamiltonianSpec, order: Order) -> Vec<f64> {
+fn spectrum(basis: &Sturmian<f64>, spec: &HamiltonianSpec, order: Order) -> Vec<f64> {
     let n = basis.hamiltonian_size(spec).unwrap();
     let (mut h, mut s) = (vec![f64::NAN; n * n], vec![f64::NAN; n * n]);
     basis.hamiltonian(spec, order, Target::Host { data: &mut h, ld: n }, Target::Host { data: &mut s, ld: n }).unwrap();
@@ -1459,7 +1459,7 @@ fn exchange_spectra_partition(engines: usize) {
 fn exchange_refusals_name_the_argument() {
     let grid = Grid::gauss_legendre(10.0, 8, 3).unwrap();
     let mut rng = Rng::new(17);
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     add_random_channel(&mut basis, &mut rng, Electron::A, 0, 3, false);
     add_random_channel(&mut basis, &mut rng, Electron::B, 0, 3, false);
     let spec = HamiltonianSpec {
@@ -1471,7 +1471,7 @@ fn exchange_refusals_name_the_argument() {
         interaction_charge: 1.0,
         exchange: Exchange::Symmetric,
     };
-    let try_h = |basis: &Basis<f64>, spec: &HamiltonianSpec| {
+    let try_h = |basis: &Sturmian<f64>, spec: &HamiltonianSpec| {
         let (mut h, mut s) = (vec![7.0; 81], vec![7.0; 81]);
         let result = basis.hamiltonian(
             spec,
@@ -1485,7 +1485,7 @@ fn exchange_refusals_name_the_argument() {
     assert_eq!(try_h(&basis, &spec), ("exchange", None));
     assert_eq!(argument(basis.hamiltonian_size(&spec)), ("exchange", None));
     let grid1 = Grid::gauss_legendre(10.0, 8, 3).unwrap();
-    let mut same = Basis::<f64>::new_on(Backend::Cpu, grid1.clone()).unwrap();
+    let mut same = Sturmian::<f64>::new_on(Backend::Cpu, grid1.clone()).unwrap();
     let values: Vec<f64> = (0..grid1.n_points()).map(|_| f64::draw(&mut rng)).collect();
     let generating = vec![-1.0; grid1.nq()];
     for l in [0, 1] {
@@ -1514,7 +1514,7 @@ fn bad_input_is_refused_naming_the_argument() {
     let values: Vec<f64> = (0..np * 3).map(|_| f64::draw(&mut rng)).collect();
     let generating = vec![-1.0; nq];
     let beta = [1.0, 2.0, 3.0];
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     basis.add_channel(&channel(Electron::A, 0, 2, &values, np, &beta, &generating)).unwrap();
     basis.add_channel(&channel(Electron::B, 0, 2, &values, np, &beta, &generating)).unwrap();
     basis.add_channel(&channel(Electron::A, 1, 1, &values, np, &beta, &generating)).unwrap();
@@ -1722,7 +1722,7 @@ fn device_target_on_the_cpu_is_refused_before_anything_is_written() {
     let np = grid.n_points();
     let values: Vec<f64> = (0..2 * np).map(|i| 1.0 + 1e-3 * i as f64).collect();
     let generating = vec![-1.0; grid.nq()];
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     for electron in [Electron::A, Electron::B] {
         basis.add_channel(&channel(electron, 0, 2, &values, np, &[1.0, 2.0], &generating)).unwrap();
     }

@@ -21,10 +21,12 @@ use atomgpu::backend::Backend;
 use atomgpu::error::Error;
 use atomgpu::sturmian::gsf::{generate, Gsf, GsfSpec};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
-use atomgpu::sturmian::{Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Target};
+use atomgpu::sturmian::{
+    Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Sturmian, Target,
+};
 
 /// All generalised eigenvalues of the Hamiltonian of `spec`, ascending.
-fn spectrum(basis: &Basis<f64>, spec: &HamiltonianSpec) -> Vec<f64> {
+fn spectrum(basis: &Sturmian<f64>, spec: &HamiltonianSpec) -> Vec<f64> {
     let n = basis.hamiltonian_size(spec).unwrap();
     let (mut h, mut s) = (vec![0.0; n * n], vec![0.0; n * n]);
     basis
@@ -72,7 +74,7 @@ fn tail_at_rmax(grid: &Grid, gsf: &Gsf) -> f64 {
 /// Largest |<S_i|𝒱|S_j> + δ_ij| (eq. 14 with the generator's normalisation ∫ S (-𝒱) S = 1)
 /// over the first k functions, by the library's own quadrature on `grid`.
 fn eq14_error(grid: &Grid, gsf: &Gsf, k: usize) -> f64 {
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     basis.add_channel(&gsf.channel(Electron::A)).unwrap();
     let v = basis.one_electron(Electron::A, gsf.spec.l).unwrap().generating;
     let n = gsf.spec.n;
@@ -105,7 +107,7 @@ fn coulomb_sturmians_for_z0_give_the_hydrogen_levels() {
     let worst_1s =
         grid.points().iter().zip(first).fold(0.0f64, |m, (&r, &s)| m.max((sign * s - 2.0 * r * (-r).exp()).abs()));
     assert!(worst_1s <= 1e-10, "S_0 differs from 2 r e^-r by {worst_1s:.1e}");
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     for electron in [Electron::A, Electron::B] {
         basis.add_channel(&gsf.channel(electron)).unwrap();
     }
@@ -117,7 +119,7 @@ fn coulomb_sturmians_for_z0_give_the_hydrogen_levels() {
     println!("hydrogen from Z = 0 Coulomb Sturmians: {:?}, max |error| {worst:.1e}", &levels[..exact.len()]);
     assert!(worst <= 1e-9, "levels {:?} vs {exact:?}", &levels[..exact.len()]);
 
-    let mut old = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut old = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     for electron in [Electron::A, Electron::B] {
         old.add_channel(&ChannelSpec { central: Central::Nuclear, ..gsf.channel(electron) }).unwrap();
     }
@@ -140,7 +142,7 @@ fn coulomb_sturmians_for_z0_give_the_hydrogen_levels() {
 fn channels_at_different_energies_per_l_give_the_hydrogen_levels() {
     let grid = Grid::gauss_legendre(60.0, 200, 3).unwrap();
     let (s, p) = (coulomb_sturmians(&grid, 0, 1.0, -0.55, 24, 34), coulomb_sturmians(&grid, 1, 1.0, -0.15, 24, 34));
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     for electron in [Electron::A, Electron::B] {
         basis.add_channel(&s.channel(electron)).unwrap();
         basis.add_channel(&p.channel(electron)).unwrap();
@@ -160,7 +162,7 @@ fn channels_at_different_energies_per_l_give_the_hydrogen_levels() {
     assert!((pp[0] - 2.0 * e(2)).abs() <= 1e-10, "2p² {} vs {}", pp[0], 2.0 * e(2));
     assert!(worst_union <= 1e-9, "L = 0 with both pairs is not the union of the blocks' spectra ({worst_union:.1e})");
 
-    let mut one_energy = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut one_energy = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     for electron in [Electron::A, Electron::B] {
         one_energy.add_channel(&s.channel(electron)).unwrap();
         one_energy.add_channel(&ChannelSpec { energy: Some(-0.55), ..p.channel(electron) }).unwrap();
@@ -204,7 +206,7 @@ fn helium_with_channel_energies_equals_the_spec_energies_and_mixes_energies_per_
         exchange: Exchange::Symmetric,
     };
     let build = |channels: &[&Gsf], own: bool| {
-        let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+        let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
         for gsf in channels {
             for electron in [Electron::A, Electron::B] {
                 let c = gsf.channel(electron);
@@ -344,7 +346,7 @@ fn channels_read_back_what_they_were_added_with() {
         n: 4,
     };
     let gsf = generate(&grid, &spec).unwrap();
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     basis.add_channel(&gsf.channel(Electron::B)).unwrap();
     let back = basis.channel(Electron::B, 1).unwrap();
     assert_eq!(
@@ -379,13 +381,13 @@ fn channel_energy_and_potential_are_checked() {
         ChannelSpec { energy: Some(-0.9), ..gsf.channel(Electron::B) },
         ChannelSpec { central: Central::Coulomb(1.5), ..gsf.channel(Electron::B) },
     ] {
-        let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+        let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
         basis.add_channel(&gsf.channel(Electron::A)).unwrap();
         basis.add_channel(&b).unwrap();
         assert_eq!(name(basis.hamiltonian_size(&spec)), "exchange");
     }
-    let mut basis = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
-    let refused = |b: &mut Basis<f64>, c: ChannelSpec<'_, f64>| match b.add_channel(&c) {
+    let mut basis = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let refused = |b: &mut Sturmian<f64>, c: ChannelSpec<'_, f64>| match b.add_channel(&c) {
         Err(Error::InvalidArgument { name, .. }) => name,
         other => panic!("expected a refusal, got {other:?}"),
     };

@@ -37,7 +37,7 @@ use atomgpu::error::Error;
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::{lowest_eigenpairs, lowest_eigenvalues};
 use atomgpu::sturmian::{
-    Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Target,
+    Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Sturmian, Target,
 };
 use cudarc::driver::DevicePtrMut;
 use num_complex::Complex64;
@@ -117,13 +117,13 @@ impl<T: Draw> ChannelData<T> {
     }
 }
 
-fn build<T: Draw>(backend: Backend, grid: &Grid, channels: &[ChannelData<T>]) -> Basis<T> {
+fn build<T: Draw>(backend: Backend, grid: &Grid, channels: &[ChannelData<T>]) -> Sturmian<T> {
     build_on(backend, grid, channels, 1)
 }
 
 /// As `build`, with the Hamiltonians spread over `devices` GPUs.
-fn build_on<T: Draw>(backend: Backend, grid: &Grid, channels: &[ChannelData<T>], devices: usize) -> Basis<T> {
-    let mut basis = Basis::<T>::new_on_devices(grid.clone(), &DeviceSet::count(backend, devices).unwrap()).unwrap();
+fn build_on<T: Draw>(backend: Backend, grid: &Grid, channels: &[ChannelData<T>], devices: usize) -> Sturmian<T> {
+    let mut basis = Sturmian::<T>::new_on_devices(grid.clone(), &DeviceSet::count(backend, devices).unwrap()).unwrap();
     for c in channels {
         basis.add_channel(&c.spec()).unwrap();
     }
@@ -419,7 +419,7 @@ fn exchange_gpu_equals_cpu() {
     println!("exchange-symmetrised Hamiltonians: max relative difference {real:.2e} (real), {complex:.2e} (complex)");
 }
 
-/// Hamiltonians spread over every visible GPU (at most 4; `Basis::new_on_devices`), into host
+/// Hamiltonians spread over every visible GPU (at most 4; `Sturmian::new_on_devices`), into host
 /// targets with ld > n: the cases above (direct, blocks of unequal sizes), then identical
 /// electrons with both exchange symmetries, a channel replaced after the first upload (every GPU's
 /// copy must follow), against the CPU within 1e-12, the padding untouched. Skipped with one GPU.
@@ -427,7 +427,7 @@ fn spread_targets<T: Draw>(device: &Arc<CudaDevice>, devices: usize, seed: u64) 
     let mut rng = Rng::new(seed);
     let mut worst = 0.0f64;
     let fill = T::real(0.5);
-    let mut compare = |what: String, spread: &Basis<T>, cpu: &Basis<T>, spec: &HamiltonianSpec| {
+    let mut compare = |what: String, spread: &Sturmian<T>, cpu: &Sturmian<T>, spec: &HamiltonianSpec| {
         let n = cpu.hamiltonian_size(spec).unwrap();
         let ld = n + 2;
         for order in [Order::AFastest, Order::BFastest] {
@@ -496,8 +496,8 @@ fn helium_eigenpairs_gpu_equal_cpu() {
     let gpu = Backend::Cuda(d);
     let (n, energy) = (5, -2.2);
     let grid = Grid::gauss_legendre(40.0, 96, 9).unwrap();
-    let mut on_gpu = Basis::<f64>::new_on(gpu.clone(), grid.clone()).unwrap();
-    let mut on_cpu = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut on_gpu = Sturmian::<f64>::new_on(gpu.clone(), grid.clone()).unwrap();
+    let mut on_cpu = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     for l in 0..=1 {
         let spec = GsfSpec {
             l,
@@ -603,8 +603,8 @@ fn channels_with_their_own_potential_and_energy_gpu_equal_cpu() {
     let Some(d) = gpu::cuda_device() else { return };
     let gpu = Backend::Cuda(d);
     let grid = Grid::gauss_legendre(40.0, 96, 3).unwrap();
-    let mut on_gpu = Basis::<f64>::new_on(gpu.clone(), grid.clone()).unwrap();
-    let mut on_cpu = Basis::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
+    let mut on_gpu = Sturmian::<f64>::new_on(gpu.clone(), grid.clone()).unwrap();
+    let mut on_cpu = Sturmian::<f64>::new_on(Backend::Cpu, grid.clone()).unwrap();
     for (l, energy, n) in [(0u32, -0.5f64, 6usize), (1, -0.2, 5)] {
         let spec = GsfSpec {
             l,

@@ -362,7 +362,7 @@ fn the_meridian_slice_uses_the_mirror_across_the_axis() {
 
 #[test]
 fn a_team_of_three_members_equals_one_propagator() {
-    // The in-process multi-device path (tdse::Team) with three CPU members: the members' slabs
+    // The in-process multi-device path (tdse::Tdse) with three CPU members: the members' slabs
     // (8, 7, 8 planes of 23) run on their own threads; the wavefunction must equal one
     // propagator's bit for bit, the sums to 1e-14 (their order differs), and a bad element of
     // the team's arrays is named by its index in the whole array.
@@ -372,7 +372,7 @@ fn a_team_of_three_members_equals_one_propagator() {
     let surface = Surface::Jellium { x_surface: -1.0, depth: 0.4, lambda: 1.0, image_plane: -0.5 };
     let start = gaussian(&grid, [0.2, 0.5, 0.1], 0.8, 0.7);
     let mut single = cpu(grid.clone(), params);
-    let mut team = atomgpu::tdse::Team::new(grid.clone(), params, &cpu_engines(3)).unwrap();
+    let mut team = atomgpu::tdse::Tdse::new(grid.clone(), params, &cpu_engines(3)).unwrap();
     assert_eq!(team.members(), 3);
     single.set_analytic_potential(Some(IonPotential::hydrogen()), &surface, path.clone()).unwrap();
     team.set_analytic_potential(Some(IonPotential::hydrogen()), &surface, path).unwrap();
@@ -402,7 +402,7 @@ fn a_team_of_three_members_equals_one_propagator() {
     bad[20 * grid.plane_len() + 5] = C64::new(f64::NAN, 0.0);
     let e = team.set_wavefunction(&bad, 0.0).unwrap_err().to_string();
     assert!(e.contains(&format!("`psi`[{}]", 20 * grid.plane_len() + 5)), "{e}");
-    let e = atomgpu::tdse::Team::new(grid, params, &cpu_engines(12)).err().unwrap().to_string();
+    let e = atomgpu::tdse::Tdse::new(grid, params, &cpu_engines(12)).err().unwrap().to_string();
     assert!(e.contains("n_devices") && e.contains("two each"), "{e}");
 }
 
@@ -616,7 +616,7 @@ fn a_team_stops_all_its_members_at_the_same_step() {
     moving_ion(&mut single);
     single.set_wavefunction(&start, 0.0).unwrap();
     single.step(4).unwrap();
-    let mut team = atomgpu::tdse::Team::new(grid.clone(), Params::default(), &cpu_engines(3)).unwrap();
+    let mut team = atomgpu::tdse::Tdse::new(grid.clone(), Params::default(), &cpu_engines(3)).unwrap();
     let (ion, surface, path) = moving_ion_model();
     team.set_analytic_potential(Some(ion), &surface, path).unwrap();
     team.set_wavefunction(&start, 0.0).unwrap();

@@ -217,7 +217,7 @@ fn a_split_domain_on_the_gpu_equals_the_whole_on_the_cpu() {
 
 #[test]
 fn a_team_over_the_gpus_equals_the_cpu() {
-    // tdse::Team with two members: on GPUs 0 and 1 where the machine has two, else both on GPU 0
+    // tdse::Tdse with two members: on GPUs 0 and 1 where the machine has two, else both on GPU 0
     // (the same code path: threads, in-process halo exchange overlapped with the interiors).
     let Some(device) = gpu::cuda_device() else { return };
     let second = if atomgpu::backend::cuda_device_count() > 1 {
@@ -238,7 +238,7 @@ fn a_team_over_the_gpus_equals_the_cpu() {
     whole.wavefunction(&mut expected).unwrap();
     let backends = [Backend::Cuda(device), Backend::Cuda(second)];
     let devices = atomgpu::backend::DeviceSet::of(backends.to_vec(), "backends").unwrap();
-    let mut team = atomgpu::tdse::Team::new(grid.clone(), params, &devices).unwrap();
+    let mut team = atomgpu::tdse::Tdse::new(grid.clone(), params, &devices).unwrap();
     let (ion, surface, path) = moving_ion_model();
     team.set_analytic_potential(Some(ion), &surface, path).unwrap();
     team.set_wavefunction(&psi, 0.0).unwrap();

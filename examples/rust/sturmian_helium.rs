@@ -8,7 +8,7 @@
 use atomgpu::backend;
 use atomgpu::sturmian::gsf::{generate, GsfSpec};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
-use atomgpu::sturmian::{Basis, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Target};
+use atomgpu::sturmian::{Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Sturmian, Target};
 
 /// Radial grid and basis parameters (bohr, hartree).
 const RMAX: f64 = 40.0;
@@ -18,7 +18,7 @@ const ENERGY: f64 = -2.2;
 
 fn ground_state(n: usize, lmax: u32) -> Result<f64, atomgpu::error::Error> {
     let grid = Grid::gauss_legendre(RMAX, NQ, NS)?;
-    let mut basis = Basis::<f64>::new(grid.clone())?;
+    let mut basis = Sturmian::<f64>::new(grid.clone())?;
     for l in 0..=lmax {
         let spec = GsfSpec {
             l,

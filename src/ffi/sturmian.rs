@@ -40,7 +40,7 @@ use crate::error::{Error, Result};
 use crate::math::scalar::as_doubles;
 use crate::sturmian::gsf::{self, GsfSpec};
 use crate::sturmian::{
-    angular, solve, Basis, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar,
+    angular, solve, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Sturmian,
     Target, MAX_L,
 };
 use num_complex::Complex64;
@@ -62,8 +62,8 @@ pub const ATOMGPU_EXCHANGE_SYMMETRIC: i32 = 1;
 pub const ATOMGPU_EXCHANGE_ANTISYMMETRIC: i32 = 2;
 
 enum AnyBasis {
-    Real(Basis<f64>),
-    Complex(Basis<Complex64>),
+    Real(Sturmian<f64>),
+    Complex(Sturmian<Complex64>),
 }
 
 /// A Sturmian basis handle: grid and channels (on the device on the CUDA backend), behind a lock.
@@ -468,9 +468,9 @@ unsafe fn create(
     };
     let devices = devices()?;
     let inner = if is_complex == 1 {
-        AnyBasis::Complex(Basis::new_on_devices(grid, &devices)?)
+        AnyBasis::Complex(Sturmian::new_on_devices(grid, &devices)?)
     } else {
-        AnyBasis::Real(Basis::new_on_devices(grid, &devices)?)
+        AnyBasis::Real(Sturmian::new_on_devices(grid, &devices)?)
     };
     *out = handles::register(atomgpu_sturmian { inner: Mutex::new(inner), devices })?;
     Ok(())

@@ -52,7 +52,7 @@ use crate::tdse::engine::SliceAxis;
 use crate::tdse::grid::Grid;
 use crate::tdse::potential::{IonPotential, Surface, Trajectory};
 use crate::tdse::scheme::Params;
-use crate::tdse::{observables, Communicator, Team, MAX_RUN_STEPS};
+use crate::tdse::{observables, Communicator, Tdse, MAX_RUN_STEPS};
 use num_complex::Complex64 as C64;
 use std::ffi::c_void;
 use std::sync::Mutex;
@@ -214,7 +214,7 @@ type SumFn = unsafe extern "C" fn(*mut c_void, *mut f64, i64) -> i32;
 /// A TDSE propagator handle: the team of propagators behind a lock.
 #[allow(non_camel_case_types)]
 pub struct atomgpu_tdse {
-    inner: Mutex<Team>,
+    inner: Mutex<Tdse>,
     /// The team's devices, in x order.
     devices: DeviceSet,
 }
@@ -227,7 +227,7 @@ impl Family for atomgpu_tdse {
     }
 }
 
-fn with_handle<T>(handle: *const atomgpu_tdse, body: impl FnOnce(&mut Team) -> Result<T>) -> Result<T> {
+fn with_handle<T>(handle: *const atomgpu_tdse, body: impl FnOnce(&mut Tdse) -> Result<T>) -> Result<T> {
     handles::with_locked("handle", handle, |h: &atomgpu_tdse| &h.inner, body)
 }
 
@@ -376,7 +376,7 @@ unsafe fn complex_input<'a>(name: &'static str, ptr: *const f64, n: usize) -> Re
 }
 
 /// The number of points a handle owns, checked against the caller's `n_points`.
-fn points(team: &Team, name: &'static str, n_points: i64) -> Result<usize> {
+fn points(team: &Tdse, name: &'static str, n_points: i64) -> Result<usize> {
     let expected = team.grid().local_len();
     if usize::try_from(n_points).ok() != Some(expected) {
         return Err(Error::invalid(name, format!("must be {expected} (the points the handle owns), got {n_points}")));
@@ -385,7 +385,7 @@ fn points(team: &Team, name: &'static str, n_points: i64) -> Result<usize> {
 }
 
 /// Checks a slice's `index` and the caller's `n_values` against the handle; the slice's size.
-fn slice_values(team: &Team, axis: SliceAxis, index: usize, n_values: i64) -> Result<usize> {
+fn slice_values(team: &Tdse, axis: SliceAxis, index: usize, n_values: i64) -> Result<usize> {
     observables::check_slice_index(team.grid(), axis, index)?;
     let n = observables::slice_len(team.grid(), axis);
     if usize::try_from(n_values).ok() != Some(n) {
@@ -540,7 +540,7 @@ unsafe fn create(
     let scheme = p.to_params().map_err(by_field)?;
     let out = output("handle", handle)?;
     let devices = devices(&p).map_err(by_field)?;
-    let team = Team::new(grid, scheme, &devices).map_err(|e| by_field(e.renamed("n_devices", n_name)))?;
+    let team = Tdse::new(grid, scheme, &devices).map_err(|e| by_field(e.renamed("n_devices", n_name)))?;
     *out = handles::register(atomgpu_tdse { inner: Mutex::new(team), devices })?;
     Ok(())
 }

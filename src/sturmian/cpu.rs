@@ -117,7 +117,9 @@ pub(super) fn block<T: Scalar>(
     out: Target<'_, T>,
 ) -> Result<()> {
     let Target::Host { data, ld } = out else {
-        return Err(Error::Internal("a device target reached the CPU backend (Basis::check_target refuses it)".into()));
+        return Err(Error::Internal(
+            "a device target reached the CPU backend (Sturmian::check_target refuses it)".into(),
+        ));
     };
     let width = 2 * grid.nq();
     let a = operand(grid, &channels[job.bra_a], &channels[job.ket_a], &job.couplings, false)?;
@@ -174,7 +176,9 @@ pub(super) fn block<T: Scalar>(
 /// product has no terms).
 pub(super) fn kronecker<T: Scalar>(k: &Kronecker<T>, order: Order, out: Target<'_, T>, accumulate: bool) -> Result<()> {
     let Target::Host { data, ld } = out else {
-        return Err(Error::Internal("a device target reached the CPU backend (Basis::check_target refuses it)".into()));
+        return Err(Error::Internal(
+            "a device target reached the CPU backend (Sturmian::check_target refuses it)".into(),
+        ));
     };
     let (rows, cols, na, nb) = (k.rows(), k.cols(), k.na, k.nb);
     data.par_chunks_mut(ld).take(cols).enumerate().for_each(|(col, column)| {

@@ -4,7 +4,7 @@
 //! angular coefficients (eqs. 16-18) and whole Hamiltonian blocks (eq. 12) for the generalised
 //! eigenproblem H c = E S c.
 //!
-//! **Basis** ([`Basis`]): one radial set S_nl per (electron, l) ("channel"), N functions given by
+//! **Sturmian** ([`Sturmian`]): one radial set S_nl per (electron, l) ("channel"), N functions given by
 //! their values on the [`Grid`] (Nq Gauss-Legendre abscissas of [0, Rmax], Rmax, and Ns Simpson
 //! points per interval, in the order of [`grid`]), their eigenvalues β_nl of eq. 9,
 //!
@@ -175,7 +175,7 @@ pub(crate) struct Channel<T> {
     energy: Option<f64>,
 }
 
-/// A channel read back ([`Basis::channel`]): what it was added with.
+/// A channel read back ([`Sturmian::channel`]): what it was added with.
 #[derive(Clone, Debug)]
 pub struct ChannelData<'a, T> {
     /// Number of functions N.
@@ -258,17 +258,17 @@ enum Engine<T: Scalar> {
 }
 
 /// A basis handle: grid, channels, and their device copies.
-pub struct Basis<T: Scalar> {
+pub struct Sturmian<T: Scalar> {
     grid: Arc<Grid>,
     channels: Vec<Channel<T>>,
     engine: Engine<T>,
-    /// The other engines of [`Basis::new_on_devices`] (each with a copy of the channels).
+    /// The other engines of [`Sturmian::new_on_devices`] (each with a copy of the channels).
     peers: Vec<Engine<T>>,
     /// The devices of `engine` and `peers`, in that order.
     devices: DeviceSet,
 }
 
-impl<T: Scalar> Basis<T> {
+impl<T: Scalar> Sturmian<T> {
     /// An empty basis on the current backend ([`backend::current`]).
     pub fn new(grid: Grid) -> Result<Self> {
         Self::new_on(backend::current()?, grid)
@@ -281,7 +281,7 @@ impl<T: Scalar> Basis<T> {
 
     /// An empty basis whose Hamiltonians are assembled on every engine of `devices` at once (its
     /// GPUs, each holding a copy of the channels, or its CPU engines, one thread each). Only
-    /// [`Basis::hamiltonian`] into host targets uses them all ([`spread`]); every other call runs
+    /// [`Sturmian::hamiltonian`] into host targets uses them all ([`spread`]); every other call runs
     /// on the set's first engine.
     pub fn new_on_devices(grid: Grid, devices: &DeviceSet) -> Result<Self> {
         let mut engines = Vec::new();
@@ -292,10 +292,10 @@ impl<T: Scalar> Basis<T> {
             });
         }
         let engine = engines.remove(0);
-        Ok(Basis { grid: Arc::new(grid), channels: Vec::new(), engine, peers: engines, devices: devices.clone() })
+        Ok(Sturmian { grid: Arc::new(grid), channels: Vec::new(), engine, peers: engines, devices: devices.clone() })
     }
 
-    /// Number of engines [`Basis::hamiltonian`] spreads its blocks over ([`Basis::new_on_devices`]).
+    /// Number of engines [`Sturmian::hamiltonian`] spreads its blocks over ([`Sturmian::new_on_devices`]).
     pub fn n_devices(&self) -> usize {
         1 + self.peers.len()
     }
@@ -305,7 +305,7 @@ impl<T: Scalar> Basis<T> {
         &self.devices
     }
 
-    /// The first engine, which runs every call but a spread [`Basis::hamiltonian`].
+    /// The first engine, which runs every call but a spread [`Sturmian::hamiltonian`].
     fn main(&self) -> Member<'_, T> {
         Member { basis: self, engine: &self.engine }
     }
@@ -489,7 +489,7 @@ impl<T: Scalar> Basis<T> {
 
     /// The one-electron part of the diagonal block of `pair` and its overlap (module docs):
     /// `h` gets the bracket of eq. 12, `s` = Oa ⊗ Ob, each `size x size` with its leading dimension.
-    /// `spec`'s L and M are checked as for [`Basis::hamiltonian`] (L in [0, MAX_L], |M| <= L), and
+    /// `spec`'s L and M are checked as for [`Sturmian::hamiltonian`] (L in [0, MAX_L], |M| <= L), and
     /// `pair` must couple to L.
     pub fn one_electron_block(
         &self,
@@ -530,9 +530,9 @@ impl<T: Scalar> Basis<T> {
 
     /// Assembles the Hamiltonian H and overlap S of `spec` (module docs; with an exchange
     /// symmetry, in the symmetrised basis of [`exchange`]), both `n x n` with n =
-    /// [`Basis::hamiltonian_size`], pair blocks in the order of `spec.pairs`. With both targets in
+    /// [`Sturmian::hamiltonian_size`], pair blocks in the order of `spec.pairs`. With both targets in
     /// host memory, the pair blocks are computed on all the basis's engines at once
-    /// ([`Basis::new_on_devices`]), each GPU landing one block while it computes the next
+    /// ([`Sturmian::new_on_devices`]), each GPU landing one block while it computes the next
     /// ([`spread`], also on one GPU), when every GPU has room for its work blocks; else one block
     /// after another on the first engine, in tiles that fit its memory.
     pub fn hamiltonian(
@@ -725,7 +725,7 @@ impl<T: Scalar> Basis<T> {
 /// One engine of a basis, with the basis's channels: what computes a block (the basis's own
 /// engine, or one of its peers on another GPU).
 struct Member<'a, T: Scalar> {
-    basis: &'a Basis<T>,
+    basis: &'a Sturmian<T>,
     engine: &'a Engine<T>,
 }
 

@@ -1,5 +1,5 @@
 //! The lowest eigenpairs of the real symmetric-definite problem H c = E S c assembled by
-//! [`super::Basis::hamiltonian`]: on the CPU by faer (Cholesky S = L L^T, the standard problem
+//! [`super::Sturmian::hamiltonian`]: on the CPU by faer (Cholesky S = L L^T, the standard problem
 //! L^-1 H L^-T y = E y by faer's symmetric eigensolver, c = L^-T y), on the GPU by cuSOLVER's
 //! `cusolverDnDsygvd` (the same reduction). Only the lower triangles of H and S are read (the
 //! assembled H is symmetric up to the quadrature error of the GSF orthogonality, eq. 14).

@@ -1,4 +1,4 @@
-//! One Hamiltonian over all the engines of a basis ([`Basis::new_on_devices`]), for host targets:
+//! One Hamiltonian over all the engines of a basis ([`Sturmian::new_on_devices`]), for host targets:
 //! one thread per engine takes the next pair block (bra, ket) not yet taken, computes its H and S
 //! blocks into its own work memory (device memory on a GPU: the same kernels and GEMM as one
 //! engine) and lands them in their place in the caller's matrices (a strided copy; on a GPU from
@@ -9,7 +9,7 @@
 //! cancellation ([`crate::progress`]); the first error stops every engine at its next block, and
 //! no landing is still running when the call returns ([`backend::fan_out_watched`]).
 
-use super::{Basis, Engine, HamiltonianSpec, Member, Order, Plan, Scalar, Work};
+use super::{Engine, HamiltonianSpec, Member, Order, Plan, Scalar, Sturmian, Work};
 use crate::backend::{self, FanOut};
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaEvent, CudaStream};
@@ -22,7 +22,7 @@ use std::time::Duration;
 /// (two slots of H and S, the largest pair block each) in half its free memory, leaving the rest
 /// to the block's operands and GEMM tiles; on the CPU, when there are several engines (one engine
 /// writes straight into the targets).
-pub(super) fn suits<T: Scalar>(basis: &Basis<T>, plan: &Plan) -> Result<bool> {
+pub(super) fn suits<T: Scalar>(basis: &Sturmian<T>, plan: &Plan) -> Result<bool> {
     let need = 4 * plan.largest_block() as u128 * std::mem::size_of::<T>() as u128;
     let mut on_gpus = false;
     for member in basis.members() {
@@ -39,7 +39,7 @@ pub(super) fn suits<T: Scalar>(basis: &Basis<T>, plan: &Plan) -> Result<bool> {
 /// Assembles `plan`'s H and S into `outputs` = [(h, ld_h), (s, ld_s)] (checked by the caller to
 /// hold `plan.size()` square matrices).
 pub(super) fn hamiltonian<T: Scalar>(
-    basis: &Basis<T>,
+    basis: &Sturmian<T>,
     spec: &HamiltonianSpec,
     order: Order,
     plan: &Plan,

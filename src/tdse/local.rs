@@ -1,4 +1,4 @@
-//! Ranks inside one process: the [`Communicator`] of a [`super::Team`]'s members (one thread per
+//! Ranks inside one process: the [`Communicator`] of a [`super::Tdse`]'s members (one thread per
 //! member, one member per GPU). Halo planes travel over channels between neighbouring members;
 //! sums are sent to every member and added in member order, so every member gets bit-identical
 //! sums.

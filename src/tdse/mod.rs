@@ -36,7 +36,7 @@
 //! ψ^{n−1}, the time and the step count of the last completed step (the message gives the count;
 //! a further `step` continues exactly); after `relax`, the normalised iterate of the last
 //! completed step, as a relaxation of that length leaves it (energy, steps and converged are not
-//! written). A [`Team`] asks the calling thread after every step of its members, which all get the
+//! written). A [`Tdse`] asks the calling thread after every step of its members, which all get the
 //! same answer and so stop at the same step. A rank of an MPI run asks its own thread, which
 //! other ranks do not see: its wish to stop is summed over the ranks in the next reduction the
 //! run makes anyway (the norm check every `norm_check_interval` steps, the renormalisation every
@@ -60,7 +60,7 @@ pub mod scheme;
 pub mod team;
 pub mod tridiagonal;
 
-pub use team::Team;
+pub use team::Tdse;
 
 use crate::backend::{self, Backend};
 use crate::error::{Error, Result};
@@ -116,7 +116,7 @@ pub const RELAX_CHECK_INTERVAL: u64 = 50;
 
 /// What a long run (`step`, `relax`) asks after every step: whether to go on (module docs,
 /// "Stopping a run"). A [`Tracker`] (the calling thread's progress callback and time limit) is
-/// one; a [`Team`]'s members ask the calling thread through another.
+/// one; a [`Tdse`]'s members ask the calling thread through another.
 pub trait Checkpoint {
     /// True when a callback or a time limit watches: the device then finishes each step before
     /// it is reported.

@@ -1,4 +1,4 @@
-//! One problem on several GPUs of one process: a [`Team`] splits its planes along x into one
+//! One problem on several GPUs of one process: a [`Tdse`] splits its planes along x into one
 //! slab per member ([`Propagator`] on its own device, or on the CPU), joins neighbouring members
 //! by the in-process [`super::local`] communicator and drives them from one thread each, so the
 //! members' interior updates run at once and their halo planes travel while they do (as between
@@ -25,7 +25,7 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
 /// Propagators sharing one grid's planes, one per device (module docs).
-pub struct Team {
+pub struct Tdse {
     grid: Grid,
     members: Vec<Propagator>,
     /// Planes of each member, relative to the team's first plane.
@@ -35,7 +35,7 @@ pub struct Team {
     devices: DeviceSet,
 }
 
-impl Team {
+impl Tdse {
     /// A team on `grid`'s owned planes with one member per device of `devices`, in x order.
     pub fn new(grid: Grid, params: Params, devices: &DeviceSet) -> Result<Self> {
         grid.validate()?;
@@ -54,7 +54,7 @@ impl Team {
             members.push(Propagator::with_backend(slab, params, backend)?);
         }
         let (comms, failed) = local::communicators(m);
-        let mut team = Team { grid, members, planes, failed, devices: devices.clone() };
+        let mut team = Tdse { grid, members, planes, failed, devices: devices.clone() };
         if m > 1 {
             let comms: Vec<_> = comms.into_iter().map(|c| Some(Box::new(c) as Box<dyn Communicator>)).collect();
             let comms = std::sync::Mutex::new(comms);
@@ -149,7 +149,7 @@ impl Team {
         self.relayed(&mut tracker, |p, checkpoint| p.step_with(n_steps, checkpoint)).map(drop)
     }
 
-    /// [`Propagator::relax`] on every member at once, stopped as [`Team::step`].
+    /// [`Propagator::relax`] on every member at once, stopped as [`Tdse::step`].
     pub fn relax(&mut self, max_steps: u64, energy_tolerance: f64) -> Result<Relaxation> {
         let mut tracker = Tracker::start(c"atomgpu_tdse_relax");
         let mut results =
@@ -296,7 +296,7 @@ impl Team {
         backend::fan_out(&self.failed, work, |_, (p, d), _| f(p, d))
     }
 
-    /// [`Team::each_with`] on one thread per member while `coordinate` runs on the calling thread.
+    /// [`Tdse::each_with`] on one thread per member while `coordinate` runs on the calling thread.
     fn each_coordinated<D: Send, T: Send>(
         &mut self,
         data: Vec<D>,
