@@ -280,6 +280,93 @@ typedef int32_t (*atomgpu_progress_callback)(void *user_data,
                                              double total);
 
 /**
+ * A CR model and its settings, for `atomgpu_cr_create`. Level indices are 0-based; every array
+ * holds the count of its group (`n_levels`, `n_excitations`, `n_ionizations` entries, or 6 and 5
+ * coefficients per transition). An error about a field is reported at the argument `desc`, the
+ * message naming the field (and element): "argument `desc`: field `charges`[2] must be >= 0".
+ */
+typedef struct atomgpu_cr_model_desc {
+    /**
+     * Number of levels (>= 1).
+     */
+    int64_t n_levels;
+    /**
+     * Ion charge Z_l of each level (`n_levels`, finite, >= 0).
+     */
+    const double *charges;
+    /**
+     * Statistical weight of each level (`n_levels`, finite, > 0), or NULL: all 1.
+     */
+    const double *weights;
+    /**
+     * Number of excitations (>= 0; 0: the five excitation arrays are not read).
+     */
+    int64_t n_excitations;
+    /**
+     * Lower level of excitation i (`n_excitations`).
+     */
+    const int64_t *excitation_lower;
+    /**
+     * Upper level of excitation i (`n_excitations`; the lower level's ion, another level).
+     */
+    const int64_t *excitation_upper;
+    /**
+     * Excitation energy [eV, in [1e-6, 1e6]] (`n_excitations`).
+     */
+    const double *excitation_energy_ev;
+    /**
+     * Collision-strength fit B_0..B_5 of paper eq. 6 (dimensionless, finite): excitation i's at
+     * `excitation_omega[6 i + k]` (6 `n_excitations`).
+     */
+    const double *excitation_omega;
+    /**
+     * Number of ionizations (>= 0; 0: the six ionization arrays are not read).
+     */
+    int64_t n_ionizations;
+    /**
+     * Lower level of ionization i (`n_ionizations`).
+     */
+    const int64_t *ionization_lower;
+    /**
+     * Upper level of ionization i (`n_ionizations`; a level of the next ion, charge Z + 1).
+     */
+    const int64_t *ionization_upper;
+    /**
+     * Ionization energy [eV, in [1e-6, 1e6]] (`n_ionizations`).
+     */
+    const double *ionization_energy_ev;
+    /**
+     * BELI coefficients C_0..C_4 [1e-13 cm^2 eV^2]: ionization i's at `ionization_beli[5 i + k]`
+     * (5 `n_ionizations`).
+     */
+    const double *ionization_beli;
+    /**
+     * Photoionization cross-section coefficient D0 [cm^2] of paper eq. 12 (`n_ionizations`).
+     */
+    const double *ionization_d0_cm2;
+    /**
+     * Photoionization cross-section coefficient D1 [cm^2] of paper eq. 12 (`n_ionizations`).
+     */
+    const double *ionization_d1_cm2;
+    /**
+     * `ATOMGPU_STATS_FERMI_DIRAC` or `ATOMGPU_STATS_MAXWELL_BOLTZMANN`.
+     */
+    int32_t stats;
+    /**
+     * Gauss-Legendre nodes per panel of every rate integral (in [2, 256]).
+     */
+    int32_t nodes;
+    /**
+     * Accuracy parameter p of every rate integral (in [1, 15]: upper limits at 10^-p).
+     */
+    double accuracy_p;
+    /**
+     * Black-body radiation temperature T_r [eV, in [1e-4, 1e6]].
+     */
+    double tr_ev;
+} atomgpu_cr_model_desc;
+
+/**
  * Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. With the documented
  * convention (`convention` 0), a line from lower state (E'') to upper state (E') is kept when
  * nu = E' - E'' > 0, nu lies in `freq_window`, E'' - zpe in `lower_energy`, E' - zpe in
@@ -826,41 +913,18 @@ int32_t atomgpu_set_progress(atomgpu_progress_callback callback,
 int32_t atomgpu_set_time_limit(double seconds);
 
 /**
- * Creates a CR model. `charges[l]` is the ion charge of level l (finite, >= 0); `weights` its
- * statistical weight (finite, > 0; NULL: all 1). Excitation i goes from level
- * `excitation_lower[i]` to `excitation_upper[i]` (same ion) with energy [eV, in [1e-6, 1e6]] and
- * collision strength `excitation_omega[6*i + k]` = B_k (eq. 6, dimensionless, finite); ionization
- * i from `ionization_lower[i]` to `ionization_upper[i]` (a level of the next ion) with energy
- * [eV, in [1e-6, 1e6]], BELI coefficients `ionization_beli[5*i + k]` [1e-13 cm^2 eV^2] and
- * photoionization D0, D1 [cm^2]. `n_excitations` or `n_ionizations` may be 0 (arrays then
- * ignored). `stats`: `ATOMGPU_STATS_*`; `accuracy_p` and `nodes`: the quadrature of every rate;
- * `tr_ev`: black-body radiation temperature [eV, in [1e-4, 1e6]]. On success `*model` receives
- * the handle. Every array is checked before anything is read into the model; a model too large
- * for the memory available fails with `ATOMGPU_ERR_OUT_OF_MEMORY`.
+ * Creates a CR model from the descriptor `desc` (`atomgpu_cr_model_desc`: the levels, the
+ * excitations (energy and collision strength B_k of paper eq. 6) and ionizations (energy, BELI
+ * coefficients, photoionization D0, D1), the statistics, the quadrature of every rate and the
+ * black-body temperature). On success `*model` receives the handle. Every array is checked
+ * before anything is read into the model; an error about a field is reported at `desc` naming
+ * the field; a model too large for the memory available fails with `ATOMGPU_ERR_OUT_OF_MEMORY`.
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above.
+ * `desc` must be NULL or point to a descriptor whose pointers are NULL or valid for the number
+ * of elements its fields document; `model` must be NULL or writable.
  */
-int32_t atomgpu_cr_create(int64_t n_levels,
-                          const double *charges,
-                          const double *weights,
-                          int64_t n_excitations,
-                          const int64_t *excitation_lower,
-                          const int64_t *excitation_upper,
-                          const double *excitation_energy_ev,
-                          const double *excitation_omega,
-                          int64_t n_ionizations,
-                          const int64_t *ionization_lower,
-                          const int64_t *ionization_upper,
-                          const double *ionization_energy_ev,
-                          const double *ionization_beli,
-                          const double *ionization_d0_cm2,
-                          const double *ionization_d1_cm2,
-                          int32_t stats,
-                          double accuracy_p,
-                          int32_t nodes,
-                          double tr_ev,
-                          struct atomgpu_cr **model);
+int32_t atomgpu_cr_create(const struct atomgpu_cr_model_desc *desc, struct atomgpu_cr **model);
 
 /**
  * Destroys a model. NULL is a no-op; a model already destroyed, or a handle of another family,

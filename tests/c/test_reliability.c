@@ -152,6 +152,16 @@ static const double *A(const double *values, size_t n, int pos) {
     return copy;
 }
 
+/* A field of a struct argument at `pos` (a descriptor's arrays and settings), broken only when
+ * the argument row under test names that field: the rows of one struct argument share its
+ * position, so the field's name tells which of them breaks (`brk_field`, set from the row). */
+static const char *brk_field = NULL;
+#define FIELD(name) (brk_field != NULL && strcmp(brk_field, (name)) == 0)
+#define PF(ptr, pos, name) (FIELD(name) ? P(ptr, pos) : (ptr))
+#define NF(n, pos, name) (FIELD(name) ? N(n, pos) : (n))
+#define XF(x, pos, name) (FIELD(name) ? X(x, pos) : (x))
+#define AF(values, n, pos, name) (FIELD(name) ? A(values, n, pos) : (values))
+
 /* ------------------------------------------------------------------------------------------ */
 /* Fixtures (made inside each child). */
 
@@ -172,10 +182,18 @@ static const double x_omega[6] = {0.5, 1.0, 0.3, -0.1, 0.0, 0.0}, i_beli[5] = {3
 static const double i_d0[1] = {5e-18}, i_d1[1] = {4e-19};
 static const double pops[NL] = {6e20, 3e20, 1e20};
 
+/* The CR model's descriptor: Maxwell-Boltzmann, p = 5 with 8 nodes, T_r = 1 eV. */
+static atomgpu_cr_model_desc cr_desc(void) {
+    atomgpu_cr_model_desc d = {NL,       charges, NULL, 1,    x_lower, x_upper, x_energy,
+                               x_omega,  1,       i_lower, i_upper, i_energy, i_beli, i_d0,
+                               i_d1,     ATOMGPU_STATS_MAXWELL_BOLTZMANN, 8, 5.0, 1.0};
+    return d;
+}
+
 static atomgpu_cr *make_cr(void) {
     atomgpu_cr *model = NULL;
-    int32_t s = atomgpu_cr_create(NL, charges, NULL, 1, x_lower, x_upper, x_energy, x_omega, 1, i_lower, i_upper,
-                                  i_energy, i_beli, i_d0, i_d1, ATOMGPU_STATS_MAXWELL_BOLTZMANN, 5.0, 8, 1.0, &model);
+    atomgpu_cr_model_desc d = cr_desc();
+    int32_t s = atomgpu_cr_create(&d, &model);
     if (s != ATOMGPU_OK) {
         printf("    fixture: atomgpu_cr_create failed: %s\n", message());
         exit(1);
@@ -337,11 +355,21 @@ static int32_t call_inverse_bremsstrahlung(void) {
 static int32_t call_cr_create(void) {
     atomgpu_cr *model = (atomgpu_cr *)&untouched; /* a sentinel value, never a handle */
     atomgpu_cr *before = model;
-    int32_t s = atomgpu_cr_create(N(NL, 1), A(charges, NL, 2), NULL, N(1, 4), P(x_lower, 5), P(x_upper, 6),
-                                  A(x_energy, 1, 7), A(x_omega, 6, 8), N(1, 9), P(i_lower, 10), P(i_upper, 11),
-                                  A(i_energy, 1, 12), A(i_beli, 5, 13), A(i_d0, 1, 14), A(i_d1, 1, 15),
-                                  ATOMGPU_STATS_MAXWELL_BOLTZMANN, X(5.0, 17), 8, X(1.0, 19),
-                                  BRK(K_NULL, 20) ? NULL : &model);
+    atomgpu_cr_model_desc d = cr_desc();
+    d.n_levels = NF(NL, 1, "n_levels"), d.charges = AF(charges, NL, 1, "charges");
+    d.n_excitations = NF(1, 1, "n_excitations");
+    d.excitation_lower = PF(x_lower, 1, "excitation_lower"), d.excitation_upper = PF(x_upper, 1, "excitation_upper");
+    d.excitation_energy_ev = AF(x_energy, 1, 1, "excitation_energy_ev");
+    d.excitation_omega = AF(x_omega, 6, 1, "excitation_omega");
+    d.n_ionizations = NF(1, 1, "n_ionizations");
+    d.ionization_lower = PF(i_lower, 1, "ionization_lower"), d.ionization_upper = PF(i_upper, 1, "ionization_upper");
+    d.ionization_energy_ev = AF(i_energy, 1, 1, "ionization_energy_ev");
+    d.ionization_beli = AF(i_beli, 5, 1, "ionization_beli");
+    d.ionization_d0_cm2 = AF(i_d0, 1, 1, "ionization_d0_cm2"), d.ionization_d1_cm2 = AF(i_d1, 1, 1, "ionization_d1_cm2");
+    d.accuracy_p = XF(5.0, 1, "accuracy_p"), d.tr_ev = XF(1.0, 1, "tr_ev");
+    if (FIELD("stats") && BRK(K_NEG, 1)) d.stats = -1;
+    if (FIELD("nodes") && BRK(K_NEG, 1)) d.nodes = -1;
+    int32_t s = atomgpu_cr_create(PF(&d, 1, "desc"), BRK(K_NULL, 2) ? NULL : &model);
     untouched = model == before, finite = 1;
     if (s == ATOMGPU_OK) atomgpu_cr_destroy(model);
     return s;
@@ -1192,23 +1220,26 @@ static const struct argument arguments[] = {
     {call_inverse_bremsstrahlung, "rates_inverse_bremsstrahlung", 7, "tr_ev", "nai"},
     {call_inverse_bremsstrahlung, "rates_inverse_bremsstrahlung", 8, "z2n_cm3", "nai"},
     {call_inverse_bremsstrahlung, "rates_inverse_bremsstrahlung", 9, "heating", "n"},
+    {call_cr_create, "cr_create", 1, "desc", "n"},
     {call_cr_create, "cr_create", 1, "n_levels", "zmh"},
-    {call_cr_create, "cr_create", 2, "charges", "nai"},
-    {call_cr_create, "cr_create", 4, "n_excitations", "mh"},
-    {call_cr_create, "cr_create", 5, "excitation_lower", "n"},
-    {call_cr_create, "cr_create", 6, "excitation_upper", "n"},
-    {call_cr_create, "cr_create", 7, "excitation_energy_ev", "nai"},
-    {call_cr_create, "cr_create", 8, "excitation_omega", "nai"},
-    {call_cr_create, "cr_create", 9, "n_ionizations", "mh"},
-    {call_cr_create, "cr_create", 10, "ionization_lower", "n"},
-    {call_cr_create, "cr_create", 11, "ionization_upper", "n"},
-    {call_cr_create, "cr_create", 12, "ionization_energy_ev", "nai"},
-    {call_cr_create, "cr_create", 13, "ionization_beli", "nai"},
-    {call_cr_create, "cr_create", 14, "ionization_d0_cm2", "nai"},
-    {call_cr_create, "cr_create", 15, "ionization_d1_cm2", "nai"},
-    {call_cr_create, "cr_create", 17, "accuracy_p", "ai"},
-    {call_cr_create, "cr_create", 19, "tr_ev", "ai"},
-    {call_cr_create, "cr_create", 20, "model", "n"},
+    {call_cr_create, "cr_create", 1, "charges", "nai"},
+    {call_cr_create, "cr_create", 1, "n_excitations", "mh"},
+    {call_cr_create, "cr_create", 1, "excitation_lower", "n"},
+    {call_cr_create, "cr_create", 1, "excitation_upper", "n"},
+    {call_cr_create, "cr_create", 1, "excitation_energy_ev", "nai"},
+    {call_cr_create, "cr_create", 1, "excitation_omega", "nai"},
+    {call_cr_create, "cr_create", 1, "n_ionizations", "mh"},
+    {call_cr_create, "cr_create", 1, "ionization_lower", "n"},
+    {call_cr_create, "cr_create", 1, "ionization_upper", "n"},
+    {call_cr_create, "cr_create", 1, "ionization_energy_ev", "nai"},
+    {call_cr_create, "cr_create", 1, "ionization_beli", "nai"},
+    {call_cr_create, "cr_create", 1, "ionization_d0_cm2", "nai"},
+    {call_cr_create, "cr_create", 1, "ionization_d1_cm2", "nai"},
+    {call_cr_create, "cr_create", 1, "stats", "m"},
+    {call_cr_create, "cr_create", 1, "nodes", "m"},
+    {call_cr_create, "cr_create", 1, "accuracy_p", "ai"},
+    {call_cr_create, "cr_create", 1, "tr_ev", "ai"},
+    {call_cr_create, "cr_create", 2, "model", "n"},
     {call_cr_n_levels, "cr_n_levels", 1, "model", "n"},
     {call_cr_n_levels, "cr_n_levels", 2, "n_levels", "n"},
     {call_cr_initial_state, "cr_initial_state", 1, "model", "n"},
@@ -1692,6 +1723,7 @@ static int run_argument_case(int index, int kind) {
     const struct argument *a = &arguments[index];
     make_fixtures();
     brk = kind * 100 + a->position;
+    brk_field = a->name;
     int32_t s = a->call();
     if (refused(s, a->position, a->name)) return 1;
     if (!untouched) return fail("an output was written on error");
@@ -1750,9 +1782,9 @@ static int run_handle_case(int index, int variant) {
 
 static int create_with_counts(int64_t n_levels, int64_t n_exc, int64_t n_ion, int32_t *status) {
     atomgpu_cr *model = NULL;
-    *status = atomgpu_cr_create(n_levels, charges, NULL, n_exc, x_lower, x_upper, x_energy, x_omega, n_ion, i_lower,
-                                i_upper, i_energy, i_beli, i_d0, i_d1, ATOMGPU_STATS_MAXWELL_BOLTZMANN, 5.0, 8, 1.0,
-                                &model);
+    atomgpu_cr_model_desc d = cr_desc();
+    d.n_levels = n_levels, d.n_excitations = n_exc, d.n_ionizations = n_ion;
+    *status = atomgpu_cr_create(&d, &model);
     return model == NULL;
 }
 
@@ -1771,13 +1803,13 @@ static int case_huge_ionizations(void) {
 static int case_overflowing_excitations(void) {
     int32_t s;
     create_with_counts(NL, HUGE_SIZE, 1, &s);
-    return refused(s, 4, "n_excitations");
+    return refused(s, 1, "n_excitations");
 }
 
 static int case_overflowing_ionizations(void) {
     int32_t s;
     create_with_counts(NL, 1, HUGE_SIZE, &s);
-    return refused(s, 9, "n_ionizations");
+    return refused(s, 1, "n_ionizations");
 }
 
 static int case_huge_levels(void) {
@@ -1797,8 +1829,9 @@ static atomgpu_cr *make_big_model(double **y) {
     z[2] = 2.0;
     p[0] = 6e20, p[1] = 3e20, p[2] = 1e20;
     atomgpu_cr *model = NULL;
-    if (atomgpu_cr_create(BIG, z, NULL, 1, x_lower, x_upper, x_energy, x_omega, 1, i_lower, i_upper, i_energy, i_beli,
-                          i_d0, i_d1, ATOMGPU_STATS_MAXWELL_BOLTZMANN, 5.0, 8, 1.0, &model) != ATOMGPU_OK ||
+    atomgpu_cr_model_desc d = cr_desc();
+    d.n_levels = BIG, d.charges = z;
+    if (atomgpu_cr_create(&d, &model) != ATOMGPU_OK ||
         atomgpu_cr_initial_state(model, p, 3.0, *y) != ATOMGPU_OK) {
         printf("    fixture: the 200000-level model: %s\n", message());
         return NULL;
