@@ -585,6 +585,50 @@ typedef struct atomgpu_scf_params {
 } atomgpu_scf_params;
 
 /**
+ * The WTBS optimisation of `atomgpu_scf_optimise_wtbs`: the starting parameters and the layout
+ * of the basis (as `atomgpu_scf_wtbs_exponents` takes them) and BOBYQA's trust region and budget
+ * (DFRATOM's `$wtbs` and `$bsopt`). An error about a field is reported at the argument
+ * `settings`, the message naming the field (and element).
+ */
+typedef struct atomgpu_scf_wtbs_settings {
+    /**
+     * Number of WTBS groups (>= 1).
+     */
+    int64_t n_groups;
+    /**
+     * The starting (α, β, δ, γ) of each group in DFRATOM's order (4 `n_groups` values): α > 0
+     * (bohr⁻²), β > 1, δ > 0, γ >= 0.
+     */
+    const double *wtbspara;
+    /**
+     * Exponents each symmetry takes from its group's pool (1 to 400; `n_symmetries` entries, the
+     * argument of the call).
+     */
+    const int64_t *nbs;
+    /**
+     * First pool position each symmetry takes (1-based; `n_symmetries` entries).
+     */
+    const int64_t *start;
+    /**
+     * Group of each symmetry (1-based; `n_symmetries` entries).
+     */
+    const int64_t *groups;
+    /**
+     * Initial trust-region radius (finite, > 0; DFRATOM's `rhobeg`).
+     */
+    double rho_begin;
+    /**
+     * Final trust-region radius (0 < rho_end < rho_begin; `rhoend`).
+     */
+    double rho_end;
+    /**
+     * Most SCF evaluations (more than 2 × 4 n_groups + 1, BOBYQA's interpolation set, and at most
+     * 1000000; `maxfun`).
+     */
+    int64_t max_evaluations;
+} atomgpu_scf_wtbs_settings;
+
+/**
  * Parameters of a generated bound-state GSF channel (see `atomgpu_sturmian_add_gsf`).
  */
 typedef struct atomgpu_gsf_params {
@@ -2285,37 +2329,30 @@ int32_t atomgpu_scf_run(const struct atomgpu_scf_params *params,
  * Optimises the WTBS parameters (DFRATOM's `jobtype = 'bsopt'`): minimises the SCF energy of
  * `params` and the occupations over (ln α, ln β, γ, δ) of every group by BOBYQA (a
  * derivative-free trust-region method with bounds: α within a factor 10 of the start, β in
- * [1.2, 4], γ in [0, max(2γ, 5)], δ in [0.5, max(2δ, 20)]) from the start `wtbspara` (α, β, δ,
- * γ per group, DFRATOM's order) with trust radius `rho_begin` down to `rho_end` (0 < rho_end <
- * rho_begin, finite) in at most `max_evaluations` SCFs (more than 2 × 4 n_groups + 1, BOBYQA's
- * interpolation set, and at most 1000000; DFRATOM's `maxfun`). The layout (`nbs`, `start`, `groups`) and angular labels are as in
- * `atomgpu_scf_wtbs_exponents` and `atomgpu_scf_run`. Writes the optimised parameters
- * (`wtbs_optimised`, same order as `wtbspara`), their exponents (`n_exponents` = Σ nbs), the
- * energies of their SCF (4 values as `atomgpu_scf_run`), the SCFs run and `converged` = 1 when
- * the trust radius reached `rho_end` (0: the evaluations ran out first; the parameters are then
- * the best found). Every SCF runs on the current backend. An evaluation whose SCF fails for its
- * basis counts as +∞ (BOBYQA's barrier); a failure of the start or of the final SCF is this
- * call's error. A long call: the progress callback and the time limit can stop it
- * (`ATOMGPU_ERR_CANCELLED`, nothing written); its reports' `done` counts the SCFs completed
- * (the start, BOBYQA's evaluations, the final one), of `total` = `max_evaluations` + 2, and comes
- * at every cycle of every SCF.
+ * [1.2, 4], γ in [0, max(2γ, 5)], δ in [0.5, max(2δ, 20)]) from the start `settings.wtbspara`
+ * with trust radius `settings.rho_begin` down to `settings.rho_end` in at most
+ * `settings.max_evaluations` SCFs (`atomgpu_scf_wtbs_settings`). The layout (`settings.nbs`,
+ * `.start`, `.groups`) and angular labels are as in `atomgpu_scf_wtbs_exponents` and
+ * `atomgpu_scf_run`. Writes the optimised parameters (`wtbs_optimised`, 4 n_groups values in the
+ * order of `wtbspara`), their exponents (`n_exponents` = Σ nbs), the energies of their SCF (4
+ * values as `atomgpu_scf_run`), the SCFs run and `converged` = 1 when the trust radius reached
+ * `rho_end` (0: the evaluations ran out first; the parameters are then the best found). Every
+ * SCF runs on the current backend. An evaluation whose SCF fails for its basis counts as +∞
+ * (BOBYQA's barrier); a failure of the start or of the final SCF is this call's error. A long
+ * call: the progress callback and the time limit can stop it (`ATOMGPU_ERR_CANCELLED`, nothing
+ * written); its reports' `done` counts the SCFs completed (the start, BOBYQA's evaluations, the
+ * final one), of `total` = `max_evaluations` + 2, and comes at every cycle of every SCF.
  *
  * # Safety
- * `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
+ * `params` and `settings` must be NULL or valid (the arrays of `settings` holding the counts
+ * its fields document); arrays must be NULL or hold the counts documented.
  */
 int32_t atomgpu_scf_optimise_wtbs(const struct atomgpu_scf_params *params,
                                   int64_t n_symmetries,
                                   const int32_t *angular,
                                   const int64_t *closed,
                                   const double *open_electrons,
-                                  int64_t n_groups,
-                                  const double *wtbspara,
-                                  const int64_t *nbs,
-                                  const int64_t *start,
-                                  const int64_t *groups,
-                                  double rho_begin,
-                                  double rho_end,
-                                  int64_t max_evaluations,
+                                  const struct atomgpu_scf_wtbs_settings *settings,
                                   double *wtbs_optimised,
                                   int64_t n_exponents,
                                   double *exponents,

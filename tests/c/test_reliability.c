@@ -972,10 +972,12 @@ static int32_t call_scf_optimise(void) {
     int64_t evaluations = ISENTINEL;
     int32_t converged = ISENTINEL;
     fill(optimised, 4, SENTINEL), fill(e, 4, SENTINEL);
+    atomgpu_scf_wtbs_settings w = {NF(1, 6, "n_groups"),  AF(scf_wtbspara, 4, 6, "wtbspara"), PF(scf_one, 6, "nbs"),
+                                   PF(scf_one, 6, "start"), PF(scf_one, 6, "groups"),         XF(0.2, 6, "rho_begin"),
+                                   XF(1e-3, 6, "rho_end"),  NF(40, 6, "max_evaluations")};
     int32_t s = atomgpu_scf_optimise_wtbs(BRK(K_NULL, 1) ? NULL : &p, N(1, 2), P(scf_angular, 3), P(scf_one, 4),
-                                          A(scf_open, 1, 5), N(1, 6), A(scf_wtbspara, 4, 7), P(scf_one, 8), P(scf_one, 9),
-                                          P(scf_one, 10), X(0.2, 11), X(1e-3, 12), N(40, 13), P(optimised, 14), N(1, 15),
-                                          P(&exponent, 16), P(e, 17), P(&evaluations, 18), P(&converged, 19));
+                                          A(scf_open, 1, 5), PF(&w, 6, "settings"), P(optimised, 7), N(1, 8),
+                                          P(&exponent, 9), P(e, 10), P(&evaluations, 11), P(&converged, 12));
     untouched = all_equal(optimised, 4, SENTINEL) && exponent == SENTINEL && all_equal(e, 4, SENTINEL) &&
                 evaluations == ISENTINEL && converged == ISENTINEL;
     finite = all_finite(optimised, 4) && isfinite(exponent) && all_finite(e, 4);
@@ -1521,20 +1523,21 @@ static const struct argument arguments[] = {
     {call_scf_optimise, "scf_optimise_wtbs", 3, "angular", "n"},
     {call_scf_optimise, "scf_optimise_wtbs", 4, "closed", "n"},
     {call_scf_optimise, "scf_optimise_wtbs", 5, "open_electrons", "nai"},
+    {call_scf_optimise, "scf_optimise_wtbs", 6, "settings", "n"},
     {call_scf_optimise, "scf_optimise_wtbs", 6, "n_groups", "zmh"},
-    {call_scf_optimise, "scf_optimise_wtbs", 7, "wtbspara", "nai"},
-    {call_scf_optimise, "scf_optimise_wtbs", 8, "nbs", "n"},
-    {call_scf_optimise, "scf_optimise_wtbs", 9, "start", "n"},
-    {call_scf_optimise, "scf_optimise_wtbs", 10, "groups", "n"},
-    {call_scf_optimise, "scf_optimise_wtbs", 11, "rho_begin", "ai"},
-    {call_scf_optimise, "scf_optimise_wtbs", 12, "rho_end", "ai"},
-    {call_scf_optimise, "scf_optimise_wtbs", 13, "max_evaluations", "zmh"},
-    {call_scf_optimise, "scf_optimise_wtbs", 14, "wtbs_optimised", "n"},
-    {call_scf_optimise, "scf_optimise_wtbs", 15, "n_exponents", "zmh"},
-    {call_scf_optimise, "scf_optimise_wtbs", 16, "exponents", "n"},
-    {call_scf_optimise, "scf_optimise_wtbs", 17, "energies", "n"},
-    {call_scf_optimise, "scf_optimise_wtbs", 18, "evaluations", "n"},
-    {call_scf_optimise, "scf_optimise_wtbs", 19, "converged", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 6, "wtbspara", "nai"},
+    {call_scf_optimise, "scf_optimise_wtbs", 6, "nbs", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 6, "start", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 6, "groups", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 6, "rho_begin", "ai"},
+    {call_scf_optimise, "scf_optimise_wtbs", 6, "rho_end", "ai"},
+    {call_scf_optimise, "scf_optimise_wtbs", 6, "max_evaluations", "zmh"},
+    {call_scf_optimise, "scf_optimise_wtbs", 7, "wtbs_optimised", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 8, "n_exponents", "zmh"},
+    {call_scf_optimise, "scf_optimise_wtbs", 9, "exponents", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 10, "energies", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 11, "evaluations", "n"},
+    {call_scf_optimise, "scf_optimise_wtbs", 12, "converged", "n"},
     {call_td_default_params, "tdse_default_params", 1, "params", "n"},
     {call_td_create, "tdse_create", 1, "grid", "n"},
     {call_td_create, "tdse_create", 2, "params", "n"},
