@@ -448,6 +448,42 @@ typedef struct atomgpu_intensity_params {
 } atomgpu_intensity_params;
 
 /**
+ * The output arrays of a line list (`atomgpu_linestrength_line_list`, `_line_list_filtered`):
+ * line e at index e of each, `capacity` entries each. An error about a field is reported at the
+ * argument `lines`, the message naming the field.
+ */
+typedef struct atomgpu_line_arrays {
+    /**
+     * Entries each array holds (>= 0; a list longer than it is refused, nothing written).
+     */
+    int64_t capacity;
+    /**
+     * ExoMol ID (1-based) of the upper state.
+     */
+    int64_t *upper_id;
+    /**
+     * ExoMol ID (1-based) of the lower state.
+     */
+    int64_t *lower_id;
+    /**
+     * Einstein A in s^-1.
+     */
+    double *einstein_a;
+    /**
+     * Wavenumber nu in cm^-1.
+     */
+    double *wavenumber;
+    /**
+     * Line strength S in Debye^2.
+     */
+    double *linestrength;
+    /**
+     * Intensity I in cm/molecule (emission: the emissivity, erg s^-1 sr^-1 per molecule).
+     */
+    double *intensity;
+} atomgpu_line_arrays;
+
+/**
  * TROVE's line-list rules beyond the windows and thresholds of `atomgpu_intensity_params`
  * (`atomgpu_linestrength_line_list_filtered`, `atomgpu_linestrength_write_exomol`); a NULL
  * pointer to it means no rule: every J, every species pair, the full sum over the component
@@ -482,6 +518,47 @@ typedef struct atomgpu_line_filters {
     int32_t n_gamma_pair;
     int32_t gamma_pair[16];
 } atomgpu_line_filters;
+
+/**
+ * The output arrays of `atomgpu_linestrength_transition_moments`: moment e at index e of each,
+ * `capacity` entries each (`components`: 27 per moment). An error about a field is reported at
+ * the argument `moments`, the message naming the field.
+ */
+typedef struct atomgpu_moment_arrays {
+    /**
+     * Moments each array holds (>= 0; more moments than it are refused, nothing written).
+     */
+    int64_t capacity;
+    /**
+     * ExoMol ID (1-based) of the final state F.
+     */
+    int64_t *upper_id;
+    /**
+     * ExoMol ID (1-based) of the initial state I.
+     */
+    int64_t *lower_id;
+    /**
+     * nu = E_F - E_I in cm^-1.
+     */
+    double *wavenumber;
+    /**
+     * |TM| in Debye.
+     */
+    double *moment;
+    /**
+     * A_vib in s^-1.
+     */
+    double *einstein_a;
+    /**
+     * I in cm/molecule.
+     */
+    double *intensity;
+    /**
+     * tm(m, d_I, d_F) in Debye, 27 `capacity` entries: moment e's at `27 e + m + 3 (d_I + 3 d_F)`,
+     * m = 0, 1, 2 for x, y, z; zero where d_I or d_F is beyond the level's components.
+     */
+    double *components;
+} atomgpu_moment_arrays;
 
 /**
  * One line of a streamed list (`atomgpu_linestrength_lines_of_lower_batch`).
@@ -1513,7 +1590,7 @@ int32_t atomgpu_linestrength_amplitudes(struct atomgpu_linestrength *handle,
  * TROVE). Lines come ordered by lower state, then by position of the upper block in
  * `upper_blocks`, then by upper state. The call works in batches of `params->batch` lower states
  * and replaces the batch loaded by `atomgpu_linestrength_load_lower` (also when it is then
- * refused for `capacity`; a call refused by any other check keeps it).
+ * refused for `lines->capacity`; a call refused by any other check keeps it).
  *
  * - `handle`: the handle.
  * - `lower_block`: 0-based index of the lower block (with stored states).
@@ -1521,19 +1598,15 @@ int32_t atomgpu_linestrength_amplitudes(struct atomgpu_linestrength *handle,
  * - `upper_blocks[n_upper_blocks]`: 0-based indices of the upper blocks (with stored states),
  *   each with |J' - J''| <= 1 and J' + J'' >= 1.
  * - `params`: temperature, partition function, filters and thresholds (every field checked).
- * - `capacity` (>= 0): entries each output array holds.
+ * - `lines` (`atomgpu_line_arrays`): the output arrays, `lines->capacity` entries each: the
+ *   upper and lower ExoMol IDs (1-based), A (s^-1), nu (cm^-1), S (Debye^2) and I (cm/molecule)
+ *   of line e at index e; or NULL for a count query.
  * - `n_lines` (output): number of lines.
- * - `upper_id`, `lower_id` (outputs, `capacity` entries): ExoMol IDs (1-based) of the two states.
- * - `einstein_a` (output, `capacity`): A in s^-1.
- * - `wavenumber` (output, `capacity`): nu in cm^-1.
- * - `linestrength` (output, `capacity`): S in Debye^2.
- * - `intensity` (output, `capacity`): I in cm/molecule.
  *
- * Count query: with `upper_id` NULL only `*n_lines` is written (the other output arrays may be
- * NULL, `capacity` is not used); the whole list is computed to count it. Otherwise all six arrays
- * must be non-NULL; when the count exceeds `capacity` the call fails with
- * `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives the count needed) and writes
- * nothing.
+ * Count query: with `lines` NULL only `*n_lines` is written; the whole list is computed to count
+ * it. Otherwise every array of `lines` must be non-NULL and `capacity` >= 0; when the count
+ * exceeds `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at `lines` (the message
+ * names its field `capacity` and gives the count needed) and writes nothing.
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1544,14 +1617,8 @@ int32_t atomgpu_linestrength_line_list(struct atomgpu_linestrength *handle,
                                        int32_t n_upper_blocks,
                                        const int32_t *upper_blocks,
                                        const struct atomgpu_intensity_params *params,
-                                       int64_t capacity,
-                                       int64_t *n_lines,
-                                       int64_t *upper_id,
-                                       int64_t *lower_id,
-                                       double *einstein_a,
-                                       double *wavenumber,
-                                       double *linestrength,
-                                       double *intensity);
+                                       const struct atomgpu_line_arrays *lines,
+                                       int64_t *n_lines);
 
 /**
  * As `atomgpu_linestrength_line_list`, judged also by TROVE's further rules (`filters`: J range,
@@ -1561,8 +1628,8 @@ int32_t atomgpu_linestrength_line_list(struct atomgpu_linestrength *handle,
  * - `counts` (output, 5 entries, may be NULL): pairs of (lower, upper) states judged, dropped by
  *   the J range and species rules (whole block pairs, nothing computed), dropped by the energy
  *   and frequency windows, dropped by THRESH_LINE / THRESH_INTES, kept; the four parts sum to
- *   the pairs judged. Written with the lines (not on a count query with `upper_id` NULL, where
- *   it is written too, or on any failure).
+ *   the pairs judged. Written with the lines (and on a count query, `lines` NULL; never on a
+ *   failure).
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1574,14 +1641,8 @@ int32_t atomgpu_linestrength_line_list_filtered(struct atomgpu_linestrength *han
                                                 const int32_t *upper_blocks,
                                                 const struct atomgpu_intensity_params *params,
                                                 const struct atomgpu_line_filters *filters,
-                                                int64_t capacity,
+                                                const struct atomgpu_line_arrays *lines,
                                                 int64_t *n_lines,
-                                                int64_t *upper_id,
-                                                int64_t *lower_id,
-                                                double *einstein_a,
-                                                double *wavenumber,
-                                                double *linestrength,
-                                                double *intensity,
                                                 int64_t *counts);
 
 /**
@@ -1699,22 +1760,19 @@ int32_t atomgpu_linestrength_write_trove(struct atomgpu_linestrength *handle,
  * - `n_upper_blocks` (>= 0), `upper_blocks`: 0-based indices of J = 0 blocks with states.
  * - `params`: `action` must be 2 (TM); temperature, partition function, windows, `thresh_intens`,
  *   `batch` and `convention` are used.
- * - `capacity` (>= 0): moments each output array holds.
+ * - `moments` (`atomgpu_moment_arrays`): the output arrays, `moments->capacity` entries each
+ *   (`components` 27 per moment): the ExoMol IDs of F and I, nu (cm^-1), |TM| (Debye), A_vib
+ *   (s^-1), I (cm/molecule) and the components tm(m, d_I, d_F) (Debye) of moment e; or NULL for
+ *   a count query.
  * - `n_moments` (output): the number of moments kept.
- * - `upper_id`, `lower_id` (outputs, `capacity`): ExoMol IDs of F and I.
- * - `wavenumber`, `moment`, `einstein_a`, `intensity` (outputs, `capacity`): nu (cm^-1), |TM|
- *   (Debye), A_vib (s^-1), I (cm/molecule).
- * - `components` (output, 27 `capacity` entries): moment e's tm(m, d_I, d_F) (Debye) at
- *   `27 e + m + 3 (d_I + 3 d_F)`, m = 0, 1, 2 for x, y, z; zero where d_I or d_F is beyond the
- *   level's components.
  * - `counts` (output, 5 entries, may be NULL): as `atomgpu_linestrength_line_list_filtered`'s
  *   (no pair is dropped by rules).
  *
- * Count query: with `upper_id` NULL only `*n_moments` (and `counts`) is written; the moments are
- * computed to count them. Otherwise all seven arrays must be non-NULL; when the count exceeds
- * `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives
- * the count needed) and writes nothing. Progress: lower states done, task
- * "atomgpu_linestrength_transition_moments".
+ * Count query: with `moments` NULL only `*n_moments` (and `counts`) is written; the moments are
+ * computed to count them. Otherwise every array of `moments` must be non-NULL and `capacity` >=
+ * 0; when the count exceeds `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at
+ * `moments` (the message names its field `capacity` and gives the count needed) and writes
+ * nothing. Progress: lower states done, task "atomgpu_linestrength_transition_moments".
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1725,15 +1783,8 @@ int32_t atomgpu_linestrength_transition_moments(struct atomgpu_linestrength *han
                                                 int32_t n_upper_blocks,
                                                 const int32_t *upper_blocks,
                                                 const struct atomgpu_intensity_params *params,
-                                                int64_t capacity,
+                                                const struct atomgpu_moment_arrays *moments,
                                                 int64_t *n_moments,
-                                                int64_t *upper_id,
-                                                int64_t *lower_id,
-                                                double *wavenumber,
-                                                double *moment,
-                                                double *einstein_a,
-                                                double *intensity,
-                                                double *components,
                                                 int64_t *counts);
 
 /**

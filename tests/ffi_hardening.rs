@@ -123,24 +123,7 @@ fn line_list_params() -> atomgpu_intensity_params {
 /// not written.
 fn count_lines(h: *mut atomgpu_linestrength, lower: i32, upper: i32) -> (i32, i64) {
     let (p, mut n_lines) = (line_list_params(), -7i64);
-    let (no_id, no_value) = (null_mut::<i64>(), null_mut::<f64>());
-    let status = unsafe {
-        atomgpu_linestrength_line_list(
-            h,
-            lower,
-            1,
-            &upper,
-            &p,
-            0,
-            &mut n_lines,
-            no_id,
-            no_id,
-            no_value,
-            no_value,
-            no_value,
-            no_value,
-        )
-    };
+    let status = unsafe { atomgpu_linestrength_line_list(h, lower, 1, &upper, &p, null(), &mut n_lines) };
     (status, n_lines)
 }
 

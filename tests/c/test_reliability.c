@@ -519,10 +519,15 @@ static int32_t call_ls_line_list(void) {
     double a[8], nu[8], strength[8], intensity[8];
     for (int i = 0; i < 8; i++) up_id[i] = lo_id[i] = ISENTINEL;
     fill(a, 8, SENTINEL), fill(nu, 8, SENTINEL), fill(strength, 8, SENTINEL), fill(intensity, 8, SENTINEL);
+    atomgpu_line_arrays lines = {FIELD("capacity") && BRK(K_NEG, 6) ? -1 : 8,
+                                 PF(up_id, 6, "upper_id"),
+                                 PF(lo_id, 6, "lower_id"),
+                                 PF(a, 6, "einstein_a"),
+                                 PF(nu, 6, "wavenumber"),
+                                 PF(strength, 6, "linestrength"),
+                                 PF(intensity, 6, "intensity")};
     int32_t s = atomgpu_linestrength_line_list(P(fixture_ls, 1), 0, (int32_t)N(1, 3), P(uppers, 4),
-                                               BRK(K_NULL, 5) ? NULL : &p, BRK(K_NEG, 6) ? -1 : 8, P(&n_lines, 7),
-                                               up_id, P(lo_id, 9), P(a, 10), P(nu, 11), P(strength, 12),
-                                               P(intensity, 13));
+                                               BRK(K_NULL, 5) ? NULL : &p, &lines, P(&n_lines, 7));
     untouched = n_lines == ISENTINEL && all_equal(a, 8, SENTINEL) && all_equal(intensity, 8, SENTINEL) &&
                 up_id[0] == ISENTINEL;
     finite = n_lines >= 0 && n_lines <= 8 && all_finite(a, (size_t)(n_lines > 0 ? n_lines : 0)) &&
@@ -623,10 +628,15 @@ static int32_t call_ls_line_list_filtered(void) {
     for (int i = 0; i < 8; i++) up_id[i] = lo_id[i] = ISENTINEL;
     for (int i = 0; i < 5; i++) counts[i] = ISENTINEL;
     fill(a, 8, SENTINEL), fill(nu, 8, SENTINEL), fill(strength, 8, SENTINEL), fill(intensity, 8, SENTINEL);
-    int32_t s = atomgpu_linestrength_line_list_filtered(
-        P(fixture_ls, 1), 0, (int32_t)N(1, 3), P(uppers, 4), BRK(K_NULL, 5) ? NULL : &p, &f,
-        BRK(K_NEG, 7) ? -1 : 8, P(&n_lines, 8), up_id, P(lo_id, 10), P(a, 11), P(nu, 12), P(strength, 13),
-        P(intensity, 14), counts);
+    atomgpu_line_arrays lines = {FIELD("capacity") && BRK(K_NEG, 7) ? -1 : 8,
+                                 PF(up_id, 7, "upper_id"),
+                                 PF(lo_id, 7, "lower_id"),
+                                 PF(a, 7, "einstein_a"),
+                                 PF(nu, 7, "wavenumber"),
+                                 PF(strength, 7, "linestrength"),
+                                 PF(intensity, 7, "intensity")};
+    int32_t s = atomgpu_linestrength_line_list_filtered(P(fixture_ls, 1), 0, (int32_t)N(1, 3), P(uppers, 4),
+                                                        BRK(K_NULL, 5) ? NULL : &p, &f, &lines, P(&n_lines, 8), counts);
     untouched = n_lines == ISENTINEL && all_equal(a, 8, SENTINEL) && up_id[0] == ISENTINEL && counts[0] == ISENTINEL;
     finite = n_lines >= 0 && n_lines <= 8 && counts[0] == counts[1] + counts[2] + counts[3] + counts[4] &&
              counts[4] == n_lines && all_finite(a, (size_t)(n_lines > 0 ? n_lines : 0));
@@ -1323,12 +1333,13 @@ static const struct argument arguments[] = {
     {call_ls_line_list, "linestrength_line_list", 4, "upper_blocks", "n"},
     {call_ls_line_list, "linestrength_line_list", 5, "params", "nai"},
     {call_ls_line_list, "linestrength_line_list", 6, "capacity", "m"},
+    {call_ls_line_list, "linestrength_line_list", 6, "upper_id", "n"},
+    {call_ls_line_list, "linestrength_line_list", 6, "lower_id", "n"},
+    {call_ls_line_list, "linestrength_line_list", 6, "einstein_a", "n"},
+    {call_ls_line_list, "linestrength_line_list", 6, "wavenumber", "n"},
+    {call_ls_line_list, "linestrength_line_list", 6, "linestrength", "n"},
+    {call_ls_line_list, "linestrength_line_list", 6, "intensity", "n"},
     {call_ls_line_list, "linestrength_line_list", 7, "n_lines", "n"},
-    {call_ls_line_list, "linestrength_line_list", 9, "lower_id", "n"},
-    {call_ls_line_list, "linestrength_line_list", 10, "einstein_a", "n"},
-    {call_ls_line_list, "linestrength_line_list", 11, "wavenumber", "n"},
-    {call_ls_line_list, "linestrength_line_list", 12, "linestrength", "n"},
-    {call_ls_line_list, "linestrength_line_list", 13, "intensity", "n"},
     {call_ls_state_id, "linestrength_state_id", 1, "handle", "n"},
     {call_ls_state_id, "linestrength_state_id", 3, "state", "m"},
     {call_ls_state_id, "linestrength_state_id", 4, "id", "n"},
@@ -1365,9 +1376,10 @@ static const struct argument arguments[] = {
     {call_ls_line_list_filtered, "linestrength_line_list_filtered", 5, "params", "n"},
     {call_ls_line_list_filtered, "linestrength_line_list_filtered", 6, "filters", "zm"},
     {call_ls_line_list_filtered, "linestrength_line_list_filtered", 7, "capacity", "m"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 7, "upper_id", "n"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 7, "lower_id", "n"},
+    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 7, "intensity", "n"},
     {call_ls_line_list_filtered, "linestrength_line_list_filtered", 8, "n_lines", "n"},
-    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 10, "lower_id", "n"},
-    {call_ls_line_list_filtered, "linestrength_line_list_filtered", 14, "intensity", "n"},
     {call_ls_write_exomol, "linestrength_write_exomol", 1, "handle", "n"},
     {call_ls_write_exomol, "linestrength_write_exomol", 2, "stem", "n"},
     {call_ls_write_exomol, "linestrength_write_exomol", 3, "params", "na"},
@@ -2055,7 +2067,8 @@ static int line_list_of(atomgpu_linestrength *h, atomgpu_intensity_params p, int
     const int32_t uppers[1] = {1};
     int64_t up_id[8], lo_id[8];
     double nu[8], strength[8];
-    return atomgpu_linestrength_line_list(h, 0, 1, uppers, &p, 8, n_lines, up_id, lo_id, a, nu, strength, intensity);
+    const atomgpu_line_arrays lines = {8, up_id, lo_id, a, nu, strength, intensity};
+    return atomgpu_linestrength_line_list(h, 0, 1, uppers, &p, &lines, n_lines);
 }
 
 static int case_ls_dipole_1e300(void) {
