@@ -233,21 +233,25 @@ fn parse(path: &Path) -> syn::File {
     syn::parse_file(&text).unwrap_or_else(|e| panic!("cannot parse {}: {e}", path.display()))
 }
 
+/// The Rust files of src/ffi, sorted, each with its path relative to `root`, parsed.
+fn ffi_files(root: &Path) -> Vec<(String, syn::File)> {
+    let mut files = Vec::new();
+    rust_files(&root.join("src").join("ffi"), &mut files);
+    files.sort();
+    assert!(!files.is_empty(), "no Rust files under src/ffi");
+    files.iter().map(|path| (path.strip_prefix(root).unwrap_or(path).display().to_string(), parse(path))).collect()
+}
+
 #[test]
 fn every_entry_point_is_exported_prefixed_guarded_and_fixed_width() {
     let Some(root) = source_root() else {
         println!("skipped: source tree (src/ffi) not found");
         return;
     };
-    let mut files = Vec::new();
-    rust_files(&root.join("src").join("ffi"), &mut files);
-    files.sort();
-    assert!(!files.is_empty(), "no Rust files under src/ffi");
-
+    let files = ffi_files(&root);
     let mut offenders = Vec::new();
     let mut checked = 0;
-    for path in &files {
-        let file = parse(path);
+    for (rel, file) in &files {
         let mut fns = Vec::new();
         functions(&file.items, &mut fns);
         for f in fns {
@@ -257,8 +261,7 @@ fn every_entry_point_is_exported_prefixed_guarded_and_fixed_width() {
             }
             checked += 1;
             for problem in check_function(f) {
-                let rel = path.strip_prefix(&root).unwrap_or(path);
-                offenders.push(format!("{}: {}: {problem}", rel.display(), f.sig.ident));
+                offenders.push(format!("{rel}: {}: {problem}", f.sig.ident));
             }
         }
     }
@@ -371,18 +374,13 @@ fn every_guard_names_the_arguments_of_its_signature_in_order() {
         println!("skipped: source tree (src/ffi) not found");
         return;
     };
-    let mut files = Vec::new();
-    rust_files(&root.join("src").join("ffi"), &mut files);
-    files.sort();
     let mut offenders = Vec::new();
     let mut checked = 0;
-    for path in &files {
-        let file = parse(path);
+    for (rel, file) in &ffi_files(&root) {
         let mut consts = std::collections::HashMap::new();
         const_lists(&file.items, &mut consts);
         let mut fns = Vec::new();
         functions(&file.items, &mut fns);
-        let rel = path.strip_prefix(&root).unwrap_or(path).display().to_string();
         for f in fns {
             if !(is_extern_c(&f.sig) && has_no_mangle(&f.attrs)) {
                 continue;

@@ -240,6 +240,46 @@ unsafe fn rate_pairs(device: &CudaDevice, kernel: &str, mut params: RatesLaunch,
     Ok(pairs)
 }
 
+/// The columns of a batch of collisional transitions (excitations or ionizations): energy E
+/// [eV], the fit coefficients (omega B0..B5 or beli C0..C4) coefficient-major, and the
+/// statistical weights of the two levels.
+struct Collisional {
+    n: usize,
+    energy: Vec<f64>,
+    coefficients: Vec<f64>,
+    g_lower: Vec<f64>,
+    g_upper: Vec<f64>,
+}
+
+/// The up and down rates of a batch of collisional transitions `t` by `kernel` (an excitation
+/// or ionization kernel, `per_block` pairs per block) with rate prefactor `prefactor`.
+fn collisional_rates(
+    device: &CudaDevice,
+    stats: Statistics,
+    q: &Quadrature,
+    states: &[PlasmaState],
+    t: Collisional,
+    (prefactor, kernel, per_block): (f64, &str, u64),
+) -> Result<RatePairs> {
+    let conds = conditions(stats, states)?;
+    let inputs = Inputs::upload(device, stats, q, &conds)?;
+    let energy = device.upload(&t.energy)?;
+    let coefficients = device.upload(&t.coefficients)?;
+    let g_lower = device.upload(&t.g_lower)?;
+    let g_upper = device.upload(&t.g_upper)?;
+    let params = RatesLaunch {
+        prefactor,
+        energy: address(device, &energy),
+        coefficients: address(device, &coefficients),
+        g_lower: address(device, &g_lower),
+        g_upper: address(device, &g_upper),
+        ..inputs.launch(device, t.n)
+    };
+    // SAFETY: every buffer addressed lives until rate_pairs has downloaded the results, with the
+    // lengths the collisional kernels index (n_states, n_transitions, 6 or 5 n_transitions).
+    unsafe { rate_pairs(device, kernel, params, per_block) }
+}
+
 /// Collisional excitation / de-excitation rates on `device`, see [`super::excitation_rates`]:
 /// `up` = J_up [s^-1 per lower-level ion], `down` = J_down [s^-1 per upper-level ion].
 /// Kernel `excitation_kernel`, one warp per (transition, state) pair.
@@ -251,24 +291,15 @@ pub fn excitation_rates(
     t: &[Excitation],
 ) -> Result<RatePairs> {
     check_excitations(t)?;
-    let conds = conditions(stats, states)?;
-    let inputs = Inputs::upload(device, stats, q, &conds)?;
-    let energy = device.upload(&column(t, |x| x.energy_ev)?)?;
-    let omega = device.upload(&coefficient_major(t, |x| x.omega)?)?;
-    let g_lower = device.upload(&column(t, |x| x.g_lower)?)?;
-    let g_upper = device.upload(&column(t, |x| x.g_upper)?)?;
-    let params = RatesLaunch {
-        prefactor: excitation_prefactor(),
-        energy: address(device, &energy),
-        coefficients: address(device, &omega),
-        g_lower: address(device, &g_lower),
-        g_upper: address(device, &g_upper),
-        ..inputs.launch(device, t.len())
+    let columns = Collisional {
+        n: t.len(),
+        energy: column(t, |x| x.energy_ev)?,
+        coefficients: coefficient_major(t, |x| x.omega)?,
+        g_lower: column(t, |x| x.g_lower)?,
+        g_upper: column(t, |x| x.g_upper)?,
     };
     let kernel = kernel_for(q, "excitation_kernel", "excitation_single_kernel");
-    // SAFETY: every buffer addressed lives until rate_pairs has downloaded the results, with the
-    // lengths excitation_kernel indexes (n_states, n_transitions, 6 n_transitions).
-    unsafe { rate_pairs(device, kernel, params, WARPS_PER_BLOCK) }
+    collisional_rates(device, stats, q, states, columns, (excitation_prefactor(), kernel, WARPS_PER_BLOCK))
 }
 
 /// Collisional ionization / three-body recombination rates on `device`, see
@@ -282,24 +313,15 @@ pub fn ionization_rates(
     t: &[Ionization],
 ) -> Result<RatePairs> {
     check_ionizations(t)?;
-    let conds = conditions(stats, states)?;
-    let inputs = Inputs::upload(device, stats, q, &conds)?;
-    let energy = device.upload(&column(t, |x| x.energy_ev)?)?;
-    let beli = device.upload(&coefficient_major(t, |x| x.beli)?)?;
-    let g_lower = device.upload(&column(t, |x| x.g_lower)?)?;
-    let g_upper = device.upload(&column(t, |x| x.g_upper)?)?;
-    let params = RatesLaunch {
-        prefactor: ionization_prefactor(),
-        energy: address(device, &energy),
-        coefficients: address(device, &beli),
-        g_lower: address(device, &g_lower),
-        g_upper: address(device, &g_upper),
-        ..inputs.launch(device, t.len())
+    let columns = Collisional {
+        n: t.len(),
+        energy: column(t, |x| x.energy_ev)?,
+        coefficients: coefficient_major(t, |x| x.beli)?,
+        g_lower: column(t, |x| x.g_lower)?,
+        g_upper: column(t, |x| x.g_upper)?,
     };
     let kernel = kernel_for(q, "ionization_kernel", "ionization_single_kernel");
-    // SAFETY: every buffer addressed lives until rate_pairs has downloaded the results, with the
-    // lengths ionization_kernel indexes (n_states, n_transitions, 5 n_transitions).
-    unsafe { rate_pairs(device, kernel, params, 1) }
+    collisional_rates(device, stats, q, states, columns, (ionization_prefactor(), kernel, 1))
 }
 
 /// Photoionization rates and heating on `device`, see [`super::photoionization_rates`]:
