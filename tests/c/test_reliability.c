@@ -510,6 +510,20 @@ static int32_t call_ls_amplitudes(void) {
     return s;
 }
 
+/* The output arrays of a line list (8 lines) at argument `pos`, the field a row names broken: a
+ * capacity of -1 or a NULL array. */
+static atomgpu_line_arrays ls_lines(int pos, int64_t *up_id, int64_t *lo_id, double *a, double *nu, double *strength,
+                                    double *intensity) {
+    atomgpu_line_arrays lines = {FIELD("capacity") && BRK(K_NEG, pos) ? -1 : 8,
+                                 PF(up_id, pos, "upper_id"),
+                                 PF(lo_id, pos, "lower_id"),
+                                 PF(a, pos, "einstein_a"),
+                                 PF(nu, pos, "wavenumber"),
+                                 PF(strength, pos, "linestrength"),
+                                 PF(intensity, pos, "intensity")};
+    return lines;
+}
+
 static int32_t call_ls_line_list(void) {
     const int32_t uppers[1] = {1};
     atomgpu_intensity_params p = ls_params();
@@ -519,13 +533,7 @@ static int32_t call_ls_line_list(void) {
     double a[8], nu[8], strength[8], intensity[8];
     for (int i = 0; i < 8; i++) up_id[i] = lo_id[i] = ISENTINEL;
     fill(a, 8, SENTINEL), fill(nu, 8, SENTINEL), fill(strength, 8, SENTINEL), fill(intensity, 8, SENTINEL);
-    atomgpu_line_arrays lines = {FIELD("capacity") && BRK(K_NEG, 6) ? -1 : 8,
-                                 PF(up_id, 6, "upper_id"),
-                                 PF(lo_id, 6, "lower_id"),
-                                 PF(a, 6, "einstein_a"),
-                                 PF(nu, 6, "wavenumber"),
-                                 PF(strength, 6, "linestrength"),
-                                 PF(intensity, 6, "intensity")};
+    atomgpu_line_arrays lines = ls_lines(6, up_id, lo_id, a, nu, strength, intensity);
     int32_t s = atomgpu_linestrength_line_list(P(fixture_ls, 1), 0, (int32_t)N(1, 3), P(uppers, 4),
                                                BRK(K_NULL, 5) ? NULL : &p, &lines, P(&n_lines, 7));
     untouched = n_lines == ISENTINEL && all_equal(a, 8, SENTINEL) && all_equal(intensity, 8, SENTINEL) &&
@@ -628,13 +636,7 @@ static int32_t call_ls_line_list_filtered(void) {
     for (int i = 0; i < 8; i++) up_id[i] = lo_id[i] = ISENTINEL;
     for (int i = 0; i < 5; i++) counts[i] = ISENTINEL;
     fill(a, 8, SENTINEL), fill(nu, 8, SENTINEL), fill(strength, 8, SENTINEL), fill(intensity, 8, SENTINEL);
-    atomgpu_line_arrays lines = {FIELD("capacity") && BRK(K_NEG, 7) ? -1 : 8,
-                                 PF(up_id, 7, "upper_id"),
-                                 PF(lo_id, 7, "lower_id"),
-                                 PF(a, 7, "einstein_a"),
-                                 PF(nu, 7, "wavenumber"),
-                                 PF(strength, 7, "linestrength"),
-                                 PF(intensity, 7, "intensity")};
+    atomgpu_line_arrays lines = ls_lines(7, up_id, lo_id, a, nu, strength, intensity);
     int32_t s = atomgpu_linestrength_line_list_filtered(P(fixture_ls, 1), 0, (int32_t)N(1, 3), P(uppers, 4),
                                                         BRK(K_NULL, 5) ? NULL : &p, &f, &lines, P(&n_lines, 8), counts);
     untouched = n_lines == ISENTINEL && all_equal(a, 8, SENTINEL) && up_id[0] == ISENTINEL && counts[0] == ISENTINEL;
