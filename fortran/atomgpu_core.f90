@@ -56,7 +56,7 @@ module atomgpu_core
     ! (c_loc needs a nonzero size): for the array fields of the C structs the wrappers fill. The
     ! array must have the TARGET attribute in the caller, which passes it on as it is.
     interface address_of
-        module procedure address_real, address_real2, address_real4, address_i64
+        module procedure address_real, address_real2, address_i64
     end interface
 
     ! A progress callback for atomgpu_set_progress, to be written with bind(C):
@@ -280,13 +280,6 @@ contains
 
     function address_real2(x) result(p)
         real(c_double), intent(in), contiguous, target :: x(:, :)
-        type(c_ptr) :: p
-        p = c_null_ptr
-        if (size(x) > 0) p = c_loc(x)
-    end function
-
-    function address_real4(x) result(p)
-        real(c_double), intent(in), contiguous, target :: x(:, :, :, :)
         type(c_ptr) :: p
         p = c_null_ptr
         if (size(x) > 0) p = c_loc(x)
