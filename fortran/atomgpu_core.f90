@@ -20,7 +20,7 @@
 !   say) or of another family is reported as ATOMGPU_ERR_INVALID_ARGUMENT, never a crash.
 module atomgpu_core
     use, intrinsic :: iso_c_binding, only: c_int32_t, c_int64_t, c_size_t, c_double, c_char, &
-        c_ptr, c_null_ptr, c_null_char, c_funptr, c_null_funptr, c_funloc, c_associated, c_f_pointer
+        c_ptr, c_null_ptr, c_null_char, c_funptr, c_null_funptr, c_funloc, c_associated, c_f_pointer, c_loc
     implicit none
     private
 
@@ -51,7 +51,14 @@ module atomgpu_core
     public :: atomgpu_host_alloc, atomgpu_host_free
     public :: atomgpu_device_count, atomgpu_resolve_devices
     ! For the family modules (not re-exported by module atomgpu).
-    public :: enter, reject, finish, itoa, size_message, devices_of
+    public :: enter, reject, finish, itoa, size_message, field_size_message, address_of, devices_of
+
+    ! The C address of a contiguous array (of its first element), or C NULL for a zero-size one
+    ! (c_loc needs a nonzero size): for the array fields of the C structs the wrappers fill. The
+    ! array must have the TARGET attribute in the caller, which passes it on as it is.
+    interface address_of
+        module procedure address_real, address_real2, address_i64
+    end interface
 
     ! A progress callback for atomgpu_set_progress, to be written with bind(C):
     !     function my_progress(user_data, task, done, total) bind(C) result(stop)
@@ -278,6 +285,37 @@ contains
         character(len=:), allocatable :: message
         message = "argument `" // name // "`: has " // itoa(got) // " " // what // ", expected " // &
             itoa(expected) // " (" // why // ")"
+    end function
+
+    ! size_message for an array that fills field `field` of the C struct argument `parameter`:
+    ! "argument `desc`: field `charges` has 2 elements, expected 3 (why)".
+    function field_size_message(parameter, field, got, what, expected, why) result(message)
+        character(len=*), intent(in) :: parameter, field, what, why
+        integer(c_int64_t), intent(in) :: got, expected
+        character(len=:), allocatable :: message
+        message = "argument `" // parameter // "`: field `" // field // "` has " // itoa(got) // " " // what // &
+            ", expected " // itoa(expected) // " (" // why // ")"
+    end function
+
+    function address_real(x) result(p)
+        real(c_double), intent(in), contiguous, target :: x(:)
+        type(c_ptr) :: p
+        p = c_null_ptr
+        if (size(x) > 0) p = c_loc(x)
+    end function
+
+    function address_real2(x) result(p)
+        real(c_double), intent(in), contiguous, target :: x(:, :)
+        type(c_ptr) :: p
+        p = c_null_ptr
+        if (size(x) > 0) p = c_loc(x)
+    end function
+
+    function address_i64(x) result(p)
+        integer(c_int64_t), intent(in), contiguous, target :: x(:)
+        type(c_ptr) :: p
+        p = c_null_ptr
+        if (size(x) > 0) p = c_loc(x)
     end function
 
     ! ============================================================================================

@@ -128,6 +128,17 @@ module atomgpu_linestrength
         real(c_double) :: intensity = 0          ! I [cm/molecule]
     end type
 
+    ! C structs atomgpu_line_arrays and atomgpu_moment_arrays, filled by the line-list wrappers
+    ! from their output arrays (the capacity and the arrays' addresses).
+    type, bind(C) :: line_arrays
+        integer(c_int64_t) :: capacity
+        type(c_ptr) :: upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity
+    end type
+    type, bind(C) :: moment_arrays
+        integer(c_int64_t) :: capacity
+        type(c_ptr) :: upper_id, lower_id, wavenumber, moment, einstein_a, intensity, components
+    end type
+
     interface
         function c_atomgpu_linestrength_create(n_vib, dipole, ld_dipole, max_device_bytes, handle) &
                 bind(C, name="atomgpu_linestrength_create") result(status)
@@ -223,33 +234,33 @@ module atomgpu_linestrength
             integer(c_int32_t) :: status
         end function
 
+        ! lines: C NULL for a count query, else the address of a line_arrays.
         function c_atomgpu_linestrength_line_list_filtered(handle, lower_block, n_upper_blocks, upper_blocks, &
-                params, filters, capacity, n_lines, upper_id, lower_id, einstein_a, wavenumber, linestrength, &
-                intensity, counts) bind(C, name="atomgpu_linestrength_line_list_filtered") result(status)
+                params, filters, lines, n_lines, counts) bind(C, name="atomgpu_linestrength_line_list_filtered") &
+                result(status)
             import :: c_int32_t, c_int64_t, c_ptr, atomgpu_intensity_params_t, atomgpu_line_filters_t
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: lower_block, n_upper_blocks
             integer(c_int32_t), intent(in) :: upper_blocks(*)
             type(atomgpu_intensity_params_t), intent(in) :: params
             type(atomgpu_line_filters_t), intent(in) :: filters
-            integer(c_int64_t), value :: capacity
+            type(c_ptr), value :: lines
             integer(c_int64_t), intent(inout) :: n_lines
-            type(c_ptr), value :: upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity
             integer(c_int64_t), intent(inout) :: counts(5)
             integer(c_int32_t) :: status
         end function
 
+        ! moments: C NULL for a count query, else the address of a moment_arrays.
         function c_atomgpu_linestrength_transition_moments(handle, lower_block, n_upper_blocks, upper_blocks, &
-                params, capacity, n_moments, upper_id, lower_id, wavenumber, moment, einstein_a, intensity, &
-                components, counts) bind(C, name="atomgpu_linestrength_transition_moments") result(status)
+                params, moments, n_moments, counts) bind(C, name="atomgpu_linestrength_transition_moments") &
+                result(status)
             import :: c_int32_t, c_int64_t, c_ptr, atomgpu_intensity_params_t
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: lower_block, n_upper_blocks
             integer(c_int32_t), intent(in) :: upper_blocks(*)
             type(atomgpu_intensity_params_t), intent(in) :: params
-            integer(c_int64_t), value :: capacity
+            type(c_ptr), value :: moments
             integer(c_int64_t), intent(inout) :: n_moments
-            type(c_ptr), value :: upper_id, lower_id, wavenumber, moment, einstein_a, intensity, components
             integer(c_int64_t), intent(inout) :: counts(5)
             integer(c_int32_t) :: status
         end function
@@ -367,18 +378,16 @@ module atomgpu_linestrength
             integer(c_int32_t) :: status
         end function
 
+        ! lines: C NULL for a count query (only n_lines written), else the address of a line_arrays.
         function c_atomgpu_linestrength_line_list(handle, lower_block, n_upper_blocks, upper_blocks, params, &
-                capacity, n_lines, upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity) &
-                bind(C, name="atomgpu_linestrength_line_list") result(status)
+                lines, n_lines) bind(C, name="atomgpu_linestrength_line_list") result(status)
             import :: c_int32_t, c_int64_t, c_ptr, atomgpu_intensity_params_t
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: lower_block, n_upper_blocks
             integer(c_int32_t), intent(in) :: upper_blocks(*)
             type(atomgpu_intensity_params_t), intent(in) :: params
-            integer(c_int64_t), value :: capacity
+            type(c_ptr), value :: lines
             integer(c_int64_t), intent(inout) :: n_lines
-            ! NULL upper_id: count query (only n_lines written).
-            type(c_ptr), value :: upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity
             integer(c_int32_t) :: status
         end function
 
@@ -1265,45 +1274,40 @@ contains
         integer(c_int32_t) :: status
         integer(c_int32_t), allocatable :: uppers0(:)
         integer(c_int64_t) :: capacity, counted(5)
-        integer :: o
-        ! Stand-ins for zero-size output arrays (a NULL upper_id would ask for the count only).
+        integer :: position
+        ! Stand-ins for zero-size output arrays (NULL arrays would be refused; NULL `lines` would ask
+        ! for the count only).
         integer(c_int64_t), target :: no_id(1, 2)
         real(c_double), target :: no_value(1, 4)
-        type(c_ptr) :: p(6)
+        type(line_arrays), target :: arrays
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_line_list(h, lower_block, upper_blocks, status, uppers0)
         call check_filters(filters, 6, status)
-        ! C positions of the outputs: one further on in _line_list_filtered (its `filters`).
-        o = merge(1, 0, present(filters) .or. present(counts))
+        ! C position of `lines`: one further on in _line_list_filtered (its `filters`).
+        position = merge(7, 6, present(filters) .or. present(counts))
         capacity = size(upper_id, kind=c_int64_t)
-        call reject(size(lower_id, kind=c_int64_t) == capacity, 9 + o, size_message("lower_id", &
-            size(lower_id, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(einstein_a, kind=c_int64_t) == capacity, 10 + o, size_message("einstein_a", &
-            size(einstein_a, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(wavenumber, kind=c_int64_t) == capacity, 11 + o, size_message("wavenumber", &
-            size(wavenumber, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(linestrength, kind=c_int64_t) == capacity, 12 + o, size_message("linestrength", &
-            size(linestrength, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(intensity, kind=c_int64_t) == capacity, 13 + o, size_message("intensity", &
-            size(intensity, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call check_capacity("lines", "lower_id", size(lower_id, kind=c_int64_t), capacity, position, status)
+        call check_capacity("lines", "einstein_a", size(einstein_a, kind=c_int64_t), capacity, position, status)
+        call check_capacity("lines", "wavenumber", size(wavenumber, kind=c_int64_t), capacity, position, status)
+        call check_capacity("lines", "linestrength", size(linestrength, kind=c_int64_t), capacity, position, status)
+        call check_capacity("lines", "intensity", size(intensity, kind=c_int64_t), capacity, position, status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             if (capacity > 0) then
-                p = [c_loc(upper_id), c_loc(lower_id), c_loc(einstein_a), c_loc(wavenumber), c_loc(linestrength), &
-                    c_loc(intensity)]
+                arrays = line_arrays(capacity, c_loc(upper_id), c_loc(lower_id), c_loc(einstein_a), &
+                    c_loc(wavenumber), c_loc(linestrength), c_loc(intensity))
             else
-                p = [c_loc(no_id(1, 1)), c_loc(no_id(1, 2)), c_loc(no_value(1, 1)), c_loc(no_value(1, 2)), &
-                    c_loc(no_value(1, 3)), c_loc(no_value(1, 4))]
+                arrays = line_arrays(0_c_int64_t, c_loc(no_id(1, 1)), c_loc(no_id(1, 2)), c_loc(no_value(1, 1)), &
+                    c_loc(no_value(1, 2)), c_loc(no_value(1, 3)), c_loc(no_value(1, 4)))
             end if
-            if (o == 1) then
+            if (position == 7) then
                 status = c_atomgpu_linestrength_line_list_filtered(h%ptr, int(lower_block - 1, c_int32_t), &
-                    int(size(upper_blocks), c_int32_t), uppers0, params, filters0(filters), capacity, n_lines, &
-                    p(1), p(2), p(3), p(4), p(5), p(6), counted)
+                    int(size(upper_blocks), c_int32_t), uppers0, params, filters0(filters), c_loc(arrays), n_lines, &
+                    counted)
                 if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
             else
                 status = c_atomgpu_linestrength_line_list(h%ptr, int(lower_block - 1, c_int32_t), &
-                    int(size(upper_blocks), c_int32_t), uppers0, params, capacity, n_lines, p(1), p(2), p(3), p(4), &
-                    p(5), p(6))
+                    int(size(upper_blocks), c_int32_t), uppers0, params, c_loc(arrays), n_lines)
             end if
         end if
         call finish(status, stat, "atomgpu_linestrength_line_list")
@@ -1331,13 +1335,11 @@ contains
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             if (present(filters) .or. present(counts)) then
                 status = c_atomgpu_linestrength_line_list_filtered(h%ptr, int(lower_block - 1, c_int32_t), &
-                    int(size(upper_blocks), c_int32_t), uppers0, params, filters0(filters), 0_c_int64_t, n_lines, &
-                    c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr, counted)
+                    int(size(upper_blocks), c_int32_t), uppers0, params, filters0(filters), c_null_ptr, n_lines, counted)
                 if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
             else
                 status = c_atomgpu_linestrength_line_list(h%ptr, int(lower_block - 1, c_int32_t), &
-                    int(size(upper_blocks), c_int32_t), uppers0, params, 0_c_int64_t, n_lines, c_null_ptr, &
-                    c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr, c_null_ptr)
+                    int(size(upper_blocks), c_int32_t), uppers0, params, c_null_ptr, n_lines)
             end if
         end if
         call finish(status, stat, "atomgpu_linestrength_count_lines")
@@ -1372,37 +1374,45 @@ contains
         integer(c_int32_t) :: status
         integer(c_int32_t), allocatable :: uppers0(:)
         integer(c_int64_t) :: capacity, counted(5)
-        type(c_ptr) :: p(7)
+        type(moment_arrays), target :: arrays
+        type(c_ptr) :: moments
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         call check_line_list(h, lower_block, upper_blocks, status, uppers0)
         capacity = size(upper_id, kind=c_int64_t)
-        call reject(size(lower_id, kind=c_int64_t) == capacity, 9, size_message("lower_id", &
-            size(lower_id, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(wavenumber, kind=c_int64_t) == capacity, 10, size_message("wavenumber", &
-            size(wavenumber, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(moment, kind=c_int64_t) == capacity, 11, size_message("moment", &
-            size(moment, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(einstein_a, kind=c_int64_t) == capacity, 12, size_message("einstein_a", &
-            size(einstein_a, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
-        call reject(size(intensity, kind=c_int64_t) == capacity, 13, size_message("intensity", &
-            size(intensity, kind=c_int64_t), "elements", capacity, "size(upper_id) = capacity"), status)
+        call check_capacity("moments", "lower_id", size(lower_id, kind=c_int64_t), capacity, 6, status)
+        call check_capacity("moments", "wavenumber", size(wavenumber, kind=c_int64_t), capacity, 6, status)
+        call check_capacity("moments", "moment", size(moment, kind=c_int64_t), capacity, 6, status)
+        call check_capacity("moments", "einstein_a", size(einstein_a, kind=c_int64_t), capacity, 6, status)
+        call check_capacity("moments", "intensity", size(intensity, kind=c_int64_t), capacity, 6, status)
         call reject(all(shape(components, kind=c_int64_t) == [3_c_int64_t, 3_c_int64_t, 3_c_int64_t, capacity]), &
-            14, "argument `components`: must have shape (3, 3, 3, capacity), capacity = size(upper_id) = " // &
-            itoa(capacity), status)
+            6, "argument `moments`: field `components` must have shape (3, 3, 3, capacity), capacity = " // &
+            "size(upper_id) = " // itoa(capacity), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
+            ! Capacity 0: a count query (C NULL `moments`).
+            moments = c_null_ptr
             if (capacity > 0) then
-                p = [c_loc(upper_id), c_loc(lower_id), c_loc(wavenumber), c_loc(moment), c_loc(einstein_a), &
-                    c_loc(intensity), c_loc(components)]
-            else
-                p = c_null_ptr
+                arrays = moment_arrays(capacity, c_loc(upper_id), c_loc(lower_id), c_loc(wavenumber), c_loc(moment), &
+                    c_loc(einstein_a), c_loc(intensity), c_loc(components))
+                moments = c_loc(arrays)
             end if
             status = c_atomgpu_linestrength_transition_moments(h%ptr, int(lower_block - 1, c_int32_t), &
-                int(size(upper_blocks), c_int32_t), uppers0, params, capacity, n_moments, p(1), p(2), p(3), p(4), &
-                p(5), p(6), p(7), counted)
+                int(size(upper_blocks), c_int32_t), uppers0, params, moments, n_moments, counted)
             if (status == int(ATOMGPU_OK, c_int32_t) .and. present(counts)) counts = counted
         end if
         call finish(status, stat, "atomgpu_linestrength_transition_moments")
+    end subroutine
+
+    ! The output array `field` of a line list has `got` elements, which must be `capacity`
+    ! (= size(upper_id)): it fills field `field` of the C struct argument `parameter` (`lines`,
+    ! `moments`) at C position `position`.
+    subroutine check_capacity(parameter, field, got, capacity, position, status)
+        character(len=*), intent(in) :: parameter, field
+        integer(c_int64_t), intent(in) :: got, capacity
+        integer, intent(in) :: position
+        integer(c_int32_t), intent(inout) :: status
+        call reject(got == capacity, position, field_size_message(parameter, field, got, "elements", capacity, &
+            "size(upper_id) = capacity"), status)
     end subroutine
 
     ! Checks the 1-based species of the optional `filters` (C argument position `position`); the

@@ -39,6 +39,20 @@ module atomgpu_rates
         type(c_ptr) :: ptr = c_null_ptr
     end type
 
+    ! C struct atomgpu_cr_model_desc, filled by atomgpu_cr_create from its arguments (C level
+    ! indices 0-based; the arrays' addresses, C NULL for a zero-size one).
+    type, bind(C) :: cr_model_desc
+        integer(c_int64_t) :: n_levels
+        type(c_ptr) :: charges, weights
+        integer(c_int64_t) :: n_excitations
+        type(c_ptr) :: excitation_lower, excitation_upper, excitation_energy_ev, excitation_omega
+        integer(c_int64_t) :: n_ionizations
+        type(c_ptr) :: ionization_lower, ionization_upper, ionization_energy_ev, ionization_beli
+        type(c_ptr) :: ionization_d0_cm2, ionization_d1_cm2
+        integer(c_int32_t) :: stats, nodes
+        real(c_double) :: accuracy_p, tr_ev
+    end type
+
     interface
         function c_atomgpu_rates_set_precision(precision) bind(C, name="atomgpu_rates_set_precision") result(status)
             import :: c_int32_t
@@ -136,26 +150,9 @@ module atomgpu_rates
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_cr_create(n_levels, charges, weights, n_excitations, excitation_lower, &
-                excitation_upper, excitation_energy_ev, excitation_omega, n_ionizations, &
-                ionization_lower, ionization_upper, ionization_energy_ev, ionization_beli, &
-                ionization_d0_cm2, ionization_d1_cm2, stats, accuracy_p, nodes, tr_ev, model) &
-                bind(C, name="atomgpu_cr_create") result(status)
-            import :: c_int32_t, c_int64_t, c_double, c_ptr
-            integer(c_int64_t), value :: n_levels
-            real(c_double), intent(in) :: charges(*)
-            type(c_ptr), value :: weights
-            integer(c_int64_t), value :: n_excitations
-            integer(c_int64_t), intent(in) :: excitation_lower(*), excitation_upper(*)
-            real(c_double), intent(in) :: excitation_energy_ev(*), excitation_omega(*)
-            integer(c_int64_t), value :: n_ionizations
-            integer(c_int64_t), intent(in) :: ionization_lower(*), ionization_upper(*)
-            real(c_double), intent(in) :: ionization_energy_ev(*), ionization_beli(*)
-            real(c_double), intent(in) :: ionization_d0_cm2(*), ionization_d1_cm2(*)
-            integer(c_int32_t), value :: stats
-            real(c_double), value :: accuracy_p
-            integer(c_int32_t), value :: nodes
-            real(c_double), value :: tr_ev
+        function c_atomgpu_cr_create(desc, model) bind(C, name="atomgpu_cr_create") result(status)
+            import :: c_int32_t, c_ptr, cr_model_desc
+            type(cr_model_desc), intent(in) :: desc
             type(c_ptr), intent(inout) :: model
             integer(c_int32_t) :: status
         end function
@@ -528,20 +525,28 @@ contains
         if (status /= int(ATOMGPU_OK, c_int32_t)) n_levels = 0
     end subroutine
 
-    ! Checks 1-based level indices `levels` against 1..n_levels (C argument `position`).
-    subroutine check_levels(name, levels, n_levels, position, status)
+    ! Checks 1-based level indices `levels` against 1..n_levels (field `name` of the C argument
+    ! `desc`, position 1).
+    subroutine check_levels(name, levels, n_levels, status)
         character(len=*), intent(in) :: name
         integer(c_int64_t), intent(in) :: levels(:)
         integer(c_int64_t), intent(in) :: n_levels
-        integer, intent(in) :: position
         integer(c_int32_t), intent(inout) :: status
         integer :: i
         do i = 1, size(levels)
-            call reject(levels(i) >= 1 .and. levels(i) <= n_levels, position, &
-                "argument `" // name // "`: element " // itoa(int(i, c_int64_t)) // " is " // &
+            call reject(levels(i) >= 1 .and. levels(i) <= n_levels, 1, &
+                "argument `desc`: field `" // name // "`: element " // itoa(int(i, c_int64_t)) // " is " // &
                 itoa(levels(i)) // ", levels are numbered 1.." // itoa(n_levels) // &
                 " (size(charges)) in Fortran", status)
         end do
+    end subroutine
+
+    ! The size `got` of the array that fills field `field` of atomgpu_cr_model_desc must be `expected`.
+    subroutine check_size(field, got, what, expected, why, status)
+        character(len=*), intent(in) :: field, what, why
+        integer(c_int64_t), intent(in) :: got, expected
+        integer(c_int32_t), intent(inout) :: status
+        call reject(got == expected, 1, field_size_message("desc", field, got, what, expected, why), status)
     end subroutine
 
     ! Makes a CR model (the handle goes into `model`, which must not hold one already).
@@ -557,18 +562,20 @@ contains
     ! cross-section coefficients ionization_d0_cm2(i), ionization_d1_cm2(i) [cm^2] (eq. 12).
     ! Zero-size transition arrays are allowed. stats: ATOMGPU_STATS_*; accuracy_p and nodes: the
     ! quadrature of every rate (see the rates family); tr_ev: black-body radiation temperature
-    ! [eV]. Level indices are integer(c_int64_t).
+    ! [eV]. Level indices are integer(c_int64_t). The wrapper fills the C descriptor
+    ! atomgpu_cr_model_desc: a bad array or setting is reported at its C position 1 (`desc`), the
+    ! message naming the field (the argument's name here); `model` at position 2.
     subroutine atomgpu_cr_create(model, charges, excitation_lower, excitation_upper, &
             excitation_energy_ev, excitation_omega, ionization_lower, ionization_upper, &
             ionization_energy_ev, ionization_beli, ionization_d0_cm2, ionization_d1_cm2, &
             stats, accuracy_p, nodes, tr_ev, weights, stat)
         type(atomgpu_cr_model), intent(inout) :: model
-        real(c_double), intent(in), contiguous :: charges(:)
+        real(c_double), intent(in), contiguous, target :: charges(:)
         integer(c_int64_t), intent(in), contiguous :: excitation_lower(:), excitation_upper(:)
-        real(c_double), intent(in), contiguous :: excitation_energy_ev(:), excitation_omega(:, :)
+        real(c_double), intent(in), contiguous, target :: excitation_energy_ev(:), excitation_omega(:, :)
         integer(c_int64_t), intent(in), contiguous :: ionization_lower(:), ionization_upper(:)
-        real(c_double), intent(in), contiguous :: ionization_energy_ev(:), ionization_beli(:, :)
-        real(c_double), intent(in), contiguous :: ionization_d0_cm2(:), ionization_d1_cm2(:)
+        real(c_double), intent(in), contiguous, target :: ionization_energy_ev(:), ionization_beli(:, :)
+        real(c_double), intent(in), contiguous, target :: ionization_d0_cm2(:), ionization_d1_cm2(:)
         integer, intent(in) :: stats
         real(c_double), intent(in) :: accuracy_p
         integer, intent(in) :: nodes
@@ -577,64 +584,61 @@ contains
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
         integer(c_int64_t) :: nl, nx, ni
-        integer(c_int64_t), allocatable :: xl(:), xu(:), il(:), iu(:)
-        type(c_ptr) :: w, handle
+        integer(c_int64_t), allocatable, target :: xl(:), xu(:), il(:), iu(:)
+        type(cr_model_desc) :: desc
+        type(c_ptr) :: handle
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         nl = size(charges, kind=c_int64_t)
         nx = size(excitation_lower, kind=c_int64_t)
         ni = size(ionization_lower, kind=c_int64_t)
-        call reject(.not. c_associated(model%ptr), 20, "argument `model`: already holds a model " // &
+        call reject(.not. c_associated(model%ptr), 2, "argument `model`: already holds a model " // &
             "(call atomgpu_cr_destroy on it first)", status)
         if (present(weights)) then
-            call reject(size(weights, kind=c_int64_t) == nl, 3, &
-                size_message("weights", size(weights, kind=c_int64_t), "elements", nl, "size(charges)"), status)
+            call reject(size(weights, kind=c_int64_t) == nl, 1, field_size_message("desc", "weights", &
+                size(weights, kind=c_int64_t), "elements", nl, "size(charges)"), status)
         end if
-        call reject(size(excitation_upper, kind=c_int64_t) == nx, 6, size_message("excitation_upper", &
-            size(excitation_upper, kind=c_int64_t), "elements", nx, "size(excitation_lower)"), status)
-        call reject(size(excitation_energy_ev, kind=c_int64_t) == nx, 7, size_message("excitation_energy_ev", &
-            size(excitation_energy_ev, kind=c_int64_t), "elements", nx, "size(excitation_lower)"), status)
-        call reject(size(excitation_omega, 1, kind=c_int64_t) == 6, 8, size_message("excitation_omega", &
-            size(excitation_omega, 1, kind=c_int64_t), "rows", 6_c_int64_t, "B0..B5 per excitation"), status)
-        call reject(size(excitation_omega, 2, kind=c_int64_t) == nx, 8, size_message("excitation_omega", &
-            size(excitation_omega, 2, kind=c_int64_t), "columns", nx, "size(excitation_lower)"), status)
-        call reject(size(ionization_upper, kind=c_int64_t) == ni, 11, size_message("ionization_upper", &
-            size(ionization_upper, kind=c_int64_t), "elements", ni, "size(ionization_lower)"), status)
-        call reject(size(ionization_energy_ev, kind=c_int64_t) == ni, 12, size_message("ionization_energy_ev", &
-            size(ionization_energy_ev, kind=c_int64_t), "elements", ni, "size(ionization_lower)"), status)
-        call reject(size(ionization_beli, 1, kind=c_int64_t) == 5, 13, size_message("ionization_beli", &
-            size(ionization_beli, 1, kind=c_int64_t), "rows", 5_c_int64_t, "A, B1..B4 per ionization"), status)
-        call reject(size(ionization_beli, 2, kind=c_int64_t) == ni, 13, size_message("ionization_beli", &
-            size(ionization_beli, 2, kind=c_int64_t), "columns", ni, "size(ionization_lower)"), status)
-        call reject(size(ionization_d0_cm2, kind=c_int64_t) == ni, 14, size_message("ionization_d0_cm2", &
-            size(ionization_d0_cm2, kind=c_int64_t), "elements", ni, "size(ionization_lower)"), status)
-        call reject(size(ionization_d1_cm2, kind=c_int64_t) == ni, 15, size_message("ionization_d1_cm2", &
-            size(ionization_d1_cm2, kind=c_int64_t), "elements", ni, "size(ionization_lower)"), status)
+        call check_size("excitation_upper", size(excitation_upper, kind=c_int64_t), "elements", nx, &
+            "size(excitation_lower)", status)
+        call check_size("excitation_energy_ev", size(excitation_energy_ev, kind=c_int64_t), "elements", nx, &
+            "size(excitation_lower)", status)
+        call check_size("excitation_omega", size(excitation_omega, 1, kind=c_int64_t), "rows", 6_c_int64_t, &
+            "B0..B5 per excitation", status)
+        call check_size("excitation_omega", size(excitation_omega, 2, kind=c_int64_t), "columns", nx, &
+            "size(excitation_lower)", status)
+        call check_size("ionization_upper", size(ionization_upper, kind=c_int64_t), "elements", ni, &
+            "size(ionization_lower)", status)
+        call check_size("ionization_energy_ev", size(ionization_energy_ev, kind=c_int64_t), "elements", ni, &
+            "size(ionization_lower)", status)
+        call check_size("ionization_beli", size(ionization_beli, 1, kind=c_int64_t), "rows", 5_c_int64_t, &
+            "A, B1..B4 per ionization", status)
+        call check_size("ionization_beli", size(ionization_beli, 2, kind=c_int64_t), "columns", ni, &
+            "size(ionization_lower)", status)
+        call check_size("ionization_d0_cm2", size(ionization_d0_cm2, kind=c_int64_t), "elements", ni, &
+            "size(ionization_lower)", status)
+        call check_size("ionization_d1_cm2", size(ionization_d1_cm2, kind=c_int64_t), "elements", ni, &
+            "size(ionization_lower)", status)
         if (nl >= 1) then
             ! (with no levels at all the library reports n_levels itself)
-            call check_levels("excitation_lower", excitation_lower, nl, 5, status)
-            call check_levels("excitation_upper", excitation_upper, nl, 6, status)
-            call check_levels("ionization_lower", ionization_lower, nl, 10, status)
-            call check_levels("ionization_upper", ionization_upper, nl, 11, status)
+            call check_levels("excitation_lower", excitation_lower, nl, status)
+            call check_levels("excitation_upper", excitation_upper, nl, status)
+            call check_levels("ionization_lower", ionization_lower, nl, status)
+            call check_levels("ionization_upper", ionization_upper, nl, status)
         end if
         if (status == int(ATOMGPU_OK, c_int32_t)) then
-            ! 0-based copies for C (at least one element, so that no zero-size array is passed).
-            allocate (xl(max(nx, 1_c_int64_t)), xu(max(nx, 1_c_int64_t)))
-            allocate (il(max(ni, 1_c_int64_t)), iu(max(ni, 1_c_int64_t)))
-            xl = 0
-            xu = 0
-            il = 0
-            iu = 0
-            xl(1:nx) = excitation_lower - 1
-            xu(1:nx) = excitation_upper - 1
-            il(1:ni) = ionization_lower - 1
-            iu(1:ni) = ionization_upper - 1
-            w = c_null_ptr
-            if (present(weights)) w = c_loc(weights)
+            ! 0-based copies for C.
+            xl = excitation_lower - 1
+            xu = excitation_upper - 1
+            il = ionization_lower - 1
+            iu = ionization_upper - 1
+            desc = cr_model_desc(nl, address_of(charges), c_null_ptr, nx, address_of(xl), address_of(xu), &
+                address_of(excitation_energy_ev), address_of(excitation_omega), ni, address_of(il), &
+                address_of(iu), address_of(ionization_energy_ev), address_of(ionization_beli), &
+                address_of(ionization_d0_cm2), address_of(ionization_d1_cm2), int(stats, c_int32_t), &
+                int(nodes, c_int32_t), accuracy_p, tr_ev)
+            if (present(weights)) desc%weights = address_of(weights)
             handle = c_null_ptr
-            status = c_atomgpu_cr_create(nl, charges, w, nx, xl, xu, excitation_energy_ev, &
-                excitation_omega, ni, il, iu, ionization_energy_ev, ionization_beli, ionization_d0_cm2, &
-                ionization_d1_cm2, int(stats, c_int32_t), accuracy_p, int(nodes, c_int32_t), tr_ev, handle)
+            status = c_atomgpu_cr_create(desc, handle)
             if (status == int(ATOMGPU_OK, c_int32_t)) model%ptr = handle
         end if
         call finish(status, stat, "atomgpu_cr_create")

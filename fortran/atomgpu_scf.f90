@@ -56,6 +56,15 @@ module atomgpu_scf
         type(c_ptr) :: ptr = c_null_ptr
     end type
 
+    ! C struct atomgpu_scf_wtbs_settings, filled by atomgpu_scf_optimise_wtbs from its arguments
+    ! (the arrays' addresses, C NULL for a zero-size one).
+    type, bind(C) :: wtbs_settings
+        integer(c_int64_t) :: n_groups
+        type(c_ptr) :: wtbspara, nbs, start, groups
+        real(c_double) :: rho_begin, rho_end
+        integer(c_int64_t) :: max_evaluations
+    end type
+
     interface
         function c_gaussian_nucleus_exponent(mass_number, exponent) &
                 bind(C, name="atomgpu_scf_gaussian_nucleus_exponent") result(status)
@@ -143,16 +152,16 @@ module atomgpu_scf
             integer(c_int32_t) :: status
         end function
 
-        function c_optimise_wtbs(params, n_symmetries, angular, closed, open_electrons, n_groups, wtbspara, nbs, &
-                start, groups, rho_begin, rho_end, max_evaluations, wtbs_optimised, n_exponents, exponents, &
-                energies, evaluations, converged) bind(C, name="atomgpu_scf_optimise_wtbs") result(status)
-            import :: c_int32_t, c_int64_t, c_double, atomgpu_scf_params_t
+        function c_optimise_wtbs(params, n_symmetries, angular, closed, open_electrons, settings, wtbs_optimised, &
+                n_exponents, exponents, energies, evaluations, converged) bind(C, name="atomgpu_scf_optimise_wtbs") &
+                result(status)
+            import :: c_int32_t, c_int64_t, c_double, atomgpu_scf_params_t, wtbs_settings
             type(atomgpu_scf_params_t), intent(in) :: params
-            integer(c_int64_t), value :: n_symmetries, n_groups, max_evaluations, n_exponents
+            integer(c_int64_t), value :: n_symmetries, n_exponents
             integer(c_int32_t), intent(in) :: angular(*)
-            integer(c_int64_t), intent(in) :: closed(*), nbs(*), start(*), groups(*)
-            real(c_double), intent(in) :: open_electrons(*), wtbspara(*)
-            real(c_double), value :: rho_begin, rho_end
+            integer(c_int64_t), intent(in) :: closed(*)
+            real(c_double), intent(in) :: open_electrons(*)
+            type(wtbs_settings), intent(in) :: settings
             real(c_double), intent(inout) :: wtbs_optimised(*), exponents(*), energies(*)
             integer(c_int64_t), intent(inout) :: evaluations
             integer(c_int32_t), intent(inout) :: converged
@@ -419,7 +428,10 @@ contains
     ! every group from wtbspara (alpha, beta, delta, gamma per group), trust radius rho_begin down
     ! to rho_end, at most max_evaluations SCFs (> 8 n_groups + 1, <= 1000000). Writes the optimised
     ! parameters, their exponents (sum(nbs)), the energies of their SCF (as atomgpu_scf_run), the
-    ! SCFs run and converged (.true. when the trust radius reached rho_end).
+    ! SCFs run and converged (.true. when the trust radius reached rho_end). The wrapper fills the
+    ! C struct atomgpu_scf_wtbs_settings (wtbspara, nbs, start, groups, rho_begin, rho_end,
+    ! max_evaluations): a bad one is reported at its C position 6 (`settings`), the message naming
+    ! it.
     subroutine atomgpu_scf_optimise_wtbs(params, angular, closed, open_electrons, wtbspara, nbs, start, groups, &
             rho_begin, rho_end, max_evaluations, wtbs_optimised, exponents, energies, evaluations, converged, stat)
         type(atomgpu_scf_params_t), intent(in) :: params
@@ -436,6 +448,9 @@ contains
         integer(c_int64_t) :: n_sym, runs
         real(c_double) :: e(4)
         real(c_double), allocatable :: para(:), out(:)
+        real(c_double), allocatable, target :: start_para(:)
+        integer(c_int64_t), allocatable, target :: nbs64(:), start64(:), groups64(:)
+        type(wtbs_settings) :: settings
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         n_sym = size(angular, kind=c_int64_t)
@@ -443,22 +458,26 @@ contains
             size(closed, kind=c_int64_t), "elements", n_sym, "one per symmetry"), status)
         call reject(size(open_electrons, kind=c_int64_t) == n_sym, 5, size_message("open_electrons", &
             size(open_electrons, kind=c_int64_t), "elements", n_sym, "one per symmetry"), status)
-        call reject(mod(size(wtbspara), 4) == 0, 7, "argument `wtbspara`: has " // &
+        call reject(mod(size(wtbspara), 4) == 0, 6, "argument `settings`: field `wtbspara` has " // &
             itoa(size(wtbspara, kind=c_int64_t)) // " elements, expected 4 per group", status)
-        call reject(size(nbs, kind=c_int64_t) == n_sym, 8, size_message("nbs", size(nbs, kind=c_int64_t), &
-            "elements", n_sym, "one per symmetry"), status)
-        call reject(size(start, kind=c_int64_t) == n_sym, 9, size_message("start", size(start, kind=c_int64_t), &
-            "elements", n_sym, "one per symmetry"), status)
-        call reject(size(groups, kind=c_int64_t) == n_sym, 10, size_message("groups", size(groups, kind=c_int64_t), &
-            "elements", n_sym, "one per symmetry"), status)
-        call reject(size(wtbs_optimised) == size(wtbspara), 14, size_message("wtbs_optimised", &
+        call reject(size(nbs, kind=c_int64_t) == n_sym, 6, field_size_message("settings", "nbs", &
+            size(nbs, kind=c_int64_t), "elements", n_sym, "one per symmetry"), status)
+        call reject(size(start, kind=c_int64_t) == n_sym, 6, field_size_message("settings", "start", &
+            size(start, kind=c_int64_t), "elements", n_sym, "one per symmetry"), status)
+        call reject(size(groups, kind=c_int64_t) == n_sym, 6, field_size_message("settings", "groups", &
+            size(groups, kind=c_int64_t), "elements", n_sym, "one per symmetry"), status)
+        call reject(size(wtbs_optimised) == size(wtbspara), 7, size_message("wtbs_optimised", &
             size(wtbs_optimised, kind=c_int64_t), "elements", size(wtbspara, kind=c_int64_t), "as wtbspara"), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             allocate (para(max(size(wtbspara), 1)), out(max(size(exponents), 1)))
+            start_para = wtbspara
+            nbs64 = nbs
+            start64 = start
+            groups64 = groups
+            settings = wtbs_settings(int(size(wtbspara) / 4, c_int64_t), address_of(start_para), address_of(nbs64), &
+                address_of(start64), address_of(groups64), rho_begin, rho_end, int(max_evaluations, c_int64_t))
             status = c_optimise_wtbs(params, n_sym, int32s(angular), int64s(closed), at_least_one(open_electrons), &
-                int(size(wtbspara) / 4, c_int64_t), at_least_one(wtbspara), int64s(nbs), int64s(start), &
-                int64s(groups), rho_begin, rho_end, int(max_evaluations, c_int64_t), para, &
-                size(exponents, kind=c_int64_t), out, e, runs, done)
+                settings, para, size(exponents, kind=c_int64_t), out, e, runs, done)
             if (status == int(ATOMGPU_OK, c_int32_t)) then
                 wtbs_optimised = para(1:size(wtbspara))
                 exponents = out(1:size(exponents))

@@ -280,6 +280,93 @@ typedef int32_t (*atomgpu_progress_callback)(void *user_data,
                                              double total);
 
 /**
+ * A CR model and its settings, for `atomgpu_cr_create`. Level indices are 0-based; every array
+ * holds the count of its group (`n_levels`, `n_excitations`, `n_ionizations` entries, or 6 and 5
+ * coefficients per transition). An error about a field is reported at the argument `desc`, the
+ * message naming the field (and element): "argument `desc`: field `charges`[2] must be >= 0".
+ */
+typedef struct atomgpu_cr_model_desc {
+    /**
+     * Number of levels (>= 1).
+     */
+    int64_t n_levels;
+    /**
+     * Ion charge Z_l of each level (`n_levels`, finite, >= 0).
+     */
+    const double *charges;
+    /**
+     * Statistical weight of each level (`n_levels`, finite, > 0), or NULL: all 1.
+     */
+    const double *weights;
+    /**
+     * Number of excitations (>= 0; 0: the five excitation arrays are not read).
+     */
+    int64_t n_excitations;
+    /**
+     * Lower level of excitation i (`n_excitations`).
+     */
+    const int64_t *excitation_lower;
+    /**
+     * Upper level of excitation i (`n_excitations`; the lower level's ion, another level).
+     */
+    const int64_t *excitation_upper;
+    /**
+     * Excitation energy [eV, in [1e-6, 1e6]] (`n_excitations`).
+     */
+    const double *excitation_energy_ev;
+    /**
+     * Collision-strength fit B_0..B_5 of paper eq. 6 (dimensionless, finite): excitation i's at
+     * `excitation_omega[6 i + k]` (6 `n_excitations`).
+     */
+    const double *excitation_omega;
+    /**
+     * Number of ionizations (>= 0; 0: the six ionization arrays are not read).
+     */
+    int64_t n_ionizations;
+    /**
+     * Lower level of ionization i (`n_ionizations`).
+     */
+    const int64_t *ionization_lower;
+    /**
+     * Upper level of ionization i (`n_ionizations`; a level of the next ion, charge Z + 1).
+     */
+    const int64_t *ionization_upper;
+    /**
+     * Ionization energy [eV, in [1e-6, 1e6]] (`n_ionizations`).
+     */
+    const double *ionization_energy_ev;
+    /**
+     * BELI coefficients C_0..C_4 [1e-13 cm^2 eV^2]: ionization i's at `ionization_beli[5 i + k]`
+     * (5 `n_ionizations`).
+     */
+    const double *ionization_beli;
+    /**
+     * Photoionization cross-section coefficient D0 [cm^2] of paper eq. 12 (`n_ionizations`).
+     */
+    const double *ionization_d0_cm2;
+    /**
+     * Photoionization cross-section coefficient D1 [cm^2] of paper eq. 12 (`n_ionizations`).
+     */
+    const double *ionization_d1_cm2;
+    /**
+     * `ATOMGPU_STATS_FERMI_DIRAC` or `ATOMGPU_STATS_MAXWELL_BOLTZMANN`.
+     */
+    int32_t stats;
+    /**
+     * Gauss-Legendre nodes per panel of every rate integral (in [2, 256]).
+     */
+    int32_t nodes;
+    /**
+     * Accuracy parameter p of every rate integral (in [1, 15]: upper limits at 10^-p).
+     */
+    double accuracy_p;
+    /**
+     * Black-body radiation temperature T_r [eV, in [1e-4, 1e6]].
+     */
+    double tr_ev;
+} atomgpu_cr_model_desc;
+
+/**
  * Conditions and filters of a line list, in TROVE's INTENSITY-block meaning. With the documented
  * convention (`convention` 0), a line from lower state (E'') to upper state (E') is kept when
  * nu = E' - E'' > 0, nu lies in `freq_window`, E'' - zpe in `lower_energy`, E' - zpe in
@@ -361,6 +448,42 @@ typedef struct atomgpu_intensity_params {
 } atomgpu_intensity_params;
 
 /**
+ * The output arrays of a line list (`atomgpu_linestrength_line_list`, `_line_list_filtered`):
+ * line e at index e of each, `capacity` entries each. An error about a field is reported at the
+ * argument `lines`, the message naming the field.
+ */
+typedef struct atomgpu_line_arrays {
+    /**
+     * Entries each array holds (>= 0; a list longer than it is refused, nothing written).
+     */
+    int64_t capacity;
+    /**
+     * ExoMol ID (1-based) of the upper state.
+     */
+    int64_t *upper_id;
+    /**
+     * ExoMol ID (1-based) of the lower state.
+     */
+    int64_t *lower_id;
+    /**
+     * Einstein A in s^-1.
+     */
+    double *einstein_a;
+    /**
+     * Wavenumber nu in cm^-1.
+     */
+    double *wavenumber;
+    /**
+     * Line strength S in Debye^2.
+     */
+    double *linestrength;
+    /**
+     * Intensity I in cm/molecule (emission: the emissivity, erg s^-1 sr^-1 per molecule).
+     */
+    double *intensity;
+} atomgpu_line_arrays;
+
+/**
  * TROVE's line-list rules beyond the windows and thresholds of `atomgpu_intensity_params`
  * (`atomgpu_linestrength_line_list_filtered`, `atomgpu_linestrength_write_exomol`); a NULL
  * pointer to it means no rule: every J, every species pair, the full sum over the component
@@ -395,6 +518,47 @@ typedef struct atomgpu_line_filters {
     int32_t n_gamma_pair;
     int32_t gamma_pair[16];
 } atomgpu_line_filters;
+
+/**
+ * The output arrays of `atomgpu_linestrength_transition_moments`: moment e at index e of each,
+ * `capacity` entries each (`components`: 27 per moment). An error about a field is reported at
+ * the argument `moments`, the message naming the field.
+ */
+typedef struct atomgpu_moment_arrays {
+    /**
+     * Moments each array holds (>= 0; more moments than it are refused, nothing written).
+     */
+    int64_t capacity;
+    /**
+     * ExoMol ID (1-based) of the final state F.
+     */
+    int64_t *upper_id;
+    /**
+     * ExoMol ID (1-based) of the initial state I.
+     */
+    int64_t *lower_id;
+    /**
+     * nu = E_F - E_I in cm^-1.
+     */
+    double *wavenumber;
+    /**
+     * |TM| in Debye.
+     */
+    double *moment;
+    /**
+     * A_vib in s^-1.
+     */
+    double *einstein_a;
+    /**
+     * I in cm/molecule.
+     */
+    double *intensity;
+    /**
+     * tm(m, d_I, d_F) in Debye, 27 `capacity` entries: moment e's at `27 e + m + 3 (d_I + 3 d_F)`,
+     * m = 0, 1, 2 for x, y, z; zero where d_I or d_F is beyond the level's components.
+     */
+    double *components;
+} atomgpu_moment_arrays;
 
 /**
  * One line of a streamed list (`atomgpu_linestrength_lines_of_lower_batch`).
@@ -496,6 +660,50 @@ typedef struct atomgpu_scf_params {
      */
     int64_t max_iterations;
 } atomgpu_scf_params;
+
+/**
+ * The WTBS optimisation of `atomgpu_scf_optimise_wtbs`: the starting parameters and the layout
+ * of the basis (as `atomgpu_scf_wtbs_exponents` takes them) and BOBYQA's trust region and budget
+ * (DFRATOM's `$wtbs` and `$bsopt`). An error about a field is reported at the argument
+ * `settings`, the message naming the field (and element).
+ */
+typedef struct atomgpu_scf_wtbs_settings {
+    /**
+     * Number of WTBS groups (>= 1).
+     */
+    int64_t n_groups;
+    /**
+     * The starting (α, β, δ, γ) of each group in DFRATOM's order (4 `n_groups` values): α > 0
+     * (bohr⁻²), β > 1, δ > 0, γ >= 0.
+     */
+    const double *wtbspara;
+    /**
+     * Exponents each symmetry takes from its group's pool (1 to 400; `n_symmetries` entries, the
+     * argument of the call).
+     */
+    const int64_t *nbs;
+    /**
+     * First pool position each symmetry takes (1-based; `n_symmetries` entries).
+     */
+    const int64_t *start;
+    /**
+     * Group of each symmetry (1-based; `n_symmetries` entries).
+     */
+    const int64_t *groups;
+    /**
+     * Initial trust-region radius (finite, > 0; DFRATOM's `rhobeg`).
+     */
+    double rho_begin;
+    /**
+     * Final trust-region radius (0 < rho_end < rho_begin; `rhoend`).
+     */
+    double rho_end;
+    /**
+     * Most SCF evaluations (more than 2 × 4 n_groups + 1, BOBYQA's interpolation set, and at most
+     * 1000000; `maxfun`).
+     */
+    int64_t max_evaluations;
+} atomgpu_scf_wtbs_settings;
 
 /**
  * Parameters of a generated bound-state GSF channel (see `atomgpu_sturmian_add_gsf`).
@@ -828,41 +1036,18 @@ int32_t atomgpu_set_progress(atomgpu_progress_callback callback,
 int32_t atomgpu_set_time_limit(double seconds);
 
 /**
- * Creates a CR model. `charges[l]` is the ion charge of level l (finite, >= 0); `weights` its
- * statistical weight (finite, > 0; NULL: all 1). Excitation i goes from level
- * `excitation_lower[i]` to `excitation_upper[i]` (same ion) with energy [eV, in [1e-6, 1e6]] and
- * collision strength `excitation_omega[6*i + k]` = B_k (eq. 6, dimensionless, finite); ionization
- * i from `ionization_lower[i]` to `ionization_upper[i]` (a level of the next ion) with energy
- * [eV, in [1e-6, 1e6]], BELI coefficients `ionization_beli[5*i + k]` [1e-13 cm^2 eV^2] and
- * photoionization D0, D1 [cm^2]. `n_excitations` or `n_ionizations` may be 0 (arrays then
- * ignored). `stats`: `ATOMGPU_STATS_*`; `accuracy_p` and `nodes`: the quadrature of every rate;
- * `tr_ev`: black-body radiation temperature [eV, in [1e-4, 1e6]]. On success `*model` receives
- * the handle. Every array is checked before anything is read into the model; a model too large
- * for the memory available fails with `ATOMGPU_ERR_OUT_OF_MEMORY`.
+ * Creates a CR model from the descriptor `desc` (`atomgpu_cr_model_desc`: the levels, the
+ * excitations (energy and collision strength B_k of paper eq. 6) and ionizations (energy, BELI
+ * coefficients, photoionization D0, D1), the statistics, the quadrature of every rate and the
+ * black-body temperature). On success `*model` receives the handle. Every array is checked
+ * before anything is read into the model; an error about a field is reported at `desc` naming
+ * the field; a model too large for the memory available fails with `ATOMGPU_ERR_OUT_OF_MEMORY`.
  *
  * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above.
+ * `desc` must be NULL or point to a descriptor whose pointers are NULL or valid for the number
+ * of elements its fields document; `model` must be NULL or writable.
  */
-int32_t atomgpu_cr_create(int64_t n_levels,
-                          const double *charges,
-                          const double *weights,
-                          int64_t n_excitations,
-                          const int64_t *excitation_lower,
-                          const int64_t *excitation_upper,
-                          const double *excitation_energy_ev,
-                          const double *excitation_omega,
-                          int64_t n_ionizations,
-                          const int64_t *ionization_lower,
-                          const int64_t *ionization_upper,
-                          const double *ionization_energy_ev,
-                          const double *ionization_beli,
-                          const double *ionization_d0_cm2,
-                          const double *ionization_d1_cm2,
-                          int32_t stats,
-                          double accuracy_p,
-                          int32_t nodes,
-                          double tr_ev,
-                          struct atomgpu_cr **model);
+int32_t atomgpu_cr_create(const struct atomgpu_cr_model_desc *desc, struct atomgpu_cr **model);
 
 /**
  * Destroys a model. NULL is a no-op; a model already destroyed, or a handle of another family,
@@ -1479,7 +1664,7 @@ int32_t atomgpu_linestrength_amplitudes(struct atomgpu_linestrength *handle,
  * TROVE). Lines come ordered by lower state, then by position of the upper block in
  * `upper_blocks`, then by upper state. The call works in batches of `params->batch` lower states
  * and replaces the batch loaded by `atomgpu_linestrength_load_lower` (also when it is then
- * refused for `capacity`; a call refused by any other check keeps it).
+ * refused for `lines->capacity`; a call refused by any other check keeps it).
  *
  * - `handle`: the handle.
  * - `lower_block`: 0-based index of the lower block (with stored states).
@@ -1487,19 +1672,15 @@ int32_t atomgpu_linestrength_amplitudes(struct atomgpu_linestrength *handle,
  * - `upper_blocks[n_upper_blocks]`: 0-based indices of the upper blocks (with stored states),
  *   each with |J' - J''| <= 1 and J' + J'' >= 1.
  * - `params`: temperature, partition function, filters and thresholds (every field checked).
- * - `capacity` (>= 0): entries each output array holds.
+ * - `lines` (`atomgpu_line_arrays`): the output arrays, `lines->capacity` entries each: the
+ *   upper and lower ExoMol IDs (1-based), A (s^-1), nu (cm^-1), S (Debye^2) and I (cm/molecule)
+ *   of line e at index e; or NULL for a count query.
  * - `n_lines` (output): number of lines.
- * - `upper_id`, `lower_id` (outputs, `capacity` entries): ExoMol IDs (1-based) of the two states.
- * - `einstein_a` (output, `capacity`): A in s^-1.
- * - `wavenumber` (output, `capacity`): nu in cm^-1.
- * - `linestrength` (output, `capacity`): S in Debye^2.
- * - `intensity` (output, `capacity`): I in cm/molecule.
  *
- * Count query: with `upper_id` NULL only `*n_lines` is written (the other output arrays may be
- * NULL, `capacity` is not used); the whole list is computed to count it. Otherwise all six arrays
- * must be non-NULL; when the count exceeds `capacity` the call fails with
- * `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives the count needed) and writes
- * nothing.
+ * Count query: with `lines` NULL only `*n_lines` is written; the whole list is computed to count
+ * it. Otherwise every array of `lines` must be non-NULL and `capacity` >= 0; when the count
+ * exceeds `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at `lines` (the message
+ * names its field `capacity` and gives the count needed) and writes nothing.
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1510,14 +1691,8 @@ int32_t atomgpu_linestrength_line_list(struct atomgpu_linestrength *handle,
                                        int32_t n_upper_blocks,
                                        const int32_t *upper_blocks,
                                        const struct atomgpu_intensity_params *params,
-                                       int64_t capacity,
-                                       int64_t *n_lines,
-                                       int64_t *upper_id,
-                                       int64_t *lower_id,
-                                       double *einstein_a,
-                                       double *wavenumber,
-                                       double *linestrength,
-                                       double *intensity);
+                                       const struct atomgpu_line_arrays *lines,
+                                       int64_t *n_lines);
 
 /**
  * As `atomgpu_linestrength_line_list`, judged also by TROVE's further rules (`filters`: J range,
@@ -1527,8 +1702,8 @@ int32_t atomgpu_linestrength_line_list(struct atomgpu_linestrength *handle,
  * - `counts` (output, 5 entries, may be NULL): pairs of (lower, upper) states judged, dropped by
  *   the J range and species rules (whole block pairs, nothing computed), dropped by the energy
  *   and frequency windows, dropped by THRESH_LINE / THRESH_INTES, kept; the four parts sum to
- *   the pairs judged. Written with the lines (not on a count query with `upper_id` NULL, where
- *   it is written too, or on any failure).
+ *   the pairs judged. Written with the lines (and on a count query, `lines` NULL; never on a
+ *   failure).
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1540,14 +1715,8 @@ int32_t atomgpu_linestrength_line_list_filtered(struct atomgpu_linestrength *han
                                                 const int32_t *upper_blocks,
                                                 const struct atomgpu_intensity_params *params,
                                                 const struct atomgpu_line_filters *filters,
-                                                int64_t capacity,
+                                                const struct atomgpu_line_arrays *lines,
                                                 int64_t *n_lines,
-                                                int64_t *upper_id,
-                                                int64_t *lower_id,
-                                                double *einstein_a,
-                                                double *wavenumber,
-                                                double *linestrength,
-                                                double *intensity,
                                                 int64_t *counts);
 
 /**
@@ -1665,22 +1834,19 @@ int32_t atomgpu_linestrength_write_trove(struct atomgpu_linestrength *handle,
  * - `n_upper_blocks` (>= 0), `upper_blocks`: 0-based indices of J = 0 blocks with states.
  * - `params`: `action` must be 2 (TM); temperature, partition function, windows, `thresh_intens`,
  *   `batch` and `convention` are used.
- * - `capacity` (>= 0): moments each output array holds.
+ * - `moments` (`atomgpu_moment_arrays`): the output arrays, `moments->capacity` entries each
+ *   (`components` 27 per moment): the ExoMol IDs of F and I, nu (cm^-1), |TM| (Debye), A_vib
+ *   (s^-1), I (cm/molecule) and the components tm(m, d_I, d_F) (Debye) of moment e; or NULL for
+ *   a count query.
  * - `n_moments` (output): the number of moments kept.
- * - `upper_id`, `lower_id` (outputs, `capacity`): ExoMol IDs of F and I.
- * - `wavenumber`, `moment`, `einstein_a`, `intensity` (outputs, `capacity`): nu (cm^-1), |TM|
- *   (Debye), A_vib (s^-1), I (cm/molecule).
- * - `components` (output, 27 `capacity` entries): moment e's tm(m, d_I, d_F) (Debye) at
- *   `27 e + m + 3 (d_I + 3 d_F)`, m = 0, 1, 2 for x, y, z; zero where d_I or d_F is beyond the
- *   level's components.
  * - `counts` (output, 5 entries, may be NULL): as `atomgpu_linestrength_line_list_filtered`'s
  *   (no pair is dropped by rules).
  *
- * Count query: with `upper_id` NULL only `*n_moments` (and `counts`) is written; the moments are
- * computed to count them. Otherwise all seven arrays must be non-NULL; when the count exceeds
- * `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives
- * the count needed) and writes nothing. Progress: lower states done, task
- * "atomgpu_linestrength_transition_moments".
+ * Count query: with `moments` NULL only `*n_moments` (and `counts`) is written; the moments are
+ * computed to count them. Otherwise every array of `moments` must be non-NULL and `capacity` >=
+ * 0; when the count exceeds `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at
+ * `moments` (the message names its field `capacity` and gives the count needed) and writes
+ * nothing. Progress: lower states done, task "atomgpu_linestrength_transition_moments".
  *
  * # Safety
  * Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1691,15 +1857,8 @@ int32_t atomgpu_linestrength_transition_moments(struct atomgpu_linestrength *han
                                                 int32_t n_upper_blocks,
                                                 const int32_t *upper_blocks,
                                                 const struct atomgpu_intensity_params *params,
-                                                int64_t capacity,
+                                                const struct atomgpu_moment_arrays *moments,
                                                 int64_t *n_moments,
-                                                int64_t *upper_id,
-                                                int64_t *lower_id,
-                                                double *wavenumber,
-                                                double *moment,
-                                                double *einstein_a,
-                                                double *intensity,
-                                                double *components,
                                                 int64_t *counts);
 
 /**
@@ -2295,37 +2454,30 @@ int32_t atomgpu_scf_run(const struct atomgpu_scf_params *params,
  * Optimises the WTBS parameters (DFRATOM's `jobtype = 'bsopt'`): minimises the SCF energy of
  * `params` and the occupations over (ln α, ln β, γ, δ) of every group by BOBYQA (a
  * derivative-free trust-region method with bounds: α within a factor 10 of the start, β in
- * [1.2, 4], γ in [0, max(2γ, 5)], δ in [0.5, max(2δ, 20)]) from the start `wtbspara` (α, β, δ,
- * γ per group, DFRATOM's order) with trust radius `rho_begin` down to `rho_end` (0 < rho_end <
- * rho_begin, finite) in at most `max_evaluations` SCFs (more than 2 × 4 n_groups + 1, BOBYQA's
- * interpolation set, and at most 1000000; DFRATOM's `maxfun`). The layout (`nbs`, `start`, `groups`) and angular labels are as in
- * `atomgpu_scf_wtbs_exponents` and `atomgpu_scf_run`. Writes the optimised parameters
- * (`wtbs_optimised`, same order as `wtbspara`), their exponents (`n_exponents` = Σ nbs), the
- * energies of their SCF (4 values as `atomgpu_scf_run`), the SCFs run and `converged` = 1 when
- * the trust radius reached `rho_end` (0: the evaluations ran out first; the parameters are then
- * the best found). Every SCF runs on the current backend. An evaluation whose SCF fails for its
- * basis counts as +∞ (BOBYQA's barrier); a failure of the start or of the final SCF is this
- * call's error. A long call: the progress callback and the time limit can stop it
- * (`ATOMGPU_ERR_CANCELLED`, nothing written); its reports' `done` counts the SCFs completed
- * (the start, BOBYQA's evaluations, the final one), of `total` = `max_evaluations` + 2, and comes
- * at every cycle of every SCF.
+ * [1.2, 4], γ in [0, max(2γ, 5)], δ in [0.5, max(2δ, 20)]) from the start `settings.wtbspara`
+ * with trust radius `settings.rho_begin` down to `settings.rho_end` in at most
+ * `settings.max_evaluations` SCFs (`atomgpu_scf_wtbs_settings`). The layout (`settings.nbs`,
+ * `.start`, `.groups`) and angular labels are as in `atomgpu_scf_wtbs_exponents` and
+ * `atomgpu_scf_run`. Writes the optimised parameters (`wtbs_optimised`, 4 n_groups values in the
+ * order of `wtbspara`), their exponents (`n_exponents` = Σ nbs), the energies of their SCF (4
+ * values as `atomgpu_scf_run`), the SCFs run and `converged` = 1 when the trust radius reached
+ * `rho_end` (0: the evaluations ran out first; the parameters are then the best found). Every
+ * SCF runs on the current backend. An evaluation whose SCF fails for its basis counts as +∞
+ * (BOBYQA's barrier); a failure of the start or of the final SCF is this call's error. A long
+ * call: the progress callback and the time limit can stop it (`ATOMGPU_ERR_CANCELLED`, nothing
+ * written); its reports' `done` counts the SCFs completed (the start, BOBYQA's evaluations, the
+ * final one), of `total` = `max_evaluations` + 2, and comes at every cycle of every SCF.
  *
  * # Safety
- * `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
+ * `params` and `settings` must be NULL or valid (the arrays of `settings` holding the counts
+ * its fields document); arrays must be NULL or hold the counts documented.
  */
 int32_t atomgpu_scf_optimise_wtbs(const struct atomgpu_scf_params *params,
                                   int64_t n_symmetries,
                                   const int32_t *angular,
                                   const int64_t *closed,
                                   const double *open_electrons,
-                                  int64_t n_groups,
-                                  const double *wtbspara,
-                                  const int64_t *nbs,
-                                  const int64_t *start,
-                                  const int64_t *groups,
-                                  double rho_begin,
-                                  double rho_end,
-                                  int64_t max_evaluations,
+                                  const struct atomgpu_scf_wtbs_settings *settings,
                                   double *wtbs_optimised,
                                   int64_t n_exponents,
                                   double *exponents,

@@ -494,55 +494,73 @@ __device__ Pair ionization_block(const Rule &rule, const Conditions &c, double e
 }
 
 // ---------------------------------------------------------------------------------------------
-// Kernels. Common arguments: n_transitions, n_states; stats (0 = Fermi-Dirac,
-// 1 = Maxwell-Boltzmann); the rule (nodes, weights, n_nodes); thermal, radiation (tails of the
-// upper limits); per state te [eV] and mu [eV] (and tr [eV]); per transition the parameters,
-// coefficient arrays coefficient-major (coef[k * n_transitions + t]). Each batched kernel has a
-// twin `<name>_single_kernel` with the same parameters for single precision: FP32 integrands for
-// the pairs fits_single allows, FP64 for the rest (a separate kernel, so that the double one
-// keeps its own register allocation).
+// Kernels. Each takes one RatesLaunch (src/rates/cuda.rs RatesLaunch, same field order), filled
+// by one launch function on the host; a kernel reads the fields its comment names, the others
+// are 0 (NULL). Each batched kernel has a twin `<name>_single_kernel` with the same argument for
+// single precision: FP32 integrands for the pairs fits_single allows, FP64 for the rest (a
+// separate kernel, so that the double one keeps its own register allocation).
+
+struct RatesLaunch {
+    long long n_transitions;  // transitions of the batch (inverse bremsstrahlung: 0)
+    long long n_states;       // plasma states
+    int stats;                // FERMI_DIRAC, else 1 = Maxwell-Boltzmann
+    int n_nodes;              // Gauss-Legendre nodes per panel
+    const double *nodes;      // the rule on [-1, 1], n_nodes each
+    const double *weights;
+    double thermal;           // Quadrature::thermal_tail (decay length in T_e)
+    double radiation;         // Quadrature::radiation_tail (decay length in T_r)
+    double prefactor;         // excitation, ionization: K [eV^-1 s^-1, eV^-4 s^-1]; photoionization: phi
+    const double *te;         // per state: T_e [eV]
+    const double *mu;         // per state: mu [eV]
+    const double *tr;         // per state: T_r [eV] (photoionization, inverse bremsstrahlung)
+    const double *energy;     // per transition: E [eV]
+    const double *coefficients;  // omega B0..B5 (excitation) or beli C0..C4 (ionization),
+                                 // coefficient-major: coefficients[k * n_transitions + t]
+    const double *g_lower;    // per transition (excitation, ionization)
+    const double *g_upper;
+    const double *d0;         // per transition: D0, D1 [cm^2] (photoionization)
+    const double *d1;
+    const double *eps_c;      // per state: hbar omega_p [eV] (inverse bremsstrahlung)
+    const double *factor;     // per state: A_FF Z2N (sqrt(pi)/2) G T PHI (inverse bremsstrahlung)
+    double *up;               // outputs, n_transitions x n_states: up[t + n_transitions * s]
+    double *down;
+    double *heating;          // inverse bremsstrahlung: per state [eV cm^-3 s^-1]
+};
+// cuda.rs asserts the same size of its RatesLaunch: a field added on one side only fails a build.
+static_assert(sizeof(RatesLaunch) == 176, "RatesLaunch must match src/rates/cuda.rs");
 
 // Collisional excitation J_up (up) and de-excitation J_down (down) [s^-1], paper eqs. 5, 6, 9:
 // J_up = K int_E^hi Omega(eps/E) F(eps) (1 - F(eps - E)) d eps,
 // J_down = (g_l/g_u) K int_E^hi Omega(eps/E) F(eps - E) (1 - F(eps)) d eps,
-// K = `prefactor` = G sqrt(2/m_e) pi a0^2 Ry [eV^-1 s^-1]; `omega` holds B0..B5.
-#define EXCITATION_PARAMETERS                                                                                     \
-    long long n_transitions, long long n_states, int stats, const double *__restrict__ nodes,                     \
-        const double *__restrict__ weights, int n_nodes, double thermal, double prefactor,                        \
-        const double *__restrict__ te, const double *__restrict__ mu, const double *__restrict__ energy,          \
-        const double *__restrict__ omega, const double *__restrict__ g_lower, const double *__restrict__ g_upper, \
-        double *__restrict__ up, double *__restrict__ down
-#define EXCITATION_ARGUMENTS \
-    n_transitions, n_states, stats, nodes, weights, n_nodes, thermal, prefactor, te, mu, energy, omega, g_lower, g_upper, up, down
+// K = `prefactor` = G sqrt(2/m_e) pi a0^2 Ry [eV^-1 s^-1]; `coefficients` holds B0..B5.
 template <bool SINGLE>
-__device__ void excitation_batch(EXCITATION_PARAMETERS) {
+__device__ void excitation_batch(const RatesLaunch &p) {
     __shared__ double breaks[WARPS][MAX_BREAKPOINTS];
     const int warp = threadIdx.x / 32;
-    const Rule rule = {nodes, weights, n_nodes};
-    const long long n_pairs = n_transitions * n_states;
+    const Rule rule = {p.nodes, p.weights, p.n_nodes};
+    const long long n_transitions = p.n_transitions;
+    const long long n_pairs = n_transitions * p.n_states;
     for (long long pair = (long long)blockIdx.x * WARPS + warp; pair < n_pairs; pair += (long long)gridDim.x * WARPS) {
         const long long t = pair % n_transitions;
         const long long s = pair / n_transitions;
-        const Conditions c = {stats, te[s], mu[s], 0.0};
-        const double e = energy[t];
+        const Conditions c = {p.stats, p.te[s], p.mu[s], 0.0};
+        const double e = p.energy[t];
         double b[6];
         for (int k = 0; k < 6; ++k) {
-            b[k] = omega[k * n_transitions + t];
+            b[k] = p.coefficients[k * n_transitions + t];
         }
-        const Pair sum = SINGLE && fits_single(c, e, b, 6) ? excitation_warp<float>(rule, c, e, b, thermal, breaks[warp])
-                                                           : excitation_warp<double>(rule, c, e, b, thermal, breaks[warp]);
+        const Pair sum = SINGLE && fits_single(c, e, b, 6) ? excitation_warp<float>(rule, c, e, b, p.thermal, breaks[warp])
+                                                           : excitation_warp<double>(rule, c, e, b, p.thermal, breaks[warp]);
         if (threadIdx.x % 32 == 0) {
-            up[pair] = prefactor * sum.up;
-            down[pair] = prefactor * sum.down * g_lower[t] / g_upper[t];
+            p.up[pair] = p.prefactor * sum.up;
+            p.down[pair] = p.prefactor * sum.down * p.g_lower[t] / p.g_upper[t];
         }
         __syncwarp();
     }
 }
-extern "C" __global__ void __launch_bounds__(BLOCK) excitation_kernel(EXCITATION_PARAMETERS) {
-    excitation_batch<false>(EXCITATION_ARGUMENTS);
-}
-extern "C" __global__ void __launch_bounds__(BLOCK) excitation_single_kernel(EXCITATION_PARAMETERS) {
-    excitation_batch<true>(EXCITATION_ARGUMENTS);
+extern "C" __global__ void __launch_bounds__(BLOCK) excitation_kernel(RatesLaunch p) { excitation_batch<false>(p); }
+extern "C" __global__ void __launch_bounds__(BLOCK) excitation_single_kernel(RatesLaunch p) {
+    excitation_batch<true>(p);
 }
 
 // Collisional ionization K_up (up) and three-body recombination K_down (down) [s^-1], paper
@@ -550,89 +568,74 @@ extern "C" __global__ void __launch_bounds__(BLOCK) excitation_single_kernel(EXC
 // K_up = K int_E^hi d eps0 2 eps0 F(eps0) int_0^{(eps0-E)/2} d eps1 dsigma/d eps1 (1-F(eps1)) (1-F(eps2)),
 // K_down = (g_l/g_u) K int_E^hi d eps0 2 eps0 (1-F(eps0)) int_0^{(eps0-E)/2} d eps1 dsigma/d eps1 F(eps1) F(eps2),
 // eps2 = eps0 - E - eps1, K = `prefactor` = G sqrt(2/m_e) 1e-13 cm^2 eV^2 [eV^-4 s^-1];
-// `beli` holds C0..C4. The inner range [0, (eps0-E)/2] is graded around 0 (scale a of eq. 8)
-// and, under Fermi-Dirac, the edges mu and eps0 - E - mu.
-#define IONIZATION_PARAMETERS                                                                                    \
-    long long n_transitions, long long n_states, int stats, const double *__restrict__ nodes,                    \
-        const double *__restrict__ weights, int n_nodes, double thermal, double prefactor,                       \
-        const double *__restrict__ te, const double *__restrict__ mu, const double *__restrict__ energy,         \
-        const double *__restrict__ beli, const double *__restrict__ g_lower, const double *__restrict__ g_upper, \
-        double *__restrict__ up, double *__restrict__ down
-#define IONIZATION_ARGUMENTS \
-    n_transitions, n_states, stats, nodes, weights, n_nodes, thermal, prefactor, te, mu, energy, beli, g_lower, g_upper, up, down
+// `coefficients` holds C0..C4. The inner range [0, (eps0-E)/2] is graded around 0 (scale a of
+// eq. 8) and, under Fermi-Dirac, the edges mu and eps0 - E - mu.
 template <bool SINGLE>
-__device__ void ionization_batch(IONIZATION_PARAMETERS) {
+__device__ void ionization_batch(const RatesLaunch &p) {
     __shared__ double outer[MAX_BREAKPOINTS];
     __shared__ int outer_count;
     __shared__ Pair partial[WARPS];
-    const Rule rule = {nodes, weights, n_nodes};
-    const long long n_pairs = n_transitions * n_states;
+    const Rule rule = {p.nodes, p.weights, p.n_nodes};
+    const long long n_transitions = p.n_transitions;
+    const long long n_pairs = n_transitions * p.n_states;
     for (long long pair = blockIdx.x; pair < n_pairs; pair += gridDim.x) {
         const long long t = pair % n_transitions;
         const long long s = pair / n_transitions;
-        const Conditions c = {stats, te[s], mu[s], 0.0};
-        const double e = energy[t];
+        const Conditions c = {p.stats, p.te[s], p.mu[s], 0.0};
+        const double e = p.energy[t];
         double coef[5];
         for (int k = 0; k < 5; ++k) {
-            coef[k] = beli[k * n_transitions + t];
+            coef[k] = p.coefficients[k * n_transitions + t];
         }
         const Pair sum = SINGLE && fits_single(c, e, coef, 5)
-                             ? ionization_block<float>(rule, c, e, coef, thermal, outer, &outer_count, partial)
-                             : ionization_block<double>(rule, c, e, coef, thermal, outer, &outer_count, partial);
+                             ? ionization_block<float>(rule, c, e, coef, p.thermal, outer, &outer_count, partial)
+                             : ionization_block<double>(rule, c, e, coef, p.thermal, outer, &outer_count, partial);
         if (threadIdx.x == 0) {
-            up[pair] = prefactor * sum.up;
-            down[pair] = prefactor * sum.down * g_lower[t] / g_upper[t];
+            p.up[pair] = p.prefactor * sum.up;
+            p.down[pair] = p.prefactor * sum.down * p.g_lower[t] / p.g_upper[t];
         }
         __syncthreads();
     }
 }
-extern "C" __global__ void __launch_bounds__(BLOCK) ionization_kernel(IONIZATION_PARAMETERS) {
-    ionization_batch<false>(IONIZATION_ARGUMENTS);
-}
-extern "C" __global__ void __launch_bounds__(BLOCK) ionization_single_kernel(IONIZATION_PARAMETERS) {
-    ionization_batch<true>(IONIZATION_ARGUMENTS);
+extern "C" __global__ void __launch_bounds__(BLOCK) ionization_kernel(RatesLaunch p) { ionization_batch<false>(p); }
+extern "C" __global__ void __launch_bounds__(BLOCK) ionization_single_kernel(RatesLaunch p) {
+    ionization_batch<true>(p);
 }
 
 // Photoionization rate L (up) [s^-1] and photoelectron heating H (down) [eV s^-1] per ion in a
 // black-body field at T_r, paper eqs. 11-13, 16:
 // L = int_E^hi sigma(eps) Phi(eps) (1 - F(eps - E)) d eps, H = int_E^hi (eps - E) sigma Phi (1-F) d eps,
-// sigma = D0 (E/eps)^2 + D1 (E/eps)^3 [cm^2]; `phi` = 8 pi c / (hc)^3 [cm^-2 s^-1 eV^-3].
-#define PHOTOIONIZATION_PARAMETERS                                                                                  \
-    long long n_transitions, long long n_states, int stats, const double *__restrict__ nodes,                       \
-        const double *__restrict__ weights, int n_nodes, double thermal, double radiation, double phi,              \
-        const double *__restrict__ te, const double *__restrict__ mu, const double *__restrict__ tr,                \
-        const double *__restrict__ energy, const double *__restrict__ d0, const double *__restrict__ d1,            \
-        double *__restrict__ up, double *__restrict__ down
-#define PHOTOIONIZATION_ARGUMENTS \
-    n_transitions, n_states, stats, nodes, weights, n_nodes, thermal, radiation, phi, te, mu, tr, energy, d0, d1, up, down
+// sigma = D0 (E/eps)^2 + D1 (E/eps)^3 [cm^2]; `prefactor` = phi = 8 pi c / (hc)^3 [cm^-2 s^-1 eV^-3].
 template <bool SINGLE>
-__device__ void photoionization_batch(PHOTOIONIZATION_PARAMETERS) {
+__device__ void photoionization_batch(const RatesLaunch &p) {
     __shared__ double breaks[WARPS][MAX_BREAKPOINTS];
     const int warp = threadIdx.x / 32;
-    const Rule rule = {nodes, weights, n_nodes};
-    const long long n_pairs = n_transitions * n_states;
+    const Rule rule = {p.nodes, p.weights, p.n_nodes};
+    const long long n_transitions = p.n_transitions;
+    const long long n_pairs = n_transitions * p.n_states;
+    const double phi = p.prefactor;
     for (long long pair = (long long)blockIdx.x * WARPS + warp; pair < n_pairs; pair += (long long)gridDim.x * WARPS) {
         const long long t = pair % n_transitions;
         const long long s = pair / n_transitions;
-        const Conditions c = {stats, te[s], mu[s], tr[s]};
-        const double e = energy[t];
-        const double d0_t = d0[t];
-        const double d1_t = d1[t];
+        const Conditions c = {p.stats, p.te[s], p.mu[s], p.tr[s]};
+        const double e = p.energy[t];
+        const double d0_t = p.d0[t];
+        const double d1_t = p.d1[t];
         const Pair sum = SINGLE && fits_single(c, e, nullptr, 0)
-                             ? photoionization_warp<float>(rule, c, e, d0_t, d1_t, phi, thermal, radiation, breaks[warp])
-                             : photoionization_warp<double>(rule, c, e, d0_t, d1_t, phi, thermal, radiation, breaks[warp]);
+                             ? photoionization_warp<float>(rule, c, e, d0_t, d1_t, phi, p.thermal, p.radiation, breaks[warp])
+                             : photoionization_warp<double>(rule, c, e, d0_t, d1_t, phi, p.thermal, p.radiation, breaks[warp]);
         if (threadIdx.x % 32 == 0) {
-            up[pair] = sum.up;
-            down[pair] = sum.down;
+            p.up[pair] = sum.up;
+            p.down[pair] = sum.down;
         }
         __syncwarp();
     }
 }
-extern "C" __global__ void __launch_bounds__(BLOCK) photoionization_kernel(PHOTOIONIZATION_PARAMETERS) {
-    photoionization_batch<false>(PHOTOIONIZATION_ARGUMENTS);
+extern "C" __global__ void __launch_bounds__(BLOCK) photoionization_kernel(RatesLaunch p) {
+    photoionization_batch<false>(p);
 }
-extern "C" __global__ void __launch_bounds__(BLOCK) photoionization_single_kernel(PHOTOIONIZATION_PARAMETERS) {
-    photoionization_batch<true>(PHOTOIONIZATION_ARGUMENTS);
+extern "C" __global__ void __launch_bounds__(BLOCK) photoionization_single_kernel(RatesLaunch p) {
+    photoionization_batch<true>(p);
 }
 
 // Inverse-bremsstrahlung heating [eV cm^-3 s^-1] of each state, paper eqs. 14-15:
@@ -640,20 +643,15 @@ extern "C" __global__ void __launch_bounds__(BLOCK) photoionization_single_kerne
 // (Maxwell-Boltzmann: e^{mu/T} (1 - e^{-w/T}) in place of the logarithm), with per state
 // eps_c = hbar omega_p [eV] and factor = A_FF Z2N (sqrt(pi)/2) G T PHI [cm^-3 s^-1 eV^-1]
 // (integrals.rs inverse_bremsstrahlung). One warp per state.
-extern "C" __global__ void __launch_bounds__(BLOCK)
-inverse_bremsstrahlung_kernel(long long n_states, int stats, const double *__restrict__ nodes,
-                              const double *__restrict__ weights, int n_nodes, double thermal, double radiation,
-                              const double *__restrict__ te, const double *__restrict__ mu,
-                              const double *__restrict__ tr, const double *__restrict__ eps_c,
-                              const double *__restrict__ factor, double *__restrict__ heating) {
+extern "C" __global__ void __launch_bounds__(BLOCK) inverse_bremsstrahlung_kernel(RatesLaunch p) {
     __shared__ double breaks[WARPS][MAX_BREAKPOINTS];
     const int warp = threadIdx.x / 32;
-    const Rule rule = {nodes, weights, n_nodes};
-    for (long long s = (long long)blockIdx.x * WARPS + warp; s < n_states; s += (long long)gridDim.x * WARPS) {
-        const Conditions c = {stats, te[s], mu[s], tr[s]};
-        const double sum = inverse_bremsstrahlung_warp(rule, c, eps_c[s], thermal, radiation, breaks[warp]);
+    const Rule rule = {p.nodes, p.weights, p.n_nodes};
+    for (long long s = (long long)blockIdx.x * WARPS + warp; s < p.n_states; s += (long long)gridDim.x * WARPS) {
+        const Conditions c = {p.stats, p.te[s], p.mu[s], p.tr[s]};
+        const double sum = inverse_bremsstrahlung_warp(rule, c, p.eps_c[s], p.thermal, p.radiation, breaks[warp]);
         if (threadIdx.x % 32 == 0) {
-            heating[s] = factor[s] * sum;
+            p.heating[s] = p.factor[s] * sum;
         }
         __syncwarp();
     }

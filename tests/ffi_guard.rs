@@ -7,6 +7,12 @@
 //!   `isize`/`usize` (a `usize` buffer length is allowed in `atomgpu_last_error_message` alone,
 //!   where it is C's `size_t`).
 //!
+//! It also checks that each guard's argument-name list (the first argument of `guard(` or
+//! `guard_here(`: a literal `&["a", "b", ...]` or a `const` of the same file) is the function's
+//! parameter names in order, so that `atomgpu_last_error_arg()` reports the position the C
+//! signature has. The one exception is `guard_value(`, which takes no list: it serves the
+//! infallible functions, which have no argument error to report.
+//!
 //! It also checks that nothing outside src/ffi is exported (`#[no_mangle]`), so that the C ABI
 //! is all in one place, and that no module outside src/ffi imports src/ffi (the dependency runs
 //! one way: ffi -> error, backend, families; never back). The failure message lists every
@@ -211,21 +217,25 @@ fn parse(path: &Path) -> syn::File {
     syn::parse_file(&text).unwrap_or_else(|e| panic!("cannot parse {}: {e}", path.display()))
 }
 
+/// The Rust files of src/ffi, sorted, each with its path relative to `root`, parsed.
+fn ffi_files(root: &Path) -> Vec<(String, syn::File)> {
+    let mut files = Vec::new();
+    rust_files(&root.join("src").join("ffi"), &mut files);
+    files.sort();
+    assert!(!files.is_empty(), "no Rust files under src/ffi");
+    files.iter().map(|path| (path.strip_prefix(root).unwrap_or(path).display().to_string(), parse(path))).collect()
+}
+
 #[test]
 fn every_entry_point_is_exported_prefixed_guarded_and_fixed_width() {
     let Some(root) = source_root() else {
         println!("skipped: source tree (src/ffi) not found");
         return;
     };
-    let mut files = Vec::new();
-    rust_files(&root.join("src").join("ffi"), &mut files);
-    files.sort();
-    assert!(!files.is_empty(), "no Rust files under src/ffi");
-
+    let files = ffi_files(&root);
     let mut offenders = Vec::new();
     let mut checked = 0;
-    for path in &files {
-        let file = parse(path);
+    for (rel, file) in &files {
         let mut fns = Vec::new();
         functions(&file.items, &mut fns);
         for f in fns {
@@ -235,8 +245,7 @@ fn every_entry_point_is_exported_prefixed_guarded_and_fixed_width() {
             }
             checked += 1;
             for problem in check_function(f) {
-                let rel = path.strip_prefix(&root).unwrap_or(path);
-                offenders.push(format!("{}: {}: {problem}", rel.display(), f.sig.ident));
+                offenders.push(format!("{rel}: {}: {problem}", f.sig.ident));
             }
         }
     }
@@ -248,6 +257,177 @@ fn every_entry_point_is_exported_prefixed_guarded_and_fixed_width() {
         offenders.join("\n  ")
     );
     println!("checked {checked} entry points in {} files", files.len());
+}
+
+/// The string literals of `&["a", "b"]` (or `["a", "b"]`); `None` when the expression is not
+/// such a list.
+fn string_list(expr: &Expr) -> Option<Vec<String>> {
+    match expr {
+        Expr::Reference(r) => string_list(&r.expr),
+        Expr::Paren(p) => string_list(&p.expr),
+        Expr::Array(a) => a
+            .elems
+            .iter()
+            .map(|e| match e {
+                Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+/// The `const NAME: &[&str] = &[...]` lists of a file (and its inline modules), by name.
+fn const_lists(items: &[Item], out: &mut std::collections::HashMap<String, Vec<String>>) {
+    for item in items {
+        match item {
+            Item::Const(c) => {
+                if let Some(list) = string_list(&c.expr) {
+                    out.insert(c.ident.to_string(), list);
+                }
+            }
+            Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    const_lists(inner, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What a function's guard says its arguments are: `Ok(Some(names))` for `guard(` or
+/// `guard_here(` with a list (literal or a const of the file), `Ok(None)` for `guard_value(`
+/// (no list), `Err(why)` when the list cannot be read.
+fn guard_names(
+    block: &syn::Block,
+    consts: &std::collections::HashMap<String, Vec<String>>,
+) -> Result<Option<Vec<String>>, String> {
+    let Some(Stmt::Expr(mut expr, _)) = block.stmts.first().cloned() else {
+        return Err("the body does not start with a guard call".into());
+    };
+    while let Expr::Return(syn::ExprReturn { expr: Some(inner), .. })
+    | Expr::Paren(syn::ExprParen { expr: inner, .. }) = expr
+    {
+        expr = *inner;
+    }
+    let Expr::Call(call) = expr else { return Err("the body does not start with a guard call".into()) };
+    let Expr::Path(f) = &*call.func else { return Err("the guard is not called by name".into()) };
+    let name = f.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    if name == "guard_value" {
+        return Ok(None);
+    }
+    let first = call.args.first().ok_or("the guard has no argument list")?;
+    if let Some(list) = string_list(first) {
+        return Ok(Some(list));
+    }
+    let mut target = first;
+    if let Expr::Reference(r) = target {
+        target = &r.expr;
+    }
+    match target {
+        Expr::Path(p) => {
+            let ident = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            consts
+                .get(&ident)
+                .cloned()
+                .map(Some)
+                .ok_or_else(|| format!("the argument list `{ident}` is not a `const` string list of this file"))
+        }
+        _ => Err("the argument list is neither `&[\"...\"]` nor a `const` of this file".into()),
+    }
+}
+
+/// The parameter names of a signature, in order (`_` for a pattern that is not a plain name).
+fn parameter_names(sig: &syn::Signature) -> Vec<String> {
+    sig.inputs
+        .iter()
+        .map(|input| match input {
+            FnArg::Typed(arg) => match &*arg.pat {
+                syn::Pat::Ident(i) => i.ident.to_string(),
+                _ => "_".to_string(),
+            },
+            FnArg::Receiver(_) => "self".to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn every_guard_names_the_arguments_of_its_signature_in_order() {
+    let Some(root) = source_root() else {
+        println!("skipped: source tree (src/ffi) not found");
+        return;
+    };
+    let mut offenders = Vec::new();
+    let mut checked = 0;
+    for (rel, file) in &ffi_files(&root) {
+        let mut consts = std::collections::HashMap::new();
+        const_lists(&file.items, &mut consts);
+        let mut fns = Vec::new();
+        functions(&file.items, &mut fns);
+        for f in fns {
+            if !(is_extern_c(&f.sig) && has_no_mangle(&f.attrs)) {
+                continue;
+            }
+            checked += 1;
+            let params = parameter_names(&f.sig);
+            match guard_names(&f.block, &consts) {
+                Err(why) => offenders.push(format!("{rel}: {}: {why}", f.sig.ident)),
+                Ok(None) => {}
+                Ok(Some(names)) if names == params => {}
+                Ok(Some(names)) => {
+                    let first =
+                        names.iter().zip(&params).position(|(a, b)| a != b).unwrap_or(names.len().min(params.len()));
+                    offenders.push(format!(
+                        "{rel}: {}: the guard lists [{}], the signature has ({}): first difference at position {}",
+                        f.sig.ident,
+                        names.join(", "),
+                        params.join(", "),
+                        first + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked > 80, "only {checked} exported functions found under src/ffi: the scan is broken");
+    assert!(
+        offenders.is_empty(),
+        "{} guard argument list(s) differ from their signatures (atomgpu_last_error_arg() would report \
+         wrong positions):\n  {}",
+        offenders.len(),
+        offenders.join("\n  ")
+    );
+    println!("checked the guard lists of {checked} entry points");
+}
+
+/// The comparison itself, on a guard that lists its arguments right, one that swaps two, a const
+/// list, and `guard_value`.
+#[test]
+fn the_guard_list_reader_reads_literals_consts_and_guard_value() {
+    let file: syn::File = syn::parse_str(
+        r#"
+        const ARGS: &[&str] = &["n", "out"];
+        fn a(n: i64, out: *mut f64) -> i32 { guard(&["n", "out"], || Ok(())) }
+        fn b(n: i64, out: *mut f64) -> i32 { guard(&["out", "n"], || Ok(())) }
+        fn c(n: i64, out: *mut f64) -> i32 { guard(ARGS, || Ok(())) }
+        fn d() -> i32 { guard_value(0, || 1) }
+        fn e(x: i32) -> i32 { guard(UNKNOWN, || Ok(())) }
+        "#,
+    )
+    .unwrap();
+    let mut consts = std::collections::HashMap::new();
+    const_lists(&file.items, &mut consts);
+    let mut fns = Vec::new();
+    functions(&file.items, &mut fns);
+    let read: Vec<_> = fns.iter().map(|f| (parameter_names(&f.sig), guard_names(&f.block, &consts))).collect();
+    let names = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert_eq!(read[0].1, Ok(names(&["n", "out"])));
+    assert_eq!(read[0].0, vec!["n", "out"]);
+    assert_eq!(read[1].1, Ok(names(&["out", "n"])));
+    assert_ne!(read[1].1, Ok(Some(read[1].0.clone())));
+    assert_eq!(read[2].1, Ok(names(&["n", "out"])));
+    assert_eq!(read[3].1, Ok(None));
+    assert!(read[4].1.is_err());
 }
 
 #[test]

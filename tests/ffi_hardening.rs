@@ -40,31 +40,29 @@ fn cr_model() -> *mut atomgpu_cr {
     let charges = [1.0, 1.0, 2.0];
     let (xl, xu, xe, xo) = ([0i64], [1i64], [5.0], [0.5, 1.0, 0.3, -0.1, 0.0, 0.0]);
     let (il, iu, ie, ib, d0, d1) = ([1i64], [2i64], [15.0], [3.0, -0.2, 2.0, -0.5, 0.0], [5e-18], [4e-19]);
-    let mut model = null_mut();
-    let status = unsafe {
-        atomgpu_cr_create(
-            3,
-            charges.as_ptr(),
-            null(),
-            1,
-            xl.as_ptr(),
-            xu.as_ptr(),
-            xe.as_ptr(),
-            xo.as_ptr(),
-            1,
-            il.as_ptr(),
-            iu.as_ptr(),
-            ie.as_ptr(),
-            ib.as_ptr(),
-            d0.as_ptr(),
-            d1.as_ptr(),
-            ATOMGPU_STATS_MAXWELL_BOLTZMANN,
-            5.0,
-            8,
-            1.0,
-            &mut model,
-        )
+    let desc = atomgpu_cr_model_desc {
+        n_levels: 3,
+        charges: charges.as_ptr(),
+        weights: null(),
+        n_excitations: 1,
+        excitation_lower: xl.as_ptr(),
+        excitation_upper: xu.as_ptr(),
+        excitation_energy_ev: xe.as_ptr(),
+        excitation_omega: xo.as_ptr(),
+        n_ionizations: 1,
+        ionization_lower: il.as_ptr(),
+        ionization_upper: iu.as_ptr(),
+        ionization_energy_ev: ie.as_ptr(),
+        ionization_beli: ib.as_ptr(),
+        ionization_d0_cm2: d0.as_ptr(),
+        ionization_d1_cm2: d1.as_ptr(),
+        stats: ATOMGPU_STATS_MAXWELL_BOLTZMANN,
+        nodes: 8,
+        accuracy_p: 5.0,
+        tr_ev: 1.0,
     };
+    let mut model = null_mut();
+    let status = unsafe { atomgpu_cr_create(&desc, &mut model) };
     assert_eq!(status, ATOMGPU_OK, "cr_create: {}", last_message());
     model
 }
@@ -125,24 +123,7 @@ fn line_list_params() -> atomgpu_intensity_params {
 /// not written.
 fn count_lines(h: *mut atomgpu_linestrength, lower: i32, upper: i32) -> (i32, i64) {
     let (p, mut n_lines) = (line_list_params(), -7i64);
-    let (no_id, no_value) = (null_mut::<i64>(), null_mut::<f64>());
-    let status = unsafe {
-        atomgpu_linestrength_line_list(
-            h,
-            lower,
-            1,
-            &upper,
-            &p,
-            0,
-            &mut n_lines,
-            no_id,
-            no_id,
-            no_value,
-            no_value,
-            no_value,
-            no_value,
-        )
-    };
+    let status = unsafe { atomgpu_linestrength_line_list(h, lower, 1, &upper, &p, null(), &mut n_lines) };
     (status, n_lines)
 }
 

@@ -143,24 +143,29 @@ struct Lines {
     linestrength: Vec<f64>,
 }
 
+/// The output arrays of a line list of `capacity` lines in `upper_id`, `lower_id` and
+/// [A, nu, S, I], which must outlive the struct.
+fn line_arrays(
+    capacity: i64,
+    upper_id: &mut [i64],
+    lower_id: &mut [i64],
+    [a, nu, s, i]: [&mut [f64]; 4],
+) -> atomgpu_line_arrays {
+    atomgpu_line_arrays {
+        capacity,
+        upper_id: upper_id.as_mut_ptr(),
+        lower_id: lower_id.as_mut_ptr(),
+        einstein_a: a.as_mut_ptr(),
+        wavenumber: nu.as_mut_ptr(),
+        linestrength: s.as_mut_ptr(),
+        intensity: i.as_mut_ptr(),
+    }
+}
+
 fn line_list(h: &Handle, lower: i32, uppers: &[i32], p: &atomgpu_intensity_params) -> Lines {
     let mut n = -1;
     ok("count query", unsafe {
-        atomgpu_linestrength_line_list(
-            h.0,
-            lower,
-            uppers.len() as i32,
-            uppers.as_ptr(),
-            p,
-            0,
-            &mut n,
-            null_mut(),
-            null_mut(),
-            null_mut(),
-            null_mut(),
-            null_mut(),
-            null_mut(),
-        )
+        atomgpu_linestrength_line_list(h.0, lower, uppers.len() as i32, uppers.as_ptr(), p, null(), &mut n)
     });
     assert!(n >= 0);
     let m = n as usize;
@@ -168,22 +173,9 @@ fn line_list(h: &Handle, lower: i32, uppers: &[i32], p: &atomgpu_intensity_param
     let (mut a, mut nu, mut s, mut i) =
         (vec![SENTINEL; m + 1], vec![SENTINEL; m + 1], vec![SENTINEL; m + 1], vec![SENTINEL; m + 1]);
     let mut written = -1;
+    let arrays = line_arrays(n + 1, &mut up, &mut lo, [&mut a, &mut nu, &mut s, &mut i]);
     ok("line_list", unsafe {
-        atomgpu_linestrength_line_list(
-            h.0,
-            lower,
-            uppers.len() as i32,
-            uppers.as_ptr(),
-            p,
-            n + 1,
-            &mut written,
-            up.as_mut_ptr(),
-            lo.as_mut_ptr(),
-            a.as_mut_ptr(),
-            nu.as_mut_ptr(),
-            s.as_mut_ptr(),
-            i.as_mut_ptr(),
-        )
+        atomgpu_linestrength_line_list(h.0, lower, uppers.len() as i32, uppers.as_ptr(), p, &arrays, &mut written)
     });
     assert_eq!(written, n, "the count query and the list agree");
     assert!(up[m] == ISENTINEL && a[m] == SENTINEL && i[m] == SENTINEL, "entry past n_lines untouched");
@@ -376,31 +368,17 @@ fn vibrational_band_lines_count_query_and_capacity() {
         assert!(rel(lines.einstein_a[l], want) < 1e-12, "line {l}: A = {} vs {want}", lines.einstein_a[l]);
         assert!(rel(lines.linestrength[l], m * m) < 1e-12, "line {l}: S = {} vs mu^2", lines.linestrength[l]);
     }
-    // Capacity 2 < 3: refused at `capacity` (6) with the count in the message, nothing written.
+    // Capacity 2 < 3: refused at `lines` (6), naming its field `capacity`, with the count in the
+    // message, nothing written.
     let mut n = ISENTINEL;
     let (mut up, mut lo) = ([ISENTINEL; 2], [ISENTINEL; 2]);
     let (mut a, mut nu, mut s, mut i) = ([SENTINEL; 2], [SENTINEL; 2], [SENTINEL; 2], [SENTINEL; 2]);
-    let status = unsafe {
-        atomgpu_linestrength_line_list(
-            h.0,
-            0,
-            1,
-            [1].as_ptr(),
-            &p,
-            2,
-            &mut n,
-            up.as_mut_ptr(),
-            lo.as_mut_ptr(),
-            a.as_mut_ptr(),
-            nu.as_mut_ptr(),
-            s.as_mut_ptr(),
-            i.as_mut_ptr(),
-        )
-    };
+    let arrays = line_arrays(2, &mut up, &mut lo, [&mut a, &mut nu, &mut s, &mut i]);
+    let status = unsafe { atomgpu_linestrength_line_list(h.0, 0, 1, [1].as_ptr(), &p, &arrays, &mut n) };
     assert_eq!(status, ATOMGPU_ERR_INVALID_ARGUMENT);
     assert_eq!(atomgpu_last_error_arg(), 6);
     let message = last_message();
-    assert!(message.contains("`capacity`") && message.contains("number of lines, 3"), "{message}");
+    assert!(message.contains("`lines`: field `capacity`") && message.contains("number of lines, 3"), "{message}");
     assert_eq!(n, ISENTINEL);
     assert!(up.iter().chain(&lo).all(|&x| x == ISENTINEL));
     assert!(a.iter().chain(&nu).chain(&s).chain(&i).all(|&x| x == SENTINEL));
@@ -641,27 +619,27 @@ fn states_batches_products_and_queries_reject_bad_input() {
     };
     let (one, two_bad, far_list, empty_list, zero) = ([1i32], [1i32, -1], [far], [empty], [0i32]);
     let ub = one.as_ptr();
-    #[allow(clippy::type_complexity)]
-    let call = |hh: *mut atomgpu_linestrength, lower: i32, nb: i32, ub: *const i32, pp: *const atomgpu_intensity_params, cap: i64,
-                nn: *mut i64, u: *mut i64, l: *mut i64, aa: *mut f64, w: *mut f64, ss: *mut f64, ii: *mut f64| unsafe {
-        atomgpu_linestrength_line_list(hh, lower, nb, ub, pp, cap, nn, u, l, aa, w, ss, ii)
+    let full = atomgpu_line_arrays { capacity: 4, upper_id: up, lower_id: lo, einstein_a: a, wavenumber: nu, linestrength: s, intensity: i };
+    let call = |hh: *mut atomgpu_linestrength, lower: i32, nb: i32, ub: *const i32, pp: *const atomgpu_intensity_params,
+                ll: &atomgpu_line_arrays, nn: *mut i64| unsafe {
+        atomgpu_linestrength_line_list(hh, lower, nb, ub, pp, ll, nn)
     };
     let w = |what: &str| format!("line_list: {what}");
-    bad!(f, w("NULL handle"), call(null_mut(), 0, 1, ub, &p, 4, n_ptr, up, lo, a, nu, s, i), 1, "handle", None, same());
-    bad!(f, w("negative lower_block"), call(hp, -1, 1, ub, &p, 4, n_ptr, up, lo, a, nu, s, i), 2, "lower_block", None, same());
-    bad!(f, w("lower_block out of range"), call(hp, 4, 1, ub, &p, 4, n_ptr, up, lo, a, nu, s, i), 2, "lower_block", None, same());
-    bad!(f, w("lower block without states"), call(hp, empty, 1, zero.as_ptr(), &p, 4, n_ptr, up, lo, a, nu, s, i), 2, "lower_block",
+    bad!(f, w("NULL handle"), call(null_mut(), 0, 1, ub, &p, &full, n_ptr), 1, "handle", None, same());
+    bad!(f, w("negative lower_block"), call(hp, -1, 1, ub, &p, &full, n_ptr), 2, "lower_block", None, same());
+    bad!(f, w("lower_block out of range"), call(hp, 4, 1, ub, &p, &full, n_ptr), 2, "lower_block", None, same());
+    bad!(f, w("lower block without states"), call(hp, empty, 1, zero.as_ptr(), &p, &full, n_ptr), 2, "lower_block",
         Some("no states"), same());
-    bad!(f, w("zero n_upper_blocks"), call(hp, 0, 0, ub, &p, 4, n_ptr, up, lo, a, nu, s, i), 3, "n_upper_blocks", None, same());
-    bad!(f, w("negative n_upper_blocks"), call(hp, 0, -1, ub, &p, 4, n_ptr, up, lo, a, nu, s, i), 3, "n_upper_blocks", None, same());
-    bad!(f, w("NULL upper_blocks"), call(hp, 0, 1, null(), &p, 4, n_ptr, up, lo, a, nu, s, i), 4, "upper_blocks", None, same());
-    bad!(f, w("upper block out of range"), call(hp, 0, 2, two_bad.as_ptr(), &p, 4, n_ptr, up, lo, a, nu, s, i), 4, "upper_blocks",
+    bad!(f, w("zero n_upper_blocks"), call(hp, 0, 0, ub, &p, &full, n_ptr), 3, "n_upper_blocks", None, same());
+    bad!(f, w("negative n_upper_blocks"), call(hp, 0, -1, ub, &p, &full, n_ptr), 3, "n_upper_blocks", None, same());
+    bad!(f, w("NULL upper_blocks"), call(hp, 0, 1, null(), &p, &full, n_ptr), 4, "upper_blocks", None, same());
+    bad!(f, w("upper block out of range"), call(hp, 0, 2, two_bad.as_ptr(), &p, &full, n_ptr), 4, "upper_blocks",
         Some("[1]"), same());
-    bad!(f, w("upper J not reachable"), call(hp, 0, 1, far_list.as_ptr(), &p, 4, n_ptr, up, lo, a, nu, s, i), 4, "upper_blocks",
+    bad!(f, w("upper J not reachable"), call(hp, 0, 1, far_list.as_ptr(), &p, &full, n_ptr), 4, "upper_blocks",
         Some("[0]"), same());
-    bad!(f, w("upper block without states"), call(hp, 0, 1, empty_list.as_ptr(), &p, 4, n_ptr, up, lo, a, nu, s, i), 4,
+    bad!(f, w("upper block without states"), call(hp, 0, 1, empty_list.as_ptr(), &p, &full, n_ptr), 4,
         "upper_blocks", Some("[0]"), same());
-    bad!(f, w("NULL params"), call(hp, 0, 1, ub, null(), 4, n_ptr, up, lo, a, nu, s, i), 5, "params", None, same());
+    bad!(f, w("NULL params"), call(hp, 0, 1, ub, null(), &full, n_ptr), 5, "params", None, same());
     let with = |change: &dyn Fn(&mut atomgpu_intensity_params)| {
         let mut q = params();
         change(&mut q);
@@ -683,29 +661,28 @@ fn states_batches_products_and_queries_reject_bad_input() {
     ];
     for (what, q, field) in &bad_params {
         let fragment = format!("`{field}`");
-        bad!(f, w(&format!("params->{what}")), call(hp, 0, 1, ub, q, 4, n_ptr, up, lo, a, nu, s, i), 5, "params",
+        bad!(f, w(&format!("params->{what}")), call(hp, 0, 1, ub, q, &full, n_ptr), 5, "params",
             Some(fragment.as_str()), same());
     }
-    bad!(f, w("negative capacity"), call(hp, 0, 1, ub, &p, -1, n_ptr, up, lo, a, nu, s, i), 6, "capacity", None, same());
-    bad!(f, w("negative capacity, count query"), call(hp, 0, 1, ub, &p, -1, n_ptr, null_mut(), null_mut(), null_mut(), null_mut(),
-        null_mut(), null_mut()), 6, "capacity", None, same());
-    bad!(f, w("NULL n_lines"), call(hp, 0, 1, ub, &p, 4, null_mut(), up, lo, a, nu, s, i), 7, "n_lines", None, same());
-    bad!(f, w("NULL lower_id"), call(hp, 0, 1, ub, &p, 4, n_ptr, up, null_mut(), a, nu, s, i), 9, "lower_id", None, same());
-    bad!(f, w("NULL einstein_a"), call(hp, 0, 1, ub, &p, 4, n_ptr, up, lo, null_mut(), nu, s, i), 10, "einstein_a", None, same());
-    bad!(f, w("NULL wavenumber"), call(hp, 0, 1, ub, &p, 4, n_ptr, up, lo, a, null_mut(), s, i), 11, "wavenumber", None, same());
-    bad!(f, w("NULL linestrength"), call(hp, 0, 1, ub, &p, 4, n_ptr, up, lo, a, nu, null_mut(), i), 12, "linestrength", None, same());
-    bad!(f, w("NULL intensity"), call(hp, 0, 1, ub, &p, 4, n_ptr, up, lo, a, nu, s, null_mut()), 13, "intensity", None, same());
+    bad!(f, w("negative capacity"), call(hp, 0, 1, ub, &p, &atomgpu_line_arrays { capacity: -1, ..full }, n_ptr), 6, "capacity", None, same());
+    bad!(f, w("NULL n_lines"), call(hp, 0, 1, ub, &p, &full, null_mut()), 7, "n_lines", None, same());
+    bad!(f, w("NULL upper_id"), call(hp, 0, 1, ub, &p, &atomgpu_line_arrays { upper_id: null_mut(), ..full }, n_ptr), 6, "upper_id", None, same());
+    bad!(f, w("NULL lower_id"), call(hp, 0, 1, ub, &p, &atomgpu_line_arrays { lower_id: null_mut(), ..full }, n_ptr), 6, "lower_id", None, same());
+    bad!(f, w("NULL einstein_a"), call(hp, 0, 1, ub, &p, &atomgpu_line_arrays { einstein_a: null_mut(), ..full }, n_ptr), 6, "einstein_a", None, same());
+    bad!(f, w("NULL wavenumber"), call(hp, 0, 1, ub, &p, &atomgpu_line_arrays { wavenumber: null_mut(), ..full }, n_ptr), 6, "wavenumber", None, same());
+    bad!(f, w("NULL linestrength"), call(hp, 0, 1, ub, &p, &atomgpu_line_arrays { linestrength: null_mut(), ..full }, n_ptr), 6, "linestrength", None, same());
+    bad!(f, w("NULL intensity"), call(hp, 0, 1, ub, &p, &atomgpu_line_arrays { intensity: null_mut(), ..full }, n_ptr), 6, "intensity", None, same());
     // The line_list calls refused by their checks kept the loaded batch.
     assert!(loaded_batch_is_kept(), "refused line_list calls changed the loaded batch");
     // Refused for its capacity (after the list was computed): nothing written, and, as every
     // line_list that computes, the loaded batch is replaced.
-    bad!(f, w("capacity 2 < 3 lines"), call(hp, 0, 1, ub, &p, 2, n_ptr, up, lo, a, nu, s, i), 6, "capacity",
+    bad!(f, w("capacity 2 < 3 lines"), call(hp, 0, 1, ub, &p, &atomgpu_line_arrays { capacity: 2, ..full }, n_ptr), 6, "capacity",
         Some("number of lines, 3"), same());
     let mut out = [SENTINEL; 2];
     let o = out.as_mut_ptr();
     bad!(f, "half after line_list", unsafe { atomgpu_linestrength_half(hp, 1, 0.0, o, 2, 1) }, 1, "handle", Some("load_lower"),
         unsafe { *o == SENTINEL && *o.add(1) == SENTINEL });
-    ok("line_list", call(hp, 0, 1, ub, &p, 4, n_ptr, up, lo, a, nu, s, i));
+    ok("line_list", call(hp, 0, 1, ub, &p, &full, n_ptr));
     assert_eq!(unsafe { *n_ptr }, 3);
 
     // state_id and block_size
@@ -784,6 +761,7 @@ impl Handle {
             (vec![SENTINEL; capacity], vec![SENTINEL; capacity], vec![SENTINEL; capacity], vec![SENTINEL; capacity]);
         let (mut n, mut counts) = (-1, [ISENTINEL; 5]);
         let p = params();
+        let arrays = line_arrays(capacity as i64, &mut up, &mut lo, [&mut a, &mut nu, &mut s, &mut i]);
         ok("line_list_filtered", unsafe {
             atomgpu_linestrength_line_list_filtered(
                 self.0,
@@ -792,14 +770,8 @@ impl Handle {
                 uppers.as_ptr(),
                 &p,
                 filters,
-                capacity as i64,
+                &arrays,
                 &mut n,
-                up.as_mut_ptr(),
-                lo.as_mut_ptr(),
-                a.as_mut_ptr(),
-                nu.as_mut_ptr(),
-                s.as_mut_ptr(),
-                i.as_mut_ptr(),
                 counts.as_mut_ptr(),
             )
         });
@@ -928,9 +900,9 @@ fn species_filters_and_write_exomol_reject_bad_input() {
     let [a, nu, i] = values.each_mut().map(|x| x as *mut f64);
     let p = params();
     let uppers = [e2];
+    let arrays = atomgpu_line_arrays { capacity: 1, upper_id: up, lower_id: lo, einstein_a: a, wavenumber: nu, linestrength: s_ptr, intensity: i };
     let list = |filters: &atomgpu_line_filters| unsafe {
-        atomgpu_linestrength_line_list_filtered(hp, e1, 1, uppers.as_ptr(), &p, filters, 1, n_ptr, up, lo, a, nu, s_ptr, i,
-                                                c_ptr)
+        atomgpu_linestrength_line_list_filtered(hp, e1, 1, uppers.as_ptr(), &p, filters, &arrays, n_ptr, c_ptr)
     };
     let broken = [
         ("j_min > j_max", atomgpu_line_filters { j_min: 3, j_max: 1, ..no_filters() }, "j_range"),

@@ -325,7 +325,8 @@ fn wtbs_optimisation_finds_the_one_gaussian_helium_minimum() {
     let k = (8.0 * 2f64.sqrt() - 2.0) / PI.sqrt();
     let best = (k / 6.0).powi(2);
     let p = params(ATOMGPU_SCF_HARTREE_FOCK, 2.0);
-    let wtbspara = [0.4, 2.0, 1.0, 0.5];
+    let (wtbspara, one) = ([0.4, 2.0, 1.0, 0.5], [1i64]);
+    let settings = wtbs_settings(&wtbspara, &one, &one, &one, 0.2, 1e-7, 200);
     let (mut optimised, mut exponent, mut energies, mut evaluations, mut converged) = ([0.0; 4], 0.0, [0.0; 4], 0, 0);
     let status = unsafe {
         atomgpu_scf_optimise_wtbs(
@@ -334,14 +335,7 @@ fn wtbs_optimisation_finds_the_one_gaussian_helium_minimum() {
             [0].as_ptr(),
             [1i64].as_ptr(),
             [0.0].as_ptr(),
-            1,
-            wtbspara.as_ptr(),
-            [1i64].as_ptr(),
-            [1i64].as_ptr(),
-            [1i64].as_ptr(),
-            0.2,
-            1e-7,
-            200,
+            &settings,
             optimised.as_mut_ptr(),
             1,
             &mut exponent,
@@ -547,11 +541,36 @@ fn runaway(p: &atomgpu_scf_params) -> (i32, [f64; 4], Vec<f64>, i64) {
     (status, energies, orbitals, iterations)
 }
 
+/// The optimisation settings of the groups `wtbspara` (4 values per group) and the layout
+/// `nbs`, `start`, `groups` (one entry per symmetry), which must outlive the settings.
+fn wtbs_settings(
+    wtbspara: &[f64],
+    nbs: &[i64],
+    start: &[i64],
+    groups: &[i64],
+    rho_begin: f64,
+    rho_end: f64,
+    max_evaluations: i64,
+) -> atomgpu_scf_wtbs_settings {
+    atomgpu_scf_wtbs_settings {
+        n_groups: (wtbspara.len() / 4) as i64,
+        wtbspara: wtbspara.as_ptr(),
+        nbs: nbs.as_ptr(),
+        start: start.as_ptr(),
+        groups: groups.as_ptr(),
+        rho_begin,
+        rho_end,
+        max_evaluations,
+    }
+}
+
 /// A WTBS optimisation of helium in `n` s functions (one group from (0.4, 2, 1, 0.5), rho from 0.2
 /// to `rho_end`) with `max_evaluations` SCFs: (status, outputs all untouched).
 fn optimise_helium(p: &atomgpu_scf_params, n: usize, rho_end: f64, max_evaluations: i64) -> (i32, bool) {
     let (mut optimised, mut exponents, mut energies, mut evaluations, mut converged) =
         ([-7.0; 4], vec![-7.0; n], [-7.0; 4], -7, -7);
+    let (wtbspara, nbs, one) = ([0.4, 2.0, 1.0, 0.5], [n as i64], [1i64]);
+    let settings = wtbs_settings(&wtbspara, &nbs, &one, &one, 0.2, rho_end, max_evaluations);
     let status = unsafe {
         atomgpu_scf_optimise_wtbs(
             p,
@@ -559,14 +578,7 @@ fn optimise_helium(p: &atomgpu_scf_params, n: usize, rho_end: f64, max_evaluatio
             [0].as_ptr(),
             [1i64].as_ptr(),
             [0.0].as_ptr(),
-            1,
-            [0.4, 2.0, 1.0, 0.5].as_ptr(),
-            [n as i64].as_ptr(),
-            [1i64].as_ptr(),
-            [1i64].as_ptr(),
-            0.2,
-            rho_end,
-            max_evaluations,
+            &settings,
             optimised.as_mut_ptr(),
             n as i64,
             exponents.as_mut_ptr(),

@@ -110,6 +110,20 @@ fn guarded<F: FnOnce() -> Result<()>>(arguments: &[&str], body: F) -> i32 {
     }
 }
 
+/// An [`Error::InvalidArgument`] about a field of a struct argument, as the checks name it (one
+/// of `fields`), reported at the struct argument `parameter` (its position) with the field and
+/// element in the message: "argument `desc`: field `charges`[2] must be >= 0, got -1". Any other
+/// error passes unchanged.
+pub fn at_field(e: Error, parameter: &'static str, fields: &[&str]) -> Error {
+    match e {
+        Error::InvalidArgument { name, index, rule } if fields.contains(&name) => {
+            let at = index.map(|i| format!("[{i}]")).unwrap_or_default();
+            Error::invalid(parameter, format!("field `{name}`{at} {rule}"))
+        }
+        other => other,
+    }
+}
+
 /// Runs an infallible entry point, returning `fallback` if it panics.
 pub fn guard_value<T, F: FnOnce() -> T>(fallback: T, body: F) -> T {
     install_quiet_panic_hook();

@@ -11,7 +11,7 @@
 //! may run concurrently from several threads, and destroying it while another thread's call uses
 //! it is safe (the model is freed when that call returns).
 
-use super::common::{count, guard, input, output, write_output};
+use super::common::{at_field, count, guard, input, output, write_output};
 use super::handles::{self, Family};
 use crate::backend::DeviceSet;
 use crate::error::{Error, Result};
@@ -37,7 +37,58 @@ impl Family for atomgpu_cr {
     }
 }
 
-const CREATE_ARGS: &[&str] = &[
+/// A CR model and its settings, for `atomgpu_cr_create`. Level indices are 0-based; every array
+/// holds the count of its group (`n_levels`, `n_excitations`, `n_ionizations` entries, or 6 and 5
+/// coefficients per transition). An error about a field is reported at the argument `desc`, the
+/// message naming the field (and element): "argument `desc`: field `charges`[2] must be >= 0".
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct atomgpu_cr_model_desc {
+    /// Number of levels (>= 1).
+    pub n_levels: i64,
+    /// Ion charge Z_l of each level (`n_levels`, finite, >= 0).
+    pub charges: *const f64,
+    /// Statistical weight of each level (`n_levels`, finite, > 0), or NULL: all 1.
+    pub weights: *const f64,
+    /// Number of excitations (>= 0; 0: the five excitation arrays are not read).
+    pub n_excitations: i64,
+    /// Lower level of excitation i (`n_excitations`).
+    pub excitation_lower: *const i64,
+    /// Upper level of excitation i (`n_excitations`; the lower level's ion, another level).
+    pub excitation_upper: *const i64,
+    /// Excitation energy [eV, in [1e-6, 1e6]] (`n_excitations`).
+    pub excitation_energy_ev: *const f64,
+    /// Collision-strength fit B_0..B_5 of paper eq. 6 (dimensionless, finite): excitation i's at
+    /// `excitation_omega[6 i + k]` (6 `n_excitations`).
+    pub excitation_omega: *const f64,
+    /// Number of ionizations (>= 0; 0: the six ionization arrays are not read).
+    pub n_ionizations: i64,
+    /// Lower level of ionization i (`n_ionizations`).
+    pub ionization_lower: *const i64,
+    /// Upper level of ionization i (`n_ionizations`; a level of the next ion, charge Z + 1).
+    pub ionization_upper: *const i64,
+    /// Ionization energy [eV, in [1e-6, 1e6]] (`n_ionizations`).
+    pub ionization_energy_ev: *const f64,
+    /// BELI coefficients C_0..C_4 [1e-13 cm^2 eV^2]: ionization i's at `ionization_beli[5 i + k]`
+    /// (5 `n_ionizations`).
+    pub ionization_beli: *const f64,
+    /// Photoionization cross-section coefficient D0 [cm^2] of paper eq. 12 (`n_ionizations`).
+    pub ionization_d0_cm2: *const f64,
+    /// Photoionization cross-section coefficient D1 [cm^2] of paper eq. 12 (`n_ionizations`).
+    pub ionization_d1_cm2: *const f64,
+    /// `ATOMGPU_STATS_FERMI_DIRAC` or `ATOMGPU_STATS_MAXWELL_BOLTZMANN`.
+    pub stats: i32,
+    /// Gauss-Legendre nodes per panel of every rate integral (in [2, 256]).
+    pub nodes: i32,
+    /// Accuracy parameter p of every rate integral (in [1, 15]: upper limits at 10^-p).
+    pub accuracy_p: f64,
+    /// Black-body radiation temperature T_r [eV, in [1e-4, 1e6]].
+    pub tr_ev: f64,
+}
+
+/// The fields of `atomgpu_cr_model_desc`, as the checks name them.
+const DESC_FIELDS: &[&str] = &[
     "n_levels",
     "charges",
     "weights",
@@ -54,10 +105,9 @@ const CREATE_ARGS: &[&str] = &[
     "ionization_d0_cm2",
     "ionization_d1_cm2",
     "stats",
-    "accuracy_p",
     "nodes",
+    "accuracy_p",
     "tr_ev",
-    "model",
 ];
 
 /// A transition count (`n_excitations`, `n_ionizations`): >= 0, and small enough that its
@@ -75,108 +125,93 @@ fn level_index(name: &'static str, values: &[i64], i: usize) -> Result<usize> {
         .map_err(|_| Error::invalid_at(name, i, format!("level index must be >= 0, got {}", values[i])))
 }
 
-/// Creates a CR model. `charges[l]` is the ion charge of level l (finite, >= 0); `weights` its
-/// statistical weight (finite, > 0; NULL: all 1). Excitation i goes from level
-/// `excitation_lower[i]` to `excitation_upper[i]` (same ion) with energy [eV, in [1e-6, 1e6]] and
-/// collision strength `excitation_omega[6*i + k]` = B_k (eq. 6, dimensionless, finite); ionization
-/// i from `ionization_lower[i]` to `ionization_upper[i]` (a level of the next ion) with energy
-/// [eV, in [1e-6, 1e6]], BELI coefficients `ionization_beli[5*i + k]` [1e-13 cm^2 eV^2] and
-/// photoionization D0, D1 [cm^2]. `n_excitations` or `n_ionizations` may be 0 (arrays then
-/// ignored). `stats`: `ATOMGPU_STATS_*`; `accuracy_p` and `nodes`: the quadrature of every rate;
-/// `tr_ev`: black-body radiation temperature [eV, in [1e-4, 1e6]]. On success `*model` receives
-/// the handle. Every array is checked before anything is read into the model; a model too large
-/// for the memory available fails with `ATOMGPU_ERR_OUT_OF_MEMORY`.
+/// The model and settings of a descriptor, checked (errors naming its fields): every pointer
+/// first (nothing read yet), then the buffers (a size no memory holds fails here, before any
+/// array is read), then the values.
 ///
 /// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above.
+/// Every pointer of `d` must be NULL or valid for the number of elements its field documents.
+unsafe fn read_desc(d: &atomgpu_cr_model_desc) -> Result<(CrModel, CrSettings)> {
+    let n = count("n_levels", d.n_levels)?;
+    let charges = input("charges", d.charges, n)?;
+    let weights = if d.weights.is_null() { None } else { Some(input("weights", d.weights, n)?) };
+    let ne = transition_count("n_excitations", d.n_excitations, 6)?;
+    let ni = transition_count("n_ionizations", d.n_ionizations, 5)?;
+    let stats = Statistics::from_code("stats", d.stats)?;
+    let quadrature = Quadrature::new(d.accuracy_p, usize::try_from(d.nodes).unwrap_or(0))?;
+    crate::rates::check_temperature("tr_ev", None, d.tr_ev)?;
+    let excitation_arrays = if ne > 0 {
+        Some((
+            input("excitation_lower", d.excitation_lower, ne)?,
+            input("excitation_upper", d.excitation_upper, ne)?,
+            input("excitation_energy_ev", d.excitation_energy_ev, ne)?,
+            input("excitation_omega", d.excitation_omega, 6 * ne)?,
+        ))
+    } else {
+        None
+    };
+    let ionization_arrays = if ni > 0 {
+        Some((
+            input("ionization_lower", d.ionization_lower, ni)?,
+            input("ionization_upper", d.ionization_upper, ni)?,
+            input("ionization_energy_ev", d.ionization_energy_ev, ni)?,
+            input("ionization_beli", d.ionization_beli, 5 * ni)?,
+            input("ionization_d0_cm2", d.ionization_d0_cm2, ni)?,
+            input("ionization_d1_cm2", d.ionization_d1_cm2, ni)?,
+        ))
+    } else {
+        None
+    };
+    let mut excitations = memory::with_capacity("the model's excitations", ne)?;
+    let mut ionizations = memory::with_capacity("the model's ionizations", ni)?;
+    let charges = memory::copy_of("the level charges", charges)?;
+    let weights = match weights {
+        Some(w) => memory::copy_of("the level weights", w)?,
+        None => memory::filled("the level weights", n, 1.0)?,
+    };
+    if let Some((lower, upper, energy, omega)) = excitation_arrays {
+        for i in 0..ne {
+            excitations.push(CrExcitation {
+                lower: level_index("excitation_lower", lower, i)?,
+                upper: level_index("excitation_upper", upper, i)?,
+                energy_ev: energy[i],
+                omega: omega[6 * i..6 * i + 6].try_into().expect("six coefficients"),
+            });
+        }
+    }
+    if let Some((lower, upper, energy, beli, d0, d1)) = ionization_arrays {
+        for i in 0..ni {
+            ionizations.push(CrIonization {
+                lower: level_index("ionization_lower", lower, i)?,
+                upper: level_index("ionization_upper", upper, i)?,
+                energy_ev: energy[i],
+                beli: beli[5 * i..5 * i + 5].try_into().expect("five coefficients"),
+                d0_cm2: d0[i],
+                d1_cm2: d1[i],
+            });
+        }
+    }
+    let model = CrModel::new(charges, weights, excitations, ionizations)?;
+    Ok((model, CrSettings { stats, quadrature, tr_ev: d.tr_ev }))
+}
+
+/// Creates a CR model from the descriptor `desc` (`atomgpu_cr_model_desc`: the levels, the
+/// excitations (energy and collision strength B_k of paper eq. 6) and ionizations (energy, BELI
+/// coefficients, photoionization D0, D1), the statistics, the quadrature of every rate and the
+/// black-body temperature). On success `*model` receives the handle. Every array is checked
+/// before anything is read into the model; an error about a field is reported at `desc` naming
+/// the field; a model too large for the memory available fails with `ATOMGPU_ERR_OUT_OF_MEMORY`.
+///
+/// # Safety
+/// `desc` must be NULL or point to a descriptor whose pointers are NULL or valid for the number
+/// of elements its fields document; `model` must be NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn atomgpu_cr_create(
-    n_levels: i64,
-    charges: *const f64,
-    weights: *const f64,
-    n_excitations: i64,
-    excitation_lower: *const i64,
-    excitation_upper: *const i64,
-    excitation_energy_ev: *const f64,
-    excitation_omega: *const f64,
-    n_ionizations: i64,
-    ionization_lower: *const i64,
-    ionization_upper: *const i64,
-    ionization_energy_ev: *const f64,
-    ionization_beli: *const f64,
-    ionization_d0_cm2: *const f64,
-    ionization_d1_cm2: *const f64,
-    stats: i32,
-    accuracy_p: f64,
-    nodes: i32,
-    tr_ev: f64,
-    model: *mut *mut atomgpu_cr,
-) -> i32 {
-    guard(CREATE_ARGS, || {
+pub unsafe extern "C" fn atomgpu_cr_create(desc: *const atomgpu_cr_model_desc, model: *mut *mut atomgpu_cr) -> i32 {
+    guard(&["desc", "model"], || {
+        let d = input("desc", desc, 1)?[0];
         let out = output("model", model)?;
-        let n = count("n_levels", n_levels)?;
-        let charges = input("charges", charges, n)?;
-        let weights = if weights.is_null() { None } else { Some(input("weights", weights, n)?) };
-        let ne = transition_count("n_excitations", n_excitations, 6)?;
-        let ni = transition_count("n_ionizations", n_ionizations, 5)?;
-        let stats = Statistics::from_code("stats", stats)?;
-        let quadrature = Quadrature::new(accuracy_p, usize::try_from(nodes).unwrap_or(0))?;
-        crate::rates::check_temperature("tr_ev", None, tr_ev)?;
-        // Every pointer first (nothing read yet), then the buffers (a size no memory holds fails
-        // here, before any array is read), then the values.
-        let excitation_arrays = if ne > 0 {
-            Some((
-                input("excitation_lower", excitation_lower, ne)?,
-                input("excitation_upper", excitation_upper, ne)?,
-                input("excitation_energy_ev", excitation_energy_ev, ne)?,
-                input("excitation_omega", excitation_omega, 6 * ne)?,
-            ))
-        } else {
-            None
-        };
-        let ionization_arrays = if ni > 0 {
-            Some((
-                input("ionization_lower", ionization_lower, ni)?,
-                input("ionization_upper", ionization_upper, ni)?,
-                input("ionization_energy_ev", ionization_energy_ev, ni)?,
-                input("ionization_beli", ionization_beli, 5 * ni)?,
-                input("ionization_d0_cm2", ionization_d0_cm2, ni)?,
-                input("ionization_d1_cm2", ionization_d1_cm2, ni)?,
-            ))
-        } else {
-            None
-        };
-        let mut excitations = memory::with_capacity("the model's excitations", ne)?;
-        let mut ionizations = memory::with_capacity("the model's ionizations", ni)?;
-        let charges = memory::copy_of("the level charges", charges)?;
-        let weights = match weights {
-            Some(w) => memory::copy_of("the level weights", w)?,
-            None => memory::filled("the level weights", n, 1.0)?,
-        };
-        if let Some((lower, upper, energy, omega)) = excitation_arrays {
-            for i in 0..ne {
-                excitations.push(CrExcitation {
-                    lower: level_index("excitation_lower", lower, i)?,
-                    upper: level_index("excitation_upper", upper, i)?,
-                    energy_ev: energy[i],
-                    omega: omega[6 * i..6 * i + 6].try_into().expect("six coefficients"),
-                });
-            }
-        }
-        if let Some((lower, upper, energy, beli, d0, d1)) = ionization_arrays {
-            for i in 0..ni {
-                ionizations.push(CrIonization {
-                    lower: level_index("ionization_lower", lower, i)?,
-                    upper: level_index("ionization_upper", upper, i)?,
-                    energy_ev: energy[i],
-                    beli: beli[5 * i..5 * i + 5].try_into().expect("five coefficients"),
-                    d0_cm2: d0[i],
-                    d1_cm2: d1[i],
-                });
-            }
-        }
-        let built = CrModel::new(charges, weights, excitations, ionizations)?;
-        *out = handles::register(atomgpu_cr { model: built, settings: CrSettings { stats, quadrature, tr_ev } })?;
+        let (built, settings) = read_desc(&d).map_err(|e| at_field(e, "desc", DESC_FIELDS))?;
+        *out = handles::register(atomgpu_cr { model: built, settings })?;
         Ok(())
     })
 }

@@ -42,7 +42,7 @@
 //! c2 = hc/k in cm K (CODATA 2018, or TROVE's constants: `atomgpu_intensity_params`), g_ns the
 //! lower block's nuclear-spin weight.
 
-use super::common::{count, guard, input, matrix, output, write_output, Columns, Extent, Matrix, MAX_ELEMENTS};
+use super::common::{at_field, count, guard, input, matrix, output, write_output, Columns, Extent, Matrix, MAX_ELEMENTS};
 use super::devices::{devices_by_count, devices_by_list};
 use super::handles::{self, Family};
 use crate::backend::DeviceSet;
@@ -1003,7 +1003,7 @@ pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
 /// TROVE). Lines come ordered by lower state, then by position of the upper block in
 /// `upper_blocks`, then by upper state. The call works in batches of `params->batch` lower states
 /// and replaces the batch loaded by `atomgpu_linestrength_load_lower` (also when it is then
-/// refused for `capacity`; a call refused by any other check keeps it).
+/// refused for `lines->capacity`; a call refused by any other check keeps it).
 ///
 /// - `handle`: the handle.
 /// - `lower_block`: 0-based index of the lower block (with stored states).
@@ -1011,19 +1011,15 @@ pub unsafe extern "C" fn atomgpu_linestrength_amplitudes(
 /// - `upper_blocks[n_upper_blocks]`: 0-based indices of the upper blocks (with stored states),
 ///   each with |J' - J''| <= 1 and J' + J'' >= 1.
 /// - `params`: temperature, partition function, filters and thresholds (every field checked).
-/// - `capacity` (>= 0): entries each output array holds.
+/// - `lines` (`atomgpu_line_arrays`): the output arrays, `lines->capacity` entries each: the
+///   upper and lower ExoMol IDs (1-based), A (s^-1), nu (cm^-1), S (Debye^2) and I (cm/molecule)
+///   of line e at index e; or NULL for a count query.
 /// - `n_lines` (output): number of lines.
-/// - `upper_id`, `lower_id` (outputs, `capacity` entries): ExoMol IDs (1-based) of the two states.
-/// - `einstein_a` (output, `capacity`): A in s^-1.
-/// - `wavenumber` (output, `capacity`): nu in cm^-1.
-/// - `linestrength` (output, `capacity`): S in Debye^2.
-/// - `intensity` (output, `capacity`): I in cm/molecule.
 ///
-/// Count query: with `upper_id` NULL only `*n_lines` is written (the other output arrays may be
-/// NULL, `capacity` is not used); the whole list is computed to count it. Otherwise all six arrays
-/// must be non-NULL; when the count exceeds `capacity` the call fails with
-/// `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives the count needed) and writes
-/// nothing.
+/// Count query: with `lines` NULL only `*n_lines` is written; the whole list is computed to count
+/// it. Otherwise every array of `lines` must be non-NULL and `capacity` >= 0; when the count
+/// exceeds `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at `lines` (the message
+/// names its field `capacity` and gives the count needed) and writes nothing.
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1035,37 +1031,138 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list(
     n_upper_blocks: i32,
     upper_blocks: *const i32,
     params: *const atomgpu_intensity_params,
-    capacity: i64,
+    lines: *const atomgpu_line_arrays,
     n_lines: *mut i64,
-    upper_id: *mut i64,
-    lower_id: *mut i64,
-    einstein_a: *mut f64,
-    wavenumber: *mut f64,
-    linestrength: *mut f64,
-    intensity: *mut f64,
 ) -> i32 {
-    guard(
-        &[
-            "handle",
-            "lower_block",
-            "n_upper_blocks",
-            "upper_blocks",
-            "params",
-            "capacity",
-            "n_lines",
-            "upper_id",
-            "lower_id",
-            "einstein_a",
-            "wavenumber",
-            "linestrength",
-            "intensity",
-        ],
-        || {
-            let outputs = LineOutputs { n_lines, upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity };
-            let list = ListRequest { lower_block, n_upper_blocks, upper_blocks, params, filters: std::ptr::null() };
-            line_list(handle, list, capacity, outputs, std::ptr::null_mut())
-        },
-    )
+    guard(&["handle", "lower_block", "n_upper_blocks", "upper_blocks", "params", "lines", "n_lines"], || {
+        let list = ListRequest { lower_block, n_upper_blocks, upper_blocks, params, filters: std::ptr::null() };
+        line_list(handle, list, lines, n_lines, std::ptr::null_mut())
+    })
+}
+
+/// The output arrays of a line list (`atomgpu_linestrength_line_list`, `_line_list_filtered`):
+/// line e at index e of each, `capacity` entries each. An error about a field is reported at the
+/// argument `lines`, the message naming the field.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct atomgpu_line_arrays {
+    /// Entries each array holds (>= 0; a list longer than it is refused, nothing written).
+    pub capacity: i64,
+    /// ExoMol ID (1-based) of the upper state.
+    pub upper_id: *mut i64,
+    /// ExoMol ID (1-based) of the lower state.
+    pub lower_id: *mut i64,
+    /// Einstein A in s^-1.
+    pub einstein_a: *mut f64,
+    /// Wavenumber nu in cm^-1.
+    pub wavenumber: *mut f64,
+    /// Line strength S in Debye^2.
+    pub linestrength: *mut f64,
+    /// Intensity I in cm/molecule (emission: the emissivity, erg s^-1 sr^-1 per molecule).
+    pub intensity: *mut f64,
+}
+
+/// The output arrays of `atomgpu_linestrength_transition_moments`: moment e at index e of each,
+/// `capacity` entries each (`components`: 27 per moment). An error about a field is reported at
+/// the argument `moments`, the message naming the field.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct atomgpu_moment_arrays {
+    /// Moments each array holds (>= 0; more moments than it are refused, nothing written).
+    pub capacity: i64,
+    /// ExoMol ID (1-based) of the final state F.
+    pub upper_id: *mut i64,
+    /// ExoMol ID (1-based) of the initial state I.
+    pub lower_id: *mut i64,
+    /// nu = E_F - E_I in cm^-1.
+    pub wavenumber: *mut f64,
+    /// |TM| in Debye.
+    pub moment: *mut f64,
+    /// A_vib in s^-1.
+    pub einstein_a: *mut f64,
+    /// I in cm/molecule.
+    pub intensity: *mut f64,
+    /// tm(m, d_I, d_F) in Debye, 27 `capacity` entries: moment e's at `27 e + m + 3 (d_I + 3 d_F)`,
+    /// m = 0, 1, 2 for x, y, z; zero where d_I or d_F is beyond the level's components.
+    pub components: *mut f64,
+}
+
+/// The fields of the output-array structs (`atomgpu_line_arrays`, `atomgpu_moment_arrays`), as
+/// the checks name them.
+const ARRAY_FIELDS: &[&str] = &[
+    "capacity",
+    "upper_id",
+    "lower_id",
+    "einstein_a",
+    "wavenumber",
+    "linestrength",
+    "intensity",
+    "moment",
+    "components",
+];
+
+/// The rule of an output-array struct (a capacity and parallel arrays), checked once for every
+/// such struct: `capacity` >= 0 and every array (`(field, pointer is NULL)`) non-NULL. Errors name
+/// the field; the caller reports them at its struct argument ([`at_field`] with [`ARRAY_FIELDS`]).
+fn array_capacity(capacity: i64, arrays: &[(&'static str, bool)]) -> Result<usize> {
+    let capacity =
+        usize::try_from(capacity).map_err(|_| Error::invalid("capacity", format!("must be >= 0, got {capacity}")))?;
+    match arrays.iter().find(|(_, null)| *null) {
+        Some((field, _)) => Err(Error::invalid(field, "must not be NULL")),
+        None => Ok(capacity),
+    }
+}
+
+/// `n` results (`what`: lines, moments) fit in `capacity` entries, else an error naming the field
+/// `capacity` with the count needed.
+fn within_capacity(what: &str, n: usize, capacity: usize) -> Result<()> {
+    if n > capacity {
+        return Err(Error::invalid("capacity", format!("must be >= the number of {what}, {n}, got {capacity}")));
+    }
+    Ok(())
+}
+
+impl atomgpu_line_arrays {
+    /// The arrays of a C pointer, checked ([`array_capacity`]); `None` for NULL (a count query).
+    ///
+    /// # Safety
+    /// `lines` must be NULL or point to an `atomgpu_line_arrays`.
+    unsafe fn checked(lines: *const Self) -> Result<Option<(Self, usize)>> {
+        let Some(l) = lines.as_ref() else { return Ok(None) };
+        let arrays = [
+            ("upper_id", l.upper_id.is_null()),
+            ("lower_id", l.lower_id.is_null()),
+            ("einstein_a", l.einstein_a.is_null()),
+            ("wavenumber", l.wavenumber.is_null()),
+            ("linestrength", l.linestrength.is_null()),
+            ("intensity", l.intensity.is_null()),
+        ];
+        let capacity = array_capacity(l.capacity, &arrays).map_err(|e| at_field(e, "lines", ARRAY_FIELDS))?;
+        Ok(Some((*l, capacity)))
+    }
+}
+
+impl atomgpu_moment_arrays {
+    /// The arrays of a C pointer, checked ([`array_capacity`]); `None` for NULL (a count query).
+    ///
+    /// # Safety
+    /// `moments` must be NULL or point to an `atomgpu_moment_arrays`.
+    unsafe fn checked(moments: *const Self) -> Result<Option<(Self, usize)>> {
+        let Some(m) = moments.as_ref() else { return Ok(None) };
+        let arrays = [
+            ("upper_id", m.upper_id.is_null()),
+            ("lower_id", m.lower_id.is_null()),
+            ("wavenumber", m.wavenumber.is_null()),
+            ("moment", m.moment.is_null()),
+            ("einstein_a", m.einstein_a.is_null()),
+            ("intensity", m.intensity.is_null()),
+            ("components", m.components.is_null()),
+        ];
+        let capacity = array_capacity(m.capacity, &arrays).map_err(|e| at_field(e, "moments", ARRAY_FIELDS))?;
+        Ok(Some((*m, capacity)))
+    }
 }
 
 /// TROVE's line-list rules beyond the windows and thresholds of `atomgpu_intensity_params`
@@ -1156,8 +1253,8 @@ fn to_filters(e: Error) -> Error {
 /// - `counts` (output, 5 entries, may be NULL): pairs of (lower, upper) states judged, dropped by
 ///   the J range and species rules (whole block pairs, nothing computed), dropped by the energy
 ///   and frequency windows, dropped by THRESH_LINE / THRESH_INTES, kept; the four parts sum to
-///   the pairs judged. Written with the lines (not on a count query with `upper_id` NULL, where
-///   it is written too, or on any failure).
+///   the pairs judged. Written with the lines (and on a count query, `lines` NULL; never on a
+///   failure).
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1170,38 +1267,15 @@ pub unsafe extern "C" fn atomgpu_linestrength_line_list_filtered(
     upper_blocks: *const i32,
     params: *const atomgpu_intensity_params,
     filters: *const atomgpu_line_filters,
-    capacity: i64,
+    lines: *const atomgpu_line_arrays,
     n_lines: *mut i64,
-    upper_id: *mut i64,
-    lower_id: *mut i64,
-    einstein_a: *mut f64,
-    wavenumber: *mut f64,
-    linestrength: *mut f64,
-    intensity: *mut f64,
     counts: *mut i64,
 ) -> i32 {
     guard(
-        &[
-            "handle",
-            "lower_block",
-            "n_upper_blocks",
-            "upper_blocks",
-            "params",
-            "filters",
-            "capacity",
-            "n_lines",
-            "upper_id",
-            "lower_id",
-            "einstein_a",
-            "wavenumber",
-            "linestrength",
-            "intensity",
-            "counts",
-        ],
+        &["handle", "lower_block", "n_upper_blocks", "upper_blocks", "params", "filters", "lines", "n_lines", "counts"],
         || {
-            let outputs = LineOutputs { n_lines, upper_id, lower_id, einstein_a, wavenumber, linestrength, intensity };
             let list = ListRequest { lower_block, n_upper_blocks, upper_blocks, params, filters };
-            line_list(handle, list, capacity, outputs, counts)
+            line_list(handle, list, lines, n_lines, counts)
         },
     )
 }
@@ -1213,17 +1287,6 @@ struct ListRequest {
     upper_blocks: *const i32,
     params: *const atomgpu_intensity_params,
     filters: *const atomgpu_line_filters,
-}
-
-/// Where a line list goes (the C arguments).
-struct LineOutputs {
-    n_lines: *mut i64,
-    upper_id: *mut i64,
-    lower_id: *mut i64,
-    einstein_a: *mut f64,
-    wavenumber: *mut f64,
-    linestrength: *mut f64,
-    intensity: *mut f64,
 }
 
 /// The Rust params of a C pointer, errors naming the argument `params`.
@@ -1279,12 +1342,13 @@ fn counts_array(c: &LineCounts) -> [i64; 5] {
     [c.pairs, c.dropped_by_rules, c.dropped_by_windows, c.dropped_by_thresholds, c.kept].map(|x| x as i64)
 }
 
-/// The body of the two line-list functions (`counts` NULL: not asked for).
+/// The body of the two line-list functions (`lines` NULL: a count query; `counts` NULL: not
+/// asked for).
 unsafe fn line_list(
     handle: *mut atomgpu_linestrength,
     list: ListRequest,
-    capacity: i64,
-    out: LineOutputs,
+    lines: *const atomgpu_line_arrays,
+    n_lines: *mut i64,
     counts: *mut i64,
 ) -> Result<()> {
     with_handle(handle, |h| {
@@ -1292,42 +1356,24 @@ unsafe fn line_list(
         let uppers = upper_block_list(list.n_upper_blocks, list.upper_blocks, h.n_blocks())?;
         let rust_params = intensity_params(list.params)?;
         let filters = line_filters(list.filters)?;
-        let capacity = usize::try_from(capacity)
-            .map_err(|_| Error::invalid("capacity", format!("must be >= 0, got {capacity}")))?;
-        let n_out = output("n_lines", out.n_lines)?;
-        let arrays = if out.upper_id.is_null() {
-            None
-        } else {
-            Some((
-                out.upper_id,
-                output("lower_id", out.lower_id)?,
-                output("einstein_a", out.einstein_a)?,
-                output("wavenumber", out.wavenumber)?,
-                output("linestrength", out.linestrength)?,
-                output("intensity", out.intensity)?,
-            ))
-        };
+        let arrays = atomgpu_line_arrays::checked(lines)?;
+        let n_out = output("n_lines", n_lines)?;
         let listed =
             h.line_list_filtered(lower, &uppers, &rust_params, &filters).map_err(to_params).map_err(to_filters)?;
-        let lines = &listed.lines;
-        if let Some((up, lo, a, nu_out, s, i)) = arrays {
-            if lines.len() > capacity {
-                return Err(Error::invalid(
-                    "capacity",
-                    format!("must be >= the number of lines, {}, got {capacity}", lines.len()),
-                ));
-            }
+        let found = &listed.lines;
+        if let Some((out, capacity)) = arrays {
+            within_capacity("lines", found.len(), capacity).map_err(|e| at_field(e, "lines", ARRAY_FIELDS))?;
             // Straight into the caller's arrays (checked to hold them): no copy of the list.
-            for (e, l) in lines.iter().enumerate() {
-                *up.add(e) = l.upper_id;
-                *lo.add(e) = l.lower_id;
-                *a.add(e) = l.einstein_a;
-                *nu_out.add(e) = l.wavenumber;
-                *s.add(e) = l.linestrength;
-                *i.add(e) = l.intensity;
+            for (e, l) in found.iter().enumerate() {
+                *out.upper_id.add(e) = l.upper_id;
+                *out.lower_id.add(e) = l.lower_id;
+                *out.einstein_a.add(e) = l.einstein_a;
+                *out.wavenumber.add(e) = l.wavenumber;
+                *out.linestrength.add(e) = l.linestrength;
+                *out.intensity.add(e) = l.intensity;
             }
         }
-        *n_out = lines.len() as i64;
+        *n_out = found.len() as i64;
         if !counts.is_null() {
             write_output(counts, &counts_array(&listed.counts));
         }
@@ -1540,22 +1586,19 @@ pub unsafe extern "C" fn atomgpu_linestrength_write_trove(
 /// - `n_upper_blocks` (>= 0), `upper_blocks`: 0-based indices of J = 0 blocks with states.
 /// - `params`: `action` must be 2 (TM); temperature, partition function, windows, `thresh_intens`,
 ///   `batch` and `convention` are used.
-/// - `capacity` (>= 0): moments each output array holds.
+/// - `moments` (`atomgpu_moment_arrays`): the output arrays, `moments->capacity` entries each
+///   (`components` 27 per moment): the ExoMol IDs of F and I, nu (cm^-1), |TM| (Debye), A_vib
+///   (s^-1), I (cm/molecule) and the components tm(m, d_I, d_F) (Debye) of moment e; or NULL for
+///   a count query.
 /// - `n_moments` (output): the number of moments kept.
-/// - `upper_id`, `lower_id` (outputs, `capacity`): ExoMol IDs of F and I.
-/// - `wavenumber`, `moment`, `einstein_a`, `intensity` (outputs, `capacity`): nu (cm^-1), |TM|
-///   (Debye), A_vib (s^-1), I (cm/molecule).
-/// - `components` (output, 27 `capacity` entries): moment e's tm(m, d_I, d_F) (Debye) at
-///   `27 e + m + 3 (d_I + 3 d_F)`, m = 0, 1, 2 for x, y, z; zero where d_I or d_F is beyond the
-///   level's components.
 /// - `counts` (output, 5 entries, may be NULL): as `atomgpu_linestrength_line_list_filtered`'s
 ///   (no pair is dropped by rules).
 ///
-/// Count query: with `upper_id` NULL only `*n_moments` (and `counts`) is written; the moments are
-/// computed to count them. Otherwise all seven arrays must be non-NULL; when the count exceeds
-/// `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at `capacity` (the message gives
-/// the count needed) and writes nothing. Progress: lower states done, task
-/// "atomgpu_linestrength_transition_moments".
+/// Count query: with `moments` NULL only `*n_moments` (and `counts`) is written; the moments are
+/// computed to count them. Otherwise every array of `moments` must be non-NULL and `capacity` >=
+/// 0; when the count exceeds `capacity` the call fails with `ATOMGPU_ERR_INVALID_ARGUMENT` at
+/// `moments` (the message names its field `capacity` and gives the count needed) and writes
+/// nothing. Progress: lower states done, task "atomgpu_linestrength_transition_moments".
 ///
 /// # Safety
 /// Every pointer must be NULL or valid for the number of elements documented above; `handle`
@@ -1567,72 +1610,32 @@ pub unsafe extern "C" fn atomgpu_linestrength_transition_moments(
     n_upper_blocks: i32,
     upper_blocks: *const i32,
     params: *const atomgpu_intensity_params,
-    capacity: i64,
+    moments: *const atomgpu_moment_arrays,
     n_moments: *mut i64,
-    upper_id: *mut i64,
-    lower_id: *mut i64,
-    wavenumber: *mut f64,
-    moment: *mut f64,
-    einstein_a: *mut f64,
-    intensity: *mut f64,
-    components: *mut f64,
     counts: *mut i64,
 ) -> i32 {
     guard(
-        &[
-            "handle",
-            "lower_block",
-            "n_upper_blocks",
-            "upper_blocks",
-            "params",
-            "capacity",
-            "n_moments",
-            "upper_id",
-            "lower_id",
-            "wavenumber",
-            "moment",
-            "einstein_a",
-            "intensity",
-            "components",
-            "counts",
-        ],
+        &["handle", "lower_block", "n_upper_blocks", "upper_blocks", "params", "moments", "n_moments", "counts"],
         || {
             with_handle(handle, |h| {
                 let lower = block_index("lower_block", lower_block, h.n_blocks())?;
                 let uppers = upper_block_list(n_upper_blocks, upper_blocks, h.n_blocks())?;
                 let rust_params = intensity_params(params)?;
-                let capacity = usize::try_from(capacity)
-                    .map_err(|_| Error::invalid("capacity", format!("must be >= 0, got {capacity}")))?;
+                let arrays = atomgpu_moment_arrays::checked(moments)?;
                 let n_out = output("n_moments", n_moments)?;
-                let arrays = if upper_id.is_null() {
-                    None
-                } else {
-                    Some((
-                        upper_id,
-                        output("lower_id", lower_id)?,
-                        output("wavenumber", wavenumber)?,
-                        output("moment", moment)?,
-                        output("einstein_a", einstein_a)?,
-                        output("intensity", intensity)?,
-                        output("components", components)?,
-                    ))
-                };
                 let list = h.transition_moments(lower, &uppers, &rust_params).map_err(to_params)?;
-                if let Some((up, lo, nu, tm, a, i, c)) = arrays {
-                    if list.moments.len() > capacity {
-                        return Err(Error::invalid(
-                            "capacity",
-                            format!("must be >= the number of moments, {}, got {capacity}", list.moments.len()),
-                        ));
-                    }
+                if let Some((out, capacity)) = arrays {
+                    within_capacity("moments", list.moments.len(), capacity)
+                        .map_err(|e| at_field(e, "moments", ARRAY_FIELDS))?;
                     for (e, t) in list.moments.iter().enumerate() {
-                        *up.add(e) = t.upper_id;
-                        *lo.add(e) = t.lower_id;
-                        *nu.add(e) = t.wavenumber;
-                        *tm.add(e) = t.moment;
-                        *a.add(e) = t.einstein_a;
-                        *i.add(e) = t.intensity;
-                        std::ptr::copy_nonoverlapping(t.components.as_ptr(), c.add(TM_COMPONENTS * e), TM_COMPONENTS);
+                        *out.upper_id.add(e) = t.upper_id;
+                        *out.lower_id.add(e) = t.lower_id;
+                        *out.wavenumber.add(e) = t.wavenumber;
+                        *out.moment.add(e) = t.moment;
+                        *out.einstein_a.add(e) = t.einstein_a;
+                        *out.intensity.add(e) = t.intensity;
+                        let c = out.components.add(TM_COMPONENTS * e);
+                        std::ptr::copy_nonoverlapping(t.components.as_ptr(), c, TM_COMPONENTS);
                     }
                 }
                 *n_out = list.moments.len() as i64;

@@ -45,7 +45,7 @@
 //! Integral handles are checked on every call and locked while a call runs, so one handle may be
 //! shared between threads.
 
-use super::common::{count, guard, input, output, write_output};
+use super::common::{at_field, count, guard, input, output, write_output};
 use super::handles::{self, Family};
 use crate::backend::{self, DeviceSet};
 use crate::error::{Error, Result};
@@ -726,26 +726,64 @@ fn check_orbital_count(occupations: &[Occupation], n_orbitals: i64) -> Result<()
     Ok(())
 }
 
+/// The WTBS optimisation of `atomgpu_scf_optimise_wtbs`: the starting parameters and the layout
+/// of the basis (as `atomgpu_scf_wtbs_exponents` takes them) and BOBYQA's trust region and budget
+/// (DFRATOM's `$wtbs` and `$bsopt`). An error about a field is reported at the argument
+/// `settings`, the message naming the field (and element).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct atomgpu_scf_wtbs_settings {
+    /// Number of WTBS groups (>= 1).
+    pub n_groups: i64,
+    /// The starting (α, β, δ, γ) of each group in DFRATOM's order (4 `n_groups` values): α > 0
+    /// (bohr⁻²), β > 1, δ > 0, γ >= 0.
+    pub wtbspara: *const f64,
+    /// Exponents each symmetry takes from its group's pool (1 to 400; `n_symmetries` entries, the
+    /// argument of the call).
+    pub nbs: *const i64,
+    /// First pool position each symmetry takes (1-based; `n_symmetries` entries).
+    pub start: *const i64,
+    /// Group of each symmetry (1-based; `n_symmetries` entries).
+    pub groups: *const i64,
+    /// Initial trust-region radius (finite, > 0; DFRATOM's `rhobeg`).
+    pub rho_begin: f64,
+    /// Final trust-region radius (0 < rho_end < rho_begin; `rhoend`).
+    pub rho_end: f64,
+    /// Most SCF evaluations (more than 2 × 4 n_groups + 1, BOBYQA's interpolation set, and at most
+    /// 1000000; `maxfun`).
+    pub max_evaluations: i64,
+}
+
+/// The fields of `atomgpu_scf_wtbs_settings`, as the checks name them.
+const WTBS_SETTINGS_FIELDS: &[&str] =
+    &["n_groups", "wtbspara", "nbs", "start", "groups", "rho_begin", "rho_end", "max_evaluations"];
+
+/// An error about a field of `atomgpu_scf_wtbs_settings`, reported at `settings`.
+fn in_settings(e: Error) -> Error {
+    at_field(e, "settings", WTBS_SETTINGS_FIELDS)
+}
+
 /// Optimises the WTBS parameters (DFRATOM's `jobtype = 'bsopt'`): minimises the SCF energy of
 /// `params` and the occupations over (ln α, ln β, γ, δ) of every group by BOBYQA (a
 /// derivative-free trust-region method with bounds: α within a factor 10 of the start, β in
-/// [1.2, 4], γ in [0, max(2γ, 5)], δ in [0.5, max(2δ, 20)]) from the start `wtbspara` (α, β, δ,
-/// γ per group, DFRATOM's order) with trust radius `rho_begin` down to `rho_end` (0 < rho_end <
-/// rho_begin, finite) in at most `max_evaluations` SCFs (more than 2 × 4 n_groups + 1, BOBYQA's
-/// interpolation set, and at most 1000000; DFRATOM's `maxfun`). The layout (`nbs`, `start`, `groups`) and angular labels are as in
-/// `atomgpu_scf_wtbs_exponents` and `atomgpu_scf_run`. Writes the optimised parameters
-/// (`wtbs_optimised`, same order as `wtbspara`), their exponents (`n_exponents` = Σ nbs), the
-/// energies of their SCF (4 values as `atomgpu_scf_run`), the SCFs run and `converged` = 1 when
-/// the trust radius reached `rho_end` (0: the evaluations ran out first; the parameters are then
-/// the best found). Every SCF runs on the current backend. An evaluation whose SCF fails for its
-/// basis counts as +∞ (BOBYQA's barrier); a failure of the start or of the final SCF is this
-/// call's error. A long call: the progress callback and the time limit can stop it
-/// (`ATOMGPU_ERR_CANCELLED`, nothing written); its reports' `done` counts the SCFs completed
-/// (the start, BOBYQA's evaluations, the final one), of `total` = `max_evaluations` + 2, and comes
-/// at every cycle of every SCF.
+/// [1.2, 4], γ in [0, max(2γ, 5)], δ in [0.5, max(2δ, 20)]) from the start `settings.wtbspara`
+/// with trust radius `settings.rho_begin` down to `settings.rho_end` in at most
+/// `settings.max_evaluations` SCFs (`atomgpu_scf_wtbs_settings`). The layout (`settings.nbs`,
+/// `.start`, `.groups`) and angular labels are as in `atomgpu_scf_wtbs_exponents` and
+/// `atomgpu_scf_run`. Writes the optimised parameters (`wtbs_optimised`, 4 n_groups values in the
+/// order of `wtbspara`), their exponents (`n_exponents` = Σ nbs), the energies of their SCF (4
+/// values as `atomgpu_scf_run`), the SCFs run and `converged` = 1 when the trust radius reached
+/// `rho_end` (0: the evaluations ran out first; the parameters are then the best found). Every
+/// SCF runs on the current backend. An evaluation whose SCF fails for its basis counts as +∞
+/// (BOBYQA's barrier); a failure of the start or of the final SCF is this call's error. A long
+/// call: the progress callback and the time limit can stop it (`ATOMGPU_ERR_CANCELLED`, nothing
+/// written); its reports' `done` counts the SCFs completed (the start, BOBYQA's evaluations, the
+/// final one), of `total` = `max_evaluations` + 2, and comes at every cycle of every SCF.
 ///
 /// # Safety
-/// `params` must be NULL or valid; arrays must be NULL or hold the counts documented.
+/// `params` and `settings` must be NULL or valid (the arrays of `settings` holding the counts
+/// its fields document); arrays must be NULL or hold the counts documented.
 #[no_mangle]
 pub unsafe extern "C" fn atomgpu_scf_optimise_wtbs(
     params: *const atomgpu_scf_params,
@@ -753,14 +791,7 @@ pub unsafe extern "C" fn atomgpu_scf_optimise_wtbs(
     angular: *const i32,
     closed: *const i64,
     open_electrons: *const f64,
-    n_groups: i64,
-    wtbspara: *const f64,
-    nbs: *const i64,
-    start: *const i64,
-    groups: *const i64,
-    rho_begin: f64,
-    rho_end: f64,
-    max_evaluations: i64,
+    settings: *const atomgpu_scf_wtbs_settings,
     wtbs_optimised: *mut f64,
     n_exponents: i64,
     exponents: *mut f64,
@@ -775,14 +806,7 @@ pub unsafe extern "C" fn atomgpu_scf_optimise_wtbs(
             "angular",
             "closed",
             "open_electrons",
-            "n_groups",
-            "wtbspara",
-            "nbs",
-            "start",
-            "groups",
-            "rho_begin",
-            "rho_end",
-            "max_evaluations",
+            "settings",
             "wtbs_optimised",
             "n_exponents",
             "exponents",
@@ -794,19 +818,28 @@ pub unsafe extern "C" fn atomgpu_scf_optimise_wtbs(
             let p = read_params(params)?;
             let n_sym = count("n_symmetries", n_symmetries)?;
             let labels = read_angular(&p, n_sym, angular)?;
-            let (wtbs, layout, start_exponents) = read_wtbs(n_groups, wtbspara, n_symmetries, nbs, start, groups)?;
+            let s = input("settings", settings, 1)?[0];
+            let (wtbs, layout, start_exponents) =
+                read_wtbs(s.n_groups, s.wtbspara, n_symmetries, s.nbs, s.start, s.groups).map_err(in_settings)?;
             let basis = basis_of(&p, labels, start_exponents);
             let occupations = read_occupations(&basis, closed, open_electrons)?;
-            let max_evals = count("max_evaluations", max_evaluations)?;
+            let max_evals = count("max_evaluations", s.max_evaluations).map_err(in_settings)?;
             let para_out = output("wtbs_optimised", wtbs_optimised)?;
             check_exponent_count(n_exponents, &layout)?;
             let exponents_out = output("exponents", exponents)?;
             let energies_out = output("energies", energies)?;
             let evaluations_out = output("evaluations", evaluations)?;
             let converged_out = output("converged", converged)?;
-            let settings = WtbsOptimisation { groups: wtbs, layout, rho_begin, rho_end, max_evaluations: max_evals };
-            let best =
-                optimise_wtbs(&backend::current()?, &spec_of(&p, basis, occupations), &settings).map_err(c_names)?;
+            let optimisation = WtbsOptimisation {
+                groups: wtbs,
+                layout,
+                rho_begin: s.rho_begin,
+                rho_end: s.rho_end,
+                max_evaluations: max_evals,
+            };
+            let best = optimise_wtbs(&backend::current()?, &spec_of(&p, basis, occupations), &optimisation)
+                .map_err(c_names)
+                .map_err(in_settings)?;
             let para: Vec<f64> = best.groups.iter().flat_map(|g| [g.alpha, g.beta, g.delta, g.gamma]).collect();
             write_output(para_out, &para);
             write_output(exponents_out, &best.exponents.concat());

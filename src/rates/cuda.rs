@@ -5,7 +5,9 @@
 //! Each call validates its inputs exactly as the CPU path does, solves the chemical potential of
 //! every state on the host ([`super::conditions`], so both paths use the identical mu), uploads
 //! the states and transitions as structure-of-arrays device buffers, launches one kernel and
-//! downloads the results, `out[t + n_transitions * s]`.
+//! downloads the results, `out[t + n_transitions * s]`. Every kernel takes one argument, the
+//! `#[repr(C)]` [`RatesLaunch`] (rates.cu `RatesLaunch`), and every launch goes through
+//! [`launch`].
 //!
 //! Everything that depends only on p, on the constants or on one plasma state is computed here
 //! by the Rust functions themselves and passed to the kernels, so it is bit-identical on both
@@ -35,7 +37,7 @@ use super::{
 use crate::backend::CudaDevice;
 use crate::error::Result;
 use crate::memory;
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
 
 /// Kernel file name (for the module cache and NVRTC messages) and its source.
 const FILE: &str = "rates.cu";
@@ -86,15 +88,75 @@ fn column<T>(items: &[T], field: impl Fn(&T) -> f64) -> Result<Vec<f64>> {
     memory::collect("a column of the batch", items.iter().map(field))
 }
 
+/// The one argument of every rates kernel: `RatesLaunch` of rates.cu, same field order. Device
+/// buffers are passed as their addresses; a kernel reads the fields rates.cu names for it, the
+/// others stay 0 (NULL). Units as in [`super`].
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct RatesLaunch {
+    /// Transitions of the batch (inverse bremsstrahlung: 0) and plasma states.
+    n_transitions: i64,
+    n_states: i64,
+    /// 0 = Fermi-Dirac, 1 = Maxwell-Boltzmann ([`stats_code`]).
+    stats: i32,
+    /// Gauss-Legendre nodes per panel, and the nodes and weights on [-1, 1].
+    n_nodes: i32,
+    nodes: u64,
+    weights: u64,
+    /// [`Quadrature::thermal_tail`] and [`Quadrature::radiation_tail`] (decay lengths in T_e and T_r).
+    thermal: f64,
+    radiation: f64,
+    /// Excitation: [`excitation_prefactor`] [eV^-1 s^-1]; ionization: [`ionization_prefactor`]
+    /// [eV^-4 s^-1]; photoionization: [`photon_flux_factor`] [cm^-2 s^-1 eV^-3].
+    prefactor: f64,
+    /// Per state: T_e, mu, T_r [eV].
+    te: u64,
+    mu: u64,
+    tr: u64,
+    /// Per transition: E [eV]; the fit coefficients (omega B0..B5 or beli C0..C4),
+    /// coefficient-major; the statistical weights; D0, D1 [cm^2].
+    energy: u64,
+    coefficients: u64,
+    g_lower: u64,
+    g_upper: u64,
+    d0: u64,
+    d1: u64,
+    /// Per state (inverse bremsstrahlung): hbar omega_p [eV] and [`inverse_bremsstrahlung_factor`].
+    eps_c: u64,
+    factor: u64,
+    /// Outputs: `up`, `down` (n_transitions x n_states, `out[t + n_transitions * s]`) or, for
+    /// inverse bremsstrahlung, `heating` (per state).
+    up: u64,
+    down: u64,
+    heating: u64,
+}
+
+// SAFETY: a plain repr(C) struct of integers, doubles and device addresses, mirrored field by
+// field in rates.cu.
+unsafe impl DeviceRepr for RatesLaunch {}
+
+// 22 eight-byte slots (the two i32 share one), no padding: rates.cu asserts the same size.
+const _: () = assert!(std::mem::size_of::<RatesLaunch>() == 176);
+
+/// The address of a device buffer the kernel reads, on `device`'s stream (every rates buffer
+/// lives and is used there, so the stream orders its uses).
+fn address(device: &CudaDevice, buffer: &CudaSlice<f64>) -> u64 {
+    buffer.device_ptr(device.stream()).0
+}
+
+/// The address of a device buffer the kernel writes.
+fn address_mut(device: &CudaDevice, buffer: &mut CudaSlice<f64>) -> u64 {
+    buffer.device_ptr_mut(device.stream()).0
+}
+
 /// What every rates kernel takes, on the device: statistics, the rule, the tails of the upper
-/// limits and the plasma states.
+/// limits and the plasma states (the buffers that [`Inputs::launch`] points at).
 struct Inputs {
     stats: i32,
     /// Gauss-Legendre nodes and weights on [-1, 1], and their number.
     nodes: CudaSlice<f64>,
     weights: CudaSlice<f64>,
     n_nodes: i32,
-    /// [`Quadrature::thermal_tail`] and [`Quadrature::radiation_tail`] (decay lengths in T_e and T_r).
     thermal: f64,
     radiation: f64,
     n_states: i64,
@@ -120,17 +182,102 @@ impl Inputs {
             tr: device.upload(&column(conds, |c| c.tr)?)?,
         })
     }
+
+    /// The launch argument with these inputs for a batch of `n_transitions` transitions; the
+    /// kernel's own fields are filled by the caller.
+    fn launch(&self, device: &CudaDevice, n_transitions: usize) -> RatesLaunch {
+        RatesLaunch {
+            n_transitions: n_transitions as i64,
+            n_states: self.n_states,
+            stats: self.stats,
+            n_nodes: self.n_nodes,
+            nodes: address(device, &self.nodes),
+            weights: address(device, &self.weights),
+            thermal: self.thermal,
+            radiation: self.radiation,
+            te: address(device, &self.te),
+            mu: address(device, &self.mu),
+            tr: address(device, &self.tr),
+            ..RatesLaunch::default()
+        }
+    }
 }
 
-/// Downloads the `up` and `down` buffers of a batch.
-fn download_pairs(device: &CudaDevice, up: &CudaSlice<f64>, down: &CudaSlice<f64>) -> Result<RatePairs> {
+/// Launches `kernel` of rates.cu on `params` over `work` items at `per_block` items per block.
+///
+/// # Safety
+/// Every address in `params` that `kernel` reads or writes must be a live buffer of `device` of
+/// the length rates.cu indexes (per state `n_states`, per transition `n_transitions`, the
+/// coefficients 6 or 5 `n_transitions`, the outputs `n_transitions n_states`), kept alive until
+/// the stream has run the launch.
+unsafe fn launch(device: &CudaDevice, kernel: &str, params: &RatesLaunch, work: usize, per_block: u64) -> Result<()> {
+    let func = device.function(FILE, SOURCE, kernel)?;
+    let mut builder = device.stream().launch_builder(&func);
+    builder.arg(params);
+    builder.launch(launch_config(work, per_block))?;
+    Ok(())
+}
+
+/// Runs a pair kernel (excitation, ionization, photoionization) on `params` and downloads its
+/// `up` and `down` (n_transitions x n_states each), which it allocates here.
+///
+/// # Safety
+/// As [`launch`], for every input address of `params`.
+unsafe fn rate_pairs(device: &CudaDevice, kernel: &str, mut params: RatesLaunch, per_block: u64) -> Result<RatePairs> {
+    let n_pairs =
+        memory::elements::<f64>("the rates of the batch", params.n_transitions as usize, params.n_states as usize)?;
+    let mut up = device.zeros::<f64>(n_pairs)?;
+    let mut down = device.zeros::<f64>(n_pairs)?;
+    params.up = address_mut(device, &mut up);
+    params.down = address_mut(device, &mut down);
+    launch(device, kernel, &params, n_pairs, per_block)?;
     let mut pairs = RatePairs {
-        up: memory::filled("the upward rates of the batch", up.len(), 0.0)?,
-        down: memory::filled("the downward rates of the batch", down.len(), 0.0)?,
+        up: memory::filled("the upward rates of the batch", n_pairs, 0.0)?,
+        down: memory::filled("the downward rates of the batch", n_pairs, 0.0)?,
     };
-    device.download_into(up, &mut pairs.up)?;
-    device.download_into(down, &mut pairs.down)?;
+    device.download_into(&up, &mut pairs.up)?;
+    device.download_into(&down, &mut pairs.down)?;
     Ok(pairs)
+}
+
+/// The columns of a batch of collisional transitions (excitations or ionizations): energy E
+/// [eV], the fit coefficients (omega B0..B5 or beli C0..C4) coefficient-major, and the
+/// statistical weights of the two levels.
+struct Collisional {
+    n: usize,
+    energy: Vec<f64>,
+    coefficients: Vec<f64>,
+    g_lower: Vec<f64>,
+    g_upper: Vec<f64>,
+}
+
+/// The up and down rates of a batch of collisional transitions `t` by `kernel` (an excitation
+/// or ionization kernel, `per_block` pairs per block) with rate prefactor `prefactor`.
+fn collisional_rates(
+    device: &CudaDevice,
+    stats: Statistics,
+    q: &Quadrature,
+    states: &[PlasmaState],
+    t: Collisional,
+    (prefactor, kernel, per_block): (f64, &str, u64),
+) -> Result<RatePairs> {
+    let conds = conditions(stats, states)?;
+    let inputs = Inputs::upload(device, stats, q, &conds)?;
+    let energy = device.upload(&t.energy)?;
+    let coefficients = device.upload(&t.coefficients)?;
+    let g_lower = device.upload(&t.g_lower)?;
+    let g_upper = device.upload(&t.g_upper)?;
+    let params = RatesLaunch {
+        prefactor,
+        energy: address(device, &energy),
+        coefficients: address(device, &coefficients),
+        g_lower: address(device, &g_lower),
+        g_upper: address(device, &g_upper),
+        ..inputs.launch(device, t.n)
+    };
+    // SAFETY: every buffer addressed lives until rate_pairs has downloaded the results, with the
+    // lengths the collisional kernels index (n_states, n_transitions, 6 or 5 n_transitions).
+    unsafe { rate_pairs(device, kernel, params, per_block) }
 }
 
 /// Collisional excitation / de-excitation rates on `device`, see [`super::excitation_rates`]:
@@ -144,40 +291,15 @@ pub fn excitation_rates(
     t: &[Excitation],
 ) -> Result<RatePairs> {
     check_excitations(t)?;
-    let conds = conditions(stats, states)?;
-    let inputs = Inputs::upload(device, stats, q, &conds)?;
-    let energy = device.upload(&column(t, |x| x.energy_ev)?)?;
-    let omega = device.upload(&coefficient_major(t, |x| x.omega)?)?;
-    let g_lower = device.upload(&column(t, |x| x.g_lower)?)?;
-    let g_upper = device.upload(&column(t, |x| x.g_upper)?)?;
-    let n_pairs = memory::elements::<f64>("the rates of the batch", t.len(), conds.len())?;
-    let mut up = device.zeros::<f64>(n_pairs)?;
-    let mut down = device.zeros::<f64>(n_pairs)?;
-    let n_transitions = t.len() as i64;
-    let prefactor = excitation_prefactor();
-    let func = device.function(FILE, SOURCE, kernel_for(q, "excitation_kernel", "excitation_single_kernel"))?;
-    let mut launch = device.stream().launch_builder(&func);
-    launch
-        .arg(&n_transitions)
-        .arg(&inputs.n_states)
-        .arg(&inputs.stats)
-        .arg(&inputs.nodes)
-        .arg(&inputs.weights)
-        .arg(&inputs.n_nodes)
-        .arg(&inputs.thermal)
-        .arg(&prefactor)
-        .arg(&inputs.te)
-        .arg(&inputs.mu)
-        .arg(&energy)
-        .arg(&omega)
-        .arg(&g_lower)
-        .arg(&g_upper)
-        .arg(&mut up)
-        .arg(&mut down);
-    // SAFETY: the arguments match excitation_kernel's parameters in order and type; every
-    // buffer holds what the kernel indexes (n_states, 6 n_transitions, n_pairs elements).
-    unsafe { launch.launch(launch_config(n_pairs, WARPS_PER_BLOCK)) }?;
-    download_pairs(device, &up, &down)
+    let columns = Collisional {
+        n: t.len(),
+        energy: column(t, |x| x.energy_ev)?,
+        coefficients: coefficient_major(t, |x| x.omega)?,
+        g_lower: column(t, |x| x.g_lower)?,
+        g_upper: column(t, |x| x.g_upper)?,
+    };
+    let kernel = kernel_for(q, "excitation_kernel", "excitation_single_kernel");
+    collisional_rates(device, stats, q, states, columns, (excitation_prefactor(), kernel, WARPS_PER_BLOCK))
 }
 
 /// Collisional ionization / three-body recombination rates on `device`, see
@@ -191,40 +313,15 @@ pub fn ionization_rates(
     t: &[Ionization],
 ) -> Result<RatePairs> {
     check_ionizations(t)?;
-    let conds = conditions(stats, states)?;
-    let inputs = Inputs::upload(device, stats, q, &conds)?;
-    let energy = device.upload(&column(t, |x| x.energy_ev)?)?;
-    let beli = device.upload(&coefficient_major(t, |x| x.beli)?)?;
-    let g_lower = device.upload(&column(t, |x| x.g_lower)?)?;
-    let g_upper = device.upload(&column(t, |x| x.g_upper)?)?;
-    let n_pairs = memory::elements::<f64>("the rates of the batch", t.len(), conds.len())?;
-    let mut up = device.zeros::<f64>(n_pairs)?;
-    let mut down = device.zeros::<f64>(n_pairs)?;
-    let n_transitions = t.len() as i64;
-    let prefactor = ionization_prefactor();
-    let func = device.function(FILE, SOURCE, kernel_for(q, "ionization_kernel", "ionization_single_kernel"))?;
-    let mut launch = device.stream().launch_builder(&func);
-    launch
-        .arg(&n_transitions)
-        .arg(&inputs.n_states)
-        .arg(&inputs.stats)
-        .arg(&inputs.nodes)
-        .arg(&inputs.weights)
-        .arg(&inputs.n_nodes)
-        .arg(&inputs.thermal)
-        .arg(&prefactor)
-        .arg(&inputs.te)
-        .arg(&inputs.mu)
-        .arg(&energy)
-        .arg(&beli)
-        .arg(&g_lower)
-        .arg(&g_upper)
-        .arg(&mut up)
-        .arg(&mut down);
-    // SAFETY: the arguments match ionization_kernel's parameters in order and type; every
-    // buffer holds what the kernel indexes (n_states, 5 n_transitions, n_pairs elements).
-    unsafe { launch.launch(launch_config(n_pairs, 1)) }?;
-    download_pairs(device, &up, &down)
+    let columns = Collisional {
+        n: t.len(),
+        energy: column(t, |x| x.energy_ev)?,
+        coefficients: coefficient_major(t, |x| x.beli)?,
+        g_lower: column(t, |x| x.g_lower)?,
+        g_upper: column(t, |x| x.g_upper)?,
+    };
+    let kernel = kernel_for(q, "ionization_kernel", "ionization_single_kernel");
+    collisional_rates(device, stats, q, states, columns, (ionization_prefactor(), kernel, 1))
 }
 
 /// Photoionization rates and heating on `device`, see [`super::photoionization_rates`]:
@@ -243,36 +340,17 @@ pub fn photoionization_rates(
     let energy = device.upload(&column(t, |x| x.energy_ev)?)?;
     let d0 = device.upload(&column(t, |x| x.d0_cm2)?)?;
     let d1 = device.upload(&column(t, |x| x.d1_cm2)?)?;
-    let n_pairs = memory::elements::<f64>("the rates of the batch", t.len(), conds.len())?;
-    let mut up = device.zeros::<f64>(n_pairs)?;
-    let mut down = device.zeros::<f64>(n_pairs)?;
-    let n_transitions = t.len() as i64;
-    let phi = photon_flux_factor();
-    let func =
-        device.function(FILE, SOURCE, kernel_for(q, "photoionization_kernel", "photoionization_single_kernel"))?;
-    let mut launch = device.stream().launch_builder(&func);
-    launch
-        .arg(&n_transitions)
-        .arg(&inputs.n_states)
-        .arg(&inputs.stats)
-        .arg(&inputs.nodes)
-        .arg(&inputs.weights)
-        .arg(&inputs.n_nodes)
-        .arg(&inputs.thermal)
-        .arg(&inputs.radiation)
-        .arg(&phi)
-        .arg(&inputs.te)
-        .arg(&inputs.mu)
-        .arg(&inputs.tr)
-        .arg(&energy)
-        .arg(&d0)
-        .arg(&d1)
-        .arg(&mut up)
-        .arg(&mut down);
-    // SAFETY: the arguments match photoionization_kernel's parameters in order and type; every
-    // buffer holds what the kernel indexes (n_states, n_transitions, n_pairs elements).
-    unsafe { launch.launch(launch_config(n_pairs, WARPS_PER_BLOCK)) }?;
-    download_pairs(device, &up, &down)
+    let params = RatesLaunch {
+        prefactor: photon_flux_factor(),
+        energy: address(device, &energy),
+        d0: address(device, &d0),
+        d1: address(device, &d1),
+        ..inputs.launch(device, t.len())
+    };
+    let kernel = kernel_for(q, "photoionization_kernel", "photoionization_single_kernel");
+    // SAFETY: every buffer addressed lives until rate_pairs has downloaded the results, with the
+    // lengths photoionization_kernel indexes (n_states, n_transitions).
+    unsafe { rate_pairs(device, kernel, params, WARPS_PER_BLOCK) }
 }
 
 /// Inverse-bremsstrahlung heating [eV cm^-3 s^-1] of every state on `device`, see
@@ -297,27 +375,16 @@ pub fn inverse_bremsstrahlung_heating(
     )?;
     let factor = device.upload(&factor)?;
     let mut heating = device.zeros::<f64>(conds.len())?;
+    let params = RatesLaunch {
+        eps_c: address(device, &eps_c),
+        factor: address(device, &factor),
+        heating: address_mut(device, &mut heating),
+        ..inputs.launch(device, 0)
+    };
     // Always double: this integrand is a difference that FP32 would cancel (super::precision),
     // and one integral per state never limits a batch's time.
-    let func = device.function(FILE, SOURCE, "inverse_bremsstrahlung_kernel")?;
-    let mut launch = device.stream().launch_builder(&func);
-    launch
-        .arg(&inputs.n_states)
-        .arg(&inputs.stats)
-        .arg(&inputs.nodes)
-        .arg(&inputs.weights)
-        .arg(&inputs.n_nodes)
-        .arg(&inputs.thermal)
-        .arg(&inputs.radiation)
-        .arg(&inputs.te)
-        .arg(&inputs.mu)
-        .arg(&inputs.tr)
-        .arg(&eps_c)
-        .arg(&factor)
-        .arg(&mut heating);
-    // SAFETY: the arguments match inverse_bremsstrahlung_kernel's parameters in order and type;
-    // every buffer holds n_states elements.
-    unsafe { launch.launch(launch_config(conds.len(), WARPS_PER_BLOCK)) }?;
+    // SAFETY: every buffer addressed holds n_states elements and lives until the download below.
+    unsafe { launch(device, "inverse_bremsstrahlung_kernel", &params, conds.len(), WARPS_PER_BLOCK) }?;
     let mut out = memory::filled("the heating of the batch", conds.len(), 0.0)?;
     device.download_into(&heating, &mut out)?;
     Ok(out)

@@ -59,12 +59,19 @@ static const double i_beli[10] = {3.0, -0.2, 2.0, -0.5, 0.0, 3.0, -0.2, 2.0, -0.
 static const double i_d0[2] = {5e-18, 5e-18};
 static const double i_d1[2] = {4e-19, 4e-19};
 
+/* The model's descriptor (statistics `stats`, quadrature p = 5 with 8 nodes, T_r = tr_ev). */
+static atomgpu_cr_model_desc model_desc(int32_t stats, double tr_ev) {
+    atomgpu_cr_model_desc d = {NL,     charges, weights, 1,      x_lower, x_upper, x_energy, x_omega, 2,   i_lower,
+                               i_upper, i_energy, i_beli, i_d0, i_d1,    stats,   8,        5.0,     tr_ev};
+    return d;
+}
+
 static atomgpu_cr *make_model(int32_t stats, double tr_ev) {
     atomgpu_cr *model = NULL;
     char what[64];
+    atomgpu_cr_model_desc d = model_desc(stats, tr_ev);
     snprintf(what, sizeof what, "cr_create (%s, Tr = %g eV)", stats_name(stats), tr_ev);
-    check_ok(what, atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_upper, x_energy, x_omega, 2, i_lower, i_upper,
-                                     i_energy, i_beli, i_d0, i_d1, stats, 5.0, 8, tr_ev, &model));
+    check_ok(what, atomgpu_cr_create(&d, &model));
     check("cr_create gives a handle", model != NULL);
     return model;
 }
@@ -443,43 +450,39 @@ static void test_bad_input(void) {
     expect_bad("rate_matrix: NULL m_energy", atomgpu_cr_rate_matrix(model, 3.0, 1e21, out_p, NULL), 5, "m_energy", y0);
 
     /* create: level index out of range (excitation 0 -> 3 with 3 levels; ionization 1 -> 5),
-     * negative index, NULL model pointer. *model must stay untouched. */
+     * negative index, NULL model pointer, NULL descriptor. A field of the descriptor is refused
+     * at `desc` (position 1) naming the field. *model must stay untouched. */
     reset();
     made = (atomgpu_cr *)&out_n;
-    expect_bad("create: excitation level out of range",
-               atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_out_of_range, x_energy, x_omega, 2, i_lower,
-                                 i_upper, i_energy, i_beli, i_d0, i_d1, MB, 5.0, 8, 1e-3, &made),
-               6, "excitation_upper", y0);
+    atomgpu_cr_model_desc bad = model_desc(MB, 1e-3);
+    bad.excitation_upper = x_out_of_range;
+    expect_bad("create: excitation level out of range", atomgpu_cr_create(&bad, &made), 1, "excitation_upper", y0);
     check("create: *model untouched on error", made == (atomgpu_cr *)&out_n);
     reset();
-    expect_bad("create: negative excitation level",
-               atomgpu_cr_create(NL, charges, weights, 1, x_negative, x_upper, x_energy, x_omega, 2, i_lower, i_upper,
-                                 i_energy, i_beli, i_d0, i_d1, MB, 5.0, 8, 1e-3, &made),
-               5, "excitation_lower", y0);
+    bad = model_desc(MB, 1e-3);
+    bad.excitation_lower = x_negative;
+    expect_bad("create: negative excitation level", atomgpu_cr_create(&bad, &made), 1, "excitation_lower", y0);
     reset();
-    expect_bad("create: ionization level out of range",
-               atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_upper, x_energy, x_omega, 2, i_lower,
-                                 i_out_of_range, i_energy, i_beli, i_d0, i_d1, MB, 5.0, 8, 1e-3, &made),
-               11, "ionization_upper", y0);
+    bad = model_desc(MB, 1e-3);
+    bad.ionization_upper = i_out_of_range;
+    expect_bad("create: ionization level out of range", atomgpu_cr_create(&bad, &made), 1, "ionization_upper", y0);
     reset();
-    expect_bad("create: NULL model pointer",
-               atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_upper, x_energy, x_omega, 2, i_lower, i_upper,
-                                 i_energy, i_beli, i_d0, i_d1, MB, 5.0, 8, 1e-3, NULL),
-               20, "model", y0);
+    bad = model_desc(MB, 1e-3);
+    expect_bad("create: NULL model pointer", atomgpu_cr_create(&bad, NULL), 2, "model", y0);
     reset();
-    expect_bad("create: stats out of range",
-               atomgpu_cr_create(NL, charges, weights, 1, x_lower, x_upper, x_energy, x_omega, 2, i_lower, i_upper,
-                                 i_energy, i_beli, i_d0, i_d1, 7, 5.0, 8, 1e-3, &made),
-               16, "stats", y0);
+    expect_bad("create: NULL descriptor", atomgpu_cr_create(NULL, &made), 1, "desc", y0);
+    reset();
+    bad.stats = 7;
+    expect_bad("create: stats out of range", atomgpu_cr_create(&bad, &made), 1, "stats", y0);
     check("create: *model still untouched", made == (atomgpu_cr *)&out_n);
 
     /* destroy accepts NULL (and a model with no transitions is valid). */
     check_ok("destroy(NULL)", atomgpu_cr_destroy(NULL));
     {
         atomgpu_cr *bare = NULL;
-        check_ok("create with no transitions and NULL weights",
-                 atomgpu_cr_create(NL, charges, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
-                                   FD, 5.0, 8, 1.0, &bare));
+        atomgpu_cr_model_desc d = {NL, charges, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
+                                   FD, 8,  5.0,     1.0};
+        check_ok("create with no transitions and NULL weights", atomgpu_cr_create(&d, &bare));
         int64_t n = 0;
         check("n_levels of the bare model", atomgpu_cr_n_levels(bare, &n) == ATOMGPU_OK && n == NL);
         check_ok("destroy the bare model", atomgpu_cr_destroy(bare));

@@ -107,8 +107,8 @@ static void test_diatomic(void) {
     atomgpu_intensity_params p = default_params(296.0, 1.0);
     int64_t n = -1, up_id = -1, lo_id = -1;
     double a = SENTINEL, wn = SENTINEL, s = SENTINEL, in = SENTINEL;
-    if (check_ok("diatomic line_list", atomgpu_linestrength_line_list(h, lower, 1, &upper, &p, 1, &n, &up_id, &lo_id, &a,
-                                                                        &wn, &s, &in))) {
+    atomgpu_line_arrays one_line = {1, &up_id, &lo_id, &a, &wn, &s, &in};
+    if (check_ok("diatomic line_list", atomgpu_linestrength_line_list(h, lower, 1, &upper, &p, &one_line, &n))) {
         check("diatomic: one line", n == 1);
         check_rel("diatomic J=1<-0: A = A_coef mu^2 nu^3 / 3", a, k_einstein * mu * mu * nu * nu * nu / 3.0, 1e-12);
         check_rel("diatomic J=1<-0: S = mu^2", s, mu * mu, 1e-12);
@@ -218,20 +218,20 @@ static void test_rigid_rotor(void) {
         if (j < 4) uppers[nu_blocks++] = blocks[j + 1];
         int64_t count = -1;
         snprintf(what, sizeof what, "line_list count query J'' = %d", (int)j);
-        if (!check_ok(what, atomgpu_linestrength_line_list(h, blocks[j], nu_blocks, uppers, &p, 0, &count, NULL, NULL, NULL,
-                                                            NULL, NULL, NULL)))
+        if (!check_ok(what, atomgpu_linestrength_line_list(h, blocks[j], nu_blocks, uppers, &p, NULL, &count)))
             continue;
         snprintf(what, sizeof what, "J'' = %d: %s", (int)j, j < 4 ? "only the R line absorbs" : "no line (no J'' + 1)");
         check(what, count == (j < 4 ? 1 : 0));
         if (j == 4) continue;
         {
-            /* Capacity 0 < count: refused at `capacity` (argument 6), the count in the message. */
+            /* Capacity 0 < count: refused at `lines` (argument 6), naming its field `capacity`,
+             * the count in the message. */
             int64_t n = -1, up = -1, lo = -1;
             double a = SENTINEL, wn = SENTINEL, s = SENTINEL, in = SENTINEL;
             char message[512];
             int64_t length;
-            int32_t status = atomgpu_linestrength_line_list(h, blocks[j], nu_blocks, uppers, &p, 0, &n, &up, &lo, &a, &wn, &s,
-                                                            &in);
+            atomgpu_line_arrays none = {0, &up, &lo, &a, &wn, &s, &in};
+            int32_t status = atomgpu_linestrength_line_list(h, blocks[j], nu_blocks, uppers, &p, &none, &n);
             checks++;
             if (!invalid_argument_reported("line_list: capacity 0 < 1 line", status, 6, "capacity", "number of lines, 1,", message,
                                            sizeof message, &length) ||
@@ -245,8 +245,8 @@ static void test_rigid_rotor(void) {
             double a[2] = {SENTINEL, SENTINEL}, wn[2] = {SENTINEL, SENTINEL}, s[2] = {SENTINEL, SENTINEL};
             double in[2] = {SENTINEL, SENTINEL};
             snprintf(what, sizeof what, "line_list J'' = %d", (int)j);
-            if (!check_ok(what, atomgpu_linestrength_line_list(h, blocks[j], nu_blocks, uppers, &p, 2, &n, up, lo, a, wn, s,
-                                                                in)))
+            atomgpu_line_arrays two = {2, up, lo, a, wn, s, in};
+            if (!check_ok(what, atomgpu_linestrength_line_list(h, blocks[j], nu_blocks, uppers, &p, &two, &n)))
                 continue;
             double jj = (double)j, nu = 2.0 * b * (jj + 1.0), e = b * jj * (jj + 1.0);
             double s_want = mu * mu * (jj + 1.0);
@@ -328,10 +328,11 @@ static void test_degenerate_species(int32_t n_devices, int on_host) {
     int64_t n = -1, up[2], lo[2], counts[5];
     double ea[2], wn[2], st[2], in[2];
     const int32_t uppers[2] = {e2, a1};
+    const atomgpu_line_arrays two = {2, up, lo, ea, wn, st, in};
     for (int reduced = 0; reduced <= 1; reduced++) {
         f.reduced = reduced;
-        check_ok("line_list_filtered E", atomgpu_linestrength_line_list_filtered(h, e1, 2, uppers, &p, &f, 2, &n, up,
-                                                                                 lo, ea, wn, st, in, counts));
+        check_ok("line_list_filtered E",
+                 atomgpu_linestrength_line_list_filtered(h, e1, 2, uppers, &p, &f, &two, &n, counts));
         check("E -> {E, A1}: one line", n == 1);
         check_rel(reduced ? "S(E) = mu^2 (4 - 1)/2, REDUCED" : "S(E) = mu^2 ((J''+1)^2 - K^2)/(J''+1)", st[0],
                   1.5 * mu * mu, 1e-12);
@@ -339,8 +340,7 @@ static void test_degenerate_species(int32_t n_devices, int on_host) {
               counts[0] == 2 && counts[1] == 1 && counts[2] == 0 && counts[3] == 0 && counts[4] == 1);
     }
     const int32_t upper_a1[1] = {a1};
-    check_ok("line_list_filtered A2", atomgpu_linestrength_line_list_filtered(h, a2, 1, upper_a1, &p, NULL, 2, &n, up,
-                                                                              lo, ea, wn, st, in, NULL));
+    check_ok("line_list_filtered A2", atomgpu_linestrength_line_list_filtered(h, a2, 1, upper_a1, &p, NULL, &two, &n, NULL));
     check("A2 -> A1: one line", n == 1);
     check_rel("S(A2 -> A1) = mu^2 (J''+1)", st[0], 2.0 * mu * mu, 1e-12);
 
@@ -511,9 +511,9 @@ static void check_split_pair(const double *dipole, const char *group, const spli
         double ea[MAX_LEVELS * MAX_LEVELS], wn[MAX_LEVELS * MAX_LEVELS], st[MAX_LEVELS * MAX_LEVELS];
         double in[MAX_LEVELS * MAX_LEVELS];
         f.reduced = reduced;
+        atomgpu_line_arrays all = {MAX_LEVELS * MAX_LEVELS, up_id, lo_id, ea, wn, st, in};
         if (!check_ok("split: line_list_filtered",
-                      atomgpu_linestrength_line_list_filtered(dg, lower, 1, &upper, &p, &f, MAX_LEVELS * MAX_LEVELS,
-                                                              &n_lines, up_id, lo_id, ea, wn, st, in, counts)))
+                      atomgpu_linestrength_line_list_filtered(dg, lower, 1, &upper, &p, &f, &all, &n_lines, counts)))
             continue;
         snprintf(what, sizeof what, "split %s%s: every pair a line, counts add up", group, reduced ? " REDUCED" : "");
         check(what, n_lines == n * nf && counts[0] == n * nf && counts[4] == n * nf &&

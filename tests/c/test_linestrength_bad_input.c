@@ -364,110 +364,118 @@ static void test_line_list(void) {
     atomgpu_intensity_params p = params(), q;
     int64_t *uid = out_l, *lid = out_m, *n = &out_n[0];
     double *a = out_a, *nu = out_b, *s = out_c, *in = out_d;
-#define LL(hh, lower, nb, ub, pp, cap, nn, u, l) atomgpu_linestrength_line_list(hh, lower, nb, ub, pp, cap, nn, u, l, a, nu, s, in)
+    const atomgpu_line_arrays full = {N_OUT, uid, lid, a, nu, s, in};
+    atomgpu_line_arrays broken;
+#define LL(hh, lower, nb, ub, pp, ll, nn) atomgpu_linestrength_line_list(hh, lower, nb, ub, pp, ll, nn)
     reset();
-    expect_bad("line_list: NULL handle", LL(NULL, 0, 1, up1, &p, N_OUT, n, uid, lid), 1, "handle", NULL);
+    expect_bad("line_list: NULL handle", LL(NULL, 0, 1, up1, &p, &full, n), 1, "handle", NULL);
     reset();
-    expect_bad("line_list: negative lower_block", LL(h, -1, 1, up1, &p, N_OUT, n, uid, lid), 2, "lower_block", NULL);
+    expect_bad("line_list: negative lower_block", LL(h, -1, 1, up1, &p, &full, n), 2, "lower_block", NULL);
     reset();
-    expect_bad("line_list: lower_block out of range", LL(h, 4 + 1, 1, up1, &p, N_OUT, n, uid, lid), 2, "lower_block", NULL);
+    expect_bad("line_list: lower_block out of range", LL(h, 4 + 1, 1, up1, &p, &full, n), 2, "lower_block", NULL);
     reset();
-    expect_bad("line_list: lower block without states", LL(h, 3, 1, (const int32_t[]){0}, &p, N_OUT, n, uid, lid), 2,
+    expect_bad("line_list: lower block without states", LL(h, 3, 1, (const int32_t[]){0}, &p, &full, n), 2,
                "lower_block", "no states");
     reset();
-    expect_bad("line_list: negative n_upper_blocks", LL(h, 0, -1, up1, &p, N_OUT, n, uid, lid), 3, "n_upper_blocks", NULL);
+    expect_bad("line_list: negative n_upper_blocks", LL(h, 0, -1, up1, &p, &full, n), 3, "n_upper_blocks", NULL);
     reset();
-    expect_bad("line_list: zero n_upper_blocks", LL(h, 0, 0, up1, &p, N_OUT, n, uid, lid), 3, "n_upper_blocks", NULL);
+    expect_bad("line_list: zero n_upper_blocks", LL(h, 0, 0, up1, &p, &full, n), 3, "n_upper_blocks", NULL);
     reset();
-    expect_bad("line_list: NULL upper_blocks", LL(h, 0, 1, NULL, &p, N_OUT, n, uid, lid), 4, "upper_blocks", NULL);
+    expect_bad("line_list: NULL upper_blocks", LL(h, 0, 1, NULL, &p, &full, n), 4, "upper_blocks", NULL);
     reset();
-    expect_bad("line_list: upper block out of range", LL(h, 0, 2, up_bad, &p, N_OUT, n, uid, lid), 4, "upper_blocks", "[1]");
+    expect_bad("line_list: upper block out of range", LL(h, 0, 2, up_bad, &p, &full, n), 4, "upper_blocks", "[1]");
     reset();
-    expect_bad("line_list: upper J not reachable", LL(h, 0, 1, up_far, &p, N_OUT, n, uid, lid), 4, "upper_blocks", "[0]");
+    expect_bad("line_list: upper J not reachable", LL(h, 0, 1, up_far, &p, &full, n), 4, "upper_blocks", "[0]");
     reset();
-    expect_bad("line_list: upper block without states", LL(h, 0, 1, up_empty, &p, N_OUT, n, uid, lid), 4, "upper_blocks", "[0]");
+    expect_bad("line_list: upper block without states", LL(h, 0, 1, up_empty, &p, &full, n), 4, "upper_blocks", "[0]");
     reset();
-    expect_bad("line_list: NULL params", LL(h, 0, 1, up1, NULL, N_OUT, n, uid, lid), 5, "params", NULL);
+    expect_bad("line_list: NULL params", LL(h, 0, 1, up1, NULL, &full, n), 5, "params", NULL);
     q = p;
     q.temperature = NAN;
     reset();
-    expect_bad("line_list: NaN params->temperature", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params", "temperature");
+    expect_bad("line_list: NaN params->temperature", LL(h, 0, 1, up1, &q, &full, n), 5, "params", "temperature");
     q = p;
     q.temperature = -1.0;
     reset();
-    expect_bad("line_list: negative params->temperature", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params", "temperature");
+    expect_bad("line_list: negative params->temperature", LL(h, 0, 1, up1, &q, &full, n), 5, "params", "temperature");
     q = p;
     q.partition_function = 0.0;
     reset();
-    expect_bad("line_list: zero params->partition_function", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params",
+    expect_bad("line_list: zero params->partition_function", LL(h, 0, 1, up1, &q, &full, n), 5, "params",
                "partition_function");
     q = p;
     q.zpe = INFINITY;
     reset();
-    expect_bad("line_list: infinite params->zpe", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params", "zpe");
+    expect_bad("line_list: infinite params->zpe", LL(h, 0, 1, up1, &q, &full, n), 5, "params", "zpe");
     q = p;
     q.freq_window[0] = 2e5;
     reset();
-    expect_bad("line_list: reversed params->freq_window", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params", "freq_window");
+    expect_bad("line_list: reversed params->freq_window", LL(h, 0, 1, up1, &q, &full, n), 5, "params", "freq_window");
     q = p;
     q.lower_energy[1] = NAN;
     reset();
-    expect_bad("line_list: NaN params->lower_energy", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params", "lower_energy");
+    expect_bad("line_list: NaN params->lower_energy", LL(h, 0, 1, up1, &q, &full, n), 5, "params", "lower_energy");
     q = p;
     q.upper_energy[0] = NAN;
     reset();
-    expect_bad("line_list: NaN params->upper_energy", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params", "upper_energy");
+    expect_bad("line_list: NaN params->upper_energy", LL(h, 0, 1, up1, &q, &full, n), 5, "params", "upper_energy");
     q = p;
     q.thresh_coeff = -1.0;
     reset();
-    expect_bad("line_list: negative params->thresh_coeff", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params",
+    expect_bad("line_list: negative params->thresh_coeff", LL(h, 0, 1, up1, &q, &full, n), 5, "params",
                "thresh_coeff");
     q = p;
     q.thresh_line = NAN;
     reset();
-    expect_bad("line_list: NaN params->thresh_line", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params", "thresh_line");
+    expect_bad("line_list: NaN params->thresh_line", LL(h, 0, 1, up1, &q, &full, n), 5, "params", "thresh_line");
     q = p;
     q.thresh_intens = -INFINITY;
     reset();
-    expect_bad("line_list: -Inf params->thresh_intens", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params", "thresh_intens");
+    expect_bad("line_list: -Inf params->thresh_intens", LL(h, 0, 1, up1, &q, &full, n), 5, "params", "thresh_intens");
     q = p;
     q.batch = 0;
     reset();
-    expect_bad("line_list: zero params->batch", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params", "batch");
+    expect_bad("line_list: zero params->batch", LL(h, 0, 1, up1, &q, &full, n), 5, "params", "batch");
     q = p;
     q.batch = -4;
     reset();
-    expect_bad("line_list: negative params->batch", LL(h, 0, 1, up1, &q, N_OUT, n, uid, lid), 5, "params", "batch");
+    expect_bad("line_list: negative params->batch", LL(h, 0, 1, up1, &q, &full, n), 5, "params", "batch");
+    /* The output arrays (atomgpu_line_arrays, argument 6): each field refused at `lines`, named. */
+    broken = full, broken.capacity = -1;
     reset();
-    expect_bad("line_list: negative capacity", LL(h, 0, 1, up1, &p, -1, n, uid, lid), 6, "capacity", NULL);
+    expect_bad("line_list: negative lines->capacity", LL(h, 0, 1, up1, &p, &broken, n), 6, "capacity", NULL);
     reset();
-    expect_bad("line_list: negative capacity (count query)", LL(h, 0, 1, up1, &p, -1, n, NULL, NULL), 6, "capacity", NULL);
+    expect_bad("line_list: NULL n_lines", LL(h, 0, 1, up1, &p, &full, NULL), 7, "n_lines", NULL);
+    broken = full, broken.upper_id = NULL;
     reset();
-    expect_bad("line_list: NULL n_lines", LL(h, 0, 1, up1, &p, N_OUT, NULL, uid, lid), 7, "n_lines", NULL);
+    expect_bad("line_list: NULL lines->upper_id", LL(h, 0, 1, up1, &p, &broken, n), 6, "upper_id", NULL);
+    broken = full, broken.lower_id = NULL;
     reset();
-    expect_bad("line_list: NULL lower_id", LL(h, 0, 1, up1, &p, N_OUT, n, uid, NULL), 9, "lower_id", NULL);
+    expect_bad("line_list: NULL lines->lower_id", LL(h, 0, 1, up1, &p, &broken, n), 6, "lower_id", NULL);
+    broken = full, broken.einstein_a = NULL;
     reset();
-    expect_bad("line_list: NULL einstein_a",
-               atomgpu_linestrength_line_list(h, 0, 1, up1, &p, N_OUT, n, uid, lid, NULL, nu, s, in), 10, "einstein_a", NULL);
+    expect_bad("line_list: NULL lines->einstein_a", LL(h, 0, 1, up1, &p, &broken, n), 6, "einstein_a", NULL);
+    broken = full, broken.wavenumber = NULL;
     reset();
-    expect_bad("line_list: NULL wavenumber",
-               atomgpu_linestrength_line_list(h, 0, 1, up1, &p, N_OUT, n, uid, lid, a, NULL, s, in), 11, "wavenumber", NULL);
+    expect_bad("line_list: NULL lines->wavenumber", LL(h, 0, 1, up1, &p, &broken, n), 6, "wavenumber", NULL);
+    broken = full, broken.linestrength = NULL;
     reset();
-    expect_bad("line_list: NULL linestrength",
-               atomgpu_linestrength_line_list(h, 0, 1, up1, &p, N_OUT, n, uid, lid, a, nu, NULL, in), 12, "linestrength", NULL);
+    expect_bad("line_list: NULL lines->linestrength", LL(h, 0, 1, up1, &p, &broken, n), 6, "linestrength", NULL);
+    broken = full, broken.intensity = NULL;
     reset();
-    expect_bad("line_list: NULL intensity",
-               atomgpu_linestrength_line_list(h, 0, 1, up1, &p, N_OUT, n, uid, lid, a, nu, s, NULL), 13, "intensity", NULL);
+    expect_bad("line_list: NULL lines->intensity", LL(h, 0, 1, up1, &p, &broken, n), 6, "intensity", NULL);
     /* The batch loaded by load_lower survives every refused line_list. */
     amplitudes_are_the_loaded_batch("refused line_list calls kept the loaded batch");
     /* Three lines absorb: 0 -> 0 (20), 0 -> 1 (1020), 1 -> 1 (20); 1 -> 0 (-980) is emission. */
+    broken = full, broken.capacity = 2;
     reset();
-    expect_bad("line_list: capacity 2 < 3 lines", LL(h, 0, 1, up1, &p, 2, n, uid, lid), 6, "capacity", "number of lines, 3,");
+    expect_bad("line_list: capacity 2 < 3 lines", LL(h, 0, 1, up1, &p, &broken, n), 6, "capacity", "number of lines, 3,");
     reset();
-    expect_ok("line_list: count query", LL(h, 0, 1, up1, &p, 0, n, NULL, NULL));
+    expect_ok("line_list: count query", LL(h, 0, 1, up1, &p, NULL, n));
     check("count query: 3 lines, arrays untouched", out_n[0] == 3 && out_l[0] == ISENTINEL && out_a[0] == SENTINEL);
+    broken = full, broken.capacity = 3;
     reset();
-    expect_ok("line_list: capacity 3", LL(h, 0, 1, up1, &p, 3, n, uid, lid));
+    expect_ok("line_list: capacity 3", LL(h, 0, 1, up1, &p, &broken, n));
     check("three lines written, the rest untouched", out_n[0] == 3 && out_l[3] == ISENTINEL && out_d[3] == SENTINEL);
     check("IDs (lower 1, upper 3), (1, 4), (2, 4)",
           out_l[0] == 3 && out_m[0] == 1 && out_l[1] == 4 && out_m[1] == 1 && out_l[2] == 4 && out_m[2] == 2);
@@ -567,17 +575,16 @@ static void test_species(void) {
     atomgpu_intensity_params p = params();
     const int32_t uppers[1] = {1};
     atomgpu_line_filters f = {0, 5, 0, 1, 0, {0}};
+    const atomgpu_line_arrays lines = {N_OUT, out_l, out_m, out_a, out_b, out_c, out_d};
     reset();
     expect_bad("line_list_filtered: degeneracy filter without a group",
-               atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, &f, N_OUT, &out_n[0], out_l, out_m, out_a,
-                                                       out_b, out_c, out_d, out_n),
-               6, "filters", "degeneracy_filter");
+               atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, &f, &lines, &out_n[0], out_n), 6, "filters",
+               "degeneracy_filter");
     atomgpu_line_filters pairs = {0, 5, 0, 0, 17, {1, 0}};
     reset();
     expect_bad("line_list_filtered: 17 species pairs",
-               atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, &pairs, N_OUT, &out_n[0], out_l, out_m,
-                                                       out_a, out_b, out_c, out_d, out_n),
-               6, "filters", "n_gamma_pair");
+               atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, &pairs, &lines, &out_n[0], out_n), 6, "filters",
+               "n_gamma_pair");
     atomgpu_line_filters j_reversed = {3, 1, 0, 0, 0, {0}};
     reset();
     expect_bad("write_exomol: j_min > j_max", atomgpu_linestrength_write_exomol(h, "unused", &p, &j_reversed, out_n), 4,

@@ -106,13 +106,22 @@ static void test_runs(void) {
     double optimised[4], exponent;
     int64_t evaluations;
     int32_t converged;
-    int32_t s = atomgpu_scf_optimise_wtbs(&p, 1, s_symmetry, one, open_none, 1, wtbspara, one, one, one, 0.2, 1e-7, 200,
-                                          optimised, 1, &exponent, e, &evaluations, &converged);
+    const atomgpu_scf_wtbs_settings settings = {1, wtbspara, one, one, one, 0.2, 1e-7, 200};
+    int32_t s = atomgpu_scf_optimise_wtbs(&p, 1, s_symmetry, one, open_none, &settings, optimised, 1, &exponent, e,
+                                          &evaluations, &converged);
     if (check_ok("optimise_wtbs (He)", s)) {
         check("optimise: converged", converged == 1);
         check_rel("optimise: alpha = (k/6)^2", exponent, a, 1e-5);
         check_rel("optimise: E = -k^2/12", e[0], -k * k / 12.0, 1e-12);
     }
+    /* A field of the settings is refused at `settings` (position 6), the message naming it. */
+    atomgpu_scf_wtbs_settings backwards = settings;
+    backwards.rho_end = 0.3;
+    optimised[0] = SENTINEL;
+    expect_invalid("optimise: rho_end above rho_begin",
+                   atomgpu_scf_optimise_wtbs(&p, 1, s_symmetry, one, open_none, &backwards, optimised, 1, &exponent, e,
+                                             &evaluations, &converged),
+                   6, "rho_end", optimised[0] == SENTINEL);
     /* Bad input and non-convergence. */
     const double pair[2] = {1.0, -2.0};
     const int64_t two[1] = {2}, three[1] = {3};

@@ -426,46 +426,45 @@ contains
         call atomgpu_cr_rate_matrix(model, 3.0_dp, 1e21_dp, bad_pop(:, 1:3), bad_d, bad_stat)
         call expect_bad("rate_matrix: size(m_energy) /= n_levels", 5, "m_energy")
 
-        ! create: C (n_levels 1, charges 2, weights 3, n_excitations 4, excitation_lower 5,
-        ! excitation_upper 6, ..., ionization_lower 10, ionization_upper 11, ..., stats 16, ...,
-        ! model 20). Levels are 1-based here: 0 and 4 are out of range.
+        ! create: C (desc 1, whose fields are the arrays and settings, named in the message;
+        ! model 2). Levels are 1-based here: 0 and 4 are out of range.
         call reset()
         call atomgpu_cr_create(made, charges, x_lower, [4_i8], x_energy, x_omega, i_lower, i_upper, i_energy, &
             i_beli, i_d0, i_d1, mb, 5.0_dp, 8, 1e-3_dp, stat=bad_stat)
-        call expect_bad("create: excitation level 4 of 3", 6, "excitation_upper")
+        call expect_bad("create: excitation level 4 of 3", 1, "excitation_upper")
         call reset()
         call atomgpu_cr_create(made, charges, [0_i8], x_upper, x_energy, x_omega, i_lower, i_upper, i_energy, &
             i_beli, i_d0, i_d1, mb, 5.0_dp, 8, 1e-3_dp, stat=bad_stat)
-        call expect_bad("create: excitation level 0 (levels are 1-based)", 5, "excitation_lower")
+        call expect_bad("create: excitation level 0 (levels are 1-based)", 1, "excitation_lower")
         call reset()
         call atomgpu_cr_create(made, charges, x_lower, x_upper, x_energy, x_omega, [1_i8, 4_i8], i_upper, i_energy, &
             i_beli, i_d0, i_d1, mb, 5.0_dp, 8, 1e-3_dp, stat=bad_stat)
-        call expect_bad("create: ionization level out of range", 10, "ionization_lower", "element 2")
+        call expect_bad("create: ionization level out of range", 1, "ionization_lower", "element 2")
         call reset()
         call atomgpu_cr_create(made, charges, x_lower, x_upper, x_energy, x_omega, i_lower, i_upper, i_energy, &
             i_beli, i_d0, i_d1, mb, 5.0_dp, 8, 1e-3_dp, weights=weights(1:2), stat=bad_stat)
-        call expect_bad("create: size(weights) /= size(charges)", 3, "weights")
+        call expect_bad("create: size(weights) /= size(charges)", 1, "weights")
         call reset()
         call atomgpu_cr_create(made, charges, x_lower, x_upper, x_energy, x_omega5, i_lower, i_upper, &
             i_energy, i_beli, i_d0, i_d1, mb, 5.0_dp, 8, 1e-3_dp, stat=bad_stat)
-        call expect_bad("create: excitation_omega rows /= 6", 8, "excitation_omega")
+        call expect_bad("create: excitation_omega rows /= 6", 1, "excitation_omega")
         call reset()
         call atomgpu_cr_create(made, charges, x_lower, x_upper, x_energy, x_omega, i_lower, i_upper, i_energy, &
             i_beli, i_d0(1:1), i_d1, mb, 5.0_dp, 8, 1e-3_dp, stat=bad_stat)
-        call expect_bad("create: size(ionization_d0_cm2)", 14, "ionization_d0_cm2")
+        call expect_bad("create: size(ionization_d0_cm2)", 1, "ionization_d0_cm2")
         call reset()
         call atomgpu_cr_create(made, [1.0_dp, 1.0_dp, 3.0_dp], x_lower, x_upper, x_energy, x_omega, i_lower, &
             i_upper, i_energy, i_beli, i_d0, i_d1, mb, 5.0_dp, 8, 1e-3_dp, stat=bad_stat)
-        call expect_bad("create: ionization must raise the charge by one (library check)", 11, "ionization_upper")
+        call expect_bad("create: ionization must raise the charge by one (library check)", 1, "ionization_upper")
         call reset()
         call atomgpu_cr_create(made, charges, x_lower, x_upper, x_energy, x_omega, i_lower, i_upper, i_energy, &
             i_beli, i_d0, i_d1, 7, 5.0_dp, 8, 1e-3_dp, stat=bad_stat)
-        call expect_bad("create: stats out of range", 16, "stats")
+        call expect_bad("create: stats out of range", 1, "stats")
         call check("create: the model stays uncreated after failures", atomgpu_cr_n_levels(made) == 0)
         call reset()
         call atomgpu_cr_create(model, charges, x_lower, x_upper, x_energy, x_omega, i_lower, i_upper, i_energy, &
             i_beli, i_d0, i_d1, mb, 5.0_dp, 8, 1e-3_dp, stat=bad_stat)
-        call expect_bad("create: model already holds a model", 20, "model")
+        call expect_bad("create: model already holds a model", 2, "model")
 
         ! A model with no transitions (zero-size arrays) and no weights is valid.
         call atomgpu_cr_create(made, charges, [integer(i8) ::], [integer(i8) ::], [real(dp) ::], &

@@ -1157,7 +1157,12 @@ contains
         call reset_bad_outputs()
         call atomgpu_linestrength_line_list(h, b4, [b5], p, bad_n_lines, bad_upper_id, bad_lower_id, bad_a(1:3), &
             bad_nu, bad_s, bad_i, stat)
-        call expect_bad("line_list: size(einstein_a)", 10, "einstein_a")
+        call expect_bad("line_list: size(einstein_a)", 6, "einstein_a")
+        ! With filters the call is line_list_filtered, whose `lines` is argument 7.
+        call reset_bad_outputs()
+        call atomgpu_linestrength_line_list(h, b4, [b5], p, bad_n_lines, bad_upper_id, bad_lower_id, bad_a, &
+            bad_nu, bad_s(1:3), bad_i, stat, filters=atomgpu_line_filters_t())
+        call expect_bad("line_list_filtered: size(linestrength)", 7, "linestrength")
         call reset_bad_outputs()
         call atomgpu_linestrength_count_lines(h, 0, [b5], p, bad_n_lines, stat)
         call expect_bad("count_lines: lower block 0", 2, "lower_block")

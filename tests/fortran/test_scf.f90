@@ -158,6 +158,17 @@ contains
         call check("optimise: converged", converged)
         call check_rel("optimise: alpha = (k/6)^2", exponents(1), (k_he / 6) ** 2, 1e-5_dp)
         call check_abs("optimise: E = -k^2/12", e(1), -k_he ** 2 / 12, 1e-10_dp)
+        ! The settings (C struct atomgpu_scf_wtbs_settings, position 6) refused naming the field:
+        ! a layout of the wrong size (checked here) and rho_end above rho_begin (by the library).
+        optimised = -7
+        call atomgpu_scf_optimise_wtbs(params_for(ATOMGPU_SCF_HARTREE_FOCK, 2.0_dp), [0], [1], [0.0_dp], &
+            [0.4_dp, 2.0_dp, 1.0_dp, 0.5_dp], [1, 1], [1], [1], 0.2_dp, 1.0e-7_dp, 200, optimised, exponents, e, &
+            evaluations, converged, stat)
+        call expect_invalid("optimise: two nbs for one symmetry", stat, 6, "nbs", all(optimised == -7))
+        call atomgpu_scf_optimise_wtbs(params_for(ATOMGPU_SCF_HARTREE_FOCK, 2.0_dp), [0], [1], [0.0_dp], &
+            [0.4_dp, 2.0_dp, 1.0_dp, 0.5_dp], [1], [1], [1], 0.2_dp, 0.3_dp, 200, optimised, exponents, e, &
+            evaluations, converged, stat)
+        call expect_invalid("optimise: rho_end above rho_begin", stat, 6, "rho_end", all(optimised == -7))
     end subroutine
 
     subroutine test_bad_input()

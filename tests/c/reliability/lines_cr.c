@@ -386,9 +386,8 @@ static int case_no_unit_in_rule(void) {
     int64_t n_lines = ISENTINEL, up_id[8], lo_id[8];
     double a[8], nu[8], strength[8], intensity[8];
     p.partition_function = 0.0;
-    if (refused(atomgpu_linestrength_line_list(h, 0, 1, uppers, &p, 8, &n_lines, up_id, lo_id, a, nu, strength,
-                                               intensity),
-                5, "params"))
+    const atomgpu_line_arrays lines = {8, up_id, lo_id, a, nu, strength, intensity};
+    if (refused(atomgpu_linestrength_line_list(h, 0, 1, uppers, &p, &lines, &n_lines), 5, "params"))
         return 1;
     if (strstr(message(), " ,") != NULL) return fail("malformed message: %s", message());
     return strstr(message(), "> 0, got 0") != NULL ? 0 : fail("message: %s", message());
@@ -550,7 +549,8 @@ static int case_stream_sink_stops(void) {
 }
 
 /* TM moments of the suite's J = 0 block 0 with itself: params position 5 broken as zero (an
- * unknown convention), negative (an unknown action) or NaN (temperature). */
+ * unknown convention), negative (an unknown action) or NaN (temperature); the output arrays
+ * (atomgpu_moment_arrays, position 6) broken one field per row. */
 static int32_t call_ls_transition_moments(void) {
     const int32_t uppers[1] = {0};
     atomgpu_intensity_params p = ls_params();
@@ -565,9 +565,12 @@ static int32_t call_ls_transition_moments(void) {
     for (int i = 0; i < 5; i++) counts[i] = ISENTINEL;
     fill(nu, 4, SENTINEL), fill(tm, 4, SENTINEL), fill(a, 4, SENTINEL), fill(intensity, 4, SENTINEL);
     fill(components, 27 * 4, SENTINEL);
-    int32_t s = atomgpu_linestrength_transition_moments(
-        P(fixture_ls, 1), 0, (int32_t)N(1, 3), P(uppers, 4), BRK(K_NULL, 5) ? NULL : &p, N(4, 6), P(&n, 7), up_id,
-        P(lo_id, 9), P(nu, 10), P(tm, 11), P(a, 12), P(intensity, 13), P(components, 14), counts);
+    atomgpu_moment_arrays moments = {NF(4, 6, "capacity"),    PF(up_id, 6, "upper_id"),    PF(lo_id, 6, "lower_id"),
+                                     PF(nu, 6, "wavenumber"), PF(tm, 6, "moment"),         PF(a, 6, "einstein_a"),
+                                     PF(intensity, 6, "intensity"), PF(components, 6, "components")};
+    int32_t s = atomgpu_linestrength_transition_moments(P(fixture_ls, 1), 0, (int32_t)N(1, 3), P(uppers, 4),
+                                                        BRK(K_NULL, 5) ? NULL : &p, &moments,
+                                                        P(&n, 7), counts);
     untouched = n == ISENTINEL && up_id[0] == ISENTINEL && all_equal(components, 27 * 4, SENTINEL) &&
                 all_equal(tm, 4, SENTINEL) && counts[0] == ISENTINEL;
     /* Two J = 0 states: pairs (0,0), (0,1), (1,1) have nu >= 0, (1,0) not. */
@@ -588,17 +591,14 @@ static int case_line_list_convention_and_action(void) {
     for (int i = 0; i < 3; i++) {
         atomgpu_intensity_params p = ls_params();
         p.convention = bad[i].convention, p.action = bad[i].action;
-        if (refused(atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, NULL, 0, &n_lines, NULL, NULL, NULL,
-                                                            NULL, NULL, NULL, NULL),
-                    5, "params"))
+        if (refused(atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, NULL, NULL, &n_lines, NULL), 5, "params"))
             return 1;
         if (strstr(message(), bad[i].field) == NULL) return fail("message: %s", message());
         if (n_lines != ISENTINEL) return fail("n_lines written on a refused call");
     }
     atomgpu_intensity_params p = ls_params();
     p.convention = ATOMGPU_CONVENTION_TROVE, p.action = ATOMGPU_ACTION_EMISSION;
-    return atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, NULL, 0, &n_lines, NULL, NULL, NULL, NULL,
-                                                   NULL, NULL, NULL) == ATOMGPU_OK
+    return atomgpu_linestrength_line_list_filtered(h, 0, 1, uppers, &p, NULL, NULL, &n_lines, NULL) == ATOMGPU_OK
                ? 0
                : fail("TROVE emission: %s", message());
 }
@@ -774,9 +774,14 @@ static int32_t call_ls_write_trove(void) {
     {call_ls_transition_moments, "linestrength_transition_moments", 4, "upper_blocks", "n"}, \
     {call_ls_transition_moments, "linestrength_transition_moments", 5, "params", "nzma"}, \
     {call_ls_transition_moments, "linestrength_transition_moments", 6, "capacity", "zm"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 6, "upper_id", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 6, "lower_id", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 6, "wavenumber", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 6, "moment", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 6, "einstein_a", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 6, "intensity", "n"}, \
+    {call_ls_transition_moments, "linestrength_transition_moments", 6, "components", "n"}, \
     {call_ls_transition_moments, "linestrength_transition_moments", 7, "n_moments", "n"}, \
-    {call_ls_transition_moments, "linestrength_transition_moments", 9, "lower_id", "n"}, \
-    {call_ls_transition_moments, "linestrength_transition_moments", 14, "components", "n"}, \
     {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 1, "handle", "n"}, \
     {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 2, "j", "m"}, \
     {call_ls_set_rotational_basis, "linestrength_set_rotational_basis", 3, "e", "nai"}, \

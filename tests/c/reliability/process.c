@@ -60,8 +60,8 @@ static void workload_linestrength(struct workload_result *r) {
     atomgpu_intensity_params p = ls_params();
     int64_t n_lines = 0, up_id[8], lo_id[8];
     double a[8], nu[8], strength[8], intensity[8];
-    r->status = atomgpu_linestrength_line_list(fixture_ls, 0, 1, uppers, &p, 8, &n_lines, up_id, lo_id, a, nu, strength,
-                                               intensity);
+    const atomgpu_line_arrays lines = {8, up_id, lo_id, a, nu, strength, intensity};
+    r->status = atomgpu_linestrength_line_list(fixture_ls, 0, 1, uppers, &p, &lines, &n_lines);
     r->n = 0;
     r->values[r->n++] = (double)n_lines;
     for (int64_t i = 0; i < n_lines && i < 8; i++) r->values[r->n++] = a[i], r->values[r->n++] = strength[i];
@@ -269,7 +269,8 @@ static void workload_engines(atomgpu_tdse *team, atomgpu_linestrength *lines, at
     atomgpu_intensity_params p = ls_params();
     int64_t n_lines = 0, up_id[8], lo_id[8];
     double a[8], nu[8], strength[8], intensity[8];
-    r->status = atomgpu_linestrength_line_list(lines, 0, 1, uppers, &p, 8, &n_lines, up_id, lo_id, a, nu, strength, intensity);
+    const atomgpu_line_arrays arrays = {8, up_id, lo_id, a, nu, strength, intensity};
+    r->status = atomgpu_linestrength_line_list(lines, 0, 1, uppers, &p, &arrays, &n_lines);
     if (r->status != ATOMGPU_OK) return;
     for (int64_t i = 0; i < n_lines && i < 8; i++) r->values[r->n++] = strength[i];
     atomgpu_sturmian_params sp = st_params();

@@ -51,8 +51,9 @@ static int32_t scf_optimise_helium(int64_t n, double rho_end, int64_t max_evalua
     int64_t evaluations = ISENTINEL;
     int32_t converged = ISENTINEL;
     fill(optimised, 4, SENTINEL), fill(exponents, 10, SENTINEL), fill(e, 4, SENTINEL);
-    int32_t s = atomgpu_scf_optimise_wtbs(&p, 1, angular, closed, open, 1, wtbspara, nbs, one, one, 0.2, rho_end,
-                                          max_evaluations, optimised, n, exponents, e, &evaluations, &converged);
+    const atomgpu_scf_wtbs_settings settings = {1, wtbspara, nbs, one, one, 0.2, rho_end, max_evaluations};
+    int32_t s = atomgpu_scf_optimise_wtbs(&p, 1, angular, closed, open, &settings, optimised, n, exponents, e,
+                                          &evaluations, &converged);
     *untouched_out = all_equal(optimised, 4, SENTINEL) && all_equal(exponents, 10, SENTINEL) &&
                      all_equal(e, 4, SENTINEL) && evaluations == ISENTINEL && converged == ISENTINEL;
     return s;
