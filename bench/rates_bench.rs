@@ -33,7 +33,7 @@
 mod rng;
 
 use atomgpu::backend::{self, BackendChoice};
-use atomgpu::rates::cr::{self, CrModel, CrSettings};
+use atomgpu::rates::cr::{self, Cr, CrSettings};
 use atomgpu::rates::precision::single_precision_fits;
 use atomgpu::rates::{
     cpu, cuda, Excitation, Ionization, Photoionization, PlasmaState, Precision, Quadrature, RatePairs, Statistics,
@@ -460,13 +460,13 @@ fn single_against_double(report: &mut Report, d: &backend::CudaDevice, q: &Quadr
 /// stiff runs.
 /// The paper's aluminium model and its initial populations (all ions in the ground level,
 /// 9e22 cm^-3).
-fn aluminium_model() -> (CrModel, Vec<f64>) {
+fn aluminium_model() -> (Cr, Vec<f64>) {
     let data = data_dir();
     let read = |name: &str| {
         let path = data.join(format!("aluminium-cr-{name}.csv"));
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
-    let model = CrModel::from_csv(&read("levels"), &read("excitations"), &read("ionizations")).unwrap();
+    let model = Cr::from_csv(&read("levels"), &read("excitations"), &read("ionizations")).unwrap();
     let mut pops = vec![0.0; model.n_levels()];
     pops[0] = 9e22;
     (model, pops)
@@ -483,7 +483,7 @@ fn cr_driver(report: &mut Report, gpu: bool, threads: usize, cr_only: bool) {
 }
 
 /// The RK4 steps of case 3 (the paper's integrator).
-fn rk4_steps(report: &mut Report, model: &CrModel, settings: &CrSettings, y0: &[f64], gpu: bool, threads: usize) {
+fn rk4_steps(report: &mut Report, model: &Cr, settings: &CrSettings, y0: &[f64], gpu: bool, threads: usize) {
     let (model, settings, y0) = (model, settings, &y0.to_vec());
     backend::set_backend(BackendChoice::Cpu);
     let _ = cr::run_rk4(model, settings, y0, 1e-19, 1, 1);
@@ -560,7 +560,7 @@ fn run_difference(a: &[cr::CrSample], b: &[cr::CrSample]) -> (f64, f64) {
 /// Whole stiff runs of the aluminium model to 0.5 ps (issue 12): FD and MB, CPU on all cores and
 /// on 2 threads, GPU for one system and for many cells (varied initial states), each compared
 /// with a tight-tolerance reference run (rtol 1e-10, atol 1e-14; on the GPU when there is one).
-fn stiff_runs(report: &mut Report, model: &CrModel, pops: &[f64], gpu: bool, threads: usize) {
+fn stiff_runs(report: &mut Report, model: &Cr, pops: &[f64], gpu: bool, threads: usize) {
     let times = sample_times();
     let tol = cr::StiffTolerances::default();
     let tight = cr::StiffTolerances { rtol: 1e-10, atol_fraction: 1e-14, ..cr::StiffTolerances::default() };
@@ -642,7 +642,7 @@ fn stiff_runs(report: &mut Report, model: &CrModel, pops: &[f64], gpu: bool, thr
 /// state), all to 0.5 ps. Returns the time and the runs.
 fn cells_run(
     report: &mut Report,
-    model: &CrModel,
+    model: &Cr,
     pops: &[f64],
     stats: Statistics,
     n: usize,

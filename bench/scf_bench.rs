@@ -24,7 +24,7 @@ use atomgpu::scf::basis::{WtbsGroup, WtbsLayout};
 use atomgpu::scf::one_electron::{gaussian_nucleus_exponent, Nucleus, DFRATOM_SPEED_OF_LIGHT};
 use atomgpu::scf::optimise::{optimise_wtbs, WtbsOptimisation};
 use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
-use atomgpu::scf::{Spinor, Supermatrix, Symmetry};
+use atomgpu::scf::{ScfIntegrals, Spinor, Symmetry};
 use std::time::Instant;
 
 fn even(alpha: f64, beta: f64, n: i32) -> Vec<f64> {
@@ -83,7 +83,7 @@ fn run(
     let name = &format!("{name}:{case}");
     let blocks = spec.basis.blocks().expect("blocks");
     let mut g = None;
-    let t = time(repeats, || g = Some(Supermatrix::new(backend, &blocks).expect("supermatrix")));
+    let t = time(repeats, || g = Some(ScfIntegrals::new(backend, &blocks).expect("supermatrix")));
     let mut g = g.unwrap();
     let n_sets = g.map().n_sets() as f64;
     let packed = g.packed().expect("packed");

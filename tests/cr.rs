@@ -3,13 +3,13 @@
 //! thermodynamic equilibrium (Boltzmann and Fermi-Dirac Saha ratios, closed forms) without
 //! radiation, and agreement between the fixed-step RK4 and the adaptive stiff integrator.
 
-use atomgpu::rates::cr::{self, CrExcitation, CrIonization, CrModel, CrSettings, StiffTolerances};
+use atomgpu::rates::cr::{self, Cr, CrExcitation, CrIonization, CrSettings, StiffTolerances};
 use atomgpu::rates::{fermi, Quadrature, Statistics};
 
 /// Three levels with consistent energies: level 0 (Z = 1, 0 eV), level 1 (Z = 1, 5 eV),
 /// level 2 (Z = 2, 20 eV above level 0); weights 2, 6, 1.
-fn three_level_model() -> (CrModel, [f64; 3]) {
-    let model = CrModel::new(
+fn three_level_model() -> (Cr, [f64; 3]) {
+    let model = Cr::new(
         vec![1.0, 1.0, 2.0],
         vec![2.0, 6.0, 1.0],
         vec![CrExcitation { lower: 0, upper: 1, energy_ev: 5.0, omega: [0.5, 1.0, 0.3, -0.1, 0.0, 0.0] }],
@@ -105,9 +105,9 @@ fn rk4_and_stiff_agree() {
 
 #[test]
 fn bad_models_are_refused() {
-    assert!(CrModel::new(vec![1.0], vec![1.0, 1.0], vec![], vec![]).is_err());
+    assert!(Cr::new(vec![1.0], vec![1.0, 1.0], vec![], vec![]).is_err());
     let bad_ion = CrIonization { lower: 0, upper: 1, energy_ev: 10.0, beli: [1.0; 5], d0_cm2: 0.0, d1_cm2: 0.0 };
-    let e = CrModel::new(vec![1.0, 3.0], vec![1.0, 1.0], vec![], vec![bad_ion]).unwrap_err();
+    let e = Cr::new(vec![1.0, 3.0], vec![1.0, 1.0], vec![], vec![bad_ion]).unwrap_err();
     assert!(e.to_string().contains("charge"), "{e}");
 }
 

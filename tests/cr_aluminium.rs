@@ -21,7 +21,7 @@
 //! `cargo test --release --test cr_aluminium -- --nocapture` prints the shares.
 
 use atomgpu::rates::cr::{
-    self, rates_at_temperature, CrIonization, CrModel, CrSample, CrSettings, StateRates, StiffTolerances,
+    self, rates_at_temperature, Cr, CrIonization, CrSample, CrSettings, StateRates, StiffTolerances,
 };
 use atomgpu::rates::{fermi, Quadrature, Statistics};
 
@@ -32,15 +32,15 @@ const PHOTO_HEATING_AT_ZERO: f64 = 1.399338e38;
 const TE_22FS_NO_PHOTOIONIZATION: f64 = 1.84133;
 
 /// The paper's model from examples/data, with photoionization or with D0 = D1 = 0.
-fn aluminium(photoionization: bool) -> CrModel {
+fn aluminium(photoionization: bool) -> Cr {
     let read = |name: &str| std::fs::read_to_string(format!("examples/data/aluminium-cr-{name}.csv")).unwrap();
-    let model = CrModel::from_csv(&read("levels"), &read("excitations"), &read("ionizations")).unwrap();
+    let model = Cr::from_csv(&read("levels"), &read("excitations"), &read("ionizations")).unwrap();
     if photoionization {
         return model;
     }
     let dark: Vec<CrIonization> =
         model.ionizations().iter().map(|&i| CrIonization { d0_cm2: 0.0, d1_cm2: 0.0, ..i }).collect();
-    CrModel::new(model.charges().to_vec(), model.weights().to_vec(), model.excitations().to_vec(), dark).unwrap()
+    Cr::new(model.charges().to_vec(), model.weights().to_vec(), model.excitations().to_vec(), dark).unwrap()
 }
 
 /// The demo's settings: Fermi-Dirac, p = 5 with 8 nodes per panel, T_r = 250 eV.
@@ -49,7 +49,7 @@ fn settings() -> CrSettings {
 }
 
 /// The paper's initial state: every ion in level 0, T_e = 1 eV.
-fn initial_state(model: &CrModel) -> Vec<f64> {
+fn initial_state(model: &Cr) -> Vec<f64> {
     let mut populations = vec![0.0; model.n_levels()];
     populations[0] = 9e22;
     cr::initial_state(model, Statistics::FermiDirac, &populations, 1.0).unwrap()
@@ -69,7 +69,7 @@ struct Budget {
 }
 
 impl Budget {
-    fn of(model: &CrModel, sample: &CrSample) -> Budget {
+    fn of(model: &Cr, sample: &CrSample) -> Budget {
         let r: StateRates = rates_at_temperature(model, &settings(), sample.te_ev, sample.ne_cm3).unwrap();
         let n = &sample.populations;
         let mut b = Budget { inverse_bremsstrahlung: r.ib_per_z2n * model.z2_density(n), ..Budget::default() };

@@ -9,7 +9,7 @@
 mod gpu;
 
 use atomgpu::backend::{self, BackendChoice};
-use atomgpu::rates::cr::{self, CrExcitation, CrIonization, CrModel, CrSettings};
+use atomgpu::rates::cr::{self, Cr, CrExcitation, CrIonization, CrSettings};
 use atomgpu::rates::{Quadrature, Statistics};
 use std::sync::Mutex;
 
@@ -18,7 +18,7 @@ static BACKEND: Mutex<()> = Mutex::new(());
 
 /// Al3+ levels 0-4 and Al4+ level 5 of the paper's model (shared/data/aluminium-cr-*.csv rows),
 /// charges 3 and 4.
-fn aluminium_subset() -> CrModel {
+fn aluminium_subset() -> Cr {
     let exc = |lower, upper, energy_ev, b: [f64; 4]| CrExcitation {
         lower,
         upper,
@@ -34,7 +34,7 @@ fn aluminium_subset() -> CrModel {
         d0_cm2: 5.682286e-18,
         d1_cm2: 3.941713e-19,
     };
-    CrModel::new(
+    Cr::new(
         vec![3.0, 3.0, 3.0, 3.0, 3.0, 4.0],
         vec![1.0; 6],
         vec![

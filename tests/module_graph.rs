@@ -17,13 +17,13 @@
 //!   a child module or an import of the module it stands in (`cuda::run(..)`, `integrals::f(..)`).
 //!
 //! A path goes to the file of the deepest module it names. When its next segment is a name that
-//! module imports rather than defines (a re-export, `pub use model::CrModel` in rates/cr/mod.rs),
-//! the import is followed: `super::CrModel` in rates/cr/cuda.rs is an edge to rates/cr/model.rs.
+//! module imports rather than defines (a re-export, `pub use model::Cr` in rates/cr/mod.rs),
+//! the import is followed: `super::Cr` in rates/cr/cuda.rs is an edge to rates/cr/model.rs.
 //! Comments, doc comments and their links are not paths (rustdoc's links make no dependency).
 //!
 //! One kind of edge is ownership, not an import: a module's own file naming the files of its
 //! submodules (`mod cpu;` and the calls and re-exports through it: `cpu::f(..)`,
-//! `pub use model::CrModel`). A family is its mod.rs, the public API, delegating to cpu.rs and
+//! `pub use model::Cr`). A family is its mod.rs, the public API, delegating to cpu.rs and
 //! cuda.rs beside it, which use the API's types (`super::Settings`): ownership runs down, imports
 //! run up or sideways. The circle rule is about imports: edges from a module's file into its own
 //! subtree are listed apart and left out of it; every other edge counts.

@@ -44,7 +44,7 @@ use atomgpu::scf::index_map::{triangle, IntegralSet, TriangularMap};
 use atomgpu::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus};
 use atomgpu::scf::slater::{slater, Gaussian};
 use atomgpu::scf::solver::{scf, Basis, Occupation, ScfSpec};
-use atomgpu::scf::{element_scale, Blocks, Spinor, Supermatrix, Symmetry};
+use atomgpu::scf::{element_scale, Blocks, ScfIntegrals, Spinor, Symmetry};
 use atomgpu::sturmian::solve::lowest_eigenpairs;
 
 fn argument<T: std::fmt::Debug>(result: Result<T, Error>) -> (&'static str, Option<usize>) {
@@ -649,7 +649,7 @@ fn the_scale_of_an_element_bounds_it_and_shows_cancellation() {
         137.035_999_76,
     )
     .unwrap();
-    let packed = Supermatrix::new(&Backend::Cpu, &blocks).unwrap().packed().unwrap();
+    let packed = ScfIntegrals::new(&Backend::Cpu, &blocks).unwrap().packed().unwrap();
     for (i, g) in packed.iter().enumerate() {
         let scale = element_scale(&blocks, i as u64);
         assert!(scale >= g.abs() * (1.0 - 1e-15), "set {i}: |G| = {:e} above its scale {scale:e}", g.abs());

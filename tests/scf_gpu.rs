@@ -29,7 +29,7 @@ use atomgpu::error::Error;
 use atomgpu::progress::{set_callback, set_time_limit};
 use atomgpu::scf::one_electron::Nucleus;
 use atomgpu::scf::solver::{scf, scf_attempt, Basis, Occupation, ScfSpec};
-use atomgpu::scf::{element_scale, Blocks, Spinor, Supermatrix, Symmetry};
+use atomgpu::scf::{element_scale, Blocks, ScfIntegrals, Spinor, Symmetry};
 use rng::Rng;
 use std::ffi::{c_char, c_void};
 
@@ -63,8 +63,8 @@ fn supermatrix_gpu_equals_cpu() {
     ];
     for (shells, dirac) in cases {
         let blocks = random_blocks(&mut rng, shells, dirac);
-        let cpu = Supermatrix::new(&Backend::Cpu, &blocks).unwrap().packed().unwrap();
-        let gpu = Supermatrix::new(&Backend::Cuda(device.clone()), &blocks).unwrap().packed().unwrap();
+        let cpu = ScfIntegrals::new(&Backend::Cpu, &blocks).unwrap().packed().unwrap();
+        let gpu = ScfIntegrals::new(&Backend::Cuda(device.clone()), &blocks).unwrap().packed().unwrap();
         assert_eq!(cpu.len(), gpu.len());
         let scale = cpu.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let diff = cpu.iter().zip(&gpu).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / scale;
@@ -147,8 +147,8 @@ fn supermatrix_at_extreme_exponents_gpu_equals_cpu() {
     // rounding noise of that scale on either side; elsewhere the scale is |G| within a factor 3.
     let mut worst = 0.0f64;
     for (case, blocks) in cases.iter().enumerate() {
-        let cpu = Supermatrix::new(&Backend::Cpu, blocks).unwrap().packed().unwrap();
-        let gpu = Supermatrix::new(&Backend::Cuda(device.clone()), blocks).unwrap().packed().unwrap();
+        let cpu = ScfIntegrals::new(&Backend::Cpu, blocks).unwrap().packed().unwrap();
+        let gpu = ScfIntegrals::new(&Backend::Cuda(device.clone()), blocks).unwrap().packed().unwrap();
         for (i, (a, b)) in cpu.iter().zip(&gpu).enumerate() {
             assert!(a.is_finite() && b.is_finite(), "case {case}, set {i}: CPU {a:e}, GPU {b:e}");
             let scale = element_scale(blocks, i as u64);
@@ -170,10 +170,10 @@ fn a_watched_gpu_supermatrix_is_computed_in_pieces_with_the_same_numbers() {
     let Some(device) = gpu::cuda_device() else { return };
     // One s symmetry of 128 functions: 8256 pairs, 34 084 896 sets: two launches of 2^25.
     let blocks = Blocks::non_relativistic(&[Symmetry { l: 0, exponents: even(0.01, 1.2, 128) }]).unwrap();
-    let whole = Supermatrix::new(&Backend::Cuda(device.clone()), &blocks).unwrap().packed().unwrap();
+    let whole = ScfIntegrals::new(&Backend::Cuda(device.clone()), &blocks).unwrap().packed().unwrap();
     let mut reports = 0u32;
     set_callback(Some(count_reports), &mut reports as *mut u32 as *mut c_void, 0.0).unwrap();
-    let pieces = Supermatrix::new(&Backend::Cuda(device.clone()), &blocks).map(|g| g.packed());
+    let pieces = ScfIntegrals::new(&Backend::Cuda(device.clone()), &blocks).map(|g| g.packed());
     set_callback(None, std::ptr::null_mut(), 0.0).unwrap();
     let pieces = pieces.unwrap().unwrap();
     println!("{} sets: {reports} reports", whole.len());

@@ -16,7 +16,7 @@ use super::handles::{self, Family};
 use crate::backend::DeviceSet;
 use crate::error::{Error, Result};
 use crate::memory;
-use crate::rates::cr::{self, CrExcitation, CrIonization, CrModel, CrSample, CrSettings, StiffTolerances};
+use crate::rates::cr::{self, Cr, CrExcitation, CrIonization, CrSample, CrSettings, StiffTolerances};
 use crate::rates::{Quadrature, Statistics};
 use std::sync::Arc;
 
@@ -24,7 +24,7 @@ use std::sync::Arc;
 /// may run concurrently from several threads.
 #[allow(non_camel_case_types)]
 pub struct atomgpu_cr {
-    model: CrModel,
+    model: Cr,
     settings: CrSettings,
 }
 
@@ -131,7 +131,7 @@ fn level_index(name: &'static str, values: &[i64], i: usize) -> Result<usize> {
 ///
 /// # Safety
 /// Every pointer of `d` must be NULL or valid for the number of elements its field documents.
-unsafe fn read_desc(d: &atomgpu_cr_model_desc) -> Result<(CrModel, CrSettings)> {
+unsafe fn read_desc(d: &atomgpu_cr_model_desc) -> Result<(Cr, CrSettings)> {
     let n = count("n_levels", d.n_levels)?;
     let charges = input("charges", d.charges, n)?;
     let weights = if d.weights.is_null() { None } else { Some(input("weights", d.weights, n)?) };
@@ -191,7 +191,7 @@ unsafe fn read_desc(d: &atomgpu_cr_model_desc) -> Result<(CrModel, CrSettings)> 
             });
         }
     }
-    let model = CrModel::new(charges, weights, excitations, ionizations)?;
+    let model = Cr::new(charges, weights, excitations, ionizations)?;
     Ok((model, CrSettings { stats, quadrature, tr_ev: d.tr_ev }))
 }
 

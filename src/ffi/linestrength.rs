@@ -42,7 +42,9 @@
 //! c2 = hc/k in cm K (CODATA 2018, or TROVE's constants: `atomgpu_intensity_params`), g_ns the
 //! lower block's nuclear-spin weight.
 
-use super::common::{at_field, count, guard, input, matrix, output, write_output, Columns, Extent, Matrix, MAX_ELEMENTS};
+use super::common::{
+    at_field, count, guard, input, matrix, output, write_output, Columns, Extent, Matrix, MAX_ELEMENTS,
+};
 use super::devices::{devices_by_count, devices_by_list};
 use super::handles::{self, Family};
 use crate::backend::DeviceSet;

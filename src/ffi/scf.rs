@@ -54,7 +54,7 @@ use crate::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus,
 use crate::scf::optimise::{optimise_wtbs, WtbsOptimisation};
 use crate::scf::radial::{check_dirac_nucleus, check_kappa, check_speed_of_light, dirac_one_electron};
 use crate::scf::solver::{scf_attempt, Basis, Occupation, ScfResult, ScfSpec, MAX_ITERATIONS};
-use crate::scf::{Spinor, Supermatrix, Symmetry};
+use crate::scf::{ScfIntegrals, Spinor, Symmetry};
 use faer::MatRef;
 use std::sync::Mutex;
 
@@ -97,7 +97,7 @@ pub struct atomgpu_scf_params {
 /// The two-electron supermatrix of one basis (on the device on the CUDA backend), behind a lock.
 #[allow(non_camel_case_types)]
 pub struct atomgpu_scf_integrals {
-    inner: Mutex<Supermatrix>,
+    inner: Mutex<ScfIntegrals>,
     /// The device the supermatrix lives on.
     devices: DeviceSet,
 }
@@ -522,7 +522,7 @@ pub unsafe extern "C" fn atomgpu_scf_integrals_create(
         let basis = read_basis(&p, n_symmetries, angular, n_functions, exponents)?;
         let out = output("handle", handle)?;
         let backend = backend::current()?;
-        let g = Supermatrix::new(&backend, &basis.blocks().map_err(c_names)?)?;
+        let g = ScfIntegrals::new(&backend, &basis.blocks().map_err(c_names)?)?;
         let devices = DeviceSet::single(backend);
         *out = handles::register(atomgpu_scf_integrals { inner: Mutex::new(g), devices })?;
         Ok(())
@@ -540,7 +540,7 @@ pub unsafe extern "C" fn atomgpu_scf_integrals_destroy(handle: *mut atomgpu_scf_
 
 fn with_integrals<T>(
     handle: *const atomgpu_scf_integrals,
-    body: impl FnOnce(&mut Supermatrix) -> Result<T>,
+    body: impl FnOnce(&mut ScfIntegrals) -> Result<T>,
 ) -> Result<T> {
     handles::with_locked("handle", handle, |h: &atomgpu_scf_integrals| &h.inner, body)
 }

@@ -27,7 +27,7 @@
 //! symmetric matrix-vector product.
 //!
 //! This file is the CPU reference of the family's supermatrix (rayon over the sets) and of its
-//! contraction; `cuda.rs` computes the same on a GPU, [`super::Supermatrix`] chooses.
+//! contraction; `cuda.rs` computes the same on a GPU, [`super::ScfIntegrals`] chooses.
 
 use super::index_map::TriangularMap;
 use super::layout::Blocks;

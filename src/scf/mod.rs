@@ -7,9 +7,9 @@
 //! Built (issue 10): basis sets, non-relativistic one-electron integrals, Slater integrals, the
 //! Dirac one-electron blocks with normalised restricted-kinetic-balance small components
 //! ([`radial`]), the triangular map of integral sets (paper §2.3, [`index_map`]), the
-//! two-electron supermatrix on that map, non-relativistic or Dirac-Fock ([`Supermatrix`]: CPU with
+//! two-electron supermatrix on that map, non-relativistic or Dirac-Fock ([`ScfIntegrals`]: CPU with
 //! rayon, GPU one set per thread, both reading the one layout of [`layout::Blocks`]), the Fock
-//! build from densities as one packed symmetric product ([`Supermatrix::two_electron`]), the SCF
+//! build from densities as one packed symmetric product ([`ScfIntegrals::two_electron`]), the SCF
 //! ([`solver`]: Hartree-Fock or Dirac-Fock, closed shells and average-of-configuration open
 //! shells) and the WTBS optimisation ([`optimise`]: BOBYQA). The C ABI is `src/ffi/scf.rs`, the
 //! Fortran module `fortran/atomgpu_scf.f90`, the DFRATOM-style namelist driver
@@ -59,7 +59,7 @@ pub(crate) fn tracked<T>(task: &'static CStr, total: f64, body: impl FnOnce(Watc
 
 /// The supermatrix on a backend: host memory (CPU reference) or device memory (one set per GPU
 /// thread, contracted by cuBLAS `dspmv`).
-pub struct Supermatrix {
+pub struct ScfIntegrals {
     map: TriangularMap,
     storage: Storage,
 }
@@ -69,7 +69,7 @@ enum Storage {
     Device(Box<DeviceSupermatrix>),
 }
 
-impl Supermatrix {
+impl ScfIntegrals {
     /// Computes the supermatrix of `blocks` on `backend`: the long call
     /// `atomgpu_scf_integrals_create` of the calling thread, which its progress callback and time
     /// limit can stop ([`crate::progress`]; `done` = the fraction of the integral sets computed,
@@ -84,12 +84,12 @@ impl Supermatrix {
         match backend {
             Backend::Cpu => {
                 let (map, packed) = cpu::supermatrix(blocks, watch)?;
-                Ok(Supermatrix { map, storage: Storage::Host(packed) })
+                Ok(ScfIntegrals { map, storage: Storage::Host(packed) })
             }
             Backend::Cuda(device) => {
                 let map = blocks.map();
                 let dev = DeviceSupermatrix::new(device.clone(), blocks, &map, watch)?;
-                Ok(Supermatrix { map, storage: Storage::Device(Box::new(dev)) })
+                Ok(ScfIntegrals { map, storage: Storage::Device(Box::new(dev)) })
             }
         }
     }

@@ -1,6 +1,6 @@
 //! The atomic SCF (CPU reference and GPU supermatrix): non-relativistic Hartree-Fock-Roothaan or
 //! Dirac-Fock-Roothaan, closed shells and average-of-configuration open shells (one open shell
-//! per symmetry, DFRATOM's `$econfig`), in the supermatrix formulation of [`super::Supermatrix`].
+//! per symmetry, DFRATOM's `$econfig`), in the supermatrix formulation of [`super::ScfIntegrals`].
 //!
 //! **Energy.** Per symmetry a with capacity N_a per orbital (2(2l+1) non-relativistic, 2j+1 = 2|κ|
 //! Dirac), closed orbitals (occupation N_a) and at most one open orbital with q_a electrons
@@ -49,7 +49,7 @@
 
 use super::one_electron::{one_electron, Nucleus};
 use super::radial::{check_dirac_nucleus, dirac_one_electron};
-use super::{tracked, Blocks, Spinor, Supermatrix, Symmetry, Watch};
+use super::{tracked, Blocks, ScfIntegrals, Spinor, Symmetry, Watch};
 use crate::backend::Backend;
 use crate::error::{require_finite_result, Error, Result};
 use faer::{Mat, MatRef, Side};
@@ -421,7 +421,7 @@ struct Fock {
 }
 
 /// F_C = h + G D and F_O = F_C + f_a G_aa D_O of every symmetry (module docs).
-fn fock(g: &mut Supermatrix, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f64>]) -> Result<Vec<Fock>> {
+fn fock(g: &mut ScfIntegrals, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f64>]) -> Result<Vec<Fock>> {
     let coulomb_exchange = g.two_electron(&total.iter().map(|d| Some(d.as_ref())).collect::<Vec<_>>())?;
     let mut focks = Vec::with_capacity(syms.len());
     for (a, (sym, g_total)) in syms.iter().zip(coulomb_exchange).enumerate() {
@@ -526,7 +526,7 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
             Orbitals::from(&x, &transform(&x, &sym.h), sym, sea_states, a)
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut g = Supermatrix::build(backend, &spec.basis.blocks()?, watch.as_deref_mut())?;
+    let mut g = ScfIntegrals::build(backend, &spec.basis.blocks()?, watch.as_deref_mut())?;
     let densities = |orbitals: &[Orbitals]| -> (Vec<Mat<f64>>, Vec<Mat<f64>>) {
         syms.iter()
             .zip(orbitals)
@@ -599,7 +599,7 @@ fn finite_focks(focks: &[Fock], iteration: usize) -> Result<()> {
 }
 
 /// E and its parts for the densities (module docs); orbital energies and iterations left empty.
-fn energy(g: &mut Supermatrix, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f64>]) -> Result<ScfResult> {
+fn energy(g: &mut ScfIntegrals, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f64>]) -> Result<ScfResult> {
     let focks = fock(g, syms, total, open)?;
     let (mut one, mut kinetic, mut two) = (0.0, 0.0, 0.0);
     for (a, sym) in syms.iter().enumerate() {

@@ -1,13 +1,13 @@
 //! The CPU reference of the CR sub-family: every rate of a model at many electron states (the
 //! temperature inversions, then every (state, transition) pair of integrals of
 //! [`crate::rates::integrals`] spread over the rayon pool), and the fixed-step RK4 run of the CPU
-//! backend. The model's transitions were checked when the model was made ([`CrModel::new`]), so
+//! backend. The model's transitions were checked when the model was made ([`Cr::new`]), so
 //! nothing is checked or rebuilt here. `cuda.rs` computes the same on a GPU; [`super::rates_at`]
 //! and [`super::run_rk4`] choose between them.
 
 use super::host::derivatives;
 use super::state::{ElectronState, StateRates};
-use super::{sample, CrModel, CrSample, CrSettings};
+use super::{sample, Cr, CrSample, CrSettings};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::progress::Tracker;
@@ -35,7 +35,7 @@ enum Task {
 
 /// The (up, down) pair of one task at conditions `c` (inverse bremsstrahlung: (heating per unit
 /// Z^2 N, 0)).
-fn run_task(model: &CrModel, settings: &CrSettings, c: &Conditions, task: Task) -> (f64, f64) {
+fn run_task(model: &Cr, settings: &CrSettings, c: &Conditions, task: Task) -> (f64, f64) {
     let q = &settings.quadrature;
     match task {
         Task::Excitation(i) => integrals::excitation(c, &model.excitation_parameters()[i], q),
@@ -46,7 +46,7 @@ fn run_task(model: &CrModel, settings: &CrSettings, c: &Conditions, task: Task) 
 }
 
 /// The tasks of one state, double integrals first (the longest, so the pool starts them early).
-fn tasks(model: &CrModel) -> Vec<Task> {
+fn tasks(model: &Cr) -> Vec<Task> {
     let (n_exc, n_ion) = (model.excitations().len(), model.ionizations().len());
     let mut t: Vec<Task> = (0..n_ion).map(Task::Ionization).collect();
     t.extend((0..n_exc).map(Task::Excitation));
@@ -65,7 +65,7 @@ fn store(rates: &mut StateRates, task: Task, (up, down): (f64, f64)) {
 }
 
 /// The rates at one set of conditions (T_e, mu, n_e) on the CPU.
-pub(super) fn rates_at_conditions(model: &CrModel, settings: &CrSettings, c: &Conditions) -> Result<StateRates> {
+pub(super) fn rates_at_conditions(model: &Cr, settings: &CrSettings, c: &Conditions) -> Result<StateRates> {
     let tasks = tasks(model);
     let values: Vec<(f64, f64)> = tasks.par_iter().map(|&t| run_task(model, settings, c, t)).collect();
     let mut rates = StateRates::zeroed(c, model.excitations().len(), model.ionizations().len())?;
@@ -77,11 +77,7 @@ pub(super) fn rates_at_conditions(model: &CrModel, settings: &CrSettings, c: &Co
 
 /// [`super::rates_at`] on the CPU: the temperature inversions, then every (state, task) pair in
 /// parallel.
-pub(super) fn rates_at(
-    model: &CrModel,
-    settings: &CrSettings,
-    states: &[ElectronState],
-) -> Result<Vec<Result<StateRates>>> {
+pub(super) fn rates_at(model: &Cr, settings: &CrSettings, states: &[ElectronState]) -> Result<Vec<Result<StateRates>>> {
     let conds: Vec<Result<Conditions>> = states.par_iter().map(|&s| conditions(settings, s)).collect();
     let tasks = tasks(model);
     let pairs: Vec<(usize, Task)> =
@@ -104,7 +100,7 @@ pub(super) fn rates_at(
 /// Classical RK4 with a fixed step on the host, every stage's rates from the CPU backend. A stage
 /// that leaves the physical domain stops the run (`dt_s` too large for the stiffest rate).
 pub(super) fn run_rk4(
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     y0: &[f64],
     dt: f64,

@@ -6,7 +6,7 @@
 //! (then the host waits for each launch to report how far the run is).
 
 use super::state::{ElectronState, StateRates};
-use super::{sample, CrModel, CrSample, CrSettings};
+use super::{sample, Cr, CrSample, CrSettings};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
 use crate::math::gauss_legendre::GaussLegendre;
@@ -51,7 +51,7 @@ struct CrConstants {
 unsafe impl DeviceRepr for CrConstants {}
 
 /// The model as rates.cu's `unpack_model` reads it: reals then level indices.
-fn pack(model: &CrModel) -> Result<(Vec<f64>, Vec<i32>)> {
+fn pack(model: &Cr) -> Result<(Vec<f64>, Vec<i32>)> {
     let exc = model.excitations();
     let ion = model.ionizations();
     let g = model.weights();
@@ -77,7 +77,7 @@ fn pack(model: &CrModel) -> Result<(Vec<f64>, Vec<i32>)> {
 
 /// The scalars of a launch over `n_systems` systems or states (`dt`, the step counts and the
 /// scratch layout zero: the RK4 driver sets its own).
-fn launch_parameters(model: &CrModel, settings: &CrSettings, n_systems: usize) -> Result<CrLaunch> {
+fn launch_parameters(model: &Cr, settings: &CrSettings, n_systems: usize) -> Result<CrLaunch> {
     let q = &settings.quadrature;
     let n_systems = i32::try_from(n_systems)
         .map_err(|_| Error::invalid("n_systems", format!("at most {} systems per call, got {n_systems}", i32::MAX)))?;
@@ -133,7 +133,7 @@ struct Resident {
 
 /// The model's device copy on `device` for `settings`' rule: uploaded at the model's first use on
 /// that GPU (or with another number of nodes), then reused by every call.
-fn resident(device: &CudaDevice, model: &CrModel, settings: &CrSettings) -> Result<Arc<Resident>> {
+fn resident(device: &CudaDevice, model: &Cr, settings: &CrSettings) -> Result<Arc<Resident>> {
     let n_nodes = settings.quadrature.rule().len();
     let mut slot = model.device_copy().lock().unwrap_or_else(|p| p.into_inner());
     let kept = slot.clone().and_then(|r| r.downcast::<Resident>().ok());
@@ -162,7 +162,7 @@ fn resident(device: &CudaDevice, model: &CrModel, settings: &CrSettings) -> Resu
 /// states, two launches (inversions; rates), one download.
 pub(super) fn rates_at(
     device: &CudaDevice,
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     states: &[ElectronState],
     eta_guesses: &[f64],
@@ -196,7 +196,7 @@ pub(super) fn rates_at(
 /// rates kernel alone (no inversion), so the caller's T_e is used as it is.
 pub(super) fn rates_at_conditions(
     device: &CudaDevice,
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     state: ElectronState,
     c: &Conditions,
@@ -226,7 +226,7 @@ fn pack_states(device: &CudaDevice, states: &[ElectronState]) -> Result<CudaSlic
 #[allow(clippy::too_many_arguments)] // the device buffers of one evaluation
 fn state_rates_on_device(
     device: &CudaDevice,
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     resident: &Resident,
     states: &[ElectronState],
@@ -353,7 +353,7 @@ const STEPS_PER_LAUNCH: u64 = 64;
 #[allow(clippy::too_many_arguments)] // the arguments of super::run_rk4 plus the device and tracker
 pub(super) fn run_rk4(
     device: &CudaDevice,
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     ys: &[Vec<f64>],
     dt: f64,

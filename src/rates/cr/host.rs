@@ -4,7 +4,7 @@
 //! ([`super::rates_at`]).
 
 use super::state::{ElectronState, StateRates};
-use super::{rates_at, rates_at_temperature, CrModel, CrSettings};
+use super::{rates_at, rates_at_temperature, Cr, CrSettings};
 use crate::error::{require_finite_result, Error, Result};
 use crate::memory;
 use crate::rates::fermi;
@@ -28,7 +28,7 @@ pub struct RateMatrices {
 ///   on l (photoelectron heating H_L);
 /// - inverse bremsstrahlung: heating per unit sum_Z Z^2 N_Z times Z_l^2 on every level l.
 fn flows(
-    model: &CrModel,
+    model: &Cr,
     rates: &StateRates,
     mut transfer: impl FnMut(usize, usize, f64),
     mut energy: impl FnMut(usize, f64),
@@ -54,7 +54,7 @@ fn flows(
 
 /// M and M' at electron temperature `te_ev` [eV] and density `ne_cm3` [cm^-3] (radiation at the
 /// settings' T_r), with the rates from the backend in force.
-pub fn rate_matrices(model: &CrModel, settings: &CrSettings, te_ev: f64, ne_cm3: f64) -> Result<RateMatrices> {
+pub fn rate_matrices(model: &Cr, settings: &CrSettings, te_ev: f64, ne_cm3: f64) -> Result<RateMatrices> {
     let rates = rates_at_temperature(model, settings, te_ev, ne_cm3)?;
     let n = model.n_levels();
     let mut m = memory::filled("the rate matrix m", memory::elements::<f64>("the rate matrix m", n, n)?, 0.0)?;
@@ -77,7 +77,7 @@ pub fn rate_matrices(model: &CrModel, settings: &CrSettings, te_ev: f64, ne_cm3:
 /// The whole system at one electron state as a matrix: d(N, u)/dt = R y for y = (N, u) at that
 /// state's rates, R row-major `(n + 1) x (n + 1)` (its last column, the u column, is zero: the
 /// rates depend on u only through (T_e, mu)). R[i (n+1) + j] [s^-1, or eV s^-1 per ion in row n].
-pub(super) fn system_matrix(model: &CrModel, rates: &StateRates) -> Result<Vec<f64>> {
+pub(super) fn system_matrix(model: &Cr, rates: &StateRates) -> Result<Vec<f64>> {
     let n = model.n_levels();
     let dim = n + 1;
     let mut r = memory::filled(
@@ -105,7 +105,7 @@ pub(super) fn apply(r: &[f64], y: &[f64]) -> Vec<f64> {
 
 /// The electron state of `y` = (N_1..N_n, u) (the argument `name`): n_e = sum_l Z_l N_l, checked
 /// to lie in the rates' domain.
-pub(super) fn electron_state(model: &CrModel, name: &'static str, y: &[f64]) -> Result<ElectronState> {
+pub(super) fn electron_state(model: &Cr, name: &'static str, y: &[f64]) -> Result<ElectronState> {
     let n = model.n_levels();
     let ne_cm3 = model.checked_electron_density(name, &y[..n])?;
     Ok(ElectronState { energy_density: y[n], ne_cm3 })
@@ -127,7 +127,7 @@ pub(super) fn rename_energy_error(name: &'static str, n: usize, ne: f64, e: Erro
 /// The electron conditions (T_e, mu, n_e) that the state `y` (the argument `name`) implies:
 /// n_e = sum_l Z_l N_l, then (T_e, mu) from the energy density; errors name `name`.
 pub(super) fn electron_conditions(
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     name: &'static str,
     y: &[f64],
@@ -144,7 +144,7 @@ pub(super) fn electron_conditions(
 /// at the (T_e, mu, n_e) that `y` implies, in O(n + transitions) memory (no rate matrix); and
 /// those conditions. Rates come from the backend in force.
 pub(super) fn derivatives(
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     name: &'static str,
     y: &[f64],

@@ -25,7 +25,7 @@ mod state;
 mod stiff;
 
 pub use host::{rate_matrices, RateMatrices};
-pub use model::{CrExcitation, CrIonization, CrModel};
+pub use model::{Cr, CrExcitation, CrIonization};
 pub use state::{ElectronState, StateRates};
 pub use stiff::StiffTolerances;
 
@@ -69,7 +69,7 @@ pub const MAX_RK4_STEPS: u64 = 1 << 53;
 
 /// Initial CR state from populations [cm^-3] and an electron temperature [eV]: u is the energy
 /// density of the electron gas at that temperature and n_e = sum Z N.
-pub fn initial_state(model: &CrModel, stats: Statistics, populations: &[f64], te_ev: f64) -> Result<Vec<f64>> {
+pub fn initial_state(model: &Cr, stats: Statistics, populations: &[f64], te_ev: f64) -> Result<Vec<f64>> {
     model.check_populations("populations", populations)?;
     super::check_temperature("te_ev", None, te_ev)?;
     let ne = model.checked_electron_density("populations", populations)?;
@@ -85,7 +85,7 @@ pub fn initial_state(model: &CrModel, stats: Statistics, populations: &[f64], te
 /// the backend in force. Progress (steps done of `n_steps`) goes to the calling thread's
 /// callback as task `atomgpu_cr_run_rk4`.
 pub fn run_rk4(
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     y: &[f64],
     dt_s: f64,
@@ -99,7 +99,7 @@ pub fn run_rk4(
 /// [`run_rk4`] for many independent systems of one model (the cells of a hydrodynamic code, say),
 /// each from its own initial state: on a CUDA backend one block per system, all in one launch.
 pub fn run_rk4_systems(
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     ys: &[Vec<f64>],
     dt_s: f64,
@@ -137,7 +137,7 @@ pub fn run_rk4_systems(
 /// come from the backend in force. Progress (simulated seconds of the last sample time) goes to
 /// the calling thread's callback as task `atomgpu_cr_run_stiff`.
 pub fn run_stiff(
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     y: &[f64],
     sample_times_s: &[f64],
@@ -154,7 +154,7 @@ pub fn run_stiff(
 /// refused state names its cell and its element of the C array `y`, the states side by side
 /// (`in_cell`).
 pub fn run_stiff_systems(
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     ys: &[Vec<f64>],
     sample_times_s: &[f64],
@@ -189,7 +189,7 @@ fn in_cell(e: Error, cell: usize, len: usize) -> Error {
     }
 }
 
-fn check_run(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<()> {
+fn check_run(model: &Cr, settings: &CrSettings, y: &[f64]) -> Result<()> {
     super::check_temperature("tr_ev", None, settings.tr_ev)?;
     model.check_state("y", y)?;
     host::electron_conditions(model, settings, "y", y).map(|_| ())
@@ -197,7 +197,7 @@ fn check_run(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<()> {
 
 /// The right-hand side d(N, u)/dt at `y`, with the rates from the backend in force, and the
 /// electron conditions (T_e, mu, n_e) it used.
-pub fn derivatives(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<(Vec<f64>, [f64; 3])> {
+pub fn derivatives(model: &Cr, settings: &CrSettings, y: &[f64]) -> Result<(Vec<f64>, [f64; 3])> {
     model.check_state("y", y)?;
     host::derivatives(model, settings, "y", y)
 }
@@ -205,14 +205,14 @@ pub fn derivatives(model: &CrModel, settings: &CrSettings, y: &[f64]) -> Result<
 /// The rates of `model` at each of `states`, on the backend in force: one result per state (a
 /// state outside the rates' domain fails alone). Errors of the call itself (device, memory) are
 /// the outer error.
-pub fn rates_at(model: &CrModel, settings: &CrSettings, states: &[ElectronState]) -> Result<Vec<Result<StateRates>>> {
+pub fn rates_at(model: &Cr, settings: &CrSettings, states: &[ElectronState]) -> Result<Vec<Result<StateRates>>> {
     rates_at_near(model, settings, states, &vec![f64::NAN; states.len()])
 }
 
 /// [`rates_at`] with a guess of each state's eta = mu/T_e (NaN: none) for the temperature
 /// inversion (the GPU's Newton starts from it; the integrators pass the last state's value).
 pub(super) fn rates_at_near(
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     states: &[ElectronState],
     eta_guesses: &[f64],
@@ -225,7 +225,7 @@ pub(super) fn rates_at_near(
 
 /// The rates of `model` at conditions (T_e, n_e) (mu from them), on the backend in force: what
 /// [`rate_matrices`] shows the caller.
-pub fn rates_at_temperature(model: &CrModel, settings: &CrSettings, te_ev: f64, ne_cm3: f64) -> Result<StateRates> {
+pub fn rates_at_temperature(model: &Cr, settings: &CrSettings, te_ev: f64, ne_cm3: f64) -> Result<StateRates> {
     let c = super::conditions(settings.stats, &[PlasmaState { te_ev, ne_cm3, tr_ev: settings.tr_ev }])?[0];
     let u = super::fermi::energy_density(settings.stats, te_ev, ne_cm3)?;
     let state = ElectronState { energy_density: u, ne_cm3 };
@@ -236,7 +236,7 @@ pub fn rates_at_temperature(model: &CrModel, settings: &CrSettings, te_ev: f64, 
 }
 
 /// A sample of state `y` at time `t`.
-pub(crate) fn sample(model: &CrModel, stats: Statistics, t: f64, y: &[f64]) -> Result<CrSample> {
+pub(crate) fn sample(model: &Cr, stats: Statistics, t: f64, y: &[f64]) -> Result<CrSample> {
     let n = model.n_levels();
     let ne = model.electron_density(&y[..n]);
     let (te, mu) = super::fermi::temperature_from_energy_density(stats, y[n], ne)?;

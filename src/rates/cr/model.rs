@@ -38,7 +38,7 @@ pub struct CrIonization {
 /// Levels and transitions of a CR model, with the rate parameters of its transitions (checked and
 /// built once, when the model is made).
 #[derive(Clone, Debug, PartialEq)]
-pub struct CrModel {
+pub struct Cr {
     charges: Vec<f64>,
     weights: Vec<f64>,
     excitations: Vec<CrExcitation>,
@@ -74,7 +74,7 @@ impl std::fmt::Debug for DeviceCopy {
     }
 }
 
-impl CrModel {
+impl Cr {
     /// Builds a model: `charges[l]` is the ion charge Z of level l (>= 0), `weights[l]` its
     /// statistical weight (> 0; pass 1 for all when unknown). Transitions must name existing
     /// levels, differ in lower/upper, and an ionization must raise the charge by exactly one.
@@ -169,7 +169,7 @@ impl CrModel {
             check_ionizations(&ionization_parameters).map_err(rename)?;
             check_photoionizations(&photoionization_parameters).map_err(rename)?;
         }
-        Ok(CrModel {
+        Ok(Cr {
             charges,
             weights,
             excitations,
@@ -280,7 +280,7 @@ impl CrModel {
     }
 }
 
-impl CrModel {
+impl Cr {
     /// Reads a model from three CSV files with a header line each, in the layout of the paper's
     /// aluminium data (examples/data/aluminium-cr-*.csv): levels `level,charge`; excitations
     /// `lower,upper,Ej_eV,B0,B1,B2,B3` (B4 = B5 = 0); ionizations
@@ -323,6 +323,6 @@ impl CrModel {
             })
             .collect();
         let weights = vec![1.0; charges.len()];
-        CrModel::new(charges, weights, excitations, ionizations)
+        Cr::new(charges, weights, excitations, ionizations)
     }
 }

@@ -24,7 +24,7 @@
 
 use super::host::{apply, electron_state, rename_energy_error, system_matrix};
 use super::state::{ElectronState, StateRates};
-use super::{rates_at_near, sample, CrModel, CrSample, CrSettings};
+use super::{rates_at_near, sample, Cr, CrSample, CrSettings};
 use crate::error::{Error, Result};
 use crate::math::dense::Lu;
 use crate::memory;
@@ -151,7 +151,7 @@ fn clip_populations(new: &mut [f64], old: &[f64], atol: &[f64], rtol: f64) -> bo
 }
 
 /// J = R + d_ne z^T + d_u e_u^T from the rates at y and at its two neighbours (module docs).
-fn linearize(model: &CrModel, y: &[f64], rates: [&StateRates; 3], states: [ElectronState; 3]) -> Result<Linearization> {
+fn linearize(model: &Cr, y: &[f64], rates: [&StateRates; 3], states: [ElectronState; 3]) -> Result<Linearization> {
     let n = model.n_levels();
     let dim = n + 1;
     let mut jac = system_matrix(model, rates[0])?;
@@ -194,7 +194,7 @@ fn stage(lu: &Lu, f: &[f64], h: f64, terms: &[(f64, &[f64])]) -> Vec<f64> {
 /// The run of [`super::run_stiff_systems`] (states checked), reporting the mean simulated time of
 /// the systems to `tracker`.
 pub(super) fn run(
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     y0s: &[Vec<f64>],
     times: &[f64],
@@ -421,7 +421,7 @@ pub(super) fn run(
 /// The rates at each of `points` (states y; `guesses` of their eta = mu/T_e), all in one call to
 /// the backend; a point whose n_e leaves the rates' domain fails alone.
 fn evaluate(
-    model: &CrModel,
+    model: &Cr,
     settings: &CrSettings,
     points: &[Vec<f64>],
     guesses: &[f64],
