@@ -35,7 +35,7 @@ fn handle(
         n_vib,
         dipole,
         n_vib,
-        Options { max_device_bytes: max_bytes, ..Options::default() },
+        Options { max_device_bytes: max_bytes },
     )
     .unwrap();
     for (labels, energies, states) in vectors {
@@ -132,7 +132,7 @@ fn gpu_equals_cpu_for_padded_matrices() {
     let ld_lower = lower.len() + 1;
     for (streamed, n_states) in [(false, 11usize), (true, 11), (false, 1)] {
         let bytes = (n_vib * n_vib * 3 * 8) as u64;
-        let options = Options { max_device_bytes: if streamed { bytes / 3 } else { 0 }, ..Options::default() };
+        let options = Options { max_device_bytes: if streamed { bytes / 3 } else { 0 } };
         let mut on_gpu = LineStrength::new_on(gpu.clone(), n_vib, &padded_dipole, ld, options).unwrap();
         let mut on_cpu = LineStrength::new_on(Backend::Cpu, n_vib, &dipole, n_vib, Options::default()).unwrap();
         assert_eq!(on_gpu.dipole_blocks() > 1, streamed);
@@ -399,7 +399,7 @@ fn gpu_equals_cpu_on_the_rotsym_route() {
         let n_states = 11;
         let states: Vec<Vec<f64>> = blocks.iter().map(|l| random_values(&mut rng, l.len() * n_states)).collect();
         for backend in [gpu.clone(), Backend::Cpu] {
-            let options = Options { max_device_bytes: max_bytes, ..Options::default() };
+            let options = Options { max_device_bytes: max_bytes };
             let mut h = LineStrength::new_on(backend, n_vib, &dipole, n_vib, options).unwrap();
             for (b, l) in bases.iter().zip(&blocks) {
                 h.set_rotational_basis(b.j, &b.e, &b.level, &b.deg).unwrap();
