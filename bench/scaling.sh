@@ -7,6 +7,13 @@
 #                                     points per GPU (1e9 on cards under 120 GB), strong scaling at
 #                                     1e9 and 2e9 points, on 1, 2, 4, 8 ranks up to the GPU count;
 #                                     then the in-process team (tdse_bench --scaling-only)
+#   bash bench/scaling.sh devices     issue 30's device model: every packed GPU test, the MPI test
+#                                     of the device rule (tests/mpi/test_device_sets.c) on 2 and 4
+#                                     ranks over all GPUs and on 2 ranks over GPUs 0-1, and the
+#                                     device C/Fortran programs (test_devices_f, the reliability
+#                                     suite's device cases)
+#   bash bench/scaling.sh benches     the spread benchmarks alone: linestrength_bench --scaling,
+#                                     sturmian_bench --e3e-spread, tdse_bench --scaling-only
 #   bash bench/scaling.sh assembly    the GPU tests of the spread paths (sturmian_gpu,
 #                                     linestrength_gpu, tdse_gpu), the C and Fortran programs packed
 #                                     in .device/extra/progs, sturmian_bench --e3e-spread and
@@ -63,6 +70,35 @@ assembly)
     done
     "$here"/extra/bench/sturmian_bench "$out" --e3e-spread 2> "$out/sturmian_bench.err" | grep -v '"routine":"note"'
     "$here"/extra/bench/linestrength_bench "$out" --scaling 2> "$out/linestrength_bench.err"
+    ;;
+devices)
+    for t in "$here"/tests/*; do
+        [ -x "$t" ] || continue
+        if "$t" --nocapture > "$out/$(basename "$t").log" 2>&1; then echo "PASS $(basename "$t")"; else echo "FAIL $(basename "$t")"; fail=1; fi
+    done
+    grep -h "GPUs .*taken" "$out"/linestrength_gpu-*.log
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    mpicc -O2 -std=c99 -Wall -Iinclude tests/mpi/test_device_sets.c -o "$out/test_device_sets" \
+        -L"$here/lib" -latomgpu -lm -Wl,-rpath,"$PWD/$here/lib" || { echo "mpicc failed"; exit 1; }
+    for ranks in 2 4; do
+        echo "== $ranks ranks over $gpus GPUs"
+        mpirun --bind-to none -np "$ranks" "$out/test_device_sets" 2>> "$out/mpi.err" || { echo "FAIL test_device_sets $ranks"; fail=1; }
+    done
+    echo "== 2 ranks over GPUs 0-1 (CUDA_VISIBLE_DEVICES=0,1)"
+    CUDA_VISIBLE_DEVICES=0,1 mpirun --bind-to none -x CUDA_VISIBLE_DEVICES -np 2 "$out/test_device_sets" 2>> "$out/mpi.err" \
+        || { echo "FAIL test_device_sets on two GPUs"; fail=1; }
+    for p in "$here"/extra/progs/test_*; do
+        name=$(basename "$p")
+        [ "$name" = test_reliability ] && continue
+        if timeout 120 "$p" > "$out/$name.log" 2>&1; then echo "PASS $name"; else echo "FAIL $name"; fail=1; fi
+    done
+    RELIABILITY_FILTER=device "$here/extra/progs/test_reliability" > "$out/reliability.log" 2>&1 || fail=1
+    tail -1 "$out/reliability.log"
+    ;;
+benches)
+    "$here"/extra/bench/linestrength_bench "$out" --scaling 2> "$out/linestrength_bench.err"
+    "$here"/extra/bench/sturmian_bench "$out" --e3e-spread 2> "$out/sturmian_bench.err" | grep -v '"routine":"note"'
+    "$here"/extra/bench/tdse_bench --scaling-only 2> "$out/tdse_bench.err" | tee "$out/tdse_team.jsonl"
     ;;
 esac
 echo "device run done: fail=$fail"
