@@ -123,8 +123,7 @@ struct Case {
 fn make_handle(backend: Backend, n_vib: usize, j: u32, dipole: &[f64], blocks: usize) -> LineStrength {
     let bytes = (dipole.len() * 8) as u64;
     let max_device_bytes = if blocks > 1 { bytes / blocks as u64 + 1 } else { 0 };
-    let mut h = LineStrength::new_on(backend, n_vib, dipole, n_vib, Options { max_device_bytes })
-        .unwrap();
+    let mut h = LineStrength::new_on(backend, n_vib, dipole, n_vib, Options { max_device_bytes }).unwrap();
     for jj in [j, j - 1, j, j + 1] {
         h.add_block(&full_block(jj, n_vib).spec()).unwrap();
     }

@@ -556,7 +556,7 @@ contains
         integer(c_int64_t), intent(in), optional :: max_device_bytes
         integer, intent(out), optional :: stat
         integer, intent(in), optional :: n_devices
-        integer, intent(in), optional, contiguous :: device_ids(:)
+        integer, intent(in), optional :: device_ids(:)
         integer(c_int32_t) :: status
         integer(c_int64_t) :: nv, bytes
         type(c_ptr) :: handle

@@ -380,9 +380,11 @@ contains
     ! increasing inside (0, rmax)) and weights(nq) (> 0) are given (both or neither).
     ! is_complex (default .false.) chooses real or complex values. n_devices (1 when absent; pass it
     ! by keyword): GPUs atomgpu_sturmian_hamiltonian spreads its pair blocks over when H and S are
-    ! host arrays (this one and the next n_devices - 1 visible ones, each with a copy of the
-    ! channels; the matrices equal one GPU's), as atomgpu_sturmian_create_on_devices in C; on the
-    ! CPU backend, engines on as many threads.
+    ! host arrays (by the one rule of README "Several GPUs": from ATOMGPU_DEVICE, else from GPU
+    ! node-local rank x n_devices; each with a copy of the channels; the matrices equal one
+    ! GPU's), as atomgpu_sturmian_create_on_devices in C; on the CPU backend, engines on as many
+    ! threads. device_ids (by keyword, instead of n_devices): the GPUs by ordinal (0-based,
+    ! distinct; the first runs every other call), as atomgpu_sturmian_create_on_device_list.
     subroutine atomgpu_sturmian_create(b, rmax, nq, ns, is_complex, abscissas, weights, stat, n_devices, device_ids)
         type(atomgpu_sturmian_basis), intent(inout) :: b
         real(c_double), intent(in) :: rmax
@@ -391,7 +393,7 @@ contains
         real(c_double), intent(in), contiguous, optional :: abscissas(:), weights(:)
         integer, intent(out), optional :: stat
         integer, intent(in), optional :: n_devices
-        integer, intent(in), optional, contiguous :: device_ids(:)
+        integer, intent(in), optional :: device_ids(:)
         integer(c_int32_t) :: status, complex_flag, devices
         integer :: handle_arg
         type(c_ptr) :: handle

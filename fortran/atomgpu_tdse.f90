@@ -284,7 +284,7 @@ contains
         type(atomgpu_tdse_params_t), intent(in) :: params
         type(atomgpu_tdse_t), intent(inout) :: tdse
         integer, intent(out), optional :: stat
-        integer, intent(in), optional, contiguous :: device_ids(:)
+        integer, intent(in), optional :: device_ids(:)
         integer(c_int32_t) :: status
         type(c_ptr) :: handle
         call enter()

@@ -30,14 +30,7 @@ fn handle(
     vectors: &[(Labels, Vec<f64>, Vec<f64>)],
     max_bytes: u64,
 ) -> LineStrength {
-    let mut h = LineStrength::new_on(
-        backend,
-        n_vib,
-        dipole,
-        n_vib,
-        Options { max_device_bytes: max_bytes },
-    )
-    .unwrap();
+    let mut h = LineStrength::new_on(backend, n_vib, dipole, n_vib, Options { max_device_bytes: max_bytes }).unwrap();
     for (labels, energies, states) in vectors {
         let id = h.add_block(&labels.spec()).unwrap();
         h.set_states(id, energies, states, labels.len()).unwrap();

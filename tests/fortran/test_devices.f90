@@ -51,19 +51,8 @@ program test_devices
                 call check("CPU engines", set(k) == -1)
             end if
         end do
-        call atomgpu_linestrength_create(lines, dipole, n_devices=n)
-        call atomgpu_handle_devices(lines, got)
-        call check("line strengths on the set", same(got, set))
-        call atomgpu_linestrength_destroy(lines)
-        call atomgpu_sturmian_create(basis, 10.0_dp, 16, 3, n_devices=n)
-        call atomgpu_handle_devices(basis, got)
-        call check("Sturmian basis on the set", same(got, set))
-        call atomgpu_sturmian_destroy(basis)
         params%n_devices = n
-        call atomgpu_tdse_create(grid, params, tdse)
-        call atomgpu_handle_devices(tdse, got)
-        call check("TDSE team on the set", same(got, set))
-        call atomgpu_tdse_destroy(tdse)
+        call every_family("by count", set, n=n)
     end do
 
     ! Explicit lists: reversed on GPUs, any distinct ordinals on the CPU (then CPU engines).
@@ -77,18 +66,7 @@ program test_devices
         list = [4, 0, 2]
         set = [-1, -1, -1]
     end if
-    call atomgpu_linestrength_create(lines, dipole, device_ids=list)
-    call atomgpu_handle_devices(lines, got)
-    call check("line strengths on a list", same(got, set))
-    call atomgpu_linestrength_destroy(lines)
-    call atomgpu_sturmian_create(basis, 10.0_dp, 16, 3, device_ids=list)
-    call atomgpu_handle_devices(basis, got)
-    call check("Sturmian basis on a list", same(got, set))
-    call atomgpu_sturmian_destroy(basis)
-    call atomgpu_tdse_create(grid, params, tdse, device_ids=list)
-    call atomgpu_handle_devices(tdse, got)
-    call check("TDSE team on a list", same(got, set))
-    call atomgpu_tdse_destroy(tdse)
+    call every_family("by list", set, ids=list)
 
     call atomgpu_linestrength_create(lines, dipole, stat=stat, n_devices=1, device_ids=[0])
     call check("n_devices and device_ids together", invalid_argument_reported("both", stat, 5, "n_devices"))
@@ -98,6 +76,27 @@ program test_devices
     print '(a, i0, a, i0, a)', "test_devices: ", checks - failures, " of ", checks, " checks passed"
     if (failures > 0) error stop 1
 contains
+    ! A handle of each family on the devices n (count, the TDSE's from params) or ids (list):
+    ! each must report `want`.
+    subroutine every_family(how, want, n, ids)
+        character(len=*), intent(in) :: how
+        integer, intent(in) :: want(:)
+        integer, intent(in), optional :: n
+        integer, intent(in), optional :: ids(:)
+        call atomgpu_linestrength_create(lines, dipole, n_devices=n, device_ids=ids)
+        call atomgpu_handle_devices(lines, got)
+        call check("line strengths " // how, same(got, want))
+        call atomgpu_linestrength_destroy(lines)
+        call atomgpu_sturmian_create(basis, 10.0_dp, 16, 3, n_devices=n, device_ids=ids)
+        call atomgpu_handle_devices(basis, got)
+        call check("Sturmian basis " // how, same(got, want))
+        call atomgpu_sturmian_destroy(basis)
+        call atomgpu_tdse_create(grid, params, tdse, device_ids=ids)
+        call atomgpu_handle_devices(tdse, got)
+        call check("TDSE team " // how, same(got, want))
+        call atomgpu_tdse_destroy(tdse)
+    end subroutine
+
     logical function same(a, b)
         integer, intent(in) :: a(:), b(:)
         same = size(a) == size(b)
