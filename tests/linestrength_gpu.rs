@@ -547,34 +547,46 @@ fn gpu_equals_cpu_for_trove_mode_emission_and_moments() {
 
 /// Destroying a line-strength handle spread over every visible GPU (at most 4; the C entry points
 /// `atomgpu_linestrength_create_on_devices` / `_destroy`) gives each GPU's memory back at once:
-/// every GPU's free memory after the destroy is within 64 MiB of what it was before the create
-/// (the driver's own count, `cuMemGetInfo`), where the dipole copies took about 1.2 GiB each.
+/// the free memory of GPUs 1.. after the destroy is within 64 MiB of what it was before the create
+/// (the driver's own count, `cuMemGetInfo`), where the dipole copies took about 1.2 GiB each. GPU 0
+/// is left out of the comparison: the other tests of this program run on it at the same time. A
+/// small spread handle made and destroyed first loads what a process keeps per GPU (kernels,
+/// cuBLAS), so that only the handle's own memory is compared.
 #[test]
 fn destroying_a_spread_handle_frees_every_gpu() {
     use atomgpu::ffi::linestrength::atomgpu_linestrength_destroy;
     use atomgpu::ffi::linestrength::{atomgpu_linestrength, atomgpu_linestrength_create_on_devices};
     let Some(_) = gpu::cuda_device() else { return };
     let visible = atomgpu::backend::cuda_device_count().min(4);
-    let n_vib = 7000usize;
-    let dipole: Vec<f64> = (0..3 * n_vib * n_vib).map(|i| ((i % 97) as f64 - 48.0) * 1e-3).collect();
+    if visible < 2 {
+        println!("skipped: one GPU visible (GPU 0 is shared with the other tests)");
+        return;
+    }
+    let spread = |n_vib: usize| {
+        let dipole: Vec<f64> = (0..3 * n_vib * n_vib).map(|i| ((i % 97) as f64 - 48.0) * 1e-3).collect();
+        let mut h: *mut atomgpu_linestrength = std::ptr::null_mut();
+        let n = n_vib as i64;
+        // SAFETY: the dipole holds n x 3n values with leading dimension n; `h` is writable.
+        let status =
+            unsafe { atomgpu_linestrength_create_on_devices(n, dipole.as_ptr(), n, 0, visible as i32, &mut h) };
+        assert_eq!(status, 0);
+        h
+    };
+    // SAFETY: a live handle made just before.
+    assert_eq!(unsafe { atomgpu_linestrength_destroy(spread(64)) }, 0);
     let free_now = |k: usize| atomgpu::backend::cuda_device_at(k).unwrap().memory().unwrap().0 as i64;
-    // What earlier tests freed goes back to the driver first, so that the create below takes new memory.
     for k in 0..visible {
         atomgpu::backend::cuda_device_at(k).unwrap().release_freed_memory().unwrap();
     }
     let before: Vec<i64> = (0..visible).map(free_now).collect();
-    let mut h: *mut atomgpu_linestrength = std::ptr::null_mut();
-    let n = n_vib as i64;
-    // SAFETY: the dipole holds n x 3n values with leading dimension n; `h` is writable.
-    let status = unsafe { atomgpu_linestrength_create_on_devices(n, dipole.as_ptr(), n, 0, visible as i32, &mut h) };
-    assert_eq!(status, 0);
+    let h = spread(7000);
     let taken: Vec<i64> = (0..visible).map(|k| before[k] - free_now(k)).collect();
     // SAFETY: `h` is the live handle made above.
     assert_eq!(unsafe { atomgpu_linestrength_destroy(h) }, 0);
     let after: Vec<i64> = (0..visible).map(free_now).collect();
     let slack = 64 << 20;
     println!("GPUs {visible}: taken {taken:?} bytes, free before {before:?}, after {after:?}");
-    for k in 0..visible {
+    for k in 1..visible {
         assert!(taken[k] > 1 << 30, "GPU {k} took only {} bytes", taken[k]);
         assert!(
             after[k] >= before[k] - slack,

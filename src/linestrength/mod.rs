@@ -96,6 +96,7 @@ use crate::memory;
 use rayon::prelude::*;
 use rotation::{Contraction, COMPONENTS};
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// Largest magnitude of a state energy or of the ZPE, in cm^-1 (1.2 MeV): beyond any molecular
@@ -294,16 +295,13 @@ impl LineStrength {
                 Engine::Cpu(team)
             }
             Backend::Cuda(_) => {
-                // The GPUs copy the caller's matrix itself when its columns are packed.
+                // The GPUs copy the caller's matrix itself when its columns are packed, all at once.
                 let packed = cpu::packed_matrix("the dipole matrix", dipole, n_vib, columns, ld)?;
-                let mut team = Vec::new();
-                for member in devices.members() {
-                    let Backend::Cuda(device) = member else {
-                        return Err(Error::Internal("a device set mixes CPU engines and GPUs".into()));
-                    };
-                    memory::reserve("the GPU engines", &mut team, 1)?;
-                    team.push(cuda::Engine::new(device.clone(), n_vib, &packed, options)?);
-                }
+                let members: Vec<&Backend> = devices.members().iter().collect();
+                let team = backend::fan_out(&AtomicBool::new(false), members, |_, member, _| match member {
+                    Backend::Cuda(device) => cuda::Engine::new(device.clone(), n_vib, &packed, options),
+                    Backend::Cpu => Err(Error::Internal("a device set mixes CPU engines and GPUs".into())),
+                })?;
                 Engine::Cuda(team)
             }
         };

@@ -3,8 +3,10 @@
 //! labels (state IDs and TROVE's order keys), and the IDs and order keys every line carries.
 
 use super::{check_matrix, cpu, first_non_finite, Engine, LineStrength, StateLabels, MAX_ENERGY_CM};
+use crate::backend;
 use crate::error::{require_in_range, Error, Result};
 use crate::memory;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 impl LineStrength {
@@ -57,11 +59,10 @@ impl LineStrength {
                 }
             }
             Engine::Cuda(team) => {
-                // The GPUs copy the caller's matrix itself when its columns are packed.
+                // The GPUs copy the caller's matrix itself when its columns are packed, all at once.
                 let packed = cpu::packed_matrix(what, vectors, rows, n, ld)?;
-                for e in team {
-                    e.set_states(id, &energies, &packed)?;
-                }
+                let engines: Vec<_> = team.iter_mut().collect();
+                backend::fan_out(&AtomicBool::new(false), engines, |_, e, _| e.set_states(id, &energies, &packed))?;
             }
         }
         self.blocks[id].energies = energies;
