@@ -37,7 +37,7 @@ use super::devices::{devices_by_count, devices_by_list};
 use super::handles::{self, Family};
 use crate::backend::{self, DeviceSet};
 use crate::error::{Error, Result};
-use crate::math::scalar::as_doubles;
+use crate::math::scalar::{as_doubles, first_non_finite};
 use crate::sturmian::gsf::{self, GsfSpec};
 use crate::sturmian::{
     angular, solve, Central, ChannelSpec, Electron, Exchange, Grid, HamiltonianSpec, Order, Pair, Scalar, Sturmian,
@@ -255,16 +255,6 @@ impl<'a, T: Scalar> HostOutput<'a, T> {
             Target::Device { .. } => unreachable!("host outputs give host targets"),
         })
     }
-}
-
-/// The first non-finite element of a `rows x cols` matrix with leading dimension `ld` (padding
-/// rows between `rows` and `ld` are the caller's and are neither read nor written). Columns are
-/// scanned in parallel (a 20480^2 Hamiltonian is 3.4 GB).
-fn first_non_finite<T: Scalar>(data: &[T], rows: usize, cols: usize, ld: usize) -> Option<usize> {
-    use rayon::prelude::*;
-    (0..cols)
-        .into_par_iter()
-        .find_map_first(|j| data[j * ld..j * ld + rows].iter().position(|v| !v.finite()).map(|i| i + j * ld))
 }
 
 /// Runs `f` on `K` outputs at once ([`HostOutput::fill`] for one, [`HostOutput::fill_with`] for

@@ -92,8 +92,8 @@ pub use symmetry::{ComponentRule, SymmetryGroup, MAX_DEGENERACY};
 
 use crate::backend::{self, Backend, DeviceSet};
 use crate::error::{require_finite_result, Error, Result};
+use crate::math::scalar::first_non_finite;
 use crate::memory;
-use rayon::prelude::*;
 use rotation::{Contraction, COMPONENTS};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::AtomicBool;
@@ -237,15 +237,6 @@ pub(crate) fn check_matrix(name: &'static str, data_len: usize, rows: usize, col
         return Err(Error::invalid(name, format!("holds {data_len} values, fewer than {rows} x {cols} with ld {ld}")));
     }
     Ok(())
-}
-
-/// The index in `data` of the first value that is not finite in the `cols` columns of `rows`
-/// values of a column-major matrix with leading dimension `ld`, or `None` when all are finite.
-/// The columns are scanned on all cores (a handle's dipole matrix and states take tens of GB).
-pub(crate) fn first_non_finite(data: &[f64], rows: usize, cols: usize, ld: usize) -> Option<usize> {
-    (0..cols)
-        .into_par_iter()
-        .find_map_first(|c| data[c * ld..c * ld + rows].iter().position(|x| !x.is_finite()).map(|r| r + c * ld))
 }
 
 impl LineStrength {

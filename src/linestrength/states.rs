@@ -2,9 +2,10 @@
 //! kept in device memory, or on the host for blocks that do not fit), energies and the caller's
 //! labels (state IDs and TROVE's order keys), and the IDs and order keys every line carries.
 
-use super::{check_matrix, cpu, first_non_finite, Engine, LineStrength, StateLabels, MAX_ENERGY_CM};
+use super::{check_matrix, cpu, Engine, LineStrength, StateLabels, MAX_ENERGY_CM};
 use crate::backend;
 use crate::error::{require_in_range, Error, Result};
+use crate::math::scalar::first_non_finite;
 use crate::memory;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

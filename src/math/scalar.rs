@@ -87,3 +87,14 @@ pub fn width<T: Scalar>() -> usize {
         1
     }
 }
+
+/// The index in `data` of the first element that is not finite in the `cols` columns of `rows`
+/// elements of a column-major matrix with leading dimension `ld`, or `None` when all are finite.
+/// Padding rows between `rows` and `ld` are the caller's and are not read. The columns are scanned
+/// on all cores (a handle's dipole matrix, states or Hamiltonian take gigabytes).
+pub fn first_non_finite<T: Scalar>(data: &[T], rows: usize, cols: usize, ld: usize) -> Option<usize> {
+    use rayon::prelude::*;
+    (0..cols)
+        .into_par_iter()
+        .find_map_first(|c| data[c * ld..c * ld + rows].iter().position(|v| !v.finite()).map(|r| r + c * ld))
+}

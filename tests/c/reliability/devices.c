@@ -126,7 +126,12 @@ static int case_dv_handles_report_their_devices(void) {
     {call_dv_ls_create_on_device_list, "linestrength_create_on_device_list", 5, "n_devices", "zm"},     \
     {call_dv_ls_create_on_device_list, "linestrength_create_on_device_list", 6, "device_ids", "n"},     \
     {call_dv_ls_create_on_device_list, "linestrength_create_on_device_list", 7, "handle", "n"},         \
+    {call_dv_st_create_on_device_list, "sturmian_create_on_device_list", 1, "rmax", "ai"},              \
     {call_dv_st_create_on_device_list, "sturmian_create_on_device_list", 2, "nq", "zmh"},               \
+    {call_dv_st_create_on_device_list, "sturmian_create_on_device_list", 3, "ns", "zmh"},               \
+    {call_dv_st_create_on_device_list, "sturmian_create_on_device_list", 4, "abscissas", "nai"},        \
+    {call_dv_st_create_on_device_list, "sturmian_create_on_device_list", 5, "weights", "nai"},          \
+    {call_dv_st_create_on_device_list, "sturmian_create_on_device_list", 6, "is_complex", "m"},         \
     {call_dv_st_create_on_device_list, "sturmian_create_on_device_list", 7, "n_devices", "zm"},         \
     {call_dv_st_create_on_device_list, "sturmian_create_on_device_list", 8, "device_ids", "n"},         \
     {call_dv_st_create_on_device_list, "sturmian_create_on_device_list", 9, "handle", "n"},             \
