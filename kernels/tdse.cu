@@ -1,16 +1,21 @@
 // TDSE family kernels (paper: tdse-cylindrical-gpu.txt). Compiled by NVRTC alone: no CUDA headers.
-// The same functions as src/tdse/cpu.rs: one thread block per ring (x_k, rho_l) of N_theta points
-// (or per z line of a Cartesian grid), threads along theta (eq. 17: theta fastest, so a warp reads
-// consecutive addresses). A stage (src/tdse/scheme.rs) is
+// The same functions as src/tdse/cpu.rs. A stage (src/tdse/scheme.rs) is
 //   h = P prev + c E [H0 cur - 1/2 D1 (alpha h + beta cur + gamma prev)/(alpha + beta + gamma)]
 //                                                                      on rings below rho0,
 //   h = P prev + c E [H cur]                                                 elsewhere,
-// E = exp(-delta W), P = E^2; the implicit rings solve their cyclic tridiagonal system in shared
-// memory (solve_ring: the same solution as the Thomas algorithm with Sherman-Morrison of eqs. 11-16
-// in src/tdse/tridiagonal.rs, by a factorisation that needs no division in its serial passes).
-// Stored wavefunctions hold a ghost plane before and after the owned planes. The explicit rings
-// (stage_explicit) and the implicit ones (stage_implicit) are separate kernels, so that the
-// explicit one, which does nearly all the work, carries none of the solve's registers.
+// E = exp(-delta W), P = E^2. Stored wavefunctions hold a ghost plane before and after the owned
+// planes (eq. 17 order: the third coordinate, theta or z, fastest).
+//
+// Both stage kernels march in x (the paper's section 2.2): a thread owns one point (l, m) and walks
+// a chunk of planes (blockIdx.y), holding cur at planes k-1, k, k+1 in registers, so that each value
+// of cur is loaded from memory once per chunk; its x neighbours come from registers, its m
+// neighbours by warp shuffles (a warp holds 32 consecutive m of one ring), its l neighbours from
+// the lines the neighbouring warps loaded one plane earlier (mostly L1 hits). The explicit rings
+// (stage_march) and the implicit ones (stage_implicit_march: one block per ring, the cyclic
+// tridiagonal system of the theta-correction solved by two parallel scans, the same solution as
+// the Thomas algorithm with Sherman-Morrison of eqs. 11-16 in src/tdse/tridiagonal.rs) are
+// separate kernels, so that the explicit one, which does nearly all the work, carries none of the
+// solve's registers or barriers.
 
 typedef unsigned long long u64;
 typedef long long i64;
@@ -149,132 +154,283 @@ __device__ inline cplx csqrt(cplx z) {
     return mk(fabs(z.im) / (2.0 * t), z.im >= 0.0 ? t : -t);
 }
 
-// Solves the cyclic system a h_{k-1} + b h_k + a h_{k+1} = d_k (k mod n, |b| > 2|a|) in place in
-// h, with the whole block. The CPU reference uses the Thomas algorithm with Sherman-Morrison
-// (src/tdse/tridiagonal.rs, eqs. 11-16), whose serial chain of complex divisions is slow on one GPU
-// thread; here the constant coefficients allow the factorisation
-//   a S^-1 (S - r)(S - 1/r),   (S y)_k = y_{k+1},   r^2 + (b/a) r + 1 = 0,   |r| < 1,
-// into two first-order cyclic recurrences, each one serial pass of complex multiply-adds (no
-// division) plus a parallel closure:
-//   u_{k+1} = r u_k + d_{k+1}/a (forward),   h_k = r h_{k+1} - r u_k (backward),
-// with u_0 = U_n/(1 - r^n) and h_n = h_0 = Y_0/(1 - r^n) from the passes started at zero.
-// u and pw (r^0 .. r^n) are shared scratch of n and n + 1 values.
-__device__ void solve_ring(cplx b, cplx a, cplx *h, cplx *u, cplx *pw, i64 n) {
-    // The root of modulus > 1 without cancellation (the sign of the square root along -b/a),
-    // then r = 1/R (the roots' product is 1).
-    const cplx ba = divide(b, a);
-    cplx root = csqrt(sub(mul(ba, ba), mk(4.0, 0.0)));
-    if (root.re * ba.re + root.im * ba.im > 0.0) root = scale(-1.0, root);
-    const cplx r = divide(mk(2.0, 0.0), sub(root, ba));
-    const cplx inv_a = divide(mk(1.0, 0.0), a);
-    if (threadIdx.x == 0) {
-        // Forward pass from U_0 = 0 (stored in u), powers alongside.
-        cplx acc = mk(0.0, 0.0), power = mk(1.0, 0.0);
-        for (i64 k = 0; k < n; ++k) {
-            u[k] = acc;
-            pw[k] = power;
-            acc = add(mul(r, acc), mul(inv_a, h[k + 1 == n ? 0 : k + 1]));
-            power = mul(r, power);
-        }
-        pw[n] = power;
-        u[0] = divide(acc, sub(mk(1.0, 0.0), power));  // u_0; U_n = acc
-    }
-    __syncthreads();
-    const cplx u0 = u[0];
-    for (i64 k = threadIdx.x + 1; k < n; k += blockDim.x) u[k] = add(u[k], mul(pw[k], u0));
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        // Backward pass from Y_n = 0 (stored in h).
-        cplx acc = mk(0.0, 0.0);
-        for (i64 k = n - 1; k >= 0; --k) {
-            acc = sub(mul(r, acc), mul(r, u[k]));
-            h[k] = acc;
-        }
-        h[0] = divide(acc, sub(mk(1.0, 0.0), pw[n]));  // h_0; Y_0 = acc
-    }
-    __syncthreads();
-    const cplx h0 = h[0];
-    for (i64 k = threadIdx.x + 1; k < n; k += blockDim.x) h[k] = add(h[k], mul(pw[n - k], h0));
+__device__ inline cplx shfl_down(cplx z, int d) {
+    return mk(__shfl_down_sync(0xffffffffu, z.re, d), __shfl_down_sync(0xffffffffu, z.im, d));
+}
+__device__ inline cplx shfl_up(cplx z, int d) {
+    return mk(__shfl_up_sync(0xffffffffu, z.re, d), __shfl_up_sync(0xffffffffu, z.im, d));
 }
 
-// The explicit part of a stage on ring (k, l) (local plane k): into `out` on an explicit ring,
-// into the shared `ring` (the right-hand side of the implicit solve) on an implicit one. Returns
-// the ring's absorber factor E.
-__device__ __forceinline__ double line_update(const StageParams &p, const Line &ln, int implicit, cplx *ring) {
-    cplx *out = (cplx *)p.out;
-    const cplx *cur = (const cplx *)p.cur;
-    const cplx *other = (const cplx *)p.prev;
-    const i64 k = ln.k, l = ln.l, n3 = p.n3;
-    const cplx c = mk(p.c_re, p.c_im);
-    const i64 base = ((k + 1) * p.n2 + l) * n3;
-    const cplx *row = ring_of(p, cur, ln);
-    const double *urow = potential_ring(p, ln);
-    const cplx *prev_row = (p.prev_mode == PREV_IN_PLACE ? out : p.prev_mode == PREV_CUR ? cur : other) + base;
-    cplx *out_row = out + base;
-    const double w_line = ((const double *)p.absorber_x)[p.x_offset + k] + ((const double *)p.absorber_2)[l];
-    const double e_line = w_line > 0.0 ? exp(-p.delta * w_line) : 1.0;
-    for (int m = threadIdx.x; m < (int)n3; m += blockDim.x) {
-        double e = e_line;
-        if (!p.cylindrical) {
-            const double w = w_line + ((const double *)p.absorber_3)[m];
-            e = w > 0.0 ? exp(-p.delta * w) : 1.0;
-        }
-        const cplx hpsi = apply_h(p, row, urow, ln, m, !implicit);
-        const cplx f = add(scale(e * e, prev_row[m]), scale(e, mul(c, hpsi)));
-        if (implicit) ring[m] = f; else out_row[m] = f;
+// The point m of a marching thread.
+struct Point {
+    int m, mc;                    // point, point clamped into the ring (lanes past N3)
+    bool inside;                  // m < N3: the point exists (the others only feed shuffles)
+    int next, last;               // m + 1 and m - 1 in the ring (periodic, or -1 past an end)
+    bool next_in_warp, last_in_warp;
+    double cos_m, sin_m;          // cylindrical: cos theta_m, sin theta_m; Cartesian: z_m, 0
+    double w3;                    // Cartesian: the absorber W of the third coordinate (hartree)
+};
+
+__device__ inline Point point_of(const StageParams &p, int m) {
+    Point q;
+    const int n3 = (int)p.n3, lane = threadIdx.x & 31;
+    q.m = m;
+    q.inside = m < n3;
+    q.mc = q.inside ? m : n3 - 1;
+    if (p.cylindrical) {
+        q.next = q.mc + 1 == n3 ? 0 : q.mc + 1;
+        q.last = q.mc == 0 ? n3 - 1 : q.mc - 1;
+        const cplx cs = ((const cplx *)p.trig)[q.mc];
+        q.cos_m = cs.re;
+        q.sin_m = cs.im;
+        q.w3 = 0.0;
+    } else {
+        q.next = q.mc + 1 < n3 ? q.mc + 1 : -1;
+        q.last = q.mc > 0 ? q.mc - 1 : -1;
+        q.cos_m = p.z0 + (double)q.mc * p.d3;
+        q.sin_m = 0.0;
+        q.w3 = ((const double *)p.absorber_3)[q.mc];
     }
-    return e_line;
+    q.next_in_warp = lane < 31 && m + 1 < n3;
+    q.last_in_warp = lane > 0;
+    return q;
 }
 
-// The explicit rings ring_first .. ring_first + ring_count (all at or above rho0, or every line
-// of a Cartesian grid) of planes plane_first .. plane_first + plane_count: no shared memory and
-// none of the implicit solve's registers.
-extern "C" __global__ void __launch_bounds__(256) stage_explicit(StageParams p) {
-    const i64 n_lines = p.plane_count * p.ring_count;
-    for (i64 i = blockIdx.x; i < n_lines; i += gridDim.x) {
-        const Line ln = line_of(p, p.plane_first + i / p.ring_count, p.ring_first + i % p.ring_count);
-        line_update(p, ln, 0, nullptr);
+// What a marching thread keeps for its ring l over the planes of its chunk.
+struct Ring {
+    int l;
+    double up, down, third;       // the Laplacian's coefficients (line_of)
+    double yz2;                   // (y - ry)^2 + (z - rz)^2 at the thread's point (bohr^2)
+    double w2;                    // W (hartree) of the second coordinate, plus the third's
+};
+
+__device__ inline Ring ring_at(const StageParams &p, const Point &q, int l) {
+    Ring g;
+    const Line ln = line_of(p, 0, l);
+    g.l = l;
+    g.up = ln.up;
+    g.down = ln.down;
+    g.third = ln.third;
+    double y, z;
+    if (p.cylindrical) {
+        y = ln.rho * q.cos_m;
+        z = ln.rho * q.sin_m;
+    } else {
+        y = p.y0 + (double)l * p.d2;
+        z = q.cos_m;
+    }
+    g.yz2 = (y - p.ry) * (y - p.ry) + (z - p.rz) * (z - p.rz);
+    g.w2 = ((const double *)p.absorber_2)[l] + q.w3;
+    return g;
+}
+
+// U - shift (hartree) at (k, l, m) as potential_at; `x_rel` = x_k - rx (bohr).
+__device__ inline double march_potential(const StageParams &p, const Point &q, const Ring &g, i64 k, double x_rel) {
+    if (p.array_potential) return ((const double *)p.potential)[(k * p.n2 + g.l) * p.n3 + q.mc] - p.shift;
+    double u = ((const double *)p.surface)[p.x_offset + k];
+    if (p.has_ion) u += ion_value(p.ion, x_rel * x_rel + g.yz2);
+    return u - p.shift;
+}
+
+// The absorber factor E = exp(-delta W) at (k, l, m) (1 outside the layers).
+__device__ inline double march_absorber(const StageParams &p, const Ring &g, i64 k) {
+    const double w = ((const double *)p.absorber_x)[p.x_offset + k] + g.w2;
+    return w > 0.0 ? exp(-p.delta * w) : 1.0;
+}
+
+// The planes of this block's chunk: [first, end).
+__device__ inline bool chunk_of(const StageParams &p, i64 &first, i64 &end) {
+    const i64 chunk = (p.plane_count + gridDim.y - 1) / gridDim.y;
+    first = p.plane_first + (i64)blockIdx.y * chunk;
+    end = min(first + chunk, p.plane_first + p.plane_count);
+    return first < end;
+}
+
+// The third-coordinate neighbours' sum psi_{m+1} + psi_{m-1} on ring `row` (cur, plane k):
+// from the neighbouring lanes, or from memory at the warp's ends. Every lane takes part.
+__device__ inline cplx third_neighbours(const Point &q, const cplx *row, cplx here) {
+    const cplx zero = mk(0.0, 0.0);
+    const cplx from_next = shfl_down(here, 1), from_last = shfl_up(here, 1);
+    const cplx mn = q.next_in_warp ? from_next : q.next >= 0 ? row[q.next] : zero;
+    const cplx ml = q.last_in_warp ? from_last : q.last >= 0 ? row[q.last] : zero;
+    return add(mn, ml);
+}
+
+// (H psi) at (k, l, m) from cur at (k -+ 1), the ring's neighbours up and down, and the third
+// neighbours' sum (with_third; else the theta term is left out), and U.
+__device__ inline cplx march_h(const StageParams &p, const Ring &g, cplx last, cplx here, cplx next, cplx up,
+                               cplx down, cplx third_sum, double u, bool with_third) {
+    cplx lap = scale(p.inv_dx2, sub(add(next, last), scale(2.0, here)));
+    lap = add(lap, add(scale(g.up, sub(up, here)), scale(g.down, sub(down, here))));
+    if (with_third) lap = add(lap, scale(g.third, sub(third_sum, scale(2.0, here))));
+    return add(scale(-0.5, lap), scale(u, here));
+}
+
+// The explicit rings ring_first .. ring_first + ring_count of planes plane_first ..
+// plane_first + plane_count, marching in x: a block of (32 j, B) threads covers B rings of 32 j
+// points (blockIdx.x the tile, m tiles fastest), blockIdx.y the chunk of planes. At 64 registers
+// (4 blocks of 256 threads per multiprocessor) it ran fastest of the shapes measured (bench/RESULTS.md,
+// issue 31).
+extern "C" __global__ void __launch_bounds__(256, 4) stage_march(StageParams p) {
+    const int n2 = (int)p.n2, n3 = (int)p.n3, m_tiles = (n3 + blockDim.x - 1) / blockDim.x;
+    const int l = (int)p.ring_first + (int)(blockIdx.x / m_tiles) * blockDim.y + threadIdx.y;
+    if (l >= p.ring_first + p.ring_count) return;  // whole warps: the warp shares its ring
+    i64 k, end;
+    if (!chunk_of(p, k, end)) return;
+    const Point q = point_of(p, (int)(blockIdx.x % m_tiles) * blockDim.x + threadIdx.x);
+    const Ring g = ring_at(p, q, l);
+    const i64 plane = p.n2 * p.n3;
+    const i64 base = (i64)l * p.n3 + q.mc;
+    const cplx *cur = (const cplx *)p.cur + base, *other = (const cplx *)p.prev + base;
+    cplx *out = (cplx *)p.out + base;
+    const cplx cc = mk(p.c_re, p.c_im), zero = mk(0.0, 0.0);
+    cplx last = cur[k * plane], here = cur[(k + 1) * plane];
+    double x_rel = p.x0 + (double)(p.x_offset + k) * p.dx - p.rx;
+    for (; k < end; ++k, x_rel += p.dx) {
+        const i64 at = (k + 1) * plane;
+        const cplx *row = cur + at;
+        const cplx next = row[plane];
+        const cplx down = l > 0 ? row[-n3] : zero, up = l + 1 < n2 ? row[n3] : zero;
+        const cplx third = third_neighbours(q, row - q.mc, here);
+        const cplx hpsi = march_h(p, g, last, here, next, up, down, third, march_potential(p, q, g, k, x_rel), true);
+        const cplx prev = p.prev_mode == PREV_CUR ? here : p.prev_mode == PREV_IN_PLACE ? out[at] : other[at];
+        const double e = march_absorber(p, g, k);
+        if (q.inside) out[at] = add(scale(e * e, prev), scale(e, mul(cc, hpsi)));
+        last = here;
+        here = next;
     }
 }
 
-// The implicit rings (below rho0) of the same planes, one ring per block with 3 N3 + 1 complex
-// values of shared memory (h, u, powers of r): the explicit terms, then the theta-correction.
-extern "C" __global__ void __launch_bounds__(256, 4) stage_implicit(StageParams p) {
-    extern __shared__ cplx ring[];
-    cplx *out = (cplx *)p.out;
-    const cplx *cur = (const cplx *)p.cur;
-    const cplx *other = (const cplx *)p.prev;
-    const i64 n2 = p.n2, n3 = p.n3, plane = n2 * n3;
-    const i64 n_lines = p.plane_count * p.ring_count;
-    const cplx c = mk(p.c_re, p.c_im);
-    for (i64 i = blockIdx.x; i < n_lines; i += gridDim.x) {
-        const i64 k = p.plane_first + i / p.ring_count, l = p.ring_first + i % p.ring_count;
-        const Line ln = line_of(p, k, l);
-        const i64 base = (k + 1) * plane + l * n3;
-        const double e = line_update(p, ln, 1, ring);
-        // The implicit theta-correction of this ring: rhs += sigma D (beta cur + gamma prev)/weight,
-        // sigma = -c E third / 2; prev is still unwritten in `out` (in place) at this point.
-        const double weight = p.alpha + p.beta + p.gamma;
-        const cplx sigma = scale(-e * ln.third / 2.0, c);
+// r^e for 0 <= e < 2048 from the powers r^(2^i), i = 0 .. 10 (rings of up to 1024 points).
+__device__ inline cplx power(const cplx *of_two, int e) {
+    cplx z = mk(1.0, 0.0);
+    for (int i = 0; i < 11; ++i)
+        if (e & (1 << i)) z = mul(z, of_two[i]);
+    return z;
+}
+
+// The cyclic first-order recurrence y_t = r y_{t-1} + e_t (t mod n, |r| < 1) over the block,
+// thread t holding e_t (zero past n): y_t = S_t + r^{t+1} y_{n-1}, S_t = sum_{j<=t} r^{t-j} e_j
+// the inclusive scan (Kogge-Stone in each warp, the warps' carries in one serial pass of at most
+// 32 terms), y_{n-1} = S_{n-1}/(1 - r^n). `of_two` holds r^(2^i) (i = 0 .. 10), r^n (index 11) in
+// shared memory; `lane_power` = r^(lane+1) and `own_power` = r^(t+1) are the thread's; `scratch`
+// holds 33 values of shared memory.
+__device__ cplx cyclic_recurrence(cplx e, const cplx *of_two, cplx lane_power, cplx own_power, int n, cplx *scratch) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+    cplx s = e;
+#pragma unroll
+    for (int i = 0; i < 5; ++i) {
+        const cplx t = shfl_up(s, 1 << i);
+        if (lane >= (1 << i)) s = add(s, mul(of_two[i], t));
+    }
+    if (warps > 1) {
+        if (lane == 31) scratch[warp] = s;
         __syncthreads();
-        if (p.beta != 0.0 || p.gamma != 0.0) {
-            const cplx *prev_src = p.prev_mode == PREV_IN_PLACE ? out : p.prev_mode == PREV_CUR ? cur : other;
-            for (i64 m = threadIdx.x; m < n3; m += blockDim.x) {
-                const i64 m1 = m + 1 == n3 ? 0 : m + 1, m2 = m == 0 ? n3 - 1 : m - 1;
-                const cplx g0 = add(scale(p.beta, cur[base + m]), scale(p.gamma, prev_src[base + m]));
-                const cplx g1 = add(scale(p.beta, cur[base + m1]), scale(p.gamma, prev_src[base + m1]));
-                const cplx g2 = add(scale(p.beta, cur[base + m2]), scale(p.gamma, prev_src[base + m2]));
-                ring[m] = add(ring[m], mul(scale(1.0 / weight, sigma), sub(add(g1, g2), scale(2.0, g0))));
+        if (threadIdx.x == 0) {
+            // scratch[v] becomes the scan at the last point before warp v (zero for v = 0).
+            cplx carry = mk(0.0, 0.0);
+            for (int v = 0; v < warps; ++v) {
+                const cplx total = scratch[v];
+                scratch[v] = carry;
+                carry = add(mul(of_two[5], carry), total);
             }
         }
         __syncthreads();
-        const double alpha = p.alpha / weight;
-        solve_ring(add(mk(1.0, 0.0), scale(2.0 * alpha, sigma)), scale(-alpha, sigma), ring, ring + n3, ring + 2 * n3, n3);
+        if (warp > 0) s = add(s, mul(lane_power, scratch[warp]));
+    }
+    if ((int)threadIdx.x == n - 1) scratch[32] = divide(s, sub(mk(1.0, 0.0), of_two[11]));
+    __syncthreads();
+    const cplx y = add(s, mul(own_power, scratch[32]));
+    __syncthreads();  // scratch is free again
+    return y;
+}
+
+// The implicit rings ring_first .. ring_first + ring_count (cylindrical, below rho0): one block
+// of N3 threads (rounded up to a warp) per ring (blockIdx.x) and chunk of planes (blockIdx.y),
+// marching along x as stage_march. Per plane: the explicit terms, the theta-correction, and the
+// cyclic system a h_{m-1} + b h_m + a h_{m+1} = d_m (|b| > 2|a|, constant on the ring) solved by
+// the factorisation
+//   a S^-1 (S - r)(S - 1/r),   (S y)_m = y_{m+1},   r^2 + (b/a) r + 1 = 0,   |r| < 1,
+// as two cyclic recurrences u_m = r u_{m-1} + d_m/a and (m backwards) h_m = r h_{m+1} - r u_m,
+// each a parallel scan (cyclic_recurrence). Shared memory: 2 N3 + 46 complex values.
+__device__ __forceinline__ void implicit_march(const StageParams &p) {
+    extern __shared__ cplx shared[];
+    const int n3 = (int)p.n3;
+    // ring: 2 N3 values; scratch: 33; solve: r^(2^i) for i = 0 .. 10, r^N3, 1/a.
+    cplx *ring = shared, *scratch = shared + 2 * n3, *solve = scratch + 33;
+    i64 k, end;
+    if (!chunk_of(p, k, end)) return;
+    const Point q = point_of(p, threadIdx.x);
+    const Ring g = ring_at(p, q, (int)p.ring_first + blockIdx.x);
+    const i64 plane = p.n2 * p.n3;
+    const i64 base = (i64)g.l * p.n3 + q.mc;
+    const cplx *cur = (const cplx *)p.cur + base, *other = (const cplx *)p.prev + base;
+    cplx *out = (cplx *)p.out + base;
+    const cplx zero = mk(0.0, 0.0);
+    const cplx cc = mk(p.c_re, p.c_im);
+    const double weight = p.alpha + p.beta + p.gamma, alpha = p.alpha / weight;
+    const bool corrected = p.beta != 0.0 || p.gamma != 0.0;
+    double e_solve = -1.0;  // the E of `solve` and of the powers below
+    cplx lane_power = mk(0.0, 0.0), own_power = mk(0.0, 0.0);
+    cplx last = cur[k * plane], here = cur[(k + 1) * plane];
+    double x_rel = p.x0 + (double)(p.x_offset + k) * p.dx - p.rx;
+    for (; k < end; ++k, x_rel += p.dx) {
+        const i64 at = (k + 1) * plane;
+        const cplx next = cur[at + plane];
+        const cplx up = g.l + 1 < p.n2 ? cur[at + p.n3] : zero, down = g.l > 0 ? cur[at - p.n3] : zero;
+        const cplx hpsi = march_h(p, g, last, here, next, up, down, zero, march_potential(p, q, g, k, x_rel), false);
+        const cplx prev = p.prev_mode == PREV_CUR ? here : p.prev_mode == PREV_IN_PLACE ? out[at] : other[at];
+        const double e = march_absorber(p, g, k);  // the same on the whole ring
+        cplx rhs = add(scale(e * e, prev), scale(e, mul(cc, hpsi)));
+        // The implicit theta-correction: rhs += sigma D (beta cur + gamma prev)/weight,
+        // sigma = -c E third / 2.
+        const cplx sigma = scale(-e * g.third / 2.0, cc);
+        if (corrected) {
+            const cplx mix = add(scale(p.beta, here), scale(p.gamma, prev));
+            if (q.inside) ring[q.m] = mix;
+            __syncthreads();
+            const cplx d2g = sub(add(ring[q.next], ring[q.last]), scale(2.0, mix));
+            rhs = add(rhs, mul(scale(1.0 / weight, sigma), d2g));
+            __syncthreads();
+        }
+        if (e != e_solve) {  // the same E on the whole ring: a uniform branch
+            if (threadIdx.x == 0) {
+                // The root R of modulus > 1 without cancellation (the sign of the square
+                // root along -b/a), then r = 1/R (the roots' product is 1).
+                const cplx b = add(mk(1.0, 0.0), scale(2.0 * alpha, sigma)), a = scale(-alpha, sigma);
+                const cplx ba = divide(b, a);
+                cplx root = csqrt(sub(mul(ba, ba), mk(4.0, 0.0)));
+                if (root.re * ba.re + root.im * ba.im > 0.0) root = scale(-1.0, root);
+                solve[0] = divide(mk(2.0, 0.0), sub(root, ba));
+                for (int i = 1; i < 11; ++i) solve[i] = mul(solve[i - 1], solve[i - 1]);
+                solve[11] = power(solve, n3);
+                solve[12] = divide(mk(1.0, 0.0), a);
+            }
+            __syncthreads();
+            lane_power = power(solve, (threadIdx.x & 31) + 1);
+            own_power = power(solve, threadIdx.x + 1);
+            e_solve = e;
+        }
+        const cplx r = solve[0], inv_a = solve[12];
+        // Forward: u_m = r u_{m-1} + d_m/a; u kept in `ring` for the backward pass, which runs
+        // over v_j = h_{n-1-j}: v_j = r v_{j-1} - r u_{n-1-j}.
+        const cplx u = cyclic_recurrence(q.inside ? mul(inv_a, rhs) : mk(0.0, 0.0), solve, lane_power, own_power, n3, scratch);
+        if (q.inside) ring[q.m] = u;
         __syncthreads();
-        for (i64 m = threadIdx.x; m < n3; m += blockDim.x) out[base + m] = ring[m];
+        const cplx back = q.inside ? scale(-1.0, mul(r, ring[n3 - 1 - q.m])) : mk(0.0, 0.0);
+        const cplx v = cyclic_recurrence(back, solve, lane_power, own_power, n3, scratch);
+        // Thread j holds h_{n-1-j}: through shared memory to the thread of that point.
+        if (q.inside) ring[n3 + n3 - 1 - q.m] = v;
         __syncthreads();
+        if (q.inside) out[at] = ring[n3 + q.m];
+        last = here;
+        here = next;
     }
 }
+
+// The implicit rings' kernel for rings of up to 256 and of up to 1024 points.
+extern "C" __global__ void __launch_bounds__(256, 4) stage_implicit_march(StageParams p) { implicit_march(p); }
+extern "C" __global__ void __launch_bounds__(1024) stage_implicit_march_wide(StageParams p) { implicit_march(p); }
 
 // Mirrors src/tdse/cuda.rs SumParams.
 struct SumParams {

@@ -1,7 +1,8 @@
 //! CUDA path of the propagator (`kernels/tdse.cu`): the slots, the reference state and the
-//! potential array live in device memory; a stage is one kernel launch (one thread block per ring,
-//! implicit rings first) queued on the device's stream without waiting; reductions write one
-//! partial sum per block, added on the host in block order (deterministic).
+//! potential array live in device memory; a stage is two kernel launches (the explicit rings, then
+//! the implicit ones; both march in x over chunks of planes) queued on the device's stream without
+//! waiting; reductions write one partial sum per block, added on the host in block order
+//! (deterministic).
 
 use super::engine::{Engine, SliceAxis, Slot, StageInput, Sum, SLOTS};
 use super::grid::{Geometry, Grid};
@@ -20,8 +21,16 @@ const SOURCE: &str = include_str!("../../kernels/tdse.cu");
 /// Blocks of the reductions (a power of two of threads each).
 const SUM_BLOCKS: u32 = 1024;
 const SUM_THREADS: u32 = 256;
-/// Upper bound of the blocks of a stage launch (grid-stride beyond).
-const MAX_BLOCKS: u64 = 1 << 30;
+/// Threads of an explicit-ring block: 32 points of a ring (one warp) × 8 rings.
+const MARCH_BLOCK: (u32, u32) = (32, 8);
+/// Planes a block of the explicit rings marches through, and of the implicit rings (fewer: one
+/// block holds one ring, and more blocks keep the device full).
+const MARCH_PLANES: usize = 16;
+const IMPLICIT_PLANES: usize = 4;
+/// Largest gridDim.y of a launch; longer slabs get longer chunks.
+const MAX_CHUNKS: usize = 65_535;
+/// Rings of more points than this use the implicit kernel built for 1024 threads.
+const IMPLICIT_NARROW: usize = 256;
 
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
@@ -114,6 +123,7 @@ pub struct CudaEngine {
     trig: CudaSlice<f64>,
     explicit_kernel: CudaFunction,
     implicit_kernel: CudaFunction,
+    implicit_wide_kernel: CudaFunction,
     sums_kernel: CudaFunction,
     scale_kernel: CudaFunction,
     slice_kernel: CudaFunction,
@@ -143,8 +153,9 @@ impl CudaEngine {
             surface: device.zeros::<f64>(grid.nx)?,
             surface_host: vec![0.0; grid.nx],
             partials: device.zeros::<f64>(2 * SUM_BLOCKS as usize)?,
-            explicit_kernel: device.function(FILE, SOURCE, "stage_explicit")?,
-            implicit_kernel: device.function(FILE, SOURCE, "stage_implicit")?,
+            explicit_kernel: device.function(FILE, SOURCE, "stage_march")?,
+            implicit_kernel: device.function(FILE, SOURCE, "stage_implicit_march")?,
+            implicit_wide_kernel: device.function(FILE, SOURCE, "stage_implicit_march_wide")?,
             sums_kernel: device.function(FILE, SOURCE, "sums")?,
             scale_kernel: device.function(FILE, SOURCE, "scale_owned")?,
             slice_kernel: device.function(FILE, SOURCE, "density_slice")?,
@@ -246,12 +257,11 @@ impl CudaEngine {
             ..Default::default()
         })
     }
+}
 
-    /// Threads of a stage block: the ring's points rounded up to a warp, at most 256 (larger
-    /// rings loop).
-    fn threads(&self) -> u32 {
-        (self.grid.n3.div_ceil(32) * 32).min(256) as u32
-    }
+/// Chunks of planes (gridDim.y) for `planes` planes marched `per_chunk` at a time.
+fn chunks(planes: usize, per_chunk: usize) -> u32 {
+    planes.div_ceil(per_chunk).clamp(1, MAX_CHUNKS) as u32
 }
 
 impl Engine for CudaEngine {
@@ -262,26 +272,39 @@ impl Engine for CudaEngine {
         params.prev = self.slot_ptr(other)?;
         params.plane_first = planes.start as i64;
         params.plane_count = planes.len() as i64;
+        let (n2, n3) = (self.grid.n2, self.grid.n3);
         let implicit = input.scheme.implicit_rings;
-        // Explicit rings, then the implicit ones with their ring in shared memory.
-        for (rings, shared) in [(implicit..self.grid.n2, 0), (0..implicit, (3 * self.grid.n3 as u32 + 1) * 16)] {
-            if rings.is_empty() {
-                continue;
-            }
-            params.ring_first = rings.start as i64;
-            params.ring_count = rings.len() as i64;
-            let lines = (planes.len() * rings.len()) as u64;
+        // The explicit rings: tiles of 8 rings × 32 points (m tiles fastest) × chunks of planes.
+        if implicit < n2 {
+            params.ring_first = implicit as i64;
+            params.ring_count = (n2 - implicit) as i64;
+            let tiles = n3.div_ceil(MARCH_BLOCK.0 as usize) * (n2 - implicit).div_ceil(MARCH_BLOCK.1 as usize);
             let config = LaunchConfig {
-                grid_dim: (lines.clamp(1, MAX_BLOCKS) as u32, 1, 1),
-                block_dim: (self.threads(), 1, 1),
-                shared_mem_bytes: shared,
+                grid_dim: (tiles as u32, chunks(planes.len(), MARCH_PLANES), 1),
+                block_dim: (MARCH_BLOCK.0, MARCH_BLOCK.1, 1),
+                shared_mem_bytes: 0,
             };
-            // SAFETY: the slots hold nx_local + 2 planes of interleaved complex doubles, the tables
-            // their lengths (surface and absorber_x nx_global, absorber_2 N2, absorber_3 N3, trig
-            // 2 N3) and the potential array (when used) the owned points; the kernel writes only
-            // the given rings of the given planes of `out` and reads their neighbours in `cur`;
-            // params mirrors the C struct.
-            let kernel = if shared == 0 { &self.explicit_kernel } else { &self.implicit_kernel };
+            // SAFETY: the slots hold nx_local + 2 planes of interleaved complex doubles, the
+            // tables their lengths (surface and absorber_x nx_global, absorber_2 N2, absorber_3
+            // N3, trig 2 N3) and the potential array (when used) the owned points; the kernel
+            // writes only the given rings of the given planes of `out` and reads their
+            // neighbours in `cur`; params mirrors the C struct.
+            unsafe { self.device.stream().launch_builder(&self.explicit_kernel).arg(&params).launch(config) }?;
+        }
+        // The implicit rings: one block of N3 threads (rounded up to a warp) per ring and chunk,
+        // 2 N3 + 46 complex values of shared memory.
+        if implicit > 0 {
+            params.ring_first = 0;
+            params.ring_count = implicit as i64;
+            let threads = n3.div_ceil(32) * 32;
+            let config = LaunchConfig {
+                grid_dim: (implicit as u32, chunks(planes.len(), IMPLICIT_PLANES), 1),
+                block_dim: (threads as u32, 1, 1),
+                shared_mem_bytes: ((2 * n3 + 46) * 16) as u32,
+            };
+            let kernel = if threads <= IMPLICIT_NARROW { &self.implicit_kernel } else { &self.implicit_wide_kernel };
+            // SAFETY: as above; N3 ≤ MAX_RING (scheme.rs), so a block is at most 1024 threads
+            // and its shared memory 33.5 KiB.
             unsafe { self.device.stream().launch_builder(kernel).arg(&params).launch(config) }?;
         }
         Ok(())

@@ -7,7 +7,8 @@
 //! h = y − q (vᵀy)/(1 + vᵀq) with B y = d and B q = u (eq. 13; the paper prints vᵀy in the
 //! denominator, which is a misprint of the Sherman-Morrison formula). Both tridiagonal solves share
 //! one forward elimination (eq. 15) and back substitution (eq. 16). The CUDA kernel
-//! (`kernels/tdse.cu`, `solve_ring`) follows the same steps.
+//! (`kernels/tdse.cu`, `stage_implicit_march`) solves the same system through a factorisation into
+//! two first-order cyclic recurrences, each a parallel scan over the ring.
 
 use num_complex::Complex64 as C64;
 
