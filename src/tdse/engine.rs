@@ -1,7 +1,7 @@
 //! What a backend does for the propagator: stages over ranges of x planes on wavefunction slots,
 //! boundary planes out and ghost planes in, reductions and slices. [`super::cpu`] (rayon) and
-//! [`super::cuda`] (one thread block per ring, asynchronous on the device's stream) implement it;
-//! [`super::Propagator`] holds the control flow once for both.
+//! [`super::cuda`] (threads marching in x over chunks of planes, asynchronous on the device's
+//! stream) implement it; [`super::Propagator`] holds the control flow once for both.
 
 use super::grid::Grid;
 use super::potential::{Absorber, IonPotential};

@@ -11,7 +11,7 @@
 //! - [`potential`]: ion pseudopotential, jellium and Chulkov surfaces, trajectories, absorber;
 //! - [`scheme`]: the stages (leap-frog, start, imaginary time) and the stability limit;
 //! - [`tridiagonal`]: the cyclic Thomas + Sherman-Morrison solve of eqs. 11-16;
-//! - [`cpu`] and `cuda` (one thread block per ring, `kernels/tdse.cu`): the backends;
+//! - [`cpu`] and `cuda` (threads marching in x, `kernels/tdse.cu`): the backends;
 //! - [`team`]: one problem over several GPUs of one process ([`local`] joins the members).
 //!
 //! A [`Propagator`] owns the wavefunction (two time levels) in device memory on the CUDA backend;
