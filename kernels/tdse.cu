@@ -39,13 +39,13 @@ struct StageParams {
     u64 out, prev, cur, surface, potential;
     u64 absorber_x, absorber_2, absorber_3;  // W (hartree) on the global x planes, second, third index
     u64 trig;                                // cylindrical: cos theta_m, sin theta_m (2 n3)
-    i64 n2, n3, nx_global, x_offset, plane_first, plane_count, ring_first, ring_count;
+    i64 n2, n3, x_offset, plane_first, plane_count, ring_first, ring_count;
     double dx, inv_dx2, d2, d3, x0, y0, z0;
     double c_re, c_im, delta, alpha, beta, gamma;
     double shift;    // hartree subtracted from U (imaginary time: the energy estimate; else 0)
     double ion[10];  // z, z_core, a1, a2, a3, polarisability, cutoff, core amplitude, core exponent, soft core
     double rx, ry, rz;
-    int cylindrical, implicit_rings, prev_mode, array_potential, has_ion, pad;
+    int cylindrical, prev_mode, array_potential, has_ion;
 };
 
 enum { PREV_IN_PLACE = 0, PREV_CUR = 1, PREV_OTHER = 2 };

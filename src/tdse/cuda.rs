@@ -46,7 +46,6 @@ struct StageParams {
     trig: u64,
     n2: i64,
     n3: i64,
-    nx_global: i64,
     x_offset: i64,
     plane_first: i64,
     plane_count: i64,
@@ -71,11 +70,9 @@ struct StageParams {
     ry: f64,
     rz: f64,
     cylindrical: i32,
-    implicit_rings: i32,
     prev_mode: i32,
     array_potential: i32,
     has_ion: i32,
-    pad: i32,
 }
 
 // SAFETY: repr(C) integers and doubles, mirrored field by field in tdse.cu.
@@ -217,7 +214,6 @@ impl CudaEngine {
             potential: self.potential.as_ref().map_or(0, |v| ptr(v, &self.device)),
             n2: g.n2 as i64,
             n3: g.n3 as i64,
-            nx_global: g.nx as i64,
             x_offset: g.x_offset as i64,
             plane_first: 0,
             plane_count: g.nx_local as i64,
@@ -246,7 +242,6 @@ impl CudaEngine {
             ry: r[1],
             rz: r[2],
             cylindrical: (g.geometry == Geometry::Cylindrical) as i32,
-            implicit_rings: input.scheme.implicit_rings as i32,
             prev_mode: match input.stage.prev {
                 Prev::InPlace => 0,
                 Prev::Cur => 1,
