@@ -21,6 +21,9 @@ module atomgpu_tdse
 
     integer(c_int32_t), parameter, public :: ATOMGPU_TDSE_CYLINDRICAL = 0
     integer(c_int32_t), parameter, public :: ATOMGPU_TDSE_CARTESIAN = 1
+    ! Wavefunction storage (params%storage): complex double (default) or complex float, computed in
+    ! double either way.
+    integer(c_int32_t), parameter, public :: ATOMGPU_TDSE_COMPLEX_DOUBLE = 0, ATOMGPU_TDSE_COMPLEX_FLOAT = 1
     integer(c_int32_t), parameter, public :: ATOMGPU_TDSE_SURFACE_NONE = 0
     integer(c_int32_t), parameter, public :: ATOMGPU_TDSE_SURFACE_TABLE = 1
     integer(c_int32_t), parameter, public :: ATOMGPU_TDSE_SURFACE_JELLIUM = 2
@@ -66,6 +69,7 @@ module atomgpu_tdse
         integer(c_int64_t) :: norm_check_interval = 1000
         integer(c_int32_t) :: check_stability = 1
         integer(c_int32_t) :: n_devices = 1                   ! GPUs of this process
+        integer(c_int32_t) :: storage = ATOMGPU_TDSE_COMPLEX_DOUBLE  ! or ATOMGPU_TDSE_COMPLEX_FLOAT
     end type
 
     ! The ion (C struct atomgpu_tdse_ion): V = -[Zc + (Z - Zc) e^(-a1 r) + a2 r e^(-a3 r)]/r

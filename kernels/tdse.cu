@@ -25,6 +25,22 @@ struct alignas(16) cplx {
     double re, im;
 };
 __device__ inline cplx mk(double re, double im) { cplx z; z.re = re; z.im = im; return z; }
+
+// A point of a complex-float slot (src/tdse/scheme.rs Storage): one 64-bit load or store. Every
+// kernel is a template over the stored type S (cplx or cplxf): it loads into doubles (`load`),
+// computes in double and rounds to nearest once when it stores (`put`), as src/tdse/cpu.rs does.
+struct alignas(8) cplxf {
+    float re, im;
+};
+__device__ inline cplx load(cplx z) { return z; }
+__device__ inline cplx load(cplxf z) { return mk((double)z.re, (double)z.im); }
+__device__ inline void put(cplx *at, cplx z) { *at = z; }
+__device__ inline void put(cplxf *at, cplx z) {
+    cplxf f;
+    f.re = __double2float_rn(z.re);
+    f.im = __double2float_rn(z.im);
+    *at = f;
+}
 __device__ inline cplx add(cplx a, cplx b) { return mk(a.re + b.re, a.im + b.im); }
 __device__ inline cplx sub(cplx a, cplx b) { return mk(a.re - b.re, a.im - b.im); }
 __device__ inline cplx scale(double s, cplx a) { return mk(s * a.re, s * a.im); }
@@ -113,7 +129,7 @@ __device__ inline double potential_at(const StageParams &p, const Line &ln, cons
 // The ring (k, l) of a stored slot (ghost plane first) and of the potential array: the one 64-bit
 // offset of a line; points inside a plane are then addressed with 32-bit offsets (a plane holds
 // fewer than 2^31 points: src/tdse/grid.rs).
-__device__ inline const cplx *ring_of(const StageParams &p, const cplx *psi, const Line &ln) {
+template <typename S> __device__ inline const S *ring_of(const StageParams &p, const S *psi, const Line &ln) {
     return psi + ((ln.k + 1) * p.n2 + ln.l) * p.n3;
 }
 __device__ inline const double *potential_ring(const StageParams &p, const Line &ln) {
@@ -122,24 +138,25 @@ __device__ inline const double *potential_ring(const StageParams &p, const Line 
 
 // (H psi) at point m of the ring `row` (from ring_of); without the theta (z) term when with_third
 // is 0.
-__device__ inline cplx apply_h(const StageParams &p, const cplx *row, const double *urow, const Line &ln, int m,
+template <typename S>
+__device__ inline cplx apply_h(const StageParams &p, const S *row, const double *urow, const Line &ln, int m,
                                int with_third) {
     const int n2 = (int)p.n2, n3 = (int)p.n3, plane = n2 * n3;
-    const cplx *at = row + m;
-    const cplx c = at[0];
-    cplx lap = scale(p.inv_dx2, sub(add(at[plane], at[-plane]), scale(2.0, c)));
+    const S *at = row + m;
+    const cplx c = load(at[0]);
+    cplx lap = scale(p.inv_dx2, sub(add(load(at[plane]), load(at[-plane])), scale(2.0, c)));
     const cplx zero = mk(0.0, 0.0);
-    const cplx up = ln.l + 1 < n2 ? at[n3] : zero;
-    const cplx down = ln.l > 0 ? at[-n3] : zero;
+    const cplx up = ln.l + 1 < n2 ? load(at[n3]) : zero;
+    const cplx down = ln.l > 0 ? load(at[-n3]) : zero;
     lap = add(lap, add(scale(ln.up, sub(up, c)), scale(ln.down, sub(down, c))));
     if (with_third) {
         cplx next, last;
         if (p.cylindrical) {
-            next = row[m + 1 == n3 ? 0 : m + 1];
-            last = row[m == 0 ? n3 - 1 : m - 1];
+            next = load(row[m + 1 == n3 ? 0 : m + 1]);
+            last = load(row[m == 0 ? n3 - 1 : m - 1]);
         } else {
-            next = m + 1 < n3 ? at[1] : zero;
-            last = m > 0 ? at[-1] : zero;
+            next = m + 1 < n3 ? load(at[1]) : zero;
+            last = m > 0 ? load(at[-1]) : zero;
         }
         lap = add(lap, scale(ln.third, sub(add(next, last), scale(2.0, c))));
     }
@@ -248,11 +265,11 @@ __device__ inline bool chunk_of(const StageParams &p, i64 &first, i64 &end) {
 
 // The third-coordinate neighbours' sum psi_{m+1} + psi_{m-1} on ring `row` (cur, plane k):
 // from the neighbouring lanes, or from memory at the warp's ends. Every lane takes part.
-__device__ inline cplx third_neighbours(const Point &q, const cplx *row, cplx here) {
+template <typename S> __device__ inline cplx third_neighbours(const Point &q, const S *row, cplx here) {
     const cplx zero = mk(0.0, 0.0);
     const cplx from_next = shfl_down(here, 1), from_last = shfl_up(here, 1);
-    const cplx mn = q.next_in_warp ? from_next : q.next >= 0 ? row[q.next] : zero;
-    const cplx ml = q.last_in_warp ? from_last : q.last >= 0 ? row[q.last] : zero;
+    const cplx mn = q.next_in_warp ? from_next : q.next >= 0 ? load(row[q.next]) : zero;
+    const cplx ml = q.last_in_warp ? from_last : q.last >= 0 ? load(row[q.last]) : zero;
     return add(mn, ml);
 }
 
@@ -271,7 +288,7 @@ __device__ inline cplx march_h(const StageParams &p, const Ring &g, cplx last, c
 // points (blockIdx.x the tile, m tiles fastest), blockIdx.y the chunk of planes. At 64 registers
 // (4 blocks of 256 threads per multiprocessor) it ran fastest of the shapes measured (bench/RESULTS.md,
 // issue 31).
-extern "C" __global__ void __launch_bounds__(256, 4) stage_march(StageParams p) {
+template <typename S> __device__ __forceinline__ void march(const StageParams &p) {
     const int n2 = (int)p.n2, n3 = (int)p.n3, m_tiles = (n3 + blockDim.x - 1) / blockDim.x;
     const int l = (int)p.ring_first + (int)(blockIdx.x / m_tiles) * blockDim.y + threadIdx.y;
     if (l >= p.ring_first + p.ring_count) return;  // whole warps: the warp shares its ring
@@ -281,25 +298,29 @@ extern "C" __global__ void __launch_bounds__(256, 4) stage_march(StageParams p) 
     const Ring g = ring_at(p, q, l);
     const i64 plane = p.n2 * p.n3;
     const i64 base = (i64)l * p.n3 + q.mc;
-    const cplx *cur = (const cplx *)p.cur + base, *other = (const cplx *)p.prev + base;
-    cplx *out = (cplx *)p.out + base;
+    const S *cur = (const S *)p.cur + base, *other = (const S *)p.prev + base;
+    S *out = (S *)p.out + base;
     const cplx cc = mk(p.c_re, p.c_im), zero = mk(0.0, 0.0);
-    cplx last = cur[k * plane], here = cur[(k + 1) * plane];
+    cplx last = load(cur[k * plane]), here = load(cur[(k + 1) * plane]);
     double x_rel = p.x0 + (double)(p.x_offset + k) * p.dx - p.rx;
     for (; k < end; ++k, x_rel += p.dx) {
         const i64 at = (k + 1) * plane;
-        const cplx *row = cur + at;
-        const cplx next = row[plane];
-        const cplx down = l > 0 ? row[-n3] : zero, up = l + 1 < n2 ? row[n3] : zero;
+        const S *row = cur + at;
+        const cplx next = load(row[plane]);
+        const cplx down = l > 0 ? load(row[-n3]) : zero, up = l + 1 < n2 ? load(row[n3]) : zero;
         const cplx third = third_neighbours(q, row - q.mc, here);
         const cplx hpsi = march_h(p, g, last, here, next, up, down, third, march_potential(p, q, g, k, x_rel), true);
-        const cplx prev = p.prev_mode == PREV_CUR ? here : p.prev_mode == PREV_IN_PLACE ? out[at] : other[at];
+        const cplx prev =
+            p.prev_mode == PREV_CUR ? here : load(p.prev_mode == PREV_IN_PLACE ? out[at] : other[at]);
         const double e = march_absorber(p, g, k);
-        if (q.inside) out[at] = add(scale(e * e, prev), scale(e, mul(cc, hpsi)));
+        if (q.inside) put(&out[at], add(scale(e * e, prev), scale(e, mul(cc, hpsi))));
         last = here;
         here = next;
     }
 }
+
+extern "C" __global__ void __launch_bounds__(256, 4) stage_march(StageParams p) { march<cplx>(p); }
+extern "C" __global__ void __launch_bounds__(256, 4) stage_march_f(StageParams p) { march<cplxf>(p); }
 
 // r^e for 0 <= e < 2048 from the powers r^(2^i), i = 0 .. 10 (rings of up to 1024 points).
 __device__ inline cplx power(const cplx *of_two, int e) {
@@ -353,7 +374,7 @@ __device__ cplx cyclic_recurrence(cplx e, const cplx *of_two, cplx lane_power, c
 //   a S^-1 (S - r)(S - 1/r),   (S y)_m = y_{m+1},   r^2 + (b/a) r + 1 = 0,   |r| < 1,
 // as two cyclic recurrences u_m = r u_{m-1} + d_m/a and (m backwards) h_m = r h_{m+1} - r u_m,
 // each a parallel scan (cyclic_recurrence). Shared memory: 2 N3 + 46 complex values.
-__device__ __forceinline__ void implicit_march(const StageParams &p) {
+template <typename S> __device__ __forceinline__ void implicit_march(const StageParams &p) {
     extern __shared__ cplx shared[];
     const int n3 = (int)p.n3;
     // ring: 2 N3 values; scratch: 33; solve: r^(2^i) for i = 0 .. 10, r^N3, 1/a.
@@ -364,22 +385,23 @@ __device__ __forceinline__ void implicit_march(const StageParams &p) {
     const Ring g = ring_at(p, q, (int)p.ring_first + blockIdx.x);
     const i64 plane = p.n2 * p.n3;
     const i64 base = (i64)g.l * p.n3 + q.mc;
-    const cplx *cur = (const cplx *)p.cur + base, *other = (const cplx *)p.prev + base;
-    cplx *out = (cplx *)p.out + base;
+    const S *cur = (const S *)p.cur + base, *other = (const S *)p.prev + base;
+    S *out = (S *)p.out + base;
     const cplx zero = mk(0.0, 0.0);
     const cplx cc = mk(p.c_re, p.c_im);
     const double weight = p.alpha + p.beta + p.gamma, alpha = p.alpha / weight;
     const bool corrected = p.beta != 0.0 || p.gamma != 0.0;
     double e_solve = -1.0;  // the E of `solve` and of the powers below
     cplx lane_power = mk(0.0, 0.0), own_power = mk(0.0, 0.0);
-    cplx last = cur[k * plane], here = cur[(k + 1) * plane];
+    cplx last = load(cur[k * plane]), here = load(cur[(k + 1) * plane]);
     double x_rel = p.x0 + (double)(p.x_offset + k) * p.dx - p.rx;
     for (; k < end; ++k, x_rel += p.dx) {
         const i64 at = (k + 1) * plane;
-        const cplx next = cur[at + plane];
-        const cplx up = g.l + 1 < p.n2 ? cur[at + p.n3] : zero, down = g.l > 0 ? cur[at - p.n3] : zero;
+        const cplx next = load(cur[at + plane]);
+        const cplx up = g.l + 1 < p.n2 ? load(cur[at + p.n3]) : zero, down = g.l > 0 ? load(cur[at - p.n3]) : zero;
         const cplx hpsi = march_h(p, g, last, here, next, up, down, zero, march_potential(p, q, g, k, x_rel), false);
-        const cplx prev = p.prev_mode == PREV_CUR ? here : p.prev_mode == PREV_IN_PLACE ? out[at] : other[at];
+        const cplx prev =
+            p.prev_mode == PREV_CUR ? here : load(p.prev_mode == PREV_IN_PLACE ? out[at] : other[at]);
         const double e = march_absorber(p, g, k);  // the same on the whole ring
         cplx rhs = add(scale(e * e, prev), scale(e, mul(cc, hpsi)));
         // The implicit theta-correction: rhs += sigma D (beta cur + gamma prev)/weight,
@@ -422,15 +444,21 @@ __device__ __forceinline__ void implicit_march(const StageParams &p) {
         // Thread j holds h_{n-1-j}: through shared memory to the thread of that point.
         if (q.inside) ring[n3 + n3 - 1 - q.m] = v;
         __syncthreads();
-        if (q.inside) out[at] = ring[n3 + q.m];
+        if (q.inside) put(&out[at], ring[n3 + q.m]);
         last = here;
         here = next;
     }
 }
 
 // The implicit rings' kernel for rings of up to 256 and of up to 1024 points.
-extern "C" __global__ void __launch_bounds__(256, 4) stage_implicit_march(StageParams p) { implicit_march(p); }
-extern "C" __global__ void __launch_bounds__(1024) stage_implicit_march_wide(StageParams p) { implicit_march(p); }
+extern "C" __global__ void __launch_bounds__(256, 4) stage_implicit_march(StageParams p) { implicit_march<cplx>(p); }
+extern "C" __global__ void __launch_bounds__(1024) stage_implicit_march_wide(StageParams p) {
+    implicit_march<cplx>(p);
+}
+extern "C" __global__ void __launch_bounds__(256, 4) stage_implicit_march_f(StageParams p) { implicit_march<cplxf>(p); }
+extern "C" __global__ void __launch_bounds__(1024) stage_implicit_march_wide_f(StageParams p) {
+    implicit_march<cplxf>(p);
+}
 
 // Mirrors src/tdse/cuda.rs SumParams.
 struct SumParams {
@@ -448,9 +476,9 @@ __device__ inline double cell_weight(const StageParams &p, i64 l) {
 // Per-block sums over the owned points of p.stage.cur: partials[2 block + 0..1] (src/tdse/engine.rs
 // Sum). Fixed block count and order: the host adds the partials in block order, so results do not
 // depend on scheduling.
-extern "C" __global__ void sums(SumParams s) {
+template <typename S> __device__ __forceinline__ void sums_of(const SumParams &s) {
     const StageParams &p = s.stage;
-    const cplx *psi = (const cplx *)p.cur;
+    const S *psi = (const S *)p.cur;
     const cplx *phi = (const cplx *)s.reference;
     const i64 n2 = p.n2, n3 = p.n3, plane = n2 * n3;
     const i64 n_lines = p.plane_count * n2;
@@ -460,10 +488,10 @@ extern "C" __global__ void sums(SumParams s) {
         const Line ln = line_of(p, k, l);
         const double w = cell_weight(p, l);
         const i64 base = (k + 1) * plane + l * n3;
-        const cplx *row = ring_of(p, psi, ln);
+        const S *row = ring_of(p, psi, ln);
         const double *urow = potential_ring(p, ln);
         for (int m = threadIdx.x; m < (int)n3; m += blockDim.x) {
-            const cplx z = psi[base + m];
+            const cplx z = load(psi[base + m]);
             const double z2 = z.re * z.re + z.im * z.im;
             if (s.what == 0) {
                 a0 += w * z2;
@@ -498,12 +526,20 @@ extern "C" __global__ void sums(SumParams s) {
         out[2 * blockIdx.x + 1] = r1[0];
     }
 }
+extern "C" __global__ void sums(SumParams s) { sums_of<cplx>(s); }
+extern "C" __global__ void sums_f(SumParams s) { sums_of<cplxf>(s); }
 
 // Multiplies the owned points (n values from offset) by factor.
-extern "C" __global__ void scale_owned(u64 psi_ptr, i64 offset, i64 n, double factor) {
-    cplx *psi = (cplx *)psi_ptr + offset;
+template <typename S> __device__ __forceinline__ void scale_points(u64 psi_ptr, i64 offset, i64 n, double factor) {
+    S *psi = (S *)psi_ptr + offset;
     for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x)
-        psi[i] = scale(factor, psi[i]);
+        put(&psi[i], scale(factor, load(psi[i])));
+}
+extern "C" __global__ void scale_owned(u64 psi, i64 offset, i64 n, double factor) {
+    scale_points<cplx>(psi, offset, n, factor);
+}
+extern "C" __global__ void scale_owned_f(u64 psi, i64 offset, i64 n, double factor) {
+    scale_points<cplxf>(psi, offset, n, factor);
 }
 
 // The owned point (eq. 17 index) of value i of a slice (src/tdse/observables.rs slice_source):
@@ -520,14 +556,23 @@ __device__ inline i64 slice_source(i64 i, i64 n2, i64 n3, i64 x_offset, int axis
 }
 
 // |psi|^2 on a slice.
-extern "C" __global__ void density_slice(u64 psi_ptr, u64 out_ptr, i64 n_out, i64 n2, i64 n3, i64 x_offset,
-                                         int axis, int cylindrical, i64 index) {
-    const cplx *psi = (const cplx *)psi_ptr + n2 * n3;  // skip the ghost plane
+template <typename S>
+__device__ __forceinline__ void density_of(u64 psi_ptr, u64 out_ptr, i64 n_out, i64 n2, i64 n3, i64 x_offset,
+                                           int axis, int cylindrical, i64 index) {
+    const S *psi = (const S *)psi_ptr + n2 * n3;  // skip the ghost plane
     double *out = (double *)out_ptr;
     for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n_out; i += (i64)gridDim.x * blockDim.x) {
-        const cplx z = psi[slice_source(i, n2, n3, x_offset, axis, cylindrical, index)];
+        const cplx z = load(psi[slice_source(i, n2, n3, x_offset, axis, cylindrical, index)]);
         out[i] = z.re * z.re + z.im * z.im;
     }
+}
+extern "C" __global__ void density_slice(u64 psi, u64 out, i64 n_out, i64 n2, i64 n3, i64 x_offset, int axis,
+                                         int cylindrical, i64 index) {
+    density_of<cplx>(psi, out, n_out, n2, n3, x_offset, axis, cylindrical, index);
+}
+extern "C" __global__ void density_slice_f(u64 psi, u64 out, i64 n_out, i64 n2, i64 n3, i64 x_offset, int axis,
+                                           int cylindrical, i64 index) {
+    density_of<cplxf>(psi, out, n_out, n2, n3, x_offset, axis, cylindrical, index);
 }
 
 // U - shift (hartree) on a slice, by the stages' own potential_at.

@@ -7,7 +7,10 @@
 //! an m = 1 eigenvector through relaxation; a run stopped by the progress callback (at the same
 //! step as on the CPU) and by a time limit; and a domain split over two ranks on one device (the
 //! overlapped halo path). Tolerance 1e-12 of the largest |ψ| (the device's exp and
-//! sincos differ from the host's in the last bit).
+//! sincos differ from the host's in the last bit). Complex-float storage: the same runs with
+//! tolerance 1e-6 (the two compute the same doubles to ~1e-16 from the same stored floats, so a
+//! stored value differs only where those doubles straddle a float rounding boundary: one unit
+//! in the last place, 6e-8 relative, which the stable scheme carries but does not grow).
 //!
 //! Without a CUDA device the tests print `skipped: no CUDA device` and pass, unless
 //! `ATOMGPU_REQUIRE_GPU=1` (set on the device machine), where they fail.
@@ -26,7 +29,7 @@ use atomgpu::backend::Backend;
 use atomgpu::tdse::engine::SliceAxis;
 use atomgpu::tdse::grid::Grid;
 use atomgpu::tdse::potential::{IonPotential, Surface, Trajectory};
-use atomgpu::tdse::scheme::Params;
+use atomgpu::tdse::scheme::{Params, Storage};
 use atomgpu::tdse::Propagator;
 use num_complex::Complex64 as C64;
 use rng::Rng;
@@ -35,14 +38,30 @@ fn random_psi(rng: &mut Rng, n: usize) -> Vec<C64> {
     (0..n).map(|_| C64::new(rng.uniform(0.1, 1.0), rng.uniform(-1.0, 1.0))).collect()
 }
 
-fn assert_close(what: &str, a: &[C64], b: &[C64]) {
+/// Relative tolerance of GPU against CPU for a handle of `storage` (module docs).
+fn tolerance(storage: Storage) -> f64 {
+    match storage {
+        Storage::ComplexDouble => 1e-12,
+        Storage::ComplexFloat => 1e-6,
+    }
+}
+
+fn assert_close_to(what: &str, a: &[C64], b: &[C64], tolerance: f64) {
     let scale = a.iter().fold(0.0f64, |m, z| m.max(z.norm()));
     let worst = a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).norm()));
-    assert!(worst <= 1e-12 * scale, "{what}: GPU and CPU differ by {worst:e} (scale {scale:e})");
+    assert!(worst <= tolerance * scale, "{what}: GPU and CPU differ by {worst:e} (scale {scale:e})");
+}
+
+fn assert_close(what: &str, a: &[C64], b: &[C64]) {
+    assert_close_to(what, a, b, 1e-12)
+}
+
+fn assert_near_to(what: &str, a: f64, b: f64, tolerance: f64) {
+    assert!((a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1e-300), "{what}: CPU {a} GPU {b}");
 }
 
 fn assert_near(what: &str, a: f64, b: f64) {
-    assert!((a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1e-300), "{what}: CPU {a} GPU {b}");
+    assert_near_to(what, a, b, 1e-12)
 }
 
 /// Runs the same sequence on `backend` and returns everything it measured.
@@ -108,11 +127,12 @@ fn compare(grid: &Grid, params: Params, setup: &dyn Fn(&mut Propagator), seed: u
     ];
     for ((name, a), b) in names.iter().zip(&cpu).zip(&gpu) {
         let to_c = |v: &[f64]| v.chunks(2).map(|c| C64::new(c[0], *c.get(1).unwrap_or(&0.0))).collect::<Vec<_>>();
+        let (what, tolerance) = (format!("{name} on {grid:?} ({:?})", params.storage), tolerance(params.storage));
         if a.len() > 8 {
-            assert_close(&format!("{name} on {grid:?}"), &to_c(a), &to_c(b));
+            assert_close_to(&what, &to_c(a), &to_c(b), tolerance);
         } else {
             for (x, y) in a.iter().zip(b) {
-                assert_near(&format!("{name} on {grid:?}"), *x, *y);
+                assert_near_to(&what, *x, *y, tolerance);
             }
         }
     }
@@ -170,6 +190,18 @@ fn cartesian_stages_gpu_equal_cpu() {
 }
 
 #[test]
+fn float_storage_gpu_equals_cpu() {
+    let float = Params { absorber_width: 0.5, absorber_strength: 1.0, storage: Storage::ComplexFloat, ..Params::default() };
+    let paper = Params { gamma: 0.0, beta: 0.4, ..float };
+    for (i, (n, params)) in [((7, 13, 6), float), ((9, 20, 50), paper), ((5, 17, 128), float)].into_iter().enumerate() {
+        let grid = Grid::cylindrical(n.0, n.1, n.2, 0.2, 0.2, -0.5).unwrap();
+        compare(&grid, params, &moving_ion, 70 + i as u64);
+    }
+    let grid = Grid::cartesian([6, 11, 37], [0.2, 0.2, 0.2], [-0.5, -1.0, -3.0]).unwrap();
+    compare(&grid, float, &moving_ion, 73);
+}
+
+#[test]
 fn a_caller_potential_array_gpu_equals_cpu() {
     let grid = Grid::cylindrical(5, 9, 40, 0.2, 0.2, 0.0).unwrap();
     let mut rng = Rng::new(40);
@@ -180,10 +212,19 @@ fn a_caller_potential_array_gpu_equals_cpu() {
 #[test]
 fn a_split_domain_on_the_gpu_equals_the_whole_on_the_cpu() {
     let Some(device) = gpu::cuda_device() else { return };
+    for storage in [Storage::ComplexDouble, Storage::ComplexFloat] {
+        split_domain(&device, storage);
+    }
+}
+
+/// A domain split over two ranks on `device` against the whole on the CPU, both stored as
+/// `storage`.
+fn split_domain(device: &std::sync::Arc<atomgpu::backend::CudaDevice>, storage: Storage) {
+    let params = Params { storage, ..Params::default() };
     let grid = Grid::cylindrical(13, 10, 24, 0.2, 0.2, -1.2).unwrap();
     let psi = random_psi(&mut Rng::new(50), grid.local_len());
     let plane = grid.plane_len();
-    let mut whole = Propagator::with_backend(grid.clone(), Params::default(), &Backend::Cpu).unwrap();
+    let mut whole = Propagator::with_backend(grid.clone(), params, &Backend::Cpu).unwrap();
     moving_ion(&mut whole);
     whole.set_wavefunction(&psi, 0.0).unwrap();
     whole.step(6).unwrap();
@@ -198,7 +239,7 @@ fn a_split_domain_on_the_gpu_equals_the_whole_on_the_cpu() {
                 let (grid, psi, device) = (&grid, &psi, device.clone());
                 scope.spawn(move || {
                     let slab = grid.clone().slab(offset, n).unwrap();
-                    let mut p = Propagator::with_backend(slab, Params::default(), &Backend::Cuda(device)).unwrap();
+                    let mut p = Propagator::with_backend(slab, params, &Backend::Cuda(device)).unwrap();
                     p.set_communicator(Box::new(comm)).unwrap();
                     moving_ion(&mut p);
                     p.set_wavefunction(&psi[offset * plane..(offset + n) * plane], 0.0).unwrap();
@@ -212,7 +253,7 @@ fn a_split_domain_on_the_gpu_equals_the_whole_on_the_cpu() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let joined: Vec<C64> = parts.concat();
-    assert_close("split GPU run", &expected, &joined);
+    assert_close_to(&format!("split GPU run ({storage:?})"), &expected, &joined, tolerance(storage));
 }
 
 #[test]

@@ -25,7 +25,7 @@ pub const ATOMGPU_VERSION_MAJOR: i32 = 0;
 pub const ATOMGPU_VERSION_MINOR: i32 = 5;
 pub const ATOMGPU_VERSION_PATCH: i32 = 0;
 /// Version of the C ABI; the Fortran module checks it on first use.
-pub const ATOMGPU_ABI_VERSION: i32 = 6;
+pub const ATOMGPU_ABI_VERSION: i32 = 7;
 
 thread_local! {
     static LAST_ERROR: RefCell<(String, i32)> = const { RefCell::new((String::new(), 0)) };

@@ -2,17 +2,20 @@
 //! potential array live in device memory; a stage is two kernel launches (the explicit rings, then
 //! the implicit ones; both march in x over chunks of planes) queued on the device's stream without
 //! waiting; reductions write one partial sum per block, added on the host in block order
-//! (deterministic).
+//! (deterministic). A handle that stores complex float ([`Storage::ComplexFloat`]) runs the same
+//! kernels instantiated for float slots (names ending in `_f`): loads widen to double, stores
+//! round to nearest.
 
 use super::engine::{Engine, SliceAxis, Slot, StageInput, Sum, SLOTS};
 use super::grid::{Geometry, Grid};
 use super::potential::Absorber;
-use super::scheme::Prev;
+use super::scheme::{Prev, Storage};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
 use crate::math::scalar::{as_doubles, as_doubles_mut};
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 use num_complex::Complex64 as C64;
+use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -102,12 +105,78 @@ fn slice_code(axis: SliceAxis) -> i32 {
     }
 }
 
+/// A wavefunction slot in device memory: nx_local + 2 planes of interleaved (re, im) doubles or
+/// floats.
+enum DeviceSlot {
+    Double(CudaSlice<f64>),
+    Float(CudaSlice<f32>),
+}
+
+impl DeviceSlot {
+    fn zeros(device: &CudaDevice, storage: Storage, points: usize) -> Result<Self> {
+        Ok(match storage {
+            Storage::ComplexDouble => DeviceSlot::Double(device.zeros::<f64>(2 * points)?),
+            Storage::ComplexFloat => DeviceSlot::Float(device.zeros::<f32>(2 * points)?),
+        })
+    }
+
+    fn ptr(&self, device: &CudaDevice) -> u64 {
+        match self {
+            DeviceSlot::Double(v) => v.device_ptr(device.stream()).0,
+            DeviceSlot::Float(v) => v.device_ptr(device.stream()).0,
+        }
+    }
+
+    /// Points `points` (stored-point indices) into `out`, widened to double (queued; the caller
+    /// synchronises before reading `out`, except that a float slot goes through a staging buffer
+    /// and waits here).
+    fn read(&self, device: &CudaDevice, points: Range<usize>, out: &mut [C64]) -> Result<()> {
+        let stream = device.stream();
+        let values = 2 * points.start..2 * points.end;
+        match self {
+            DeviceSlot::Double(v) => stream.memcpy_dtoh(&v.slice(values), as_doubles_mut(out))?,
+            DeviceSlot::Float(v) => {
+                let mut staging = vec![0f32; values.len()];
+                stream.memcpy_dtoh(&v.slice(values), &mut staging)?;
+                stream.synchronize()?;
+                out.par_iter_mut().zip(staging.par_chunks(2)).for_each(|(z, f)| *z = C64::new(f[0] as f64, f[1] as f64));
+            }
+        }
+        Ok(())
+    }
+
+    /// `values` into points `points`, rounded to the stored type (queued; the host data is copied
+    /// before this returns).
+    fn write(&mut self, device: &CudaDevice, points: Range<usize>, values: &[C64]) -> Result<()> {
+        let stream = device.stream();
+        let range = 2 * points.start..2 * points.end;
+        match self {
+            DeviceSlot::Double(v) => stream.memcpy_htod(as_doubles(values), &mut v.slice_mut(range))?,
+            DeviceSlot::Float(v) => {
+                let staging: Vec<f32> = values.par_iter().flat_map_iter(|z| [z.re as f32, z.im as f32]).collect();
+                stream.memcpy_htod(&staging, &mut v.slice_mut(range))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn clear(&mut self, device: &CudaDevice) -> Result<()> {
+        let stream = device.stream();
+        match self {
+            DeviceSlot::Double(v) => stream.memset_zeros(v)?,
+            DeviceSlot::Float(v) => stream.memset_zeros(v)?,
+        }
+        Ok(())
+    }
+}
+
 /// The CUDA backend of one handle.
 pub struct CudaEngine {
     device: Arc<CudaDevice>,
     grid: Grid,
-    /// Interleaved (re, im) doubles, nx_local + 2 planes each; empty when not allocated.
-    slots: [Option<CudaSlice<f64>>; SLOTS],
+    storage: Storage,
+    /// nx_local + 2 planes each; None when not allocated.
+    slots: [Option<DeviceSlot>; SLOTS],
     reference: Option<CudaSlice<f64>>,
     potential: Option<CudaSlice<f64>>,
     /// V_surf of the last stage's input, uploaded when it changes.
@@ -132,11 +201,16 @@ fn ptr(slice: &CudaSlice<f64>, device: &CudaDevice) -> u64 {
 }
 
 impl CudaEngine {
-    /// Zeroed slots 0 and 1 on `device` (slot 2 on demand), the absorber and θ tables, and the
-    /// compiled kernels.
-    pub fn new(device: Arc<CudaDevice>, grid: &Grid, absorber: &Absorber) -> Result<Self> {
-        let len = 2 * grid.stored_len();
-        let slots = [Some(device.zeros::<f64>(len)?), Some(device.zeros::<f64>(len)?), None];
+    /// Zeroed slots 0 and 1 of `storage` on `device` (slot 2 on demand), the absorber and θ
+    /// tables, and the kernels compiled for that storage.
+    pub fn new(device: Arc<CudaDevice>, grid: &Grid, absorber: &Absorber, storage: Storage) -> Result<Self> {
+        let len = grid.stored_len();
+        let slots =
+            [Some(DeviceSlot::zeros(&device, storage, len)?), Some(DeviceSlot::zeros(&device, storage, len)?), None];
+        let kernel = |name: &str| {
+            let suffix = if storage == Storage::ComplexFloat { "_f" } else { "" };
+            device.function(FILE, SOURCE, &format!("{name}{suffix}"))
+        };
         let along_x: Vec<f64> = (0..grid.nx).map(|k| absorber.along_x(grid, k)).collect();
         let along_2: Vec<f64> = (0..grid.n2).map(|l| absorber.along_second(grid, l)).collect();
         let along_3: Vec<f64> = (0..grid.n3).map(|m| absorber.along_third(grid, m)).collect();
@@ -150,14 +224,15 @@ impl CudaEngine {
             surface: device.zeros::<f64>(grid.nx)?,
             surface_host: vec![0.0; grid.nx],
             partials: device.zeros::<f64>(2 * SUM_BLOCKS as usize)?,
-            explicit_kernel: device.function(FILE, SOURCE, "stage_march")?,
-            implicit_kernel: device.function(FILE, SOURCE, "stage_implicit_march")?,
-            implicit_wide_kernel: device.function(FILE, SOURCE, "stage_implicit_march_wide")?,
-            sums_kernel: device.function(FILE, SOURCE, "sums")?,
-            scale_kernel: device.function(FILE, SOURCE, "scale_owned")?,
-            slice_kernel: device.function(FILE, SOURCE, "density_slice")?,
+            explicit_kernel: kernel("stage_march")?,
+            implicit_kernel: kernel("stage_implicit_march")?,
+            implicit_wide_kernel: kernel("stage_implicit_march_wide")?,
+            sums_kernel: kernel("sums")?,
+            scale_kernel: kernel("scale_owned")?,
+            slice_kernel: kernel("density_slice")?,
             potential_kernel: device.function(FILE, SOURCE, "potential_slice")?,
             grid: grid.clone(),
+            storage,
             slots,
             reference: None,
             potential: None,
@@ -165,17 +240,21 @@ impl CudaEngine {
         })
     }
 
-    fn slot(&self, slot: Slot) -> Result<&CudaSlice<f64>> {
+    fn slot(&self, slot: Slot) -> Result<&DeviceSlot> {
         self.slots[slot].as_ref().ok_or_else(|| Error::Internal(format!("TDSE slot {slot} used before allocation")))
     }
 
-    fn slot_ptr(&self, slot: Slot) -> Result<u64> {
-        Ok(ptr(self.slot(slot)?, &self.device))
+    fn slot_mut(&mut self, slot: Slot) -> Result<&mut DeviceSlot> {
+        self.slots[slot].as_mut().ok_or_else(|| Error::Internal(format!("TDSE slot {slot} used before allocation")))
     }
 
-    /// Doubles from the start of a slot to its first owned plane, and of the owned planes.
-    fn owned_doubles(&self) -> Range<usize> {
-        let plane = 2 * self.grid.plane_len();
+    fn slot_ptr(&self, slot: Slot) -> Result<u64> {
+        Ok(self.slot(slot)?.ptr(&self.device))
+    }
+
+    /// The owned points of a slot (stored-point indices: the ghost plane comes first).
+    fn owned_points(&self) -> Range<usize> {
+        let plane = self.grid.plane_len();
         plane..plane * (self.grid.nx_local + 1)
     }
 
@@ -279,7 +358,8 @@ impl Engine for CudaEngine {
                 block_dim: (MARCH_BLOCK.0, MARCH_BLOCK.1, 1),
                 shared_mem_bytes: 0,
             };
-            // SAFETY: the slots hold nx_local + 2 planes of interleaved complex doubles, the
+            // SAFETY: the slots hold nx_local + 2 planes of interleaved complex values (of the
+            // storage the kernels were instantiated for), the
             // tables their lengths (surface and absorber_x nx_global, absorber_2 N2, absorber_3
             // N3, trig 2 N3) and the potential array (when used) the owned points; the kernel
             // writes only the given rings of the given planes of `out` and reads their
@@ -306,23 +386,19 @@ impl Engine for CudaEngine {
     }
 
     fn read_boundary(&mut self, slot: Slot, lower: &mut [C64], upper: &mut [C64]) -> Result<()> {
-        let plane = 2 * self.grid.plane_len();
-        let nx = self.grid.nx_local;
+        let (plane, nx) = (self.grid.plane_len(), self.grid.nx_local);
         let psi = self.slot(slot)?;
-        let stream = self.device.stream();
-        stream.memcpy_dtoh(&psi.slice(plane..2 * plane), as_doubles_mut(lower))?;
-        stream.memcpy_dtoh(&psi.slice(nx * plane..(nx + 1) * plane), as_doubles_mut(upper))?;
-        Ok(stream.synchronize()?)
+        psi.read(&self.device, plane..2 * plane, lower)?;
+        psi.read(&self.device, nx * plane..(nx + 1) * plane, upper)?;
+        Ok(self.device.stream().synchronize()?)
     }
 
     fn write_ghosts(&mut self, slot: Slot, lower: &[C64], upper: &[C64]) -> Result<()> {
-        let plane = 2 * self.grid.plane_len();
-        let nx = self.grid.nx_local;
-        let stream = self.device.stream().clone();
-        let psi = self.slots[slot].as_mut().ok_or_else(|| Error::Internal("TDSE ghost write to a free slot".into()))?;
-        stream.memcpy_htod(as_doubles(lower), &mut psi.slice_mut(0..plane))?;
-        stream.memcpy_htod(as_doubles(upper), &mut psi.slice_mut((nx + 1) * plane..(nx + 2) * plane))?;
-        Ok(())
+        let (plane, nx) = (self.grid.plane_len(), self.grid.nx_local);
+        let device = self.device.clone();
+        let psi = self.slot_mut(slot)?;
+        psi.write(&device, 0..plane, lower)?;
+        psi.write(&device, (nx + 1) * plane..(nx + 2) * plane, upper)
     }
 
     fn sum(&mut self, slot: Slot, what: Sum, input: &StageInput) -> Result<Vec<f64>> {
@@ -377,19 +453,17 @@ impl Engine for CudaEngine {
     }
 
     fn upload(&mut self, slot: Slot, values: &[C64]) -> Result<()> {
-        let owned = self.owned_doubles();
-        let stream = self.device.stream().clone();
-        let psi = self.slots[slot].as_mut().ok_or_else(|| Error::Internal("TDSE upload to a free slot".into()))?;
-        stream.memset_zeros(psi)?;
-        stream.memcpy_htod(as_doubles(values), &mut psi.slice_mut(owned))?;
-        Ok(stream.synchronize()?)
+        let owned = self.owned_points();
+        let device = self.device.clone();
+        let psi = self.slot_mut(slot)?;
+        psi.clear(&device)?;
+        psi.write(&device, owned, values)?;
+        Ok(device.stream().synchronize()?)
     }
 
     fn download(&mut self, slot: Slot, values: &mut [C64]) -> Result<()> {
-        let owned = self.owned_doubles();
-        let stream = self.device.stream();
-        stream.memcpy_dtoh(&self.slot(slot)?.slice(owned), as_doubles_mut(values))?;
-        Ok(stream.synchronize()?)
+        self.slot(slot)?.read(&self.device, self.owned_points(), values)?;
+        Ok(self.device.stream().synchronize()?)
     }
 
     fn set_reference(&mut self, values: &[C64]) -> Result<()> {
@@ -459,7 +533,7 @@ impl Engine for CudaEngine {
 
     fn ensure_slot(&mut self, slot: Slot) -> Result<()> {
         if self.slots[slot].is_none() {
-            self.slots[slot] = Some(self.device.zeros::<f64>(2 * self.grid.stored_len())?);
+            self.slots[slot] = Some(DeviceSlot::zeros(&self.device, self.storage, self.grid.stored_len())?);
         }
         Ok(())
     }

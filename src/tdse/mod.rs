@@ -277,8 +277,8 @@ impl Propagator {
         let scheme = Scheme::new(params, &grid)?;
         let absorber = Absorber { width: params.absorber_width, strength: params.absorber_strength };
         let engine: Box<dyn Engine> = match backend {
-            Backend::Cpu => Box::new(cpu::CpuEngine::new(&grid)?),
-            Backend::Cuda(device) => Box::new(cuda::CudaEngine::new(device.clone(), &grid, &absorber)?),
+            Backend::Cpu => cpu::engine(&grid, params.storage)?,
+            Backend::Cuda(device) => Box::new(cuda::CudaEngine::new(device.clone(), &grid, &absorber, params.storage)?),
         };
         let surface = memory::filled("the surface potential table", grid.nx, 0.0)?;
         Ok(Propagator {

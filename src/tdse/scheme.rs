@@ -87,6 +87,34 @@ pub struct Params {
     /// Refuse a τ beyond the leap-frog limit of the grid (true, the default); false lets an
     /// unstable run start, to be stopped by the norm watchdog (for demonstrations).
     pub check_stability: bool,
+    /// How the wavefunctions are stored ([`Storage`]); the arithmetic is double either way.
+    pub storage: Storage,
+}
+
+/// How a handle stores its wavefunctions. Every stage loads the stored values into doubles,
+/// computes in double (potential, absorber, θ-correction solve) and rounds once to the stored type;
+/// reductions (norm, energy, overlap, population) sum in double. Complex float halves the bytes a
+/// step moves (24 instead of 48 per point) and the memory a handle holds (8 instead of 16 bytes
+/// per point and slot) at the cost of a rounding error of ~6·10⁻⁸ relative per stored value and
+/// step; the error this leaves in the observables is measured in bench/RESULTS.md (issue 31) and
+/// bounded in `tests/tdse_cpu.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Storage {
+    /// 16 bytes per point (the default).
+    #[default]
+    ComplexDouble,
+    /// 8 bytes per point: IEEE single re and im, rounded to nearest.
+    ComplexFloat,
+}
+
+impl Storage {
+    /// Bytes of one stored point.
+    pub fn bytes_per_point(self) -> usize {
+        match self {
+            Storage::ComplexDouble => 16,
+            Storage::ComplexFloat => 8,
+        }
+    }
 }
 
 impl Default for Params {
@@ -102,6 +130,7 @@ impl Default for Params {
             norm_growth_tolerance: 1e-4,
             norm_check_interval: 1000,
             check_stability: true,
+            storage: Storage::ComplexDouble,
         }
     }
 }

@@ -1040,6 +1040,8 @@ static int32_t call_td_create(void) {
     atomgpu_tdse_grid g = td_grid();
     atomgpu_tdse_params p;
     atomgpu_tdse_default_params(&p);
+    if (FIELD("storage") && BRK(K_NEG, 2)) p.storage = -1;
+    if (FIELD("storage") && BRK(K_HUGE, 2)) p.storage = INT32_MAX;
     static int untouched_value;
     atomgpu_tdse *h = (atomgpu_tdse *)&untouched_value, *before = h;
     int32_t s = atomgpu_tdse_create(BRK(K_NULL, 1) ? NULL : &g, BRK(K_NULL, 2) ? NULL : &p, BRK(K_NULL, 3) ? NULL : &h);
@@ -1570,6 +1572,7 @@ static const struct argument arguments[] = {
     {call_td_default_params, "tdse_default_params", 1, "params", "n"},
     {call_td_create, "tdse_create", 1, "grid", "n"},
     {call_td_create, "tdse_create", 2, "params", "n"},
+    {call_td_create, "tdse_create", 2, "storage", "mh"},
     {call_td_create, "tdse_create", 3, "handle", "n"},
     {call_td_set_potential, "tdse_set_potential", 1, "handle", "n"},
     {call_td_set_potential, "tdse_set_potential", 4, "surface_table", "nai"},
