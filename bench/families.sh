@@ -14,7 +14,7 @@ family_tests() {
             ;;
         sturmian) echo sturmian_gpu sturmian ffi_sturmian ffi_hardening ;;
         scf) echo scf_gpu scf ffi_scf ffi_hardening ;;
-        tdse) echo tdse_gpu tdse_cpu ffi_hardening ;;
+        tdse) echo tdse_gpu tdse_cpu tdse_float ffi_hardening ;;
         scaling) echo sturmian_gpu linestrength_gpu tdse_gpu rates_gpu cr_gpu scf_gpu ffi_sturmian ffi_scf ffi_linestrength ;;
         all | tests)
             echo rates_gpu cr_gpu ffi_rates linestrength_gpu linestrength linestrength_exomol ffi_linestrength \

@@ -23,8 +23,9 @@
 //!    survival probability |⟨ψ(0)|ψ(t)⟩|² and norm every 200 steps, float against double.
 //!
 //!   cargo build --release --example tdse_bench
-//!   target/release/examples/tdse_bench [--quick] [--scaling-only] [--float-only] [--no-hydrogen]
-//! (--float-only: the complex-float cases of item 7 alone; --no-hydrogen: item 5 left out)
+//!   target/release/examples/tdse_bench [--quick] [--scaling-only] [--float-only] [--no-hydrogen] [--no-cpu]
+//! (--float-only: the complex-float cases of item 7 alone; --no-hydrogen: item 5 left out;
+//! --no-cpu: the GPU rates alone, without items 4, 5 and 7's error run)
 //!
 //! GPU times: median of 3 runs of `steps` steps after a warm-up (kernel compile, the start),
 //! synchronised by the norm check that ends every `step` call. One JSON line per case.
@@ -305,7 +306,8 @@ fn main() {
     }
     let cyl = |nx: usize| Grid::cylindrical(nx, 128, 128, 0.2, 0.2, -0.1 * nx as f64).unwrap();
     let cart = |n: usize| Grid::cartesian([n; 3], [0.2; 3], [-0.1 * n as f64; 3]).unwrap();
-    let cpu_steps = if quick { Some(3) } else { Some(10) };
+    let no_cpu = std::env::args().any(|a| a == "--no-cpu");
+    let cpu_steps = if no_cpu { None } else if quick { Some(3) } else { Some(10) };
     let scaling_only = std::env::args().any(|a| a == "--scaling-only");
     let float_only = std::env::args().any(|a| a == "--float-only");
     let storages: &[Storage] =
@@ -322,7 +324,7 @@ fn main() {
             case("cartesian_1e9", &cart(1000), storage, gpu.as_ref(), None, ceiling);
         }
     }
-    if let Some(backend) = gpu.as_ref().filter(|_| !scaling_only) {
+    if let Some(backend) = gpu.as_ref().filter(|_| !scaling_only && !no_cpu) {
         float_error(backend, &cyl(660));
     }
     let n_gpus = backend::cuda_device_count();

@@ -285,9 +285,11 @@ __device__ inline cplx march_h(const StageParams &p, const Ring &g, cplx last, c
 
 // The explicit rings ring_first .. ring_first + ring_count of planes plane_first ..
 // plane_first + plane_count, marching in x: a block of (32 j, B) threads covers B rings of 32 j
-// points (blockIdx.x the tile, m tiles fastest), blockIdx.y the chunk of planes. At 64 registers
-// (4 blocks of 256 threads per multiprocessor) it ran fastest of the shapes measured (bench/RESULTS.md,
-// issue 31).
+// points (blockIdx.x the tile, m tiles fastest), blockIdx.y the chunk of planes. The kernel is
+// bound by the latency of its loads, not by bandwidth (complex float, half the bytes, gains 10-15%):
+// the two values a plane needs from memory are loaded one iteration early, and at 80 registers
+// (3 blocks of 256 threads per multiprocessor) it ran fastest of the shapes measured
+// (bench/RESULTS.md, issue 31).
 template <typename S> __device__ __forceinline__ void march(const StageParams &p) {
     const int n2 = (int)p.n2, n3 = (int)p.n3, m_tiles = (n3 + blockDim.x - 1) / blockDim.x;
     const int l = (int)p.ring_first + (int)(blockIdx.x / m_tiles) * blockDim.y + threadIdx.y;
@@ -302,16 +304,24 @@ template <typename S> __device__ __forceinline__ void march(const StageParams &p
     S *out = (S *)p.out + base;
     const cplx cc = mk(p.c_re, p.c_im), zero = mk(0.0, 0.0);
     cplx last = load(cur[k * plane]), here = load(cur[(k + 1) * plane]);
+    // The two values each plane needs from memory (cur one plane ahead, and prev), loaded one
+    // iteration early: a thread keeps two loads in flight while it computes.
+    const S *prev_source = p.prev_mode == PREV_IN_PLACE ? out : other;
+    S ahead = cur[(k + 2) * plane], prev_ahead = ahead;
+    if (p.prev_mode != PREV_CUR) prev_ahead = prev_source[(k + 1) * plane];
     double x_rel = p.x0 + (double)(p.x_offset + k) * p.dx - p.rx;
     for (; k < end; ++k, x_rel += p.dx) {
         const i64 at = (k + 1) * plane;
         const S *row = cur + at;
-        const cplx next = load(row[plane]);
+        const cplx next = load(ahead);
+        const cplx prev = p.prev_mode == PREV_CUR ? here : load(prev_ahead);
+        if (k + 1 < end) {
+            ahead = row[2 * plane];
+            if (p.prev_mode != PREV_CUR) prev_ahead = prev_source[at + plane];
+        }
         const cplx down = l > 0 ? load(row[-n3]) : zero, up = l + 1 < n2 ? load(row[n3]) : zero;
         const cplx third = third_neighbours(q, row - q.mc, here);
         const cplx hpsi = march_h(p, g, last, here, next, up, down, third, march_potential(p, q, g, k, x_rel), true);
-        const cplx prev =
-            p.prev_mode == PREV_CUR ? here : load(p.prev_mode == PREV_IN_PLACE ? out[at] : other[at]);
         const double e = march_absorber(p, g, k);
         if (q.inside) put(&out[at], add(scale(e * e, prev), scale(e, mul(cc, hpsi))));
         last = here;
@@ -319,8 +329,8 @@ template <typename S> __device__ __forceinline__ void march(const StageParams &p
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 4) stage_march(StageParams p) { march<cplx>(p); }
-extern "C" __global__ void __launch_bounds__(256, 4) stage_march_f(StageParams p) { march<cplxf>(p); }
+extern "C" __global__ void __launch_bounds__(256, 3) stage_march(StageParams p) { march<cplx>(p); }
+extern "C" __global__ void __launch_bounds__(256, 3) stage_march_f(StageParams p) { march<cplxf>(p); }
 
 // r^e for 0 <= e < 2048 from the powers r^(2^i), i = 0 .. 10 (rings of up to 1024 points).
 __device__ inline cplx power(const cplx *of_two, int e) {
