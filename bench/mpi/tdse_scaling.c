@@ -13,10 +13,11 @@
  *
  *   mpicc -O2 -std=c99 -Wall -Iinclude bench/mpi/tdse_scaling.c -o tdse_scaling \
  *       -Ltarget/release -latomgpu -lm -Wl,-rpath,$PWD/target/release
- *   mpirun -np P ./tdse_scaling NX STEPS CASE
+ *   mpirun -np P ./tdse_scaling NX STEPS CASE [float]
  *
  * NX: planes of the whole grid (points = NX · 128 · 128), split as evenly as possible over the
- * P ranks; STEPS: steps per timed run. Every rank runs 2 untimed steps (the start, the kernel
+ * P ranks; STEPS: steps per timed run; `float`: wavefunctions stored as complex float
+ * (params.storage = ATOMGPU_TDSE_COMPLEX_FLOAT; the halos still travel as doubles). Every rank runs 2 untimed steps (the start, the kernel
  * compile), then 3 timed runs of STEPS steps, each between two MPI_Barrier calls; a run's time is
  * the slowest rank's (MPI_MAX), the median of the 3 is reported. Rank 0 prints one JSON line:
  * Gpnts/s = points × STEPS / seconds (10⁹ points per second). ATOMGPU_DEVICE unset: rank r takes
@@ -76,12 +77,13 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     if (argc < 4) {
-        if (rank == 0) fprintf(stderr, "usage: tdse_scaling NX STEPS CASE\n");
+        if (rank == 0) fprintf(stderr, "usage: tdse_scaling NX STEPS CASE [float]\n");
         MPI_Finalize();
         return 2;
     }
     const int64_t nx = atoll(argv[1]), steps = atoll(argv[2]);
     const char *label = argv[3];
+    const int single = argc > 4 && strcmp(argv[4], "float") == 0;
     if (nx < size || steps < 1) {
         if (rank == 0) fprintf(stderr, "tdse_scaling: NX must be >= the rank count and STEPS >= 1\n");
         MPI_Finalize();
@@ -95,6 +97,7 @@ int main(int argc, char **argv) {
     atomgpu_tdse_params p;
     require_ok("default_params", atomgpu_tdse_default_params(&p));
     p.absorber_width = 4.0, p.absorber_strength = 0.5, p.norm_check_interval = 1000000;
+    p.storage = single ? ATOMGPU_TDSE_COMPLEX_FLOAT : ATOMGPU_TDSE_COMPLEX_DOUBLE;
     atomgpu_tdse *h = NULL;
     require_ok("create", atomgpu_tdse_create(&g, &p, &h));
     require_ok("set_communicator", atomgpu_tdse_set_communicator(h, exchange, sum, &comm));
@@ -137,10 +140,10 @@ int main(int argc, char **argv) {
     qsort(runs, 3, sizeof runs[0], by_value);
     if (rank == 0) {
         double points = (double)nx * plane, per_step = runs[1] / (double)steps;
-        printf("{\"case\":\"%s\",\"ranks\":%d,\"nx\":%lld,\"points\":%.4e,\"points_per_rank\":%.4e,"
+        printf("{\"case\":\"%s\",\"storage\":\"%s\",\"ranks\":%d,\"nx\":%lld,\"points\":%.4e,\"points_per_rank\":%.4e,"
                "\"steps\":%lld,\"seconds_per_step\":%.4e,\"gpnts_per_s\":%.2f,\"runs_s\":[%.4f,%.4f,%.4f],"
                "\"setup_s\":%.1f,\"norm\":%.6e}\n",
-               label, size, (long long)nx, points, points / size, (long long)steps, per_step, points / per_step / 1e9,
+               label, single ? "complex float" : "complex double", size, (long long)nx, points, points / size, (long long)steps, per_step, points / per_step / 1e9,
                runs[0], runs[1], runs[2], t_setup, norm);
         fflush(stdout);
     }
