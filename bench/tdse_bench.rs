@@ -168,9 +168,9 @@ fn case(name: &str, grid: &Grid, storage: Storage, gpu: Option<&Backend>, cpu_st
     }
 }
 
-/// Gpnts/s of the benchmark's run on `grid` over `backends`.
-fn rate(backends: &[Backend], grid: &Grid) -> f64 {
-    let mut p = setup(backends, grid, Storage::ComplexDouble);
+/// Gpnts/s of the benchmark's run on `grid` over `backends`, stored as `storage`.
+fn rate(backends: &[Backend], grid: &Grid, storage: Storage) -> f64 {
+    let mut p = setup(backends, grid, storage);
     let steps = (2e9 / grid.local_len() as f64).clamp(20.0, 100.0) as u64;
     grid.local_len() as f64 / time_steps(&mut p, steps) / 1e9
 }
@@ -180,19 +180,21 @@ fn scaling(n_gpus: usize, cyl: &dyn Fn(usize) -> Grid) {
     let all: Vec<Backend> = (0..n_gpus).map(|i| Backend::Cuda(backend::cuda_device_at(i).unwrap())).collect();
     let one = &all[..1];
     let (big, per_gpu) = (cyl(61_035), cyl(61_035 / 2));
-    let (r1, rn) = (rate(one, &big), rate(&all, &big));
-    emit(format!(
-        r#""case":"strong_scaling","points":{:.4e},"gpus":{n_gpus},"gpnts_per_s_1_gpu":{r1:.2},"gpnts_per_s":{rn:.2},"speedup":{:.3}"#,
-        big.local_len() as f64,
-        rn / r1
-    ));
-    let weak = cyl(61_035 / 2 * n_gpus);
-    let (w1, wn) = (rate(one, &per_gpu), rate(&all, &weak));
-    emit(format!(
-        r#""case":"weak_scaling","points_per_gpu":{:.4e},"gpus":{n_gpus},"gpnts_per_s_1_gpu":{w1:.2},"gpnts_per_s":{wn:.2},"efficiency":{:.3}"#,
-        per_gpu.local_len() as f64,
-        wn / (w1 * n_gpus as f64)
-    ));
+    for storage in [Storage::ComplexDouble, Storage::ComplexFloat] {
+        let (r1, rn) = (rate(one, &big, storage), rate(&all, &big, storage));
+        emit(format!(
+            r#""case":"strong_scaling","storage":"{storage:?}","points":{:.4e},"gpus":{n_gpus},"gpnts_per_s_1_gpu":{r1:.2},"gpnts_per_s":{rn:.2},"speedup":{:.3}"#,
+            big.local_len() as f64,
+            rn / r1
+        ));
+        let weak = cyl(61_035 / 2 * n_gpus);
+        let (w1, wn) = (rate(one, &per_gpu, storage), rate(&all, &weak, storage));
+        emit(format!(
+            r#""case":"weak_scaling","storage":"{storage:?}","points_per_gpu":{:.4e},"gpus":{n_gpus},"gpnts_per_s_1_gpu":{w1:.2},"gpnts_per_s":{wn:.2},"efficiency":{:.3}"#,
+            per_gpu.local_len() as f64,
+            wn / (w1 * n_gpus as f64)
+        ));
+    }
 }
 
 /// The soft-cored hydrogen of examples/mpi/tdse_jellium.c (continuum 1s level −½ hartree).
@@ -307,7 +309,13 @@ fn main() {
     let cyl = |nx: usize| Grid::cylindrical(nx, 128, 128, 0.2, 0.2, -0.1 * nx as f64).unwrap();
     let cart = |n: usize| Grid::cartesian([n; 3], [0.2; 3], [-0.1 * n as f64; 3]).unwrap();
     let no_cpu = std::env::args().any(|a| a == "--no-cpu");
-    let cpu_steps = if no_cpu { None } else if quick { Some(3) } else { Some(10) };
+    let cpu_steps = if no_cpu {
+        None
+    } else if quick {
+        Some(3)
+    } else {
+        Some(10)
+    };
     let scaling_only = std::env::args().any(|a| a == "--scaling-only");
     let float_only = std::env::args().any(|a| a == "--float-only");
     let storages: &[Storage] =

@@ -552,6 +552,19 @@ extern "C" __global__ void scale_owned_f(u64 psi, i64 offset, i64 n, double fact
     scale_points<cplxf>(psi, offset, n, factor);
 }
 
+// Complex floats to complex doubles (widen) and back, rounded to nearest (narrow): n points, for
+// the transfers of complex-float slots (src/tdse/cuda.rs), which go through a double buffer.
+extern "C" __global__ void widen(u64 src_ptr, u64 dst_ptr, i64 n) {
+    const cplxf *src = (const cplxf *)src_ptr;
+    cplx *dst = (cplx *)dst_ptr;
+    for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) dst[i] = load(src[i]);
+}
+extern "C" __global__ void narrow(u64 src_ptr, u64 dst_ptr, i64 n) {
+    const cplx *src = (const cplx *)src_ptr;
+    cplxf *dst = (cplxf *)dst_ptr;
+    for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) put(&dst[i], src[i]);
+}
+
 // The owned point (eq. 17 index) of value i of a slice (src/tdse/observables.rs slice_source):
 // axis 0 x plane, 1 second, 2 third.
 __device__ inline i64 slice_source(i64 i, i64 n2, i64 n3, i64 x_offset, int axis, int cylindrical, i64 index) {

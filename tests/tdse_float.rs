@@ -60,7 +60,8 @@ fn gaussian(grid: &Grid, centre: [f64; 3], sigma: f64) -> Vec<C64> {
 #[test]
 fn a_float_handle_stores_the_single_precision_rounding_of_its_input() {
     let grid = Grid::cylindrical(6, 5, 8, 0.2, 0.2, -0.5).unwrap();
-    let psi: Vec<C64> = (0..grid.local_len()).map(|i| C64::new(1.0 / (3.0 + i as f64), -(i as f64).sqrt() / 7.0)).collect();
+    let psi: Vec<C64> =
+        (0..grid.local_len()).map(|i| C64::new(1.0 / (3.0 + i as f64), -(i as f64).sqrt() / 7.0)).collect();
     let mut p = Propagator::with_backend(grid.clone(), FLOAT, &Backend::Cpu).unwrap();
     p.set_wavefunction(&psi, 0.0).unwrap();
     let mut back = vec![C64::default(); grid.local_len()];
@@ -120,8 +121,8 @@ fn ion_leaving_the_surface(grid: &Grid, storage: Storage, start: &[C64]) -> Vec<
 fn the_ion_surface_observables_in_float_stay_within_two_millionths_of_double() {
     let h = 0.3;
     let grid = Grid::cylindrical(100, 30, 8, h, h, -9.15).unwrap();
-    let mut atom = Propagator::with_backend(grid.clone(), Params { dtau: 0.01, ..Params::default() }, &Backend::Cpu)
-        .unwrap();
+    let mut atom =
+        Propagator::with_backend(grid.clone(), Params { dtau: 0.01, ..Params::default() }, &Backend::Cpu).unwrap();
     atom.set_analytic_potential(Some(SOFT_HYDROGEN), &Surface::None, Trajectory::fixed([3.0, 0.0, 0.0])).unwrap();
     atom.set_wavefunction(&gaussian(&grid, [3.0, 0.0, 0.0], 1.0), 0.0).unwrap();
     atom.relax(100_000, 1e-10).unwrap();

@@ -102,7 +102,7 @@ pub(crate) fn hamiltonian_line<S: Stored>(
     let inv_dx2 = 1.0 / (grid.dx * grid.dx);
     let periodic = grid.geometry == Geometry::Cylindrical;
     let at = |i: usize| psi[i].load();
-    for m in 0..n3 {
+    for (m, h_psi) in out.iter_mut().enumerate().take(n3) {
         let c = at(base + m);
         let mut lap = (at(base + m + plane) + at(base + m - plane) - 2.0 * c) * inv_dx2;
         let up = if l + 1 < n2 { at(base + n3 + m) } else { ZERO };
@@ -111,11 +111,13 @@ pub(crate) fn hamiltonian_line<S: Stored>(
         if with_third {
             let (next, last) = match (periodic, m) {
                 (true, _) => (at(base + (m + 1) % n3), at(base + (m + n3 - 1) % n3)),
-                (false, _) => (if m + 1 < n3 { at(base + m + 1) } else { ZERO }, if m > 0 { at(base + m - 1) } else { ZERO }),
+                (false, _) => {
+                    (if m + 1 < n3 { at(base + m + 1) } else { ZERO }, if m > 0 { at(base + m - 1) } else { ZERO })
+                }
             };
             lap += coef.third * (next + last - 2.0 * c);
         }
-        out[m] = -0.5 * lap + potential.at(grid, array, k_local, l, m) * c;
+        *h_psi = -0.5 * lap + potential.at(grid, array, k_local, l, m) * c;
     }
 }
 

@@ -4,7 +4,8 @@
 //! waiting; reductions write one partial sum per block, added on the host in block order
 //! (deterministic). A handle that stores complex float ([`Storage::ComplexFloat`]) runs the same
 //! kernels instantiated for float slots (names ending in `_f`): loads widen to double, stores
-//! round to nearest.
+//! round to nearest; its transfers (halo planes, uploads, downloads) pass through a device buffer
+//! of doubles in pieces, widened or narrowed on the device, so the host converts nothing.
 
 use super::engine::{Engine, SliceAxis, Slot, StageInput, Sum, SLOTS};
 use super::grid::{Geometry, Grid};
@@ -15,7 +16,6 @@ use crate::error::{Error, Result};
 use crate::math::scalar::{as_doubles, as_doubles_mut};
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 use num_complex::Complex64 as C64;
-use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -34,6 +34,8 @@ const IMPLICIT_PLANES: usize = 4;
 const MAX_CHUNKS: usize = 65_535;
 /// Rings of more points than this use the implicit kernel built for 1024 threads.
 const IMPLICIT_NARROW: usize = 256;
+/// Points of the double buffer the transfers of a complex-float slot pass through (64 MiB).
+const STAGING_POINTS: usize = 1 << 22;
 
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
@@ -127,39 +129,6 @@ impl DeviceSlot {
         }
     }
 
-    /// Points `points` (stored-point indices) into `out`, widened to double (queued; the caller
-    /// synchronises before reading `out`, except that a float slot goes through a staging buffer
-    /// and waits here).
-    fn read(&self, device: &CudaDevice, points: Range<usize>, out: &mut [C64]) -> Result<()> {
-        let stream = device.stream();
-        let values = 2 * points.start..2 * points.end;
-        match self {
-            DeviceSlot::Double(v) => stream.memcpy_dtoh(&v.slice(values), as_doubles_mut(out))?,
-            DeviceSlot::Float(v) => {
-                let mut staging = vec![0f32; values.len()];
-                stream.memcpy_dtoh(&v.slice(values), &mut staging)?;
-                stream.synchronize()?;
-                out.par_iter_mut().zip(staging.par_chunks(2)).for_each(|(z, f)| *z = C64::new(f[0] as f64, f[1] as f64));
-            }
-        }
-        Ok(())
-    }
-
-    /// `values` into points `points`, rounded to the stored type (queued; the host data is copied
-    /// before this returns).
-    fn write(&mut self, device: &CudaDevice, points: Range<usize>, values: &[C64]) -> Result<()> {
-        let stream = device.stream();
-        let range = 2 * points.start..2 * points.end;
-        match self {
-            DeviceSlot::Double(v) => stream.memcpy_htod(as_doubles(values), &mut v.slice_mut(range))?,
-            DeviceSlot::Float(v) => {
-                let staging: Vec<f32> = values.par_iter().flat_map_iter(|z| [z.re as f32, z.im as f32]).collect();
-                stream.memcpy_htod(&staging, &mut v.slice_mut(range))?;
-            }
-        }
-        Ok(())
-    }
-
     fn clear(&mut self, device: &CudaDevice) -> Result<()> {
         let stream = device.stream();
         match self {
@@ -170,11 +139,20 @@ impl DeviceSlot {
     }
 }
 
+/// The conversions of complex-float transfers: the double buffer and its two kernels.
+struct Staging {
+    buffer: CudaSlice<f64>,
+    widen: CudaFunction,
+    narrow: CudaFunction,
+}
+
 /// The CUDA backend of one handle.
 pub struct CudaEngine {
     device: Arc<CudaDevice>,
     grid: Grid,
     storage: Storage,
+    /// Complex-float handles only.
+    staging: Option<Staging>,
     /// nx_local + 2 planes each; None when not allocated.
     slots: [Option<DeviceSlot>; SLOTS],
     reference: Option<CudaSlice<f64>>,
@@ -218,7 +196,16 @@ impl CudaEngine {
             Geometry::Cylindrical => (0..grid.n3).flat_map(|m| [grid.coord3(m).cos(), grid.coord3(m).sin()]).collect(),
             Geometry::Cartesian => vec![0.0; 2 * grid.n3],
         };
+        let staging = match storage {
+            Storage::ComplexDouble => None,
+            Storage::ComplexFloat => Some(Staging {
+                buffer: device.zeros::<f64>(2 * len.min(STAGING_POINTS))?,
+                widen: device.function(FILE, SOURCE, "widen")?,
+                narrow: device.function(FILE, SOURCE, "narrow")?,
+            }),
+        };
         Ok(CudaEngine {
+            staging,
             absorber: [device.upload(&along_x)?, device.upload(&along_2)?, device.upload(&along_3)?],
             trig: device.upload(&trig)?,
             surface: device.zeros::<f64>(grid.nx)?,
@@ -250,6 +237,61 @@ impl CudaEngine {
 
     fn slot_ptr(&self, slot: Slot) -> Result<u64> {
         Ok(self.slot(slot)?.ptr(&self.device))
+    }
+
+    /// Points `points` (stored-point indices) of `slot` into `out` as doubles (queued: the caller
+    /// synchronises before reading `out`).
+    fn read_points(&self, slot: Slot, points: Range<usize>, out: &mut [C64]) -> Result<()> {
+        let stream = self.device.stream();
+        match (self.slot(slot)?, &self.staging) {
+            (DeviceSlot::Double(v), _) => {
+                stream.memcpy_dtoh(&v.slice(2 * points.start..2 * points.end), as_doubles_mut(out))?
+            }
+            (DeviceSlot::Float(v), Some(staging)) => {
+                for (i, piece) in out.chunks_mut(STAGING_POINTS).enumerate() {
+                    let first = points.start + i * STAGING_POINTS;
+                    // A complex float is 8 bytes.
+                    let (src, n) = (v.device_ptr(stream).0 + 8 * first as u64, piece.len() as i64);
+                    let dst = ptr(&staging.buffer, &self.device);
+                    // SAFETY: `src` holds n complex floats of the slot, the buffer at least n
+                    // complex doubles (pieces of at most STAGING_POINTS).
+                    unsafe {
+                        stream.launch_builder(&staging.widen).arg(&src).arg(&dst).arg(&n).launch(elementwise(n))
+                    }?;
+                    stream.memcpy_dtoh(&staging.buffer.slice(0..2 * piece.len()), as_doubles_mut(piece))?;
+                }
+            }
+            (DeviceSlot::Float(_), None) => return Err(Error::Internal("a float slot without staging".into())),
+        }
+        Ok(())
+    }
+
+    /// `values` into points `points` of `slot`, rounded to the stored type (queued; the host
+    /// data is copied before this returns).
+    fn write_points(&mut self, slot: Slot, points: Range<usize>, values: &[C64]) -> Result<()> {
+        let stream = self.device.stream().clone();
+        let psi =
+            self.slots[slot].as_mut().ok_or_else(|| Error::Internal(format!("TDSE slot {slot} not allocated")))?;
+        match (psi, &mut self.staging) {
+            (DeviceSlot::Double(v), _) => {
+                stream.memcpy_htod(as_doubles(values), &mut v.slice_mut(2 * points.start..2 * points.end))?
+            }
+            (DeviceSlot::Float(v), Some(staging)) => {
+                for (i, piece) in values.chunks(STAGING_POINTS).enumerate() {
+                    let first = points.start + i * STAGING_POINTS;
+                    stream.memcpy_htod(as_doubles(piece), &mut staging.buffer.slice_mut(0..2 * piece.len()))?;
+                    let src = staging.buffer.device_ptr(&stream).0;
+                    let dst = v.device_ptr(&stream).0 + 8 * first as u64;
+                    let n = piece.len() as i64;
+                    // SAFETY: the buffer holds n complex doubles, `dst` n complex floats of the slot.
+                    unsafe {
+                        stream.launch_builder(&staging.narrow).arg(&src).arg(&dst).arg(&n).launch(elementwise(n))
+                    }?;
+                }
+            }
+            (DeviceSlot::Float(_), None) => return Err(Error::Internal("a float slot without staging".into())),
+        }
+        Ok(())
     }
 
     /// The owned points of a slot (stored-point indices: the ghost plane comes first).
@@ -333,6 +375,11 @@ impl CudaEngine {
     }
 }
 
+/// The launch of an element-wise kernel over n points.
+fn elementwise(n: i64) -> LaunchConfig {
+    LaunchConfig::for_num_elems(n.clamp(1, 1 << 30) as u32)
+}
+
 /// Chunks of planes (gridDim.y) for `planes` planes marched `per_chunk` at a time.
 fn chunks(planes: usize, per_chunk: usize) -> u32 {
     planes.div_ceil(per_chunk).clamp(1, MAX_CHUNKS) as u32
@@ -387,18 +434,15 @@ impl Engine for CudaEngine {
 
     fn read_boundary(&mut self, slot: Slot, lower: &mut [C64], upper: &mut [C64]) -> Result<()> {
         let (plane, nx) = (self.grid.plane_len(), self.grid.nx_local);
-        let psi = self.slot(slot)?;
-        psi.read(&self.device, plane..2 * plane, lower)?;
-        psi.read(&self.device, nx * plane..(nx + 1) * plane, upper)?;
+        self.read_points(slot, plane..2 * plane, lower)?;
+        self.read_points(slot, nx * plane..(nx + 1) * plane, upper)?;
         Ok(self.device.stream().synchronize()?)
     }
 
     fn write_ghosts(&mut self, slot: Slot, lower: &[C64], upper: &[C64]) -> Result<()> {
         let (plane, nx) = (self.grid.plane_len(), self.grid.nx_local);
-        let device = self.device.clone();
-        let psi = self.slot_mut(slot)?;
-        psi.write(&device, 0..plane, lower)?;
-        psi.write(&device, (nx + 1) * plane..(nx + 2) * plane, upper)
+        self.write_points(slot, 0..plane, lower)?;
+        self.write_points(slot, (nx + 1) * plane..(nx + 2) * plane, upper)
     }
 
     fn sum(&mut self, slot: Slot, what: Sum, input: &StageInput) -> Result<Vec<f64>> {
@@ -453,16 +497,14 @@ impl Engine for CudaEngine {
     }
 
     fn upload(&mut self, slot: Slot, values: &[C64]) -> Result<()> {
-        let owned = self.owned_points();
         let device = self.device.clone();
-        let psi = self.slot_mut(slot)?;
-        psi.clear(&device)?;
-        psi.write(&device, owned, values)?;
+        self.slot_mut(slot)?.clear(&device)?;
+        self.write_points(slot, self.owned_points(), values)?;
         Ok(device.stream().synchronize()?)
     }
 
     fn download(&mut self, slot: Slot, values: &mut [C64]) -> Result<()> {
-        self.slot(slot)?.read(&self.device, self.owned_points(), values)?;
+        self.read_points(slot, self.owned_points(), values)?;
         Ok(self.device.stream().synchronize()?)
     }
 
