@@ -197,20 +197,6 @@ fn scaling(n_gpus: usize, cyl: &dyn Fn(usize) -> Grid) {
     }
 }
 
-/// The soft-cored hydrogen of examples/mpi/tdse_jellium.c (continuum 1s level −½ hartree).
-const SOFT_HYDROGEN: IonPotential = IonPotential {
-    z: 1.766034308465286,
-    z_core: 1.0,
-    a1: 1.0,
-    a2: 0.0,
-    a3: 0.0,
-    polarisability: 0.0,
-    polarisation_cutoff: 0.0,
-    core_amplitude: 0.0,
-    core_exponent: 0.0,
-    soft_core: 0.5,
-};
-
 /// Population on the ion, survival probability and norm every 200 steps of the ion-surface run
 /// (item 7) stored as `storage`, from `start`; and the seconds it took.
 fn ion_surface_run(backend: &Backend, grid: &Grid, storage: Storage, start: &[C64]) -> (Vec<[f64; 3]>, f64) {
@@ -218,7 +204,7 @@ fn ion_surface_run(backend: &Backend, grid: &Grid, storage: Storage, start: &[C6
     let mut p = Propagator::with_backend(grid.clone(), params, backend).unwrap();
     let jellium = Surface::Jellium { x_surface: 0.0, depth: 0.574, lambda: 1.0, image_plane: 0.5 };
     let path = Trajectory::new(vec![0.0, 30.0], vec![[3.0, 0.0, 0.0], [6.0, 0.0, 0.0]]).unwrap();
-    p.set_analytic_potential(Some(SOFT_HYDROGEN), &jellium, path).unwrap();
+    p.set_analytic_potential(Some(IonPotential::soft_cored_hydrogen()), &jellium, path).unwrap();
     p.set_reference(start).unwrap();
     p.set_wavefunction(start, 0.0).unwrap();
     let t0 = Instant::now();
@@ -234,7 +220,12 @@ fn ion_surface_run(backend: &Backend, grid: &Grid, storage: Storage, start: &[C6
 /// Item 7: the largest |float − double| of each observable over the trajectory.
 fn float_error(backend: &Backend, grid: &Grid) {
     let mut atom = Propagator::with_backend(grid.clone(), Params::default(), backend).unwrap();
-    atom.set_analytic_potential(Some(SOFT_HYDROGEN), &Surface::None, Trajectory::fixed([3.0, 0.0, 0.0])).unwrap();
+    atom.set_analytic_potential(
+        Some(IonPotential::soft_cored_hydrogen()),
+        &Surface::None,
+        Trajectory::fixed([3.0, 0.0, 0.0]),
+    )
+    .unwrap();
     let mut psi = vec![C64::default(); grid.local_len()];
     for (i, z) in psi.iter_mut().enumerate() {
         let p = grid.position(i / grid.plane_len(), (i / grid.n3) % grid.n2, i % grid.n3);

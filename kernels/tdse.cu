@@ -286,7 +286,7 @@ __device__ inline cplx march_h(const StageParams &p, const Ring &g, cplx last, c
 // The explicit rings ring_first .. ring_first + ring_count of planes plane_first ..
 // plane_first + plane_count, marching in x: a block of (32 j, B) threads covers B rings of 32 j
 // points (blockIdx.x the tile, m tiles fastest), blockIdx.y the chunk of planes. The kernel is
-// bound by the latency of its loads, not by bandwidth (complex float, half the bytes, gains 10-15%):
+// bound by the latency of its loads, not by bandwidth (complex float, half the bytes, gains 13-20%):
 // the two values a plane needs from memory are loaded one iteration early, and at 80 registers
 // (3 blocks of 256 threads per multiprocessor) it ran fastest of the shapes measured
 // (bench/RESULTS.md, issue 31).

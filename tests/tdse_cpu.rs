@@ -9,7 +9,7 @@ use atomgpu::error::Error;
 use atomgpu::tdse::engine::SliceAxis;
 use atomgpu::tdse::grid::Grid;
 use atomgpu::tdse::potential::{IonPotential, Surface, Trajectory};
-use atomgpu::tdse::scheme::Params;
+use atomgpu::tdse::scheme::{Params, Storage};
 use atomgpu::tdse::Propagator;
 use num_complex::Complex64 as C64;
 
@@ -365,9 +365,16 @@ fn a_team_of_three_members_equals_one_propagator() {
     // The in-process multi-device path (tdse::Tdse) with three CPU members: the members' slabs
     // (8, 7, 8 planes of 23) run on their own threads; the wavefunction must equal one
     // propagator's bit for bit, the sums to 1e-14 (their order differs), and a bad element of
-    // the team's arrays is named by its index in the whole array.
+    // the team's arrays is named by its index in the whole array. Both storages: in complex float
+    // the ghost planes travel as doubles and round back to the same floats.
+    for storage in [Storage::ComplexDouble, Storage::ComplexFloat] {
+        team_of_three_equals_one_propagator(storage);
+    }
+}
+
+fn team_of_three_equals_one_propagator(storage: Storage) {
     let grid = Grid::cylindrical(23, 8, 12, 0.2, 0.2, -2.0).unwrap();
-    let params = Params { absorber_width: 1.0, absorber_strength: 0.5, ..Params::default() };
+    let params = Params { absorber_width: 1.0, absorber_strength: 0.5, storage, ..Params::default() };
     let path = Trajectory::new(vec![0.0, 1.0], vec![[0.3, 0.1, 0.0], [0.8, 0.1, 0.0]]).unwrap();
     let surface = Surface::Jellium { x_surface: -1.0, depth: 0.4, lambda: 1.0, image_plane: -0.5 };
     let start = gaussian(&grid, [0.2, 0.5, 0.1], 0.8, 0.7);
@@ -818,24 +825,6 @@ fn the_potential_slice_reads_back_the_potential_the_stages_use() {
     assert!(plane.iter().all(|&v| v == -7.0));
 }
 
-/// The soft-cored hydrogen of `examples/mpi/tdse_jellium.c`: V = −[1 + (Z − 1) e^{−s}]/s,
-/// s = (r² + r_s²)^½, r_s = 0.5 bohr, a1 = 1 bohr⁻¹, Z = 1.766034308465286 — chosen so that its
-/// continuum 1s level is −½ hartree, hydrogen's: computed with scipy (eigh_tridiagonal of the
-/// radial −½u″ + Vu on r ≤ 40 bohr at 20000 and 40000 points, Richardson-extrapolated, Z by brentq;
-/// the same script gives −0.50000000008 for the bare Coulomb potential).
-const SOFT_HYDROGEN: IonPotential = IonPotential {
-    z: 1.766034308465286,
-    z_core: 1.0,
-    a1: 1.0,
-    a2: 0.0,
-    a3: 0.0,
-    polarisability: 0.0,
-    polarisation_cutoff: 0.0,
-    core_amplitude: 0.0,
-    core_exponent: 0.0,
-    soft_core: 0.5,
-};
-
 #[test]
 fn a_soft_cored_ion_keeps_its_level_wherever_it_sits_between_x_planes() {
     // The grid of examples/mpi/tdse_jellium.c (h = 0.3 bohr, 100 × 30 × 8, τ = 0.01) with the
@@ -860,7 +849,7 @@ fn a_soft_cored_ion_keeps_its_level_wherever_it_sits_between_x_planes() {
         (e.iter().cloned().fold(f64::MIN, f64::max) - e.iter().cloned().fold(f64::MAX, f64::min), e[0])
     };
     let (bare, _) = spread(IonPotential::hydrogen());
-    let (soft, e_soft) = spread(SOFT_HYDROGEN);
+    let (soft, e_soft) = spread(IonPotential::soft_cored_hydrogen());
     assert!(bare > 0.02, "bare Coulomb spread {bare:e}");
     assert!(soft < 1e-5, "soft-core spread {soft:e}");
     assert!((e_soft + 0.5).abs() < 0.012, "soft-core level {e_soft}, continuum −½");

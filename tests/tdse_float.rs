@@ -1,18 +1,18 @@
 //! Complex-float storage of the TDSE family (`Params::storage`, issue 31) on the CPU reference:
 //! the stored values are the IEEE single roundings of what was given (reference: Rust's `as f32`,
-//! round to nearest even); a domain spread over a team equals one propagator bit for bit in float
-//! as in double; and on the ion-surface case of `examples/mpi/tdse_jellium.c` (soft-cored
+//! round to nearest even); and on the ion-surface case of `examples/mpi/tdse_jellium.c` (soft-cored
 //! hydrogen leaving a jellium surface, 3 000 steps) the observables a user reads — population on
 //! the ion, survival probability, norm — stay within 2e-6 of the complex-double run
 //! over the whole trajectory (the double run is the reference: its own physics is checked against
 //! closed forms in `tests/tdse_cpu.rs`). The same bound on the GPU and on the paper's grid is
-//! measured by `bench/tdse_bench.rs` (README "Measured").
+//! measured by `bench/tdse_bench.rs` (README "Measured"). A float team equals one float
+//! propagator bit for bit (`tests/tdse_cpu.rs`, the team test, runs both storages).
 
-use atomgpu::backend::{Backend, DeviceSet};
+use atomgpu::backend::Backend;
 use atomgpu::tdse::grid::Grid;
 use atomgpu::tdse::potential::{IonPotential, Surface, Trajectory};
 use atomgpu::tdse::scheme::{Params, Storage};
-use atomgpu::tdse::{Propagator, Tdse};
+use atomgpu::tdse::Propagator;
 use num_complex::Complex64 as C64;
 
 const FLOAT: Params = Params {
@@ -27,20 +27,6 @@ const FLOAT: Params = Params {
     norm_check_interval: 1000,
     check_stability: true,
     storage: Storage::ComplexFloat,
-};
-
-/// The soft-cored hydrogen of `examples/mpi/tdse_jellium.c` (continuum 1s level −½ hartree).
-const SOFT_HYDROGEN: IonPotential = IonPotential {
-    z: 1.766034308465286,
-    z_core: 1.0,
-    a1: 1.0,
-    a2: 0.0,
-    a3: 0.0,
-    polarisability: 0.0,
-    polarisation_cutoff: 0.0,
-    core_amplitude: 0.0,
-    core_exponent: 0.0,
-    soft_core: 0.5,
 };
 
 fn gaussian(grid: &Grid, centre: [f64; 3], sigma: f64) -> Vec<C64> {
@@ -75,30 +61,6 @@ fn a_float_handle_stores_the_single_precision_rounding_of_its_input() {
     assert!((p.norm().unwrap() - expected).abs() <= 1e-14 * expected);
 }
 
-#[test]
-fn a_float_team_equals_one_float_propagator_bit_for_bit() {
-    // Ghost planes travel as doubles between members and are rounded back to float exactly, so
-    // the split changes nothing, as in double.
-    let grid = Grid::cylindrical(23, 8, 12, 0.2, 0.2, -2.0).unwrap();
-    let path = Trajectory::new(vec![0.0, 1.0], vec![[0.3, 0.1, 0.0], [0.8, 0.1, 0.0]]).unwrap();
-    let surface = Surface::Jellium { x_surface: -1.0, depth: 0.4, lambda: 1.0, image_plane: -0.5 };
-    let start = gaussian(&grid, [0.2, 0.5, 0.1], 0.8);
-    let params = Params { dtau: 0.005, ..FLOAT };
-    let mut single = Propagator::with_backend(grid.clone(), params, &Backend::Cpu).unwrap();
-    let mut team = Tdse::new(grid.clone(), params, &DeviceSet::count(Backend::Cpu, 3).unwrap()).unwrap();
-    single.set_analytic_potential(Some(IonPotential::hydrogen()), &surface, path.clone()).unwrap();
-    team.set_analytic_potential(Some(IonPotential::hydrogen()), &surface, path).unwrap();
-    single.set_wavefunction(&start, 0.0).unwrap();
-    team.set_wavefunction(&start, 0.0).unwrap();
-    single.step(12).unwrap();
-    team.step(12).unwrap();
-    let (mut a, mut b) = (vec![C64::default(); grid.local_len()], vec![C64::default(); grid.local_len()]);
-    single.wavefunction(&mut a).unwrap();
-    team.wavefunction(&mut b).unwrap();
-    assert!(a == b, "the float team's wavefunction differs from one float propagator's");
-    assert!(a.iter().all(|z| z.re as f32 as f64 == z.re && z.im as f32 as f64 == z.im));
-}
-
 /// Population within 4 bohr of the ion, survival probability |⟨ψ(0)|ψ(t)⟩|² and norm every 200
 /// steps of the ion-surface run of `examples/mpi/tdse_jellium.c`, stored as `storage`, from the
 /// relaxed free-atom state `start`.
@@ -106,7 +68,7 @@ fn ion_leaving_the_surface(grid: &Grid, storage: Storage, start: &[C64]) -> Vec<
     let mut p = Propagator::with_backend(grid.clone(), Params { storage, ..FLOAT }, &Backend::Cpu).unwrap();
     let jellium = Surface::Jellium { x_surface: 0.0, depth: 0.574, lambda: 1.0, image_plane: 0.5 };
     let path = Trajectory::new(vec![0.0, 30.0], vec![[3.0, 0.0, 0.0], [6.0, 0.0, 0.0]]).unwrap();
-    p.set_analytic_potential(Some(SOFT_HYDROGEN), &jellium, path).unwrap();
+    p.set_analytic_potential(Some(IonPotential::soft_cored_hydrogen()), &jellium, path).unwrap();
     p.set_reference(start).unwrap();
     p.set_wavefunction(start, 0.0).unwrap();
     let mut samples = Vec::new();
@@ -123,7 +85,12 @@ fn the_ion_surface_observables_in_float_stay_within_two_millionths_of_double() {
     let grid = Grid::cylindrical(100, 30, 8, h, h, -9.15).unwrap();
     let mut atom =
         Propagator::with_backend(grid.clone(), Params { dtau: 0.01, ..Params::default() }, &Backend::Cpu).unwrap();
-    atom.set_analytic_potential(Some(SOFT_HYDROGEN), &Surface::None, Trajectory::fixed([3.0, 0.0, 0.0])).unwrap();
+    atom.set_analytic_potential(
+        Some(IonPotential::soft_cored_hydrogen()),
+        &Surface::None,
+        Trajectory::fixed([3.0, 0.0, 0.0]),
+    )
+    .unwrap();
     atom.set_wavefunction(&gaussian(&grid, [3.0, 0.0, 0.0], 1.0), 0.0).unwrap();
     atom.relax(100_000, 1e-10).unwrap();
     let mut start = vec![C64::default(); grid.local_len()];

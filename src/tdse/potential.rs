@@ -58,6 +58,16 @@ impl IonPotential {
         IonPotential { z: 1.0, z_core: 1.0, ..Default::default() }
     }
 
+    /// Soft-cored hydrogen for moving ions (`examples/mpi/tdse_jellium.c`):
+    /// V = −[1 + (Z − 1) e^{−s}]/s, s = (r² + r_s²)^½, r_s = 0.5 bohr, a1 = 1 bohr⁻¹,
+    /// Z = 1.766034308465286 — hydrogen's −1/r tail, and Z chosen so that its continuum 1s level
+    /// is hydrogen's −½ hartree (computed with scipy: eigh_tridiagonal of the radial −½u″ + Vu on
+    /// r ≤ 40 bohr at 20000 and 40000 points, Richardson-extrapolated, Z by brentq; the same
+    /// script gives −0.50000000008 for the bare Coulomb potential).
+    pub fn soft_cored_hydrogen() -> Self {
+        IonPotential { z: 1.766034308465286, z_core: 1.0, a1: 1.0, soft_core: 0.5, ..Default::default() }
+    }
+
     /// Checks the parameters; errors name the C struct fields.
     pub fn validate(&self) -> Result<()> {
         let fields = [
