@@ -34,8 +34,9 @@ module atomgpu_scf
     public :: atomgpu_scf_integrals_supermatrix, atomgpu_scf_integrals_two_electron
     public :: atomgpu_scf_run, atomgpu_scf_optimise_wtbs
 
-    ! The Hamiltonian and SCF settings (C struct atomgpu_scf_params), with DFRATOM's defaults: set
-    ! nuclear_charge, and method for Dirac-Fock.
+    ! The Hamiltonian and SCF settings (C struct atomgpu_scf_params), with DFRATOM's settings and
+    ! DIIS: set nuclear_charge, and method for Dirac-Fock; diis_size = 0 for DFRATOM's damped
+    ! iteration (damping, threshold_large and threshold_small apply only then).
     type, bind(C), public :: atomgpu_scf_params_t
         integer(c_int32_t) :: method = ATOMGPU_SCF_HARTREE_FOCK
         real(c_double) :: speed_of_light = 137.03599976_c_double   ! c [au], Dirac-Fock only, in [1, 1e5]
@@ -47,6 +48,9 @@ module atomgpu_scf
         real(c_double) :: threshold_large = 1.0e-5_c_double        ! thdll
         real(c_double) :: threshold_small = 1.0e-7_c_double        ! thdsl (small-large and small-small)
         integer(c_int64_t) :: max_iterations = 50                  ! maxitr, in [1, 1000000]
+        integer(c_int64_t) :: diis_size = 8                        ! Pulay DIIS cycles, in [0, 100]
+        real(c_double) :: threshold_energy = 1.0e-12_c_double      ! DIIS: |dE| / max(1, |E|)
+        real(c_double) :: threshold_gradient = 1.0e-6_c_double     ! DIIS: max |R_ij| / max(1, gap)
     end type
 
     ! The two-electron supermatrix of one basis, held by the library (on the GPU on the CUDA

@@ -626,7 +626,7 @@ typedef int32_t (*atomgpu_line_sink)(void *user_data,
                                      int64_t n_lines);
 
 /**
- * The Hamiltonian and the SCF settings (`atomgpu_scf_default_params` fills DFRATOM's defaults).
+ * The Hamiltonian and the SCF settings (`atomgpu_scf_default_params` fills the defaults).
  */
 typedef struct atomgpu_scf_params {
     /**
@@ -653,22 +653,39 @@ typedef struct atomgpu_scf_params {
      */
     double nucleus_exponent;
     /**
-     * Fock damping d in [0, 1): F <- (1 - d) F + d F_previous (`dfctr`, default 0.3).
+     * Without DIIS (`diis_size` = 0): Fock damping d in [0, 1), F <- (1 - d) F + d F_previous
+     * (`dfctr`, default 0.3).
      */
     double damping;
     /**
-     * Convergence threshold on the largest change of a large-large density element (finite, > 0;
-     * `thdll`, default 1e-5).
+     * Without DIIS: convergence threshold on the largest change of a large-large density
+     * element (finite, > 0; `thdll`, default 1e-5).
      */
     double threshold_large;
     /**
-     * The same on the small-large and small-small elements (finite, > 0; `thdsl`, default 1e-7).
+     * Without DIIS: the same on the small-large and small-small elements (finite, > 0; `thdsl`,
+     * default 1e-7).
      */
     double threshold_small;
     /**
      * Most SCF cycles, in [1, 1000000] (`maxitr`, default 50).
      */
     int64_t max_iterations;
+    /**
+     * Cycles in the Pulay DIIS subspace, in [0, 100] (default 8); 0: DFRATOM's damped iteration
+     * with its density thresholds.
+     */
+    int64_t diis_size;
+    /**
+     * With DIIS: converged when the energy changes by at most threshold_energy x max(1, |E|)
+     * between two cycles (finite, > 0; default 1e-12)...
+     */
+    double threshold_energy;
+    /**
+     * ... and the largest orbital-gradient element over its orbitals' gap, max |R_ij| /
+     * max(1 hartree, |R_ii - R_jj|), is at most this (finite, > 0; default 1e-6).
+     */
+    double threshold_gradient;
 } atomgpu_scf_params;
 
 /**
@@ -2307,8 +2324,10 @@ int32_t atomgpu_rates_inverse_bremsstrahlung(int32_t stats,
                                              double *heating);
 
 /**
- * Fills `params` with DFRATOM's defaults: Hartree-Fock, c = 137.03599976 au, Z = 1, point
- * nucleus, damping 0.3, thresholds 1e-5 (large-large) and 1e-7 (small), 50 cycles.
+ * Fills `params` with DFRATOM's settings: Hartree-Fock, c = 137.03599976 au, Z = 1, point
+ * nucleus, damping 0.3, thresholds 1e-5 (large-large) and 1e-7 (small), 50 cycles; and DIIS over
+ * 8 cycles, converged at an energy change of 1e-12 relative and a gradient of 1e-6 (set
+ * `diis_size` = 0 for DFRATOM's damped iteration and density thresholds).
  *
  * # Safety
  * `params` must be NULL or writable.

@@ -77,6 +77,7 @@ fn defaults_are_dfratoms() {
     assert_eq!(unsafe { atomgpu_scf_default_params(&mut d) }, ATOMGPU_OK);
     assert_eq!(d.speed_of_light, 137.03599976);
     assert_eq!((d.damping, d.threshold_large, d.threshold_small, d.max_iterations), (0.3, 1e-5, 1e-7, 50));
+    assert_eq!((d.diis_size, d.threshold_energy, d.threshold_gradient), (8, 1e-12, 1e-6));
     assert_eq!(d.nucleus_exponent, 0.0);
 }
 
@@ -514,11 +515,12 @@ unsafe extern "C" fn record(user_data: *mut c_void, task: *const c_char, done: f
     (r.calls == r.stop_at) as i32
 }
 
-/// Ne (s 10, p 6 functions) with thresholds no SCF meets (5e-324), damping 0.999999 and a
-/// million cycles: hours of work unless stopped.
+/// Ne (s 10, p 6 functions) with DFRATOM's damped iteration, thresholds no SCF meets (5e-324),
+/// damping 0.999999 and a million cycles: hours of work unless stopped.
 fn runaway(p: &atomgpu_scf_params) -> (i32, [f64; 4], Vec<f64>, i64) {
     let mut p = *p;
     (p.threshold_large, p.threshold_small, p.damping, p.max_iterations) = (5e-324, 5e-324, 0.999999, 1_000_000);
+    p.diis_size = 0;
     let exponents: Vec<f64> =
         (0..10).map(|k| 0.1 * 2.5f64.powi(k)).chain((0..6).map(|k| 0.2 * 2.5f64.powi(k))).collect();
     let n_orbitals = 3;

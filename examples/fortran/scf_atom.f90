@@ -26,7 +26,10 @@
 !              that symmetry's open shell, averaged over its configurations); maxitr (50),
 !              dfctr (0.3), thdll (1e-5), thdsl (1e-7; atomgpu applies it to the small-small
 !              elements too, thdss is read and not used), ixtrp (0; Fock extrapolation is not
-!              available), autogen and nconf (several configurations: not available)
+!              available), autogen and nconf (several configurations: not available); atomgpu's
+!              own: ndiis (8: Pulay DIIS over 8 cycles, converged at a relative energy change
+!              thden (1e-12) and an orbital gradient thdgr (1e-6); 0: DFRATOM's damped iteration,
+!              converged by dfctr, thdll and thdsl as DFRATOM is)
 program scf_atom
     use, intrinsic :: iso_c_binding, only: c_double, c_int64_t
     use atomgpu
@@ -47,15 +50,16 @@ program scf_atom
     integer :: nbs(max_sym), start(max_sym), groups(max_sym)
     real(dp) :: rhobeg, rhoend
     integer :: iprint, maxfun
-    integer :: nclose(max_sym), nopen(max_sym), nconf, maxitr, ixtrp
-    real(dp) :: freel(max_sym), dfctr, thdll, thdsl, thdss
+    integer :: nclose(max_sym), nopen(max_sym), nconf, maxitr, ixtrp, ndiis
+    real(dp) :: freel(max_sym), dfctr, thdll, thdsl, thdss, thden, thdgr
     logical :: autogen
     namelist /contrl/ jobtype, c, relativistic
     namelist /nuc/ znuc, nucmdl, rnuc, alpha, amass
     namelist /bas/ nsym, bastype, ngroup
     namelist /wtbs/ wtbspara, nbs, start, groups
     namelist /newuoa/ rhobeg, rhoend, iprint, maxfun
-    namelist /econfig/ nclose, nopen, freel, autogen, nconf, maxitr, ixtrp, dfctr, thdll, thdsl, thdss
+    namelist /econfig/ nclose, nopen, freel, autogen, nconf, maxitr, ixtrp, dfctr, thdll, thdsl, thdss, ndiis, thden, &
+        thdgr
 
     character(len=1024) :: path
     character(len=200) :: title
@@ -94,6 +98,9 @@ program scf_atom
     thdll = 1.0e-5_dp
     thdsl = 1.0e-7_dp
     thdss = 1.0e-9_dp
+    ndiis = 8
+    thden = 1.0e-12_dp
+    thdgr = 1.0e-6_dp
 
     if (command_argument_count() /= 1) call fail('usage: scf_atom input.inp')
     call get_command_argument(1, path)
@@ -230,6 +237,9 @@ contains
         params%threshold_large = thdll
         params%threshold_small = thdsl
         params%max_iterations = maxitr
+        params%diis_size = ndiis
+        params%threshold_energy = thden
+        params%threshold_gradient = thdgr
         if (nucmdl == 3) then
             if (alpha > 0) then
                 params%nucleus_exponent = alpha

@@ -53,7 +53,7 @@ use crate::scf::basis::{check_exponents, wtbs_basis, wtbs_pool, WtbsGroup, WtbsL
 use crate::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus, DFRATOM_SPEED_OF_LIGHT};
 use crate::scf::optimise::{optimise_wtbs, WtbsOptimisation};
 use crate::scf::radial::{check_dirac_nucleus, check_kappa, check_speed_of_light, dirac_one_electron};
-use crate::scf::solver::{scf_attempt, Basis, Occupation, ScfResult, ScfSpec, MAX_ITERATIONS};
+use crate::scf::solver::{converged, scf_attempt, Basis, Occupation, ScfResult, ScfSpec, MAX_DIIS, MAX_ITERATIONS};
 use crate::scf::{ScfIntegrals, Spinor, Symmetry};
 use faer::MatRef;
 use std::sync::Mutex;
@@ -63,7 +63,7 @@ pub const ATOMGPU_SCF_HARTREE_FOCK: i32 = 0;
 /// Dirac-Fock (Dirac-Coulomb, no-pair): `angular` holds κ.
 pub const ATOMGPU_SCF_DIRAC_FOCK: i32 = 1;
 
-/// The Hamiltonian and the SCF settings (`atomgpu_scf_default_params` fills DFRATOM's defaults).
+/// The Hamiltonian and the SCF settings (`atomgpu_scf_default_params` fills the defaults).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 #[allow(non_camel_case_types)]
@@ -83,15 +83,26 @@ pub struct atomgpu_scf_params {
     /// charge ρ(r) ∝ exp(-ξ r²), V = -Z erf(√ξ r)/r (DFRATOM's `nucmdl` = 3 with `alpha`;
     /// `atomgpu_scf_gaussian_nucleus_exponent` gives Visscher and Dyall's value).
     pub nucleus_exponent: f64,
-    /// Fock damping d in [0, 1): F <- (1 - d) F + d F_previous (`dfctr`, default 0.3).
+    /// Without DIIS (`diis_size` = 0): Fock damping d in [0, 1), F <- (1 - d) F + d F_previous
+    /// (`dfctr`, default 0.3).
     pub damping: f64,
-    /// Convergence threshold on the largest change of a large-large density element (finite, > 0;
-    /// `thdll`, default 1e-5).
+    /// Without DIIS: convergence threshold on the largest change of a large-large density
+    /// element (finite, > 0; `thdll`, default 1e-5).
     pub threshold_large: f64,
-    /// The same on the small-large and small-small elements (finite, > 0; `thdsl`, default 1e-7).
+    /// Without DIIS: the same on the small-large and small-small elements (finite, > 0; `thdsl`,
+    /// default 1e-7).
     pub threshold_small: f64,
     /// Most SCF cycles, in [1, 1000000] (`maxitr`, default 50).
     pub max_iterations: i64,
+    /// Cycles in the Pulay DIIS subspace, in [0, 100] (default 8); 0: DFRATOM's damped iteration
+    /// with its density thresholds.
+    pub diis_size: i64,
+    /// With DIIS: converged when the energy changes by at most threshold_energy x max(1, |E|)
+    /// between two cycles (finite, > 0; default 1e-12)...
+    pub threshold_energy: f64,
+    /// ... and the largest orbital-gradient element over its orbitals' gap, max |R_ij| /
+    /// max(1 hartree, |R_ii - R_jj|), is at most this (finite, > 0; default 1e-6).
+    pub threshold_gradient: f64,
 }
 
 /// The two-electron supermatrix of one basis (on the device on the CUDA backend), behind a lock.
@@ -110,18 +121,23 @@ impl Family for atomgpu_scf_integrals {
     }
 }
 
-/// DFRATOM's defaults: Hartree-Fock, c = 137.03599976, Z = 1, point nucleus, damping 0.3,
-/// thresholds 1e-5 and 1e-7, 50 cycles.
+/// DFRATOM's settings (Hartree-Fock, c = 137.03599976, Z = 1, point nucleus, damping 0.3,
+/// thresholds 1e-5 and 1e-7, 50 cycles) and DIIS over 8 cycles to an energy change of 1e-12
+/// relative and a gradient of 1e-6.
 fn default_params() -> atomgpu_scf_params {
+    let spec = ScfSpec::new(Basis::NonRelativistic(Vec::new()), 1.0, Nucleus::Point, Vec::new());
     atomgpu_scf_params {
         method: ATOMGPU_SCF_HARTREE_FOCK,
         speed_of_light: DFRATOM_SPEED_OF_LIGHT,
         nuclear_charge: 1.0,
         nucleus_exponent: 0.0,
-        damping: 0.3,
-        threshold_large: 1e-5,
-        threshold_small: 1e-7,
-        max_iterations: 50,
+        damping: spec.damping,
+        threshold_large: spec.threshold_large,
+        threshold_small: spec.threshold_small,
+        max_iterations: spec.max_iterations as i64,
+        diis_size: spec.diis_size as i64,
+        threshold_energy: spec.threshold_energy,
+        threshold_gradient: spec.threshold_gradient,
     }
 }
 
@@ -160,13 +176,21 @@ unsafe fn read_params(params: *const atomgpu_scf_params) -> Result<atomgpu_scf_p
     if !(0.0..1.0).contains(&p.damping) {
         return Err(field(format!("damping must be in [0, 1), got {}", p.damping)));
     }
-    for (name, value) in [("threshold_large", p.threshold_large), ("threshold_small", p.threshold_small)] {
+    for (name, value) in [
+        ("threshold_large", p.threshold_large),
+        ("threshold_small", p.threshold_small),
+        ("threshold_energy", p.threshold_energy),
+        ("threshold_gradient", p.threshold_gradient),
+    ] {
         if !(value.is_finite() && value > 0.0) {
             return Err(field(format!("{name} must be finite and > 0, got {value}")));
         }
     }
     if !(1..=MAX_ITERATIONS as i64).contains(&p.max_iterations) {
         return Err(field(format!("max_iterations must be in [1, {MAX_ITERATIONS}], got {}", p.max_iterations)));
+    }
+    if !(0..=MAX_DIIS as i64).contains(&p.diis_size) {
+        return Err(field(format!("diis_size must be in [0, {MAX_DIIS}], got {}", p.diis_size)));
     }
     Ok(p)
 }
@@ -304,6 +328,9 @@ fn spec_of(p: &atomgpu_scf_params, basis: Basis, occupations: Vec<Occupation>) -
         threshold_large: p.threshold_large,
         threshold_small: p.threshold_small,
         max_iterations: p.max_iterations as usize,
+        diis_size: p.diis_size as usize,
+        threshold_energy: p.threshold_energy,
+        threshold_gradient: p.threshold_gradient,
         ..ScfSpec::new(basis, p.nuclear_charge, nucleus_of(p), occupations)
     }
 }
@@ -327,8 +354,10 @@ unsafe fn write_result(result: &ScfResult, energies: *mut f64, orbital_energies:
     *iterations = result.iterations as i64;
 }
 
-/// Fills `params` with DFRATOM's defaults: Hartree-Fock, c = 137.03599976 au, Z = 1, point
-/// nucleus, damping 0.3, thresholds 1e-5 (large-large) and 1e-7 (small), 50 cycles.
+/// Fills `params` with DFRATOM's settings: Hartree-Fock, c = 137.03599976 au, Z = 1, point
+/// nucleus, damping 0.3, thresholds 1e-5 (large-large) and 1e-7 (small), 50 cycles; and DIIS over
+/// 8 cycles, converged at an energy change of 1e-12 relative and a gradient of 1e-6 (set
+/// `diis_size` = 0 for DFRATOM's damped iteration and density thresholds).
 ///
 /// # Safety
 /// `params` must be NULL or writable.
@@ -700,16 +729,15 @@ pub unsafe extern "C" fn atomgpu_scf_run(
             check_orbital_count(&occupations, n_orbitals)?;
             let orbitals_out = output("orbital_energies", orbital_energies)?;
             let iterations_out = output("iterations", iterations)?;
-            let result = scf_attempt(&backend::current()?, &spec_of(&p, basis, occupations)).map_err(c_names)?;
+            let spec = spec_of(&p, basis, occupations);
+            let result = scf_attempt(&backend::current()?, &spec).map_err(c_names)?;
             write_result(&result, energies_out, orbitals_out, iterations_out);
-            if result.converged {
-                Ok(())
-            } else {
-                Err(Error::NotConverged(format!(
-                "the SCF did not reach the density thresholds ({:e} large-large, {:e} small) in {} iterations; the outputs hold the last cycle (energy {:.10} hartree)",
-                p.threshold_large, p.threshold_small, p.max_iterations, result.energy
-            )))
-            }
+            converged(&spec, result).map(|_| ()).map_err(|e| match e {
+                Error::NotConverged(message) => {
+                    Error::NotConverged(format!("{message}; the outputs hold the last cycle"))
+                }
+                other => other,
+            })
         },
     )
 }

@@ -14,6 +14,7 @@
 //! shells) and the WTBS optimisation ([`optimise`]: BOBYQA). The C ABI is `src/ffi/scf.rs`, the
 //! Fortran module `fortran/atomgpu_scf.f90`, the DFRATOM-style namelist driver
 //! `examples/fortran/scf_atom.f90`.
+//! Issue 32: Pulay DIIS ([`diis`]) and convergence on the energy change and the orbital gradient.
 //! Not built: Fock extrapolation (DFRATOM's `ixtrp`), several configurations per SCF (`nconf`),
 //! tiles for supermatrices beyond device memory (a basis whose supermatrix does not fit is
 //! refused with ATOMGPU_ERR_OUT_OF_MEMORY naming the bytes).
@@ -29,6 +30,7 @@ use std::ffi::CStr;
 pub mod basis;
 mod cpu;
 mod cuda;
+mod diis;
 pub mod index_map;
 pub mod layout;
 pub mod one_electron;

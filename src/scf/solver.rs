@@ -18,13 +18,18 @@
 //! G_aa of the same supermatrix: no other integrals.
 //!
 //! **Fock operators and iteration.** F_C = ∂E/∂D_C = h + G D and F_O = ∂E/∂D_O = F_C + f_a G_aa D_O.
-//! Each cycle builds both from the current densities, damps them (F ← (1 - d) F + d F_previous,
-//! DFRATOM's `dfctr`, default 0.3) and, in the orthonormal orbitals C of the previous cycle,
-//! diagonalises one matrix R: R = Cᵀ F_C C except the open-open and open-virtual blocks (from
+//! Each cycle builds both from the current densities and, in the orthonormal orbitals C that gave
+//! those densities, forms one matrix R: R = Cᵀ F_C C except the open-open and open-virtual blocks (from
 //! F_O) and the closed-open block (N F_C - q F_O)/(N - q), which vanishes exactly when the energy
 //! is stationary under closed-open rotations (δE = 2θ (N F_C - q F_O)_{ci}). Converged orbitals
 //! make R block-diagonal, and its eigenvalues are the orbital energies (F_C for closed, F_O for
-//! open orbitals). The start is the core Hamiltonian h, diagonalised in the canonically
+//! open orbitals). Its blocks between orbitals of different classes (negative-energy, closed,
+//! open, virtual) are the orbital gradient; the cycle's `gradient` is its largest element over
+//! the gap of the two orbitals, max |R_ij| / max(1 hartree, |R_ii − R_jj|) (dimensionless where
+//! gaps exceed a hartree: the rotation a Newton step would make). The next orbitals are the eigenvectors of R, or, with DIIS (`diis_size` >
+//! 0, the default), of the DIIS extrapolation of the last cycles' R ([`super::diis`]); with
+//! `diis_size` = 0 the Fock matrices are damped instead (F ← (1 - d) F + d F_previous, DFRATOM's
+//! `dfctr`, default 0.3), DFRATOM's iteration. The start is the core Hamiltonian h, diagonalised in the canonically
 //! orthogonalised basis (eigenvectors of S with s < 1e-10 max(s) dropped, per component block:
 //! near-linear dependence). Dirac symmetries occupy the lowest orbitals of the electronic
 //! (positive-energy) branch: in a kinetically balanced basis the matrix has as many
@@ -33,13 +38,19 @@
 //! electronic ones. A lowest electronic orbital at or below -2c² has dived into the negative-energy
 //! continuum: the nuclear charge is beyond the critical one of its nucleus (about 170 for a
 //! Gaussian nucleus and c = 137.036; a point nucleus is refused from Z = c on:
-//! [`super::radial::check_dirac_nucleus`]), and the SCF refuses it naming `nuclear_charge`. The
-//! SCF stops when the largest change of a density element falls below `threshold_large` in the
-//! large-large blocks (DFRATOM `thdll`, default 1e-5) and below `threshold_small` in the
-//! small-large and small-small blocks (`thdsl`, default 1e-7), or refuses after `max_iterations`
-//! (at most [`MAX_ITERATIONS`]) with the last energy in the message. The energy is evaluated from
-//! the converged densities with their undamped Fock matrices; a non-finite energy or orbital
-//! energy is [`Error::NotFinite`] naming `energies` or `orbital_energies`.
+//! [`super::radial::check_dirac_nucleus`]), and the SCF refuses it naming `nuclear_charge`.
+//!
+//! **Convergence.** With DIIS the SCF stops when the energy changes by at most
+//! `threshold_energy` × max(1, |E|) (default 1e-12: relative, as rounding in E is) from one cycle
+//! to the next and the gradient is at most `threshold_gradient` (default 1e-6): both are invariant
+//! under the near-linear dependence of dense even-tempered bases, where density elements are large
+//! and their raw changes stall near 1e-9 at rounding. Without DIIS it stops as DFRATOM does, when the largest
+//! change of a density element falls below `threshold_large` in the large-large blocks (`thdll`,
+//! default 1e-5) and below `threshold_small` in the small-large and small-small blocks (`thdsl`,
+//! default 1e-7). Either way it refuses after `max_iterations` (at most [`MAX_ITERATIONS`]) with
+//! the last energy in the message. The energy is evaluated from the converged densities with their
+//! undamped Fock matrices, the orbital energies are the eigenvalues of their R; a non-finite energy
+//! or orbital energy is [`Error::NotFinite`] naming `energies` or `orbital_energies`.
 //!
 //! **Progress.** [`scf`] and [`scf_attempt`] are the long call `atomgpu_scf_run` of the calling
 //! thread ([`crate::progress`]): its progress callback hears `done` = the cycles completed (while
@@ -47,6 +58,7 @@
 //! `max_iterations` (the final report gives `total` of `total`), and it or the time limit stops
 //! the SCF with [`Error::Cancelled`].
 
+use super::diis::Diis;
 use super::one_electron::{one_electron, Nucleus};
 use super::radial::{check_dirac_nucleus, dirac_one_electron};
 use super::{tracked, Blocks, ScfIntegrals, Spinor, Symmetry, Watch};
@@ -122,16 +134,28 @@ pub struct ScfSpec {
     pub nucleus: Nucleus,
     /// One per symmetry.
     pub occupations: Vec<Occupation>,
-    /// Fock damping d in [0, 1) (DFRATOM `dfctr`, default 0.3).
+    /// Fock damping d in [0, 1) (DFRATOM `dfctr`, default 0.3), used without DIIS.
     pub damping: f64,
-    /// Convergence threshold on the large-large density blocks (`thdll`, default 1e-5).
+    /// Without DIIS, the convergence threshold on the large-large density blocks (`thdll`,
+    /// default 1e-5).
     pub threshold_large: f64,
-    /// Convergence threshold on the small-large and small-small blocks (`thdsl`, default 1e-7;
-    /// unused without small components).
+    /// Without DIIS, the threshold on the small-large and small-small blocks (`thdsl`, default
+    /// 1e-7; unused without small components).
     pub threshold_small: f64,
     /// Most SCF cycles, 1 to [`MAX_ITERATIONS`] (DFRATOM `maxitr`, default 50).
     pub max_iterations: usize,
+    /// Cycles in the DIIS subspace, 0 to [`MAX_DIIS`] (default 8; 0: DFRATOM's damped iteration
+    /// and density thresholds).
+    pub diis_size: usize,
+    /// With DIIS: the largest energy change between the last two cycles relative to max(1, |E|)
+    /// (default 1e-12).
+    pub threshold_energy: f64,
+    /// With DIIS: the largest orbital-gradient element over its gap (module docs; default 1e-6).
+    pub threshold_gradient: f64,
 }
+
+/// The largest DIIS subspace.
+pub const MAX_DIIS: usize = 100;
 
 /// The most SCF cycles one SCF may take: an SCF that has not met its thresholds in a million
 /// cycles will not (DFRATOM's default is 50), and the bound keeps an SCF without a time limit
@@ -139,7 +163,9 @@ pub struct ScfSpec {
 pub const MAX_ITERATIONS: usize = 1_000_000;
 
 impl ScfSpec {
-    /// A calculation with DFRATOM's defaults: damping 0.3, thresholds 1e-5 and 1e-7, 50 cycles.
+    /// A calculation with DFRATOM's settings (damping 0.3, thresholds 1e-5 and 1e-7, 50 cycles)
+    /// and DIIS over 8 cycles, converged at a relative energy change of 1e-12 and a gradient of
+    /// 1e-6.
     pub fn new(basis: Basis, nuclear_charge: f64, nucleus: Nucleus, occupations: Vec<Occupation>) -> Self {
         ScfSpec {
             basis,
@@ -150,6 +176,9 @@ impl ScfSpec {
             threshold_large: 1e-5,
             threshold_small: 1e-7,
             max_iterations: 50,
+            diis_size: 8,
+            threshold_energy: 1e-12,
+            threshold_gradient: 1e-6,
         }
     }
 }
@@ -168,8 +197,12 @@ pub struct ScfResult {
     /// without the rest energy c²).
     pub orbital_energies: Vec<Vec<f64>>,
     pub iterations: usize,
-    /// Whether the density thresholds were met (false only from [`scf_attempt`]).
+    /// Whether the thresholds were met (false only from [`scf_attempt`]).
     pub converged: bool,
+    /// The energy change of the last cycle (hartree; NaN after one cycle).
+    pub energy_change: f64,
+    /// The gradient of the last cycle (module docs; with DIIS only, else NaN).
+    pub gradient: f64,
 }
 
 /// One symmetry's fixed data: metric, core Hamiltonian and its kinetic part (m x m), the number
@@ -235,10 +268,18 @@ fn check(spec: &ScfSpec) -> Result<()> {
     if !(0.0..1.0).contains(&spec.damping) {
         return Err(Error::invalid("damping", format!("must be in [0, 1), got {}", spec.damping)));
     }
-    for (name, value) in [("threshold_large", spec.threshold_large), ("threshold_small", spec.threshold_small)] {
+    for (name, value) in [
+        ("threshold_large", spec.threshold_large),
+        ("threshold_small", spec.threshold_small),
+        ("threshold_energy", spec.threshold_energy),
+        ("threshold_gradient", spec.threshold_gradient),
+    ] {
         if !(value.is_finite() && value > 0.0) {
             return Err(Error::invalid(name, format!("must be finite and > 0, got {value}")));
         }
+    }
+    if spec.diis_size > MAX_DIIS {
+        return Err(Error::invalid("diis_size", format!("must be in [0, {MAX_DIIS}], got {}", spec.diis_size)));
     }
     if !(1..=MAX_ITERATIONS).contains(&spec.max_iterations) {
         return Err(Error::invalid(
@@ -497,9 +538,23 @@ pub fn scf(backend: &Backend, spec: &ScfSpec) -> Result<ScfResult> {
 /// The result of an SCF that met its thresholds, else [`Error::NotConverged`] with the last energy.
 pub(crate) fn converged(spec: &ScfSpec, result: ScfResult) -> Result<ScfResult> {
     if !result.converged {
+        let (what, last) = if spec.diis_size > 0 {
+            (
+                format!(
+                    "thresholds on the energy change ({:e} relative) and the gradient ({:e})",
+                    spec.threshold_energy, spec.threshold_gradient
+                ),
+                format!("; last energy change {:.3e} hartree, gradient {:.3e}", result.energy_change, result.gradient),
+            )
+        } else {
+            (
+                format!("density thresholds ({:e} large, {:e} small)", spec.threshold_large, spec.threshold_small),
+                String::new(),
+            )
+        };
         return Err(Error::NotConverged(format!(
-            "the SCF did not reach the density thresholds ({:e} large, {:e} small) in {} iterations; last energy {:.10} hartree",
-            spec.threshold_large, spec.threshold_small, spec.max_iterations, result.energy
+            "the SCF did not reach the {what} in {} iterations; last energy {:.10} hartree{last}",
+            spec.max_iterations, result.energy
         )));
     }
     Ok(result)
@@ -518,14 +573,13 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
     let syms = symmetries(spec)?;
     // The core-Hamiltonian orbitals first: a nuclear charge beyond the critical one is refused
     // before the supermatrix is computed.
-    let mut orbitals = syms
-        .iter()
-        .enumerate()
-        .map(|(a, sym)| {
-            let (x, sea_states) = orthogonaliser(sym, a)?;
-            Orbitals::from(&x, &transform(&x, &sym.h), sym, sea_states, a)
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let mut bases = Vec::with_capacity(syms.len());
+    let mut orbitals = Vec::with_capacity(syms.len());
+    for (a, sym) in syms.iter().enumerate() {
+        let (x, sea_states) = orthogonaliser(sym, a)?;
+        orbitals.push(Orbitals::from(&x, &transform(&x, &sym.h), sym, sea_states, a)?);
+        bases.push(x);
+    }
     let mut g = ScfIntegrals::build(backend, &spec.basis.blocks()?, watch.as_deref_mut())?;
     let densities = |orbitals: &[Orbitals]| -> (Vec<Mat<f64>>, Vec<Mat<f64>>) {
         syms.iter()
@@ -538,11 +592,53 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
     };
     let (mut total, mut open) = densities(&orbitals);
     let mut previous: Option<Vec<Fock>> = None;
-    let mut iteration = 0;
-    let converged = loop {
+    let mut diis = (spec.diis_size > 0).then(|| Diis::new(spec.diis_size));
+    let (mut iteration, mut last_energy, mut gradient) = (0, f64::NAN, f64::NAN);
+    let mut energy_change: f64;
+    let (converged, mut result) = loop {
         iteration += 1;
         let mut focks = fock(&mut g, &syms, &total, &open)?;
         finite_focks(&focks, iteration)?;
+        if let Some(diis) = diis.as_mut() {
+            // The energy and gradient of this cycle's densities; then the next orbitals from the
+            // DIIS extrapolation of R in each symmetry's orthonormal basis X.
+            let result = energy_of(&syms, &total, &open, &focks);
+            energy_change = result.energy - last_energy;
+            last_energy = result.energy;
+            let (mut operators, mut errors) = (Vec::new(), Vec::new());
+            gradient = 0.0f64;
+            for ((sym, o), (f, x)) in syms.iter().zip(&orbitals).zip(focks.iter().zip(&bases)) {
+                let r = coupled(sym, o, f);
+                let error = off_class(sym, o.first, &r);
+                gradient = gradient.max(scaled_gradient(&r, &error));
+                // U = Xᵀ S C: the orbitals in the basis X.
+                let u = product(x.transpose(), product(sym.s.as_ref(), o.c.as_ref()).as_ref());
+                let to_x = |m: &Mat<f64>| product(u.as_ref(), product(m.as_ref(), u.transpose()).as_ref());
+                operators.push(to_x(&r));
+                errors.push(to_x(&error));
+            }
+            if let Some(report) = watch.as_deref_mut() {
+                report(iteration as f64)?;
+            }
+            let converged = energy_change.abs() <= spec.threshold_energy * result.energy.abs().max(1.0)
+                && gradient <= spec.threshold_gradient;
+            if converged || iteration == spec.max_iterations {
+                // The orbital energies of these densities: the eigenvalues of their R.
+                orbitals = diagonalised(&syms, &orbitals, &focks)?;
+                break (converged, result);
+            }
+            let next = diis.extrapolate(operators, errors);
+            orbitals = syms
+                .iter()
+                .zip(&orbitals)
+                .zip(next.iter().zip(&bases))
+                .enumerate()
+                .map(|(a, ((sym, o), (r, x)))| Orbitals::from(x, r, sym, o.first, a))
+                .collect::<Result<Vec<_>>>()?;
+            (total, open) = densities(&orbitals);
+            continue;
+        }
+        let cycle_energy = energy_of(&syms, &total, &open, &focks).energy;
         if let Some(old) = &previous {
             let d = spec.damping;
             let damp = |f: &mut Mat<f64>, o: &Mat<f64>| *f = &*f * faer::Scale(1.0 - d) + o * faer::Scale(d);
@@ -553,13 +649,7 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
                 }
             }
         }
-        orbitals = syms
-            .iter()
-            .zip(&orbitals)
-            .zip(&focks)
-            .enumerate()
-            .map(|(a, ((sym, o), f))| Orbitals::from(&o.c, &coupled(sym, o, f), sym, o.first, a))
-            .collect::<Result<Vec<_>>>()?;
+        orbitals = diagonalised(&syms, &orbitals, &focks)?;
         let (new_total, new_open) = densities(&orbitals);
         let (large, small) = change(&syms, &new_total, &total);
         previous = Some(focks);
@@ -569,18 +659,62 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
         }
         let converged = large < spec.threshold_large && small < spec.threshold_small;
         if converged || iteration == spec.max_iterations {
-            break converged;
+            let result = energy_of(&syms, &total, &open, &fock(&mut g, &syms, &total, &open)?);
+            energy_change = result.energy - cycle_energy;
+            break (converged, result);
         }
     };
-    let mut result = energy(&mut g, &syms, &total, &open)?;
     result.orbital_energies = syms.iter().zip(&orbitals).map(|(s, o)| o.occupied_energies(s)).collect();
     result.iterations = iteration;
     result.converged = converged;
+    (result.energy_change, result.gradient) = (energy_change, gradient);
     let parts = [result.energy, result.kinetic, result.nuclear, result.two_electron];
     require_finite_result("energies", &parts, |_| "the SCF energy overflowed".into())?;
     let flat: Vec<f64> = result.orbital_energies.iter().flatten().copied().collect();
     require_finite_result("orbital_energies", &flat, |_| "an orbital energy overflowed".into())?;
     Ok(result)
+}
+
+/// The eigenvectors of every symmetry's R (from `focks` in the orbitals `orbitals`).
+fn diagonalised(syms: &[Symm], orbitals: &[Orbitals], focks: &[Fock]) -> Result<Vec<Orbitals>> {
+    syms.iter()
+        .zip(orbitals)
+        .zip(focks)
+        .enumerate()
+        .map(|(a, ((sym, o), f))| Orbitals::from(&o.c, &coupled(sym, o, f), sym, o.first, a))
+        .collect()
+}
+
+/// The largest element of the orbital gradient `error` (the off-class blocks of `r`) over the gap
+/// of its two orbitals, max |R_ij| / max(1 hartree, |R_ii − R_jj|): the rotation angle a
+/// Newton step would take, where a gap is wide, and the gradient in hartree, where it is narrow.
+/// Unscaled, the elements coupling the tightest functions' orbitals (orbital energies of 1e10
+/// hartree in a Dirac basis) carry rounding of 1e-16 of those energies.
+fn scaled_gradient(r: &Mat<f64>, error: &Mat<f64>) -> f64 {
+    let mut largest = 0.0f64;
+    for j in 0..r.ncols() {
+        for i in 0..r.nrows() {
+            if error[(i, j)] != 0.0 {
+                largest = largest.max(error[(i, j)].abs() / (r[(i, i)] - r[(j, j)]).abs().max(1.0));
+            }
+        }
+    }
+    largest
+}
+
+/// The blocks of `r` (in orbitals whose electronic ones start at `first`) between orbitals of
+/// different classes — negative-energy, closed, open, virtual — the rest zero: the orbital
+/// gradient (module docs).
+fn off_class(sym: &Symm, first: usize, r: &Mat<f64>) -> Mat<f64> {
+    let closed_end = first + sym.occupation.closed;
+    let open_end = closed_end + sym.has_open() as usize;
+    let class = |i: usize| match i {
+        i if i < first => 0,
+        i if i < closed_end => 1,
+        i if i < open_end => 2,
+        _ => 3,
+    };
+    Mat::from_fn(r.nrows(), r.ncols(), |i, j| if class(i) != class(j) { r[(i, j)] } else { 0.0 })
 }
 
 /// Every Fock matrix of cycle `iteration` finite, else [`Error::NotFinite`] naming `energies`.
@@ -598,9 +732,9 @@ fn finite_focks(focks: &[Fock], iteration: usize) -> Result<()> {
     Ok(())
 }
 
-/// E and its parts for the densities (module docs); orbital energies and iterations left empty.
-fn energy(g: &mut ScfIntegrals, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f64>]) -> Result<ScfResult> {
-    let focks = fock(g, syms, total, open)?;
+/// E and its parts for the densities and their (undamped) Fock matrices (module docs); orbital
+/// energies and iterations left empty.
+fn energy_of(syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f64>], focks: &[Fock]) -> ScfResult {
     let (mut one, mut kinetic, mut two) = (0.0, 0.0, 0.0);
     for (a, sym) in syms.iter().enumerate() {
         one += trace_product(&total[a], &sym.h);
@@ -610,7 +744,7 @@ fn energy(g: &mut ScfIntegrals, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f
             two += 0.5 * (trace_product(&open[a], fo) - trace_product(&open[a], &focks[a].closed));
         }
     }
-    Ok(ScfResult {
+    ScfResult {
         energy: one + two,
         kinetic,
         nuclear: one - kinetic,
@@ -618,5 +752,7 @@ fn energy(g: &mut ScfIntegrals, syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f
         orbital_energies: Vec::new(),
         iterations: 0,
         converged: false,
-    })
+        energy_change: f64::NAN,
+        gradient: f64::NAN,
+    }
 }

@@ -968,6 +968,10 @@ static int32_t call_scf_two_electron(void) {
 
 static int32_t call_scf_run(void) {
     atomgpu_scf_params p = scf_params();
+    if (BRK(K_NEG, 1)) p.diis_size = -1;
+    if (BRK(K_HUGE, 1)) p.diis_size = 101;
+    if (BRK(K_NAN, 1)) p.threshold_energy = NAN;
+    if (BRK(K_INF, 1)) p.threshold_gradient = INFINITY;
     double e[4], eps[1];
     int64_t iterations = ISENTINEL;
     fill(e, 4, SENTINEL), fill(eps, 1, SENTINEL);
@@ -1538,7 +1542,7 @@ static const struct argument arguments[] = {
     {call_scf_two_electron, "scf_integrals_two_electron", 2, "n_values", "zmh"},
     {call_scf_two_electron, "scf_integrals_two_electron", 3, "densities", "nai"},
     {call_scf_two_electron, "scf_integrals_two_electron", 4, "g", "n"},
-    {call_scf_run, "scf_run", 1, "params", "n"},
+    {call_scf_run, "scf_run", 1, "params", "nmhai"},
     {call_scf_run, "scf_run", 2, "n_symmetries", "zmh"},
     {call_scf_run, "scf_run", 3, "angular", "n"},
     {call_scf_run, "scf_run", 4, "n_functions", "n"},
