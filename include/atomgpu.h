@@ -2462,7 +2462,9 @@ int32_t atomgpu_scf_integrals_two_electron(const struct atomgpu_scf_integrals *h
  * Writes `energies` (4 values: total, kinetic (Dirac: c α·p + (β - 1) c²), nuclear attraction,
  * two-electron), the occupied orbital energies (`n_orbitals` = Σ closed + number of symmetries
  * with an open shell; per symmetry the closed ones ascending, then the open one) and the cycles
- * taken. An SCF that does not converge in `params.max_iterations` cycles returns
+ * taken. `closed[s]` orbitals of symmetry s are full; `open_electrons[s]` in [0, capacity] occupy
+ * one more (average of configuration), and a full one (open_electrons = capacity, as DFRATOM
+ * inputs write some) is a closed shell. An SCF that does not converge in `params.max_iterations` cycles returns
  * `ATOMGPU_ERR_NOT_CONVERGED` and still writes its last energies, orbital energies and
  * iterations (= max_iterations), so that the caller sees how far it got. Energies that are not
  * finite are `ATOMGPU_ERR_NOT_FINITE` (nothing written); a Dirac-Fock nucleus whose lowest

@@ -380,7 +380,7 @@ fn bad_input_is_named_and_leaves_outputs_untouched() {
         ("negative exponent", [0], [2], [1.0, -2.0], [1], [0.0], 5, "exponents`[1]"),
         ("repeated exponent", [0], [2], [1.0, 1.0], [1], [0.0], 5, "repeats"),
         ("occupation beyond the functions", [0], [2], [1.0, 2.0], [3], [0.0], 6, "fit"),
-        ("a full open shell", [0], [2], [1.0, 2.0], [0], [2.0], 7, "closed one"),
+        ("an open shell beyond the capacity", [0], [2], [1.0, 2.0], [0], [2.5], 7, "closed one"),
         ("negative l", [-1], [2], [1.0, 2.0], [1], [0.0], 3, "an l"),
     ];
     for (what, angular, counts, exponents, closed, open, position, fragment) in cases {

@@ -327,7 +327,12 @@ contains
         write (*, '(/, a, i0, a, f10.3, a)') ' SCF: ', iterations, ' iterations in ', t, ' s'
         if (stat == ATOMGPU_ERR_NOT_CONVERGED) write (*, '(a)') ' NOT CONVERGED: the numbers below are the last cycle''s'
         write (*, '(a, f22.10, a)') '   total energy       ', e(1), ' hartree'
-        write (*, '(a, f22.10)') '   kinetic            ', e(2)
+        if (relativistic) then
+            write (*, '(a, f22.10)') '   Dirac kinetic      ', e(2)
+            write (*, '(a)') '     (c alpha.p + (beta - 1) c^2: the kinetic energy without the rest energy)'
+        else
+            write (*, '(a, f22.10)') '   kinetic            ', e(2)
+        end if
         write (*, '(a, f22.10)') '   nuclear attraction ', e(3)
         write (*, '(a, f22.10)') '   two-electron       ', e(4)
         if (.not. relativistic) write (*, '(a, f22.12)') '   virial ratio -V/T  ', -(e(3) + e(4)) / e(2)
@@ -335,7 +340,11 @@ contains
         offset = 0
         do i = 1, nsym
             do k = 1, nclose(i) + nopen(i)
+                ! GRASP's names: j = l - 1/2 (kappa > 0) is written 2p-, 3d-, ...; j = l + 1/2 2p, 3d.
                 write (name, '(i0, a)') k + l_of(i), letters(l_of(i) + 1:l_of(i) + 1)
+                if (relativistic) then
+                    if (dirac_kappa(i) > 0) name = trim(name) // '-'
+                end if
                 if (k <= nclose(i)) then
                     occupation = capacity(i)
                 else

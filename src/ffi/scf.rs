@@ -293,11 +293,11 @@ unsafe fn read_occupations(basis: &Basis, closed: *const i64, open_electrons: *c
     let mut out = Vec::with_capacity(n_sym);
     for i in 0..n_sym {
         let (q, capacity, functions) = (open[i], basis.capacity(i), basis.exponents(i).len());
-        if !(q.is_finite() && (0.0..capacity).contains(&q)) {
+        if !(q.is_finite() && (0.0..=capacity).contains(&q)) {
             return Err(Error::invalid_at(
                 "open_electrons",
                 i,
-                format!("must be in [0, {capacity}) (a full shell is a closed one), got {q}"),
+                format!("must be in [0, {capacity}] (a full shell counts as a closed one), got {q}"),
             ));
         }
         let fits = usize::try_from(closed[i]).ok().filter(|&c| c + (q > 0.0) as usize <= functions);
@@ -681,7 +681,9 @@ pub unsafe extern "C" fn atomgpu_scf_integrals_two_electron(
 /// Writes `energies` (4 values: total, kinetic (Dirac: c α·p + (β - 1) c²), nuclear attraction,
 /// two-electron), the occupied orbital energies (`n_orbitals` = Σ closed + number of symmetries
 /// with an open shell; per symmetry the closed ones ascending, then the open one) and the cycles
-/// taken. An SCF that does not converge in `params.max_iterations` cycles returns
+/// taken. `closed[s]` orbitals of symmetry s are full; `open_electrons[s]` in [0, capacity] occupy
+/// one more (average of configuration), and a full one (open_electrons = capacity, as DFRATOM
+/// inputs write some) is a closed shell. An SCF that does not converge in `params.max_iterations` cycles returns
 /// `ATOMGPU_ERR_NOT_CONVERGED` and still writes its last energies, orbital energies and
 /// iterations (= max_iterations), so that the caller sees how far it got. Energies that are not
 /// finite are `ATOMGPU_ERR_NOT_FINITE` (nothing written); a Dirac-Fock nucleus whose lowest

@@ -111,7 +111,8 @@ impl Basis {
 }
 
 /// The occupation of one symmetry: `closed` fully occupied orbitals, then one open orbital with
-/// `open_electrons` electrons (0 for none; otherwise 0 < q < capacity).
+/// `open_electrons` electrons (0 for none; otherwise 0 < q <= capacity: a full "open" shell, as
+/// DFRATOM inputs write some, is a closed one).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Occupation {
     pub closed: usize,
@@ -122,6 +123,15 @@ impl Occupation {
     /// Closed orbitals only.
     pub fn closed(closed: usize) -> Self {
         Occupation { closed, open_electrons: 0.0 }
+    }
+
+    /// The same occupation with a full open shell counted as closed.
+    fn with_full_shells_closed(self, capacity: f64) -> Self {
+        if self.open_electrons == capacity {
+            Occupation::closed(self.closed + 1)
+        } else {
+            self
+        }
     }
 }
 
@@ -246,11 +256,11 @@ fn check(spec: &ScfSpec) -> Result<()> {
     for (i, o) in spec.occupations.iter().enumerate() {
         let (n, capacity) = (spec.basis.exponents(i).len(), spec.basis.capacity(i));
         let q = o.open_electrons;
-        if !(q.is_finite() && (0.0..capacity).contains(&q)) {
+        if !(q.is_finite() && (0.0..=capacity).contains(&q)) {
             return Err(Error::invalid_at(
                 "occupations",
                 i,
-                format!("open_electrons must be in [0, {capacity}) (a full shell is a closed one), got {q}"),
+                format!("open_electrons must be in [0, {capacity}] (a full shell counts as a closed one), got {q}"),
             ));
         }
         let orbitals = o.closed + (q > 0.0) as usize;
@@ -304,8 +314,9 @@ fn mat(m: usize, v: &[f64]) -> Mat<f64> {
 fn symmetries(spec: &ScfSpec) -> Result<Vec<Symm>> {
     (0..spec.basis.n_symmetries())
         .map(|i| {
-            let (z, nucleus, occupation) = (spec.nuclear_charge, spec.nucleus, spec.occupations[i]);
             let capacity = spec.basis.capacity(i);
+            let occupation = spec.occupations[i].with_full_shells_closed(capacity);
+            let (z, nucleus) = (spec.nuclear_charge, spec.nucleus);
             let at = |e: Error| match e {
                 Error::InvalidArgument { rule, .. } => Error::invalid_at("symmetries", i, rule),
                 // An overflowing one-electron element makes the kinetic or the nuclear energy.
