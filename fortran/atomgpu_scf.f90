@@ -143,6 +143,21 @@ module atomgpu_scf
             integer(c_int32_t) :: status
         end function
 
+        function c_run_orbitals(params, n_symmetries, angular, n_functions, exponents, closed, open_electrons, &
+                energies, n_orbitals, orbital_energies, iterations, coefficients, len_coefficients, densities, &
+                len_densities, convergence) bind(C, name="atomgpu_scf_run_orbitals") result(status)
+            import :: c_int32_t, c_int64_t, c_double, atomgpu_scf_params_t
+            type(atomgpu_scf_params_t), intent(in) :: params
+            integer(c_int64_t), value :: n_symmetries, n_orbitals, len_coefficients, len_densities
+            integer(c_int32_t), intent(in) :: angular(*)
+            integer(c_int64_t), intent(in) :: n_functions(*), closed(*)
+            real(c_double), intent(in) :: exponents(*), open_electrons(*)
+            real(c_double), intent(inout) :: energies(*), orbital_energies(*), coefficients(*), densities(*)
+            real(c_double), intent(inout) :: convergence(*)
+            integer(c_int64_t), intent(inout) :: iterations
+            integer(c_int32_t) :: status
+        end function
+
         function c_run(params, n_symmetries, angular, n_functions, exponents, closed, open_electrons, energies, &
                 n_orbitals, orbital_energies, iterations) bind(C, name="atomgpu_scf_run") result(status)
             import :: c_int32_t, c_int64_t, c_double, atomgpu_scf_params_t
@@ -388,8 +403,13 @@ contains
     ! (closed ascending, then the open one); iterations. A non-converged SCF returns
     ! ATOMGPU_ERR_NOT_CONVERGED and still writes its last cycle; non-finite energies are
     ! ATOMGPU_ERR_NOT_FINITE, a stopped SCF ATOMGPU_ERR_CANCELLED (nothing written).
+    ! With coefficients, densities or convergence (any of them): also the occupied orbitals, the
+    ! total densities and (energy change, gradient) of the last cycle, as atomgpu_scf_run_orbitals
+    ! writes them: per symmetry s, m_s = n_functions(s) (Hartree-Fock) or 2 n_functions(s)
+    ! (Dirac-Fock); coefficients holds the m_s x occupied_s blocks (column-major) one after another,
+    ! densities the m_s x m_s blocks (at least those sizes; the rest untouched).
     subroutine atomgpu_scf_run(params, angular, n_functions, exponents, closed, open_electrons, energies, &
-            orbital_energies, iterations, stat)
+            orbital_energies, iterations, stat, coefficients, densities, convergence)
         type(atomgpu_scf_params_t), intent(in) :: params
         integer, intent(in) :: angular(:), n_functions(:), closed(:)
         real(c_double), intent(in), contiguous :: exponents(:), open_electrons(:)
@@ -397,10 +417,13 @@ contains
         real(c_double), intent(inout), contiguous :: orbital_energies(:)
         integer, intent(inout) :: iterations
         integer, intent(out), optional :: stat
+        real(c_double), intent(inout), contiguous, optional :: coefficients(:), densities(:)
+        real(c_double), intent(inout), optional :: convergence(2)
         integer(c_int32_t) :: status
-        integer(c_int64_t) :: n_sym, cycles
-        real(c_double) :: e(4)
-        real(c_double), allocatable :: eps(:)
+        integer(c_int64_t) :: n_sym, cycles, need_c, need_d, m
+        real(c_double) :: e(4), conv(2)
+        real(c_double), allocatable :: eps(:), c_buf(:), d_buf(:)
+        integer :: i
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
         n_sym = size(angular, kind=c_int64_t)
@@ -417,12 +440,34 @@ contains
         end if
         if (status == int(ATOMGPU_OK, c_int32_t)) then
             allocate (eps(max(size(orbital_energies), 1)))
-            status = c_run(params, n_sym, int32s(angular), int64s(n_functions), at_least_one(exponents), &
-                int64s(closed), at_least_one(open_electrons), e, size(orbital_energies, kind=c_int64_t), eps, cycles)
+            if (present(coefficients) .or. present(densities) .or. present(convergence)) then
+                need_c = 0
+                need_d = 0
+                do i = 1, size(n_functions)
+                    m = n_functions(i)
+                    if (params%method == ATOMGPU_SCF_DIRAC_FOCK) m = 2 * m
+                    need_c = need_c + m * (closed(i) + merge(1, 0, open_electrons(i) > 0))
+                    need_d = need_d + m * m
+                end do
+                if (present(coefficients)) need_c = max(need_c, size(coefficients, kind=c_int64_t))
+                if (present(densities)) need_d = max(need_d, size(densities, kind=c_int64_t))
+                allocate (c_buf(max(need_c, 1_c_int64_t)), d_buf(max(need_d, 1_c_int64_t)))
+                if (present(coefficients)) need_c = size(coefficients, kind=c_int64_t)
+                if (present(densities)) need_d = size(densities, kind=c_int64_t)
+                status = c_run_orbitals(params, n_sym, int32s(angular), int64s(n_functions), at_least_one(exponents), &
+                    int64s(closed), at_least_one(open_electrons), e, size(orbital_energies, kind=c_int64_t), eps, &
+                    cycles, c_buf, need_c, d_buf, need_d, conv)
+            else
+                status = c_run(params, n_sym, int32s(angular), int64s(n_functions), at_least_one(exponents), &
+                    int64s(closed), at_least_one(open_electrons), e, size(orbital_energies, kind=c_int64_t), eps, cycles)
+            end if
             if (status == int(ATOMGPU_OK, c_int32_t) .or. status == int(ATOMGPU_ERR_NOT_CONVERGED, c_int32_t)) then
                 energies = e
                 orbital_energies = eps(1:size(orbital_energies))
                 iterations = int(cycles)
+                if (present(coefficients)) coefficients = c_buf(1:size(coefficients))
+                if (present(densities)) densities = d_buf(1:size(densities))
+                if (present(convergence)) convergence = conv
             end if
         end if
         call finish(status, stat, "atomgpu_scf_run")

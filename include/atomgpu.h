@@ -2490,6 +2490,41 @@ int32_t atomgpu_scf_run(const struct atomgpu_scf_params *params,
                         int64_t *iterations);
 
 /**
+ * `atomgpu_scf_run`, and the orbitals and densities properties need: per symmetry s (in the
+ * order given, m_s = n_functions[s] for Hartree-Fock, 2 n_functions[s] for Dirac-Fock: large,
+ * then small functions), its occupied orbitals into `coefficients` (m_s x occupied_s values,
+ * column-major, in the order of `orbital_energies`; S-orthonormal; the blocks of the symmetries
+ * one after another, `len_coefficients` >= Σ m_s occupied_s) and its total density D = Σ_i n_i
+ * c_i c_iᵀ into `densities` (m_s x m_s column-major, one after another, `len_densities` >=
+ * Σ m_s²; tr(D S) = the symmetry's electrons), and `convergence` (2 values: the last cycle's
+ * energy change, hartree, and its gradient, max |R_ij| / max(1 hartree, |R_ii - R_jj|)). The orbitals are the eigenvectors
+ * of the last cycle's R (their eigenvalues are `orbital_energies`); with DIIS the energy belongs
+ * to the densities before that diagonalisation, which differ at the order of the gradient
+ * threshold. Elements beyond the lengths needed are not written. A non-converged SCF writes
+ * these too (its last cycle).
+ *
+ * # Safety
+ * As `atomgpu_scf_run`; `coefficients` and `densities` must be NULL or hold `len_coefficients`
+ * and `len_densities` values, `convergence` NULL or 2.
+ */
+int32_t atomgpu_scf_run_orbitals(const struct atomgpu_scf_params *params,
+                                 int64_t n_symmetries,
+                                 const int32_t *angular,
+                                 const int64_t *n_functions,
+                                 const double *exponents,
+                                 const int64_t *closed,
+                                 const double *open_electrons,
+                                 double *energies,
+                                 int64_t n_orbitals,
+                                 double *orbital_energies,
+                                 int64_t *iterations,
+                                 double *coefficients,
+                                 int64_t len_coefficients,
+                                 double *densities,
+                                 int64_t len_densities,
+                                 double *convergence);
+
+/**
  * Optimises the WTBS parameters (DFRATOM's `jobtype = 'bsopt'`): minimises the SCF energy of
  * `params` and the occupations over (ln α, ln β, γ, δ) of every group by BOBYQA (a
  * derivative-free trust-region method with bounds: α within a factor 10 of the start, β in

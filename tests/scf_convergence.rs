@@ -130,3 +130,82 @@ fn a_bad_diis_setting_is_refused_naming_it() {
     assert_eq!(name(ScfSpec { threshold_energy: 0.0, ..neon() }), "threshold_energy");
     assert_eq!(name(ScfSpec { threshold_gradient: f64::NAN, ..neon() }), "threshold_gradient");
 }
+
+/// Σ_pq a_pq b_pq of two m × m column-major matrices.
+fn trace_product(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[test]
+fn the_orbitals_returned_are_orthonormal_and_make_the_densities_and_energies() {
+    // For every symmetry: Cᵀ S C = 1 (S from the one-electron integrals, computed apart), D equals
+    // Σ_i n_i c_i c_iᵀ rebuilt from C, tr(D S) counts the symmetry's electrons, and the kinetic and
+    // nuclear energies Σ tr(D T), Σ tr(D V) equal the SCF's to the gradient threshold's order.
+    use atomgpu::scf::one_electron::one_electron;
+    use atomgpu::scf::radial::dirac_one_electron;
+    let dirac = || {
+        let p = even(0.05, 2.5, 9);
+        let spinors = vec![
+            Spinor { kappa: -1, exponents: even(0.1, 2.5, 14) },
+            Spinor { kappa: 1, exponents: p.clone() },
+            Spinor { kappa: -2, exponents: p },
+        ];
+        let occupations = vec![Occupation::closed(2), Occupation::closed(1), Occupation::closed(1)];
+        let basis = Basis::Dirac { speed_of_light: 137.035999084, spinors };
+        ScfSpec { max_iterations: 200, ..ScfSpec::new(basis, 10.0, Nucleus::Point, occupations) }
+    };
+    for (name, spec) in [("Ne", neon()), ("B", boron()), ("Ne DF", dirac())] {
+        let r = scf(&Backend::Cpu, &spec).unwrap();
+        let (mut kinetic, mut nuclear) = (0.0, 0.0);
+        for (s, occupation) in spec.occupations.iter().enumerate() {
+            let (one, capacity) = match &spec.basis {
+                Basis::NonRelativistic(symmetries) => {
+                    let sym = &symmetries[s];
+                    let o = one_electron(sym.l, &sym.exponents, spec.nuclear_charge, spec.nucleus).unwrap();
+                    ((o.overlap, o.kinetic, o.nuclear), 2.0 * (2 * sym.l + 1) as f64)
+                }
+                Basis::Dirac { speed_of_light, spinors } => {
+                    let sp = &spinors[s];
+                    let o =
+                        dirac_one_electron(sp.kappa, &sp.exponents, spec.nuclear_charge, spec.nucleus, *speed_of_light)
+                            .unwrap();
+                    ((o.overlap, o.kinetic, o.nuclear), 2.0 * sp.kappa.unsigned_abs() as f64)
+                }
+            };
+            let (overlap, t, v) = one;
+            let m = (overlap.len() as f64).sqrt() as usize;
+            let c = &r.coefficients[s];
+            let occupied = occupation.closed + (occupation.open_electrons > 0.0) as usize;
+            assert_eq!(c.len(), m * occupied, "{name} symmetry {s}");
+            for i in 0..occupied {
+                for j in 0..occupied {
+                    let sij: f64 = (0..m)
+                        .flat_map(|p| (0..m).map(move |q| (p, q)))
+                        .map(|(p, q)| c[p + m * i] * overlap[p + m * q] * c[q + m * j])
+                        .sum();
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    assert!((sij - want).abs() < 1e-10, "{name} symmetry {s}: (CᵀSC)_{i}{j} = {sij}");
+                }
+            }
+            let d = &r.densities[s];
+            for q in 0..m {
+                for p in 0..m {
+                    let rebuilt: f64 = (0..occupied)
+                        .map(|i| {
+                            let n = if i < occupation.closed { capacity } else { occupation.open_electrons };
+                            n * c[p + m * i] * c[q + m * i]
+                        })
+                        .sum();
+                    assert!((d[p + m * q] - rebuilt).abs() < 1e-12 * (1.0 + rebuilt.abs()), "{name}: D_{p}{q}");
+                }
+            }
+            let electrons = capacity * occupation.closed as f64 + occupation.open_electrons;
+            assert!((trace_product(d, &overlap) - electrons).abs() < 1e-10, "{name} symmetry {s}: tr(DS)");
+            kinetic += trace_product(d, &t);
+            nuclear += trace_product(d, &v);
+        }
+        eprintln!("{name}: T {kinetic:.10} vs {:.10}, V {nuclear:.10} vs {:.10}", r.kinetic, r.nuclear);
+        assert!((kinetic - r.kinetic).abs() < 1e-6 * r.kinetic.abs(), "{name}: kinetic");
+        assert!((nuclear - r.nuclear).abs() < 1e-6 * r.nuclear.abs(), "{name}: nuclear");
+    }
+}

@@ -315,16 +315,18 @@ contains
         integer :: iterations, k, offset, n_orbitals
         integer(c_int64_t) :: t0, t1, rate
         character(len=8) :: name
-        real(dp) :: occupation
+        real(dp) :: occupation, last_cycle(2)
         n_orbitals = sum(nclose(1:nsym)) + count(freel(1:nsym) > 0)
         allocate (eps(n_orbitals))
         call system_clock(t0, rate)
         call atomgpu_scf_run(params, angular(1:nsym), n_functions(1:nsym), exponents, nclose(1:nsym), freel(1:nsym), &
-            e, eps, iterations, stat)
+            e, eps, iterations, stat, convergence=last_cycle)
         call system_clock(t1)
         t = real(t1 - t0, dp) / real(rate, dp)
         if (stat /= ATOMGPU_OK .and. stat /= ATOMGPU_ERR_NOT_CONVERGED) call fail(atomgpu_last_error_message())
         write (*, '(/, a, i0, a, f10.3, a)') ' SCF: ', iterations, ' iterations in ', t, ' s'
+        write (*, '(a, es10.2, a, es10.2)') ' last cycle: energy change ', last_cycle(1), ' hartree, orbital gradient ', &
+            last_cycle(2)
         if (stat == ATOMGPU_ERR_NOT_CONVERGED) write (*, '(a)') ' NOT CONVERGED: the numbers below are the last cycle''s'
         write (*, '(a, f22.10, a)') '   total energy       ', e(1), ' hartree'
         if (relativistic) then

@@ -45,7 +45,7 @@
 //! Integral handles are checked on every call and locked while a call runs, so one handle may be
 //! shared between threads.
 
-use super::common::{at_field, count, guard, input, output, write_output};
+use super::common::{at_field, count, guard, input, length, output, write_output};
 use super::handles::{self, Family};
 use crate::backend::{self, DeviceSet};
 use crate::error::{Error, Result};
@@ -724,22 +724,144 @@ pub unsafe extern "C" fn atomgpu_scf_run(
             "iterations",
         ],
         || {
-            let p = read_params(params)?;
-            let basis = read_basis(&p, n_symmetries, angular, n_functions, exponents)?;
-            let occupations = read_occupations(&basis, closed, open_electrons)?;
-            let energies_out = output("energies", energies)?;
-            check_orbital_count(&occupations, n_orbitals)?;
-            let orbitals_out = output("orbital_energies", orbital_energies)?;
-            let iterations_out = output("iterations", iterations)?;
-            let spec = spec_of(&p, basis, occupations);
-            let result = scf_attempt(&backend::current()?, &spec).map_err(c_names)?;
-            write_result(&result, energies_out, orbitals_out, iterations_out);
-            converged(&spec, result).map(|_| ()).map_err(|e| match e {
-                Error::NotConverged(message) => {
-                    Error::NotConverged(format!("{message}; the outputs hold the last cycle"))
-                }
-                other => other,
-            })
+            let system = System { params, n_symmetries, angular, n_functions, exponents, closed, open_electrons };
+            let outputs = Outputs { energies, n_orbitals, orbital_energies, iterations };
+            run_scf(system, outputs, None)
+        },
+    )
+}
+
+/// The system arguments of the SCF entry points.
+struct System {
+    params: *const atomgpu_scf_params,
+    n_symmetries: i64,
+    angular: *const i32,
+    n_functions: *const i64,
+    exponents: *const f64,
+    closed: *const i64,
+    open_electrons: *const f64,
+}
+
+/// The outputs every SCF entry point writes.
+struct Outputs {
+    energies: *mut f64,
+    n_orbitals: i64,
+    orbital_energies: *mut f64,
+    iterations: *mut i64,
+}
+
+/// The further outputs of `atomgpu_scf_run_orbitals`.
+struct OrbitalOutputs {
+    len_coefficients: i64,
+    coefficients: *mut f64,
+    len_densities: i64,
+    densities: *mut f64,
+    convergence: *mut f64,
+}
+
+/// Checks the arguments, runs the SCF and writes its outputs (module docs of the entry points).
+///
+/// # Safety
+/// As the entry points'.
+unsafe fn run_scf(system: System, outputs: Outputs, orbitals: Option<OrbitalOutputs>) -> Result<()> {
+    let System { params, n_symmetries, angular, n_functions, exponents, closed, open_electrons } = system;
+    let p = read_params(params)?;
+    let basis = read_basis(&p, n_symmetries, angular, n_functions, exponents)?;
+    let occupations = read_occupations(&basis, closed, open_electrons)?;
+    let energies_out = output("energies", outputs.energies)?;
+    check_orbital_count(&occupations, outputs.n_orbitals)?;
+    let orbitals_out = output("orbital_energies", outputs.orbital_energies)?;
+    let iterations_out = output("iterations", outputs.iterations)?;
+    let further = match &orbitals {
+        Some(o) => {
+            // m_s: the symmetry's functions, large and small for Dirac-Fock.
+            let dim = |i: usize| basis.exponents(i).len() * if matches!(basis, Basis::Dirac { .. }) { 2 } else { 1 };
+            let occupied = |i: usize| occupations[i].closed + (occupations[i].open_electrons > 0.0) as usize;
+            let n = basis.n_symmetries();
+            let coefficients: usize = (0..n).map(|i| dim(i) * occupied(i)).sum();
+            let densities: usize = (0..n).map(|i| dim(i) * dim(i)).sum();
+            let coefficients_out = output("coefficients", o.coefficients)?;
+            length("len_coefficients", o.len_coefficients, coefficients, "Σ m_s x occupied orbitals_s")?;
+            let densities_out = output("densities", o.densities)?;
+            length("len_densities", o.len_densities, densities, "Σ m_s x m_s")?;
+            Some((coefficients_out, densities_out, output("convergence", o.convergence)?))
+        }
+        None => None,
+    };
+    let spec = spec_of(&p, basis, occupations);
+    let result = scf_attempt(&backend::current()?, &spec).map_err(c_names)?;
+    write_result(&result, energies_out, orbitals_out, iterations_out);
+    if let Some((coefficients, densities, convergence)) = further {
+        write_output(coefficients, &result.coefficients.concat());
+        write_output(densities, &result.densities.concat());
+        write_output(convergence, &[result.energy_change, result.gradient]);
+    }
+    converged(&spec, result).map(|_| ()).map_err(|e| match e {
+        Error::NotConverged(message) => Error::NotConverged(format!("{message}; the outputs hold the last cycle")),
+        other => other,
+    })
+}
+
+/// `atomgpu_scf_run`, and the orbitals and densities properties need: per symmetry s (in the
+/// order given, m_s = n_functions[s] for Hartree-Fock, 2 n_functions[s] for Dirac-Fock: large,
+/// then small functions), its occupied orbitals into `coefficients` (m_s x occupied_s values,
+/// column-major, in the order of `orbital_energies`; S-orthonormal; the blocks of the symmetries
+/// one after another, `len_coefficients` >= Σ m_s occupied_s) and its total density D = Σ_i n_i
+/// c_i c_iᵀ into `densities` (m_s x m_s column-major, one after another, `len_densities` >=
+/// Σ m_s²; tr(D S) = the symmetry's electrons), and `convergence` (2 values: the last cycle's
+/// energy change, hartree, and its gradient, max |R_ij| / max(1 hartree, |R_ii - R_jj|)). The orbitals are the eigenvectors
+/// of the last cycle's R (their eigenvalues are `orbital_energies`); with DIIS the energy belongs
+/// to the densities before that diagonalisation, which differ at the order of the gradient
+/// threshold. Elements beyond the lengths needed are not written. A non-converged SCF writes
+/// these too (its last cycle).
+///
+/// # Safety
+/// As `atomgpu_scf_run`; `coefficients` and `densities` must be NULL or hold `len_coefficients`
+/// and `len_densities` values, `convergence` NULL or 2.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn atomgpu_scf_run_orbitals(
+    params: *const atomgpu_scf_params,
+    n_symmetries: i64,
+    angular: *const i32,
+    n_functions: *const i64,
+    exponents: *const f64,
+    closed: *const i64,
+    open_electrons: *const f64,
+    energies: *mut f64,
+    n_orbitals: i64,
+    orbital_energies: *mut f64,
+    iterations: *mut i64,
+    coefficients: *mut f64,
+    len_coefficients: i64,
+    densities: *mut f64,
+    len_densities: i64,
+    convergence: *mut f64,
+) -> i32 {
+    guard(
+        &[
+            "params",
+            "n_symmetries",
+            "angular",
+            "n_functions",
+            "exponents",
+            "closed",
+            "open_electrons",
+            "energies",
+            "n_orbitals",
+            "orbital_energies",
+            "iterations",
+            "coefficients",
+            "len_coefficients",
+            "densities",
+            "len_densities",
+            "convergence",
+        ],
+        || {
+            let system = System { params, n_symmetries, angular, n_functions, exponents, closed, open_electrons };
+            let outputs = Outputs { energies, n_orbitals, orbital_energies, iterations };
+            let orbitals = OrbitalOutputs { len_coefficients, coefficients, len_densities, densities, convergence };
+            run_scf(system, outputs, Some(orbitals))
         },
     )
 }

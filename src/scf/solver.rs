@@ -211,8 +211,17 @@ pub struct ScfResult {
     pub converged: bool,
     /// The energy change of the last cycle (hartree; NaN after one cycle).
     pub energy_change: f64,
-    /// The gradient of the last cycle (module docs; with DIIS only, else NaN).
+    /// The gradient of the last cycle's densities (module docs; without DIIS reported, not used).
     pub gradient: f64,
+    /// Per symmetry, the occupied orbitals in the order of `orbital_energies`: m × occupied
+    /// values, column-major (m = n, or 2n for Dirac: large then small functions), S-orthonormal
+    /// (Cᵀ S C = 1): the eigenvectors of the last R, whose eigenvalues are `orbital_energies`.
+    pub coefficients: Vec<Vec<f64>>,
+    /// Per symmetry, the total density of those orbitals, D = Σ_i n_i c_i c_iᵀ (n_i the capacity,
+    /// or the open shell's electrons), m × m column-major: tr(D S) counts the symmetry's
+    /// electrons. With DIIS the energy is that of the densities before this last diagonalisation;
+    /// the two differ at the order of the gradient threshold.
+    pub densities: Vec<Vec<f64>>,
 }
 
 /// One symmetry's fixed data: metric, core Hamiltonian and its kinetic part (m x m), the number
@@ -604,8 +613,8 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
     let (mut total, mut open) = densities(&orbitals);
     let mut previous: Option<Vec<Fock>> = None;
     let mut diis = (spec.diis_size > 0).then(|| Diis::new(spec.diis_size));
-    let (mut iteration, mut last_energy, mut gradient) = (0, f64::NAN, f64::NAN);
-    let mut energy_change: f64;
+    let (mut iteration, mut last_energy) = (0, f64::NAN);
+    let (mut energy_change, mut gradient): (f64, f64);
     let (converged, mut result) = loop {
         iteration += 1;
         let mut focks = fock(&mut g, &syms, &total, &open)?;
@@ -650,6 +659,16 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
             continue;
         }
         let cycle_energy = energy_of(&syms, &total, &open, &focks).energy;
+        // The gradient of this cycle's densities (reported; DFRATOM's criterion does not use it).
+        gradient = syms
+            .iter()
+            .zip(&orbitals)
+            .zip(&focks)
+            .map(|((sym, o), f)| {
+                let r = coupled(sym, o, f);
+                scaled_gradient(&r, &off_class(sym, o.first, &r))
+            })
+            .fold(0.0f64, f64::max);
         if let Some(old) = &previous {
             let d = spec.damping;
             let damp = |f: &mut Mat<f64>, o: &Mat<f64>| *f = &*f * faer::Scale(1.0 - d) + o * faer::Scale(d);
@@ -676,6 +695,14 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
         }
     };
     result.orbital_energies = syms.iter().zip(&orbitals).map(|(s, o)| o.occupied_energies(s)).collect();
+    for (sym, o) in syms.iter().zip(&orbitals) {
+        result.coefficients.push((0..sym.occupied()).flat_map(|i| o.column(i)).collect());
+        let (closed, open) = o.densities(sym);
+        let total = closed + open;
+        result.densities.push(
+            (0..sym.dim()).flat_map(|q| (0..sym.dim()).map(move |p| (p, q))).map(|(p, q)| total[(p, q)]).collect(),
+        );
+    }
     result.iterations = iteration;
     result.converged = converged;
     (result.energy_change, result.gradient) = (energy_change, gradient);
@@ -765,5 +792,7 @@ fn energy_of(syms: &[Symm], total: &[Mat<f64>], open: &[Mat<f64>], focks: &[Fock
         converged: false,
         energy_change: f64::NAN,
         gradient: f64::NAN,
+        coefficients: Vec::new(),
+        densities: Vec::new(),
     }
 }

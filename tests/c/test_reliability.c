@@ -983,6 +983,22 @@ static int32_t call_scf_run(void) {
     return s;
 }
 
+static int32_t call_scf_run_orbitals(void) {
+    atomgpu_scf_params p = scf_params();
+    double e[4], eps[1], c[2], d[5], convergence[2];
+    int64_t iterations = ISENTINEL;
+    fill(e, 4, SENTINEL), fill(eps, 1, SENTINEL), fill(c, 2, SENTINEL), fill(d, 5, SENTINEL);
+    fill(convergence, 2, SENTINEL);
+    int32_t s = atomgpu_scf_run_orbitals(BRK(K_NULL, 1) ? NULL : &p, N(2, 2), P(scf_angular, 3), P(scf_counts, 4),
+                                         A(scf_exponents, 3, 5), P(scf_closed, 6), A(scf_open, 2, 7), P(e, 8), N(1, 9),
+                                         P(eps, 10), P(&iterations, 11), P(c, 12), N(2, 13), P(d, 14), N(5, 15),
+                                         P(convergence, 16));
+    untouched = all_equal(e, 4, SENTINEL) && all_equal(eps, 1, SENTINEL) && iterations == ISENTINEL &&
+                all_equal(c, 2, SENTINEL) && all_equal(d, 5, SENTINEL) && all_equal(convergence, 2, SENTINEL);
+    finite = all_finite(e, 4) && all_finite(eps, 1) && all_finite(c, 2) && all_finite(d, 5) && all_finite(convergence, 2);
+    return s;
+}
+
 static int32_t call_scf_optimise(void) {
     atomgpu_scf_params p = scf_params();
     double optimised[4], exponent = SENTINEL, e[4];
@@ -1553,6 +1569,16 @@ static const struct argument arguments[] = {
     {call_scf_run, "scf_run", 9, "n_orbitals", "zmh"},
     {call_scf_run, "scf_run", 10, "orbital_energies", "n"},
     {call_scf_run, "scf_run", 11, "iterations", "n"},
+    {call_scf_run_orbitals, "scf_run_orbitals", 1, "params", "n"},
+    {call_scf_run_orbitals, "scf_run_orbitals", 2, "n_symmetries", "zmh"},
+    {call_scf_run_orbitals, "scf_run_orbitals", 5, "exponents", "nai"},
+    {call_scf_run_orbitals, "scf_run_orbitals", 9, "n_orbitals", "zmh"},
+    {call_scf_run_orbitals, "scf_run_orbitals", 11, "iterations", "n"},
+    {call_scf_run_orbitals, "scf_run_orbitals", 12, "coefficients", "n"},
+    {call_scf_run_orbitals, "scf_run_orbitals", 13, "len_coefficients", "zmh"},
+    {call_scf_run_orbitals, "scf_run_orbitals", 14, "densities", "n"},
+    {call_scf_run_orbitals, "scf_run_orbitals", 15, "len_densities", "zmh"},
+    {call_scf_run_orbitals, "scf_run_orbitals", 16, "convergence", "n"},
     {call_scf_optimise, "scf_optimise_wtbs", 1, "params", "n"},
     {call_scf_optimise, "scf_optimise_wtbs", 2, "n_symmetries", "zmh"},
     {call_scf_optimise, "scf_optimise_wtbs", 3, "angular", "n"},
@@ -1705,6 +1731,7 @@ static const struct {
     {call_scf_supermatrix, "scf_integrals_supermatrix"},
     {call_scf_two_electron, "scf_integrals_two_electron"},
     {call_scf_run, "scf_run"},
+    {call_scf_run_orbitals, "scf_run_orbitals"},
     {call_scf_optimise, "scf_optimise_wtbs"},
     {call_td_default_params, "tdse_default_params"},
     {call_td_create, "tdse_create"},

@@ -12,7 +12,11 @@
  *       -k^2/12 at a = (k/6)^2 with k = (8 sqrt 2 - 2)/sqrt(pi), and the WTBS optimisation of
  *       that exponent finding (k/6)^2;
  *   (e) bad input: ATOMGPU_ERR_INVALID_ARGUMENT at the argument, its name in the message,
- *       outputs untouched; a non-converged SCF: ATOMGPU_ERR_NOT_CONVERGED, last cycle written.
+ *       outputs untouched; a non-converged SCF: ATOMGPU_ERR_NOT_CONVERGED, last cycle written;
+ *   (f) atomgpu_scf_run_orbitals: He in one normalised Gaussian has the orbital c = +-1 and the
+ *       density D = 2 exactly; Ne (s 10, p 6 functions): tr(D_s S_s) = 4 and 6 electrons with S
+ *       from atomgpu_scf_one_electron, each orbital S-normalised; too short an array refused at
+ *       its length argument, nothing written.
  *
  * Build (from the repository root, after `cargo build --release`):
  *   cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/c/test_scf.c -o test_scf \
@@ -153,11 +157,63 @@ static void test_runs(void) {
     check("not converged: the last cycle written", iterations == 2 && e[0] < -100.0 && e[0] > -140.0);
 }
 
+static void test_orbitals(void) {
+    const int32_t s_symmetry[1] = {0};
+    const int64_t one[1] = {1};
+    const double open_none[1] = {0.0};
+    const double k = (8.0 * sqrt(2.0) - 2.0) / sqrt(k_pi), a = (k / 6.0) * (k / 6.0);
+    atomgpu_scf_params p = params(ATOMGPU_SCF_HARTREE_FOCK, 2.0);
+    double e[4], eps[1], c[1], d[1], convergence[2];
+    int64_t iterations;
+    if (check_ok("run_orbitals (He)", atomgpu_scf_run_orbitals(&p, 1, s_symmetry, one, &a, one, open_none, e, 1, eps,
+                                                               &iterations, c, 1, d, 1, convergence))) {
+        check_rel("He in one Gaussian: |c| = 1", fabs(c[0]), 1.0, 1e-14);
+        check_rel("He in one Gaussian: D = 2", d[0], 2.0, 1e-14);
+        check("He: the last energy change is finite", isfinite(convergence[0]) && fabs(convergence[0]) < 1e-10);
+    }
+    /* Ne: s (10) and p (6) functions. */
+    const int32_t sp[2] = {0, 1};
+    const int64_t counts[2] = {10, 6}, closed[2] = {2, 1};
+    const double opens[2] = {0.0, 0.0};
+    double ne[16], eps3[3], coefficients[26], densities[136];
+    for (int i = 0; i < 10; i++) ne[i] = 0.1 * pow(2.5, i);
+    for (int i = 0; i < 6; i++) ne[10 + i] = 0.2 * pow(2.5, i);
+    p = params(ATOMGPU_SCF_HARTREE_FOCK, 10.0);
+    if (check_ok("run_orbitals (Ne)", atomgpu_scf_run_orbitals(&p, 2, sp, counts, ne, closed, opens, e, 3, eps3,
+                                                               &iterations, coefficients, 26, densities, 136,
+                                                               convergence))) {
+        const int64_t offsets_c[2] = {0, 20}, offsets_d[2] = {0, 100};
+        const double electrons[2] = {4.0, 6.0};
+        for (int sym = 0; sym < 2; sym++) {
+            int m = (int)counts[sym];
+            double overlap[100], t[100], v[100];
+            if (!check_ok("one_electron (Ne)", atomgpu_scf_one_electron(&p, sp[sym], m, ne + (sym ? 10 : 0), overlap,
+                                                                         t, v)))
+                return;
+            double trace = 0.0, norm = 0.0;
+            const double *ds = densities + offsets_d[sym], *cs = coefficients + offsets_c[sym];
+            for (int q = 0; q < m; q++)
+                for (int r = 0; r < m; r++) {
+                    trace += ds[r + m * q] * overlap[r + m * q];
+                    norm += cs[r] * overlap[r + m * q] * cs[q];
+                }
+            check_rel("Ne: tr(D S) counts the symmetry's electrons", trace, electrons[sym], 1e-10);
+            check_rel("Ne: the first orbital is S-normalised", norm, 1.0, 1e-10);
+        }
+    }
+    coefficients[0] = SENTINEL;
+    expect_invalid("run_orbitals: coefficients too short",
+                   atomgpu_scf_run_orbitals(&p, 2, sp, counts, ne, closed, opens, e, 3, eps3, &iterations,
+                                            coefficients, 25, densities, 136, convergence),
+                   13, "len_coefficients", coefficients[0] == SENTINEL);
+}
+
 int main(void) {
     test_wtbs();
     test_one_electron();
     test_integrals();
     test_runs();
+    test_orbitals();
     printf("test_scf: %d checks, %d failures\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -112,7 +112,7 @@ contains
     end subroutine
 
     subroutine test_scf_runs()
-        real(dp) :: e(4), eps(1), a
+        real(dp) :: e(4), eps(1), a, c(1), d(1), convergence(2)
         integer :: iterations
         a = 8 / (9 * pi)
         call atomgpu_scf_run(params_for(ATOMGPU_SCF_HARTREE_FOCK, 1.0_dp), [0], [1], [a], [0], [1.0_dp], e, eps, &
@@ -126,6 +126,14 @@ contains
             iterations, stat)
         if (succeeded("run (He, one Gaussian)", stat)) &
             call check_rel("He in one Gaussian: -k^2/12", e(1), -k_he ** 2 / 12, 1e-14_dp)
+        ! The orbital and density of that run (one normalised Gaussian: c = +-1, D = 2 exactly).
+        call atomgpu_scf_run(params_for(ATOMGPU_SCF_HARTREE_FOCK, 2.0_dp), [0], [1], [a], [1], [0.0_dp], e, eps, &
+            iterations, stat, coefficients=c, densities=d, convergence=convergence)
+        if (succeeded("run with coefficients= (He)", stat)) then
+            call check_rel("He: |c| = 1", abs(c(1)), 1.0_dp, 1e-14_dp)
+            call check_rel("He: D = 2", d(1), 2.0_dp, 1e-14_dp)
+            call check("He: the last energy change below 1e-10", abs(convergence(1)) < 1e-10_dp)
+        end if
         call not_converged()
     end subroutine
 
