@@ -1,6 +1,6 @@
 //! Complex-float storage of the TDSE family (`Params::storage`, issue 31) on the CPU reference:
 //! the stored values are the IEEE single roundings of what was given (reference: Rust's `as f32`,
-//! round to nearest even); and on the ion-surface case of `examples/mpi/tdse_jellium.c` (soft-cored
+//! round to nearest even), and a value beyond its range is refused; and on the ion-surface case of `examples/mpi/tdse_jellium.c` (soft-cored
 //! hydrogen leaving a jellium surface, 3 000 steps) the observables a user reads — population on
 //! the ion, survival probability, norm — stay within 2e-6 of the complex-double run
 //! over the whole trajectory (the double run is the reference: its own physics is checked against
@@ -59,6 +59,27 @@ fn a_float_handle_stores_the_single_precision_rounding_of_its_input() {
     // The norm is summed in double over the stored (rounded) values.
     let expected: f64 = back.iter().enumerate().map(|(i, z)| grid.weight((i / grid.n3) % grid.n2) * z.norm_sqr()).sum();
     assert!((p.norm().unwrap() - expected).abs() <= 1e-14 * expected);
+}
+
+#[test]
+fn a_value_beyond_the_float_range_is_refused_naming_its_index() {
+    // 1e39 is a finite double with a finite norm, but beyond IEEE single (3.4e38): stored, it
+    // would be Inf. The handle keeps its earlier wavefunction.
+    let grid = Grid::cylindrical(6, 5, 8, 0.2, 0.2, -0.5).unwrap();
+    let mut p = Propagator::with_backend(grid.clone(), FLOAT, &Backend::Cpu).unwrap();
+    let good = vec![C64::new(0.5, -0.25); grid.local_len()];
+    p.set_wavefunction(&good, 0.0).unwrap();
+    let mut bad = good.clone();
+    bad[17] = C64::new(0.5, 1e39);
+    let e = p.set_wavefunction(&bad, 0.0).unwrap_err().to_string();
+    assert!(e.contains("`psi`[17]") && e.contains("complex-float"), "{e}");
+    let mut back = vec![C64::default(); grid.local_len()];
+    p.wavefunction(&mut back).unwrap();
+    assert!(back == good);
+    // The same values in a complex-double handle are accepted.
+    let mut double =
+        Propagator::with_backend(grid, Params { storage: Storage::ComplexDouble, ..FLOAT }, &Backend::Cpu).unwrap();
+    double.set_wavefunction(&bad, 0.0).unwrap();
 }
 
 /// Population within 4 bohr of the ion, survival probability |⟨ψ(0)|ψ(t)⟩|² and norm every 200

@@ -625,18 +625,11 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
             let result = energy_of(&syms, &total, &open, &focks);
             energy_change = result.energy - last_energy;
             last_energy = result.energy;
-            let (mut operators, mut errors) = (Vec::new(), Vec::new());
-            gradient = 0.0f64;
-            for ((sym, o), (f, x)) in syms.iter().zip(&orbitals).zip(focks.iter().zip(&bases)) {
-                let r = coupled(sym, o, f);
-                let error = off_class(sym, o.first, &r);
-                gradient = gradient.max(scaled_gradient(&r, &error));
-                // U = Xᵀ S C: the orbitals in the basis X.
-                let u = product(x.transpose(), product(sym.s.as_ref(), o.c.as_ref()).as_ref());
-                let to_x = |m: &Mat<f64>| product(u.as_ref(), product(m.as_ref(), u.transpose()).as_ref());
-                operators.push(to_x(&r));
-                errors.push(to_x(&error));
-            }
+            let couplings: Vec<Mat<f64>> =
+                syms.iter().zip(&orbitals).zip(&focks).map(|((s, o), f)| coupled(s, o, f)).collect();
+            let errors: Vec<Mat<f64>> =
+                syms.iter().zip(&orbitals).zip(&couplings).map(|((s, o), r)| off_class(s, o.first, r)).collect();
+            gradient = couplings.iter().zip(&errors).map(|(r, e)| scaled_gradient(r, e)).fold(0.0f64, f64::max);
             if let Some(report) = watch.as_deref_mut() {
                 report(iteration as f64)?;
             }
@@ -644,10 +637,24 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
                 && gradient <= spec.threshold_gradient;
             if converged || iteration == spec.max_iterations {
                 // The orbital energies of these densities: the eigenvalues of their R.
-                orbitals = diagonalised(&syms, &orbitals, &focks)?;
+                orbitals = syms
+                    .iter()
+                    .zip(&orbitals)
+                    .zip(&couplings)
+                    .enumerate()
+                    .map(|(a, ((sym, o), r))| Orbitals::from(&o.c, r, sym, o.first, a))
+                    .collect::<Result<Vec<_>>>()?;
                 break (converged, result);
             }
-            let next = diis.extrapolate(operators, errors);
+            // R and its error in each symmetry's basis X: U R Uᵀ with U = Xᵀ S C, the orbitals in X.
+            let (mut operators, mut errors_x) = (Vec::new(), Vec::new());
+            for (((sym, o), x), (r, e)) in syms.iter().zip(&orbitals).zip(&bases).zip(couplings.iter().zip(&errors)) {
+                let u = product(x.transpose(), product(sym.s.as_ref(), o.c.as_ref()).as_ref());
+                let to_x = |m: &Mat<f64>| product(u.as_ref(), product(m.as_ref(), u.transpose()).as_ref());
+                operators.push(to_x(r));
+                errors_x.push(to_x(e));
+            }
+            let next = diis.extrapolate(operators, errors_x);
             orbitals = syms
                 .iter()
                 .zip(&orbitals)

@@ -481,7 +481,7 @@ impl Engine for CudaEngine {
     fn scale(&mut self, slot: Slot, factor: f64) -> Result<()> {
         let psi = self.slot_ptr(slot)?;
         let (offset, n) = (self.grid.plane_len() as i64, self.grid.local_len() as i64);
-        let config = LaunchConfig::for_num_elems(n.min(1 << 30) as u32);
+        let config = elementwise(n);
         // SAFETY: the owned points of the slot, offset by the ghost plane.
         unsafe {
             self.device
@@ -526,7 +526,7 @@ impl Engine for CudaEngine {
             (out.len() as i64, g.n2 as i64, g.n3 as i64, g.x_offset as i64, index as i64);
         let axis_code = slice_code(axis);
         let cylindrical = (g.geometry == Geometry::Cylindrical) as i32;
-        let config = LaunchConfig::for_num_elems(out.len().min(1 << 30) as u32);
+        let config = elementwise(out.len() as i64);
         // SAFETY: `result` holds n_out doubles; every source index lies in the owned planes
         // (observables::slice_source).
         unsafe {
@@ -552,7 +552,7 @@ impl Engine for CudaEngine {
         let result = self.device.uninit::<f64>(out.len())?;
         let out_ptr = ptr(&result, &self.device);
         let (n_out, index, axis_code) = (out.len() as i64, index as i64, slice_code(axis));
-        let config = LaunchConfig::for_num_elems(out.len().min(1 << 30) as u32);
+        let config = elementwise(out.len() as i64);
         // SAFETY: `result` holds n_out doubles; every point read lies in the owned planes
         // (observables::slice_source); the tables and the potential array as in `stage`.
         unsafe {

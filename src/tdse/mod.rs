@@ -70,7 +70,7 @@ use engine::{Engine, PotentialAt, SliceAxis, Slot, StageInput, Sum};
 use grid::Grid;
 use num_complex::Complex64 as C64;
 use potential::{Absorber, IonPotential, Surface, Trajectory};
-use scheme::{Params, Scheme, Stage};
+use scheme::{Params, Scheme, Stage, Storage};
 
 /// The ranks' transport of halo planes and sums (module docs).
 pub trait Communicator: Send {
@@ -415,6 +415,16 @@ impl Propagator {
         check_len("psi", values.len(), self.model.grid.local_len())?;
         if let Some(i) = values.iter().position(|z| !(z.re.is_finite() && z.im.is_finite())) {
             return Err(Error::invalid_at("psi", i, "must be finite"));
+        }
+        if self.model.scheme.params.storage == Storage::ComplexFloat {
+            let beyond = |x: f64| x.abs() > f32::MAX as f64;
+            if let Some(i) = values.iter().position(|z| beyond(z.re) || beyond(z.im)) {
+                return Err(Error::invalid_at(
+                    "psi",
+                    i,
+                    "exceeds the range of this handle's complex-float storage (|re|, |im| <= 3.4e38): scale it down (a normalised ψ has norm 1) or store complex double",
+                ));
+            }
         }
         if !(time.is_finite() && time.abs() <= 1e12) {
             return Err(Error::invalid("time", format!("must be finite, got {time}")));

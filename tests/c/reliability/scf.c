@@ -82,6 +82,31 @@ static int case_scf_run_time_limit(void) {
     return status_is(atomgpu_set_time_limit(0.0), ATOMGPU_OK, NULL);
 }
 
+/* atomgpu_scf_run_orbitals on the runaway SCF under a 1 ms time limit: CANCELLED, every output
+ * (coefficients, densities and convergence too) untouched. */
+static int case_scf_run_orbitals_time_limit(void) {
+    atomgpu_scf_params p = scf_params();
+    p.nuclear_charge = 10.0, p.threshold_large = 5e-324, p.threshold_small = 5e-324;
+    p.damping = 0.999999, p.max_iterations = 1000000, p.diis_size = 0;
+    const int32_t angular[2] = {0, 1};
+    const int64_t counts[2] = {10, 6}, closed[2] = {2, 1};
+    const double open[2] = {0.0, 0.0};
+    double exponents[16], e[4], eps[3], c[26], d[136], convergence[2];
+    for (int k = 0; k < 10; k++) exponents[k] = 0.1 * pow(2.5, k);
+    for (int k = 0; k < 6; k++) exponents[10 + k] = 0.2 * pow(2.5, k);
+    int64_t iterations = ISENTINEL;
+    fill(e, 4, SENTINEL), fill(eps, 3, SENTINEL), fill(c, 26, SENTINEL), fill(d, 136, SENTINEL);
+    fill(convergence, 2, SENTINEL);
+    if (status_is(atomgpu_set_time_limit(0.001), ATOMGPU_OK, NULL)) return 1;
+    int32_t s = atomgpu_scf_run_orbitals(&p, 2, angular, counts, exponents, closed, open, e, 3, eps, &iterations, c, 26,
+                                         d, 136, convergence);
+    if (status_is(s, ATOMGPU_ERR_CANCELLED, "time limit")) return 1;
+    if (scf_run_untouched(e, eps, iterations)) return 1;
+    if (!all_equal(c, 26, SENTINEL) || !all_equal(d, 136, SENTINEL) || !all_equal(convergence, 2, SENTINEL))
+        return fail("an orbital output was written");
+    return status_is(atomgpu_set_time_limit(0.0), ATOMGPU_OK, NULL);
+}
+
 static int case_scf_run_callback_stops(void) {
     double e[4], eps[3];
     int64_t iterations;
@@ -270,6 +295,22 @@ static int case_scf_run_z_1e308(void) {
     return all_equal(e, 4, SENTINEL) && iterations == ISENTINEL ? 0 : fail("an output was written");
 }
 
+static int case_scf_run_orbitals_z_1e308(void) {
+    atomgpu_scf_params p = scf_params();
+    p.nuclear_charge = 1e308;
+    double e[4], eps[1], c[2], d[5], convergence[2];
+    int64_t iterations = ISENTINEL;
+    fill(e, 4, SENTINEL), fill(eps, 1, SENTINEL), fill(c, 2, SENTINEL), fill(d, 5, SENTINEL);
+    fill(convergence, 2, SENTINEL);
+    int32_t s = atomgpu_scf_run_orbitals(&p, 2, scf_angular, scf_counts, scf_exponents, scf_closed, scf_open, e, 1,
+                                         eps, &iterations, c, 2, d, 5, convergence);
+    if (status_is(s, ATOMGPU_ERR_NOT_FINITE, "`energies`")) return 1;
+    return all_equal(e, 4, SENTINEL) && iterations == ISENTINEL && all_equal(c, 2, SENTINEL) &&
+                   all_equal(d, 5, SENTINEL) && all_equal(convergence, 2, SENTINEL)
+               ? 0
+               : fail("an output was written");
+}
+
 static int case_scf_supermatrix_1e300(void) {
     atomgpu_scf_params p = scf_params();
     const int32_t angular[1] = {0};
@@ -288,6 +329,8 @@ static int case_scf_supermatrix_1e300(void) {
     {"scf_run: max_iterations = 2^62", case_scf_run_2_62},                                                           \
         {"scf_run: a million cycles, thresholds 5e-324, damping 0.999999 under a 1 ms time limit",                  \
          case_scf_run_time_limit},                                                                                   \
+        {"scf_run_orbitals: the runaway SCF under a 1 ms time limit", case_scf_run_orbitals_time_limit},              \
+        {"scf_run_orbitals: Z = 1e308 is NOT_FINITE, nothing written", case_scf_run_orbitals_z_1e308},              \
         {"scf_run: the callback stops the runaway SCF", case_scf_run_callback_stops},                               \
         {"scf_run: the callback sees the SCF to its end", case_scf_run_callback_to_the_end},                        \
         {"scf_optimise_wtbs: a million evaluations under a 1 ms time limit", case_scf_optimise_time_limit},          \

@@ -161,6 +161,28 @@ static int case_td_psi_1e300(void) { return td_huge_psi(0, 0); }
 static int case_td_psi_dbl_max(void) { return td_huge_psi(1, 0); }
 static int case_td_phi_1e300(void) { return td_huge_psi(0, 1); }
 
+/* A complex-float handle refuses a psi with one value of 1e39 (finite in double, Inf in single)
+ * naming `psi`, and keeps its wavefunction. */
+static int case_td_float_psi_1e39(void) {
+    atomgpu_tdse_grid g = td_grid();
+    atomgpu_tdse_params p;
+    atomgpu_tdse_default_params(&p);
+    p.storage = ATOMGPU_TDSE_COMPLEX_FLOAT;
+    atomgpu_tdse *h = NULL;
+    if (status_is(atomgpu_tdse_create(&g, &p, &h), ATOMGPU_OK, NULL)) return 1;
+    for (int i = 0; i < TD_N; i++) td_psi[2 * i] = 1.0 + 0.01 * i, td_psi[2 * i + 1] = 0.5 - 0.02 * i;
+    if (status_is(atomgpu_tdse_set_wavefunction(h, td_psi, TD_N, 0.0), ATOMGPU_OK, NULL)) return 1;
+    double big[2 * TD_N], back[2 * TD_N];
+    memcpy(big, td_psi, sizeof big);
+    big[2 * 5 + 1] = 1e39;
+    if (refused(atomgpu_tdse_set_wavefunction(h, big, TD_N, 0.0), 2, "psi")) return 1;
+    if (strstr(message(), "complex-float") == NULL) return fail("message: %s", message());
+    if (status_is(atomgpu_tdse_get_wavefunction(h, back, TD_N), ATOMGPU_OK, NULL)) return 1;
+    for (int i = 0; i < 2 * TD_N; i++)
+        if (back[i] != (double)(float)td_psi[i]) return fail("the wavefunction changed at %d", i);
+    return status_is(atomgpu_tdse_destroy(h), ATOMGPU_OK, NULL);
+}
+
 /* One point of psi at 1e154: its norm is finite, but psi* H psi >= |psi|^2/dx^2 overflows the
  * energy: NOT_FINITE naming `energy`, the output untouched; the norm, population, overlap and
  * density stay finite with status 0. */
@@ -244,6 +266,7 @@ static int case_td_chulkov_ev(void) {
     {"tdse_set_wavefunction: values of 1e300 refused", case_td_psi_1e300},                          \
     {"tdse_set_wavefunction: one DBL_MAX point refused", case_td_psi_dbl_max},                      \
     {"tdse_set_reference: values of 1e300 refused", case_td_phi_1e300},                             \
+    {"tdse_set_wavefunction: 1e39 refused by a complex-float handle", case_td_float_psi_1e39},       \
     {"tdse_energy: a psi of 1e154 is NOT_FINITE", case_td_energy_not_finite},                       \
     {"tdse_potential_slice: a bare ion on a grid point is NOT_FINITE", case_td_potential_not_finite}, \
     {"tdse_potential_slice: Chulkov Cu(111) in eV", case_td_chulkov_ev},
