@@ -21,8 +21,10 @@ static int scf_close(double got, double want, double tolerance, const char *what
 }
 
 /* Ne (s 10, p 6 functions), DFRATOM's damped iteration with thresholds no SCF meets and a million cycles:
- * hours unless stopped. */
-static int32_t scf_runaway(double energies[4], double orbitals[3], int64_t *iterations) {
+ * hours unless stopped. With `c` (26 values), `d` (136) and `convergence` (2) through
+ * atomgpu_scf_run_orbitals, else atomgpu_scf_run. */
+static int32_t scf_runaway_with(double energies[4], double orbitals[3], int64_t *iterations, double *c, double *d,
+                                double *convergence) {
     atomgpu_scf_params p = scf_params();
     p.nuclear_charge = 10.0, p.threshold_large = 5e-324, p.threshold_small = 5e-324;
     p.damping = 0.999999, p.max_iterations = 1000000, p.diis_size = 0;
@@ -33,7 +35,14 @@ static int32_t scf_runaway(double energies[4], double orbitals[3], int64_t *iter
     for (int k = 0; k < 10; k++) exponents[k] = 0.1 * pow(2.5, k);
     for (int k = 0; k < 6; k++) exponents[10 + k] = 0.2 * pow(2.5, k);
     fill(energies, 4, SENTINEL), fill(orbitals, 3, SENTINEL), *iterations = ISENTINEL;
-    return atomgpu_scf_run(&p, 2, angular, counts, exponents, closed, open, energies, 3, orbitals, iterations);
+    if (c == NULL)
+        return atomgpu_scf_run(&p, 2, angular, counts, exponents, closed, open, energies, 3, orbitals, iterations);
+    return atomgpu_scf_run_orbitals(&p, 2, angular, counts, exponents, closed, open, energies, 3, orbitals, iterations, c,
+                                    26, d, 136, convergence);
+}
+
+static int32_t scf_runaway(double energies[4], double orbitals[3], int64_t *iterations) {
+    return scf_runaway_with(energies, orbitals, iterations, NULL, NULL, NULL);
 }
 
 static int scf_run_untouched(const double energies[4], const double orbitals[3], int64_t iterations) {
@@ -85,22 +94,12 @@ static int case_scf_run_time_limit(void) {
 /* atomgpu_scf_run_orbitals on the runaway SCF under a 1 ms time limit: CANCELLED, every output
  * (coefficients, densities and convergence too) untouched. */
 static int case_scf_run_orbitals_time_limit(void) {
-    atomgpu_scf_params p = scf_params();
-    p.nuclear_charge = 10.0, p.threshold_large = 5e-324, p.threshold_small = 5e-324;
-    p.damping = 0.999999, p.max_iterations = 1000000, p.diis_size = 0;
-    const int32_t angular[2] = {0, 1};
-    const int64_t counts[2] = {10, 6}, closed[2] = {2, 1};
-    const double open[2] = {0.0, 0.0};
-    double exponents[16], e[4], eps[3], c[26], d[136], convergence[2];
-    for (int k = 0; k < 10; k++) exponents[k] = 0.1 * pow(2.5, k);
-    for (int k = 0; k < 6; k++) exponents[10 + k] = 0.2 * pow(2.5, k);
-    int64_t iterations = ISENTINEL;
-    fill(e, 4, SENTINEL), fill(eps, 3, SENTINEL), fill(c, 26, SENTINEL), fill(d, 136, SENTINEL);
-    fill(convergence, 2, SENTINEL);
+    double e[4], eps[3], c[26], d[136], convergence[2];
+    int64_t iterations;
+    fill(c, 26, SENTINEL), fill(d, 136, SENTINEL), fill(convergence, 2, SENTINEL);
     if (status_is(atomgpu_set_time_limit(0.001), ATOMGPU_OK, NULL)) return 1;
-    int32_t s = atomgpu_scf_run_orbitals(&p, 2, angular, counts, exponents, closed, open, e, 3, eps, &iterations, c, 26,
-                                         d, 136, convergence);
-    if (status_is(s, ATOMGPU_ERR_CANCELLED, "time limit")) return 1;
+    if (status_is(scf_runaway_with(e, eps, &iterations, c, d, convergence), ATOMGPU_ERR_CANCELLED, "time limit"))
+        return 1;
     if (scf_run_untouched(e, eps, iterations)) return 1;
     if (!all_equal(c, 26, SENTINEL) || !all_equal(d, 136, SENTINEL) || !all_equal(convergence, 2, SENTINEL))
         return fail("an orbital output was written");
