@@ -3,8 +3,10 @@
 // (src/scf/index_map.rs) in a grid-stride loop with 64-bit indices: the closed-shell supermatrix
 // element of src/scf/cpu.rs (non-relativistic or Dirac-Fock) from the Slater integrals of
 // src/scf/slater.rs (the same closed form in the same scaled, logarithmic form: incomplete beta
-// function by its continued fraction). A launch covers the sets [set_begin, set_end), so that a
-// watched call (progress callback, time limit) can compute the supermatrix in pieces.
+// function by its finite sum), on the component groups of src/scf/groups.rs: `supermatrix` for
+// the same-component pairs (the sub-blocks as symmetries), `supermatrix_mixed` for the mixed
+// ones. A launch covers the sets [set_begin, set_end), so that a watched call (progress callback,
+// time limit) can compute the supermatrix in pieces.
 
 typedef unsigned long long u64;
 
@@ -16,41 +18,6 @@ __device__ inline u64 triangle_root(u64 t) {
     while (triangle(y) > t) --y;
     while (triangle(y + 1) <= t) ++y;
     return y;
-}
-
-// Gamma(x2 / 2) for positive integer or half-integer x2 / 2.
-__device__ double gamma_half(unsigned x2) {
-    double g = 1.0;
-    if (x2 % 2 == 0) {
-        for (unsigned i = 1; i < x2 / 2; ++i) g *= (double)i;
-        return g;
-    }
-    for (unsigned i = 1; i <= (x2 - 1) / 2; ++i) g *= (2.0 * i - 1.0) / 2.0;
-    return g * 1.7724538509055160273;  // sqrt(pi)
-}
-
-__device__ inline double lentz_guard(double v) { return fabs(v) < 1e-300 ? 1e-300 : v; }
-
-// One Lentz step with coefficient aa: updates c and d, returns the factor of the fraction.
-__device__ inline double lentz_step(double aa, double &c, double &d) {
-    d = 1.0 / lentz_guard(1.0 + aa * d);
-    c = lentz_guard(1.0 + aa / c);
-    return d * c;
-}
-
-// Continued fraction of the incomplete beta function (modified Lentz), x < (a+1)/(a+b+2).
-__device__ double beta_cf(double a, double b, double x) {
-    const double qab = a + b, qap = a + 1.0, qam = a - 1.0;
-    double c = 1.0, d = 1.0 / lentz_guard(1.0 - qab * x / qap);
-    double h = d;
-    for (int m = 1; m <= 400; ++m) {
-        const double m2 = 2.0 * m;
-        h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), c, d);
-        const double delta = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), c, d);
-        h *= delta;
-        if (fabs(delta - 1.0) < 1e-16) break;
-    }
-    return h;
 }
 
 // x = q/(p+q) and y = 1 - x with their logarithms, from ln p and ln q (Split of src/scf/slater.rs).
@@ -76,27 +43,27 @@ __device__ inline Split mirrored(const Split &s) {
     return m;
 }
 
-// B_x(a2/2, b2/2) of the split as e^L f (incomplete_beta of src/scf/slater.rs): returns f, sets L.
-__device__ double incomplete_beta(unsigned a2, unsigned b2, const Split &s, double &ln_scale) {
-    const double a = a2 / 2.0, b = b2 / 2.0;
-    const double ln_front = a * s.ln_x + b * s.ln_y;
-    if (s.x < (a + 1.0) / (a + b + 2.0)) {
-        ln_scale = ln_front - log(a);
-        return beta_cf(a, b, s.x);
+// B_x(a, n) / x^a for integer n (beta_integer_b of src/scf/slater.rs): Horner's rule over the
+// positive terms c_j y^j, c_{n-1} = 1/(a+n-1), c_j = c_{j+1} (j+1)/(a+j).
+__device__ double beta_integer_b(double a, unsigned n, double y) {
+    double c = 1.0 / (a + (double)(n - 1)), sum = c;
+    for (int j = (int)n - 2; j >= 0; --j) {
+        c *= (double)(j + 1) / (a + (double)j);
+        sum = c + y * sum;
     }
-    ln_scale = 0.0;
-    const double complete = gamma_half(a2) * gamma_half(b2) / gamma_half(a2 + b2);
-    return complete - exp(ln_front) / b * beta_cf(b, a, s.y);
+    return sum;
 }
 
-// e^w p^((m+1)/2) q^((n+1)/2) F(m-k-1, n+k; p, q) of src/scf/slater.rs.
+// e^w p^((m+1)/2) q^((n+1)/2) F(m-k-1, n+k; p, q) of src/scf/slater.rs, with its incomplete beta
+// function B_x((n+k+1)/2, (m-k)/2) = x^a beta_integer_b: (m - k)/2 is an integer in every set of a
+// supermatrix (src/scf/slater.rs module docs), the only integrals these kernels compute.
+// ln_gamma[x2] = ln Gamma(x2 / 2) (HALF_TABLES of src/scf/slater.rs).
 __device__ double split_integral(unsigned m, unsigned n, unsigned k, double w, double ln_p, double ln_q,
-                                 const Split &s) {
-    double ln_beta;
-    const double beta = incomplete_beta(n + k + 1, m - k, s, ln_beta);
-    return exp(w + log(gamma_half(m + n + 1)) - 2.0 * 0.69314718055994530942 + 0.5 * (k + 1) * ln_p -
-               0.5 * k * ln_q + ln_beta) *
-           beta;
+                                 const Split &s, const double *ln_gamma) {
+    const double a = 0.5 * (n + k + 1);
+    return exp(w + ln_gamma[m + n + 1] - 2.0 * 0.69314718055994530942 + 0.5 * (k + 1) * ln_p - 0.5 * k * ln_q +
+               a * s.ln_x) *
+           beta_integer_b(a, (m - k) / 2, s.y);
 }
 
 // One radial function R(r) = c0 z^((n0+3/2)/2) r^n0 e^{-z r^2} + c1 z^((n1+3/2)/2) r^n1 e^{-z r^2}
@@ -120,47 +87,60 @@ __device__ inline Radial load_radial(const double *exps, const double *ln_exps, 
 }
 
 // The charge density of two radial functions a, b (charge_density and PairDensity of
-// src/scf/slater.rs): the exponent p, ln p and the shares ln(a/p), ln(b/p); none (charge false)
-// unless they share a component.
+// src/scf/slater.rs): the exponent p, ln p and its terms c e^w r^m (at most three: terms of the same
+// power merged as PairDensity::add does); none (charge false) unless they share a component.
 struct Density {
-    double p, ln_p, share_a, share_b;
+    double p, ln_p;
+    double c[3], w[3];
+    unsigned m[3], len;
     bool charge;
 };
 
-__device__ inline Density density_of(const Radial &a, const Radial &b) {
-    Density p;
-    p.charge = a.comp == b.comp;
-    const double t = log1p(fmin(a.e, b.e) / fmax(a.e, b.e));
-    p.p = a.e + b.e;
-    p.ln_p = fmax(a.ln_e, b.ln_e) + t;
-    p.share_a = -(fmax(b.ln_e - a.ln_e, 0.0) + t);
-    p.share_b = -(fmax(a.ln_e - b.ln_e, 0.0) + t);
-    return p;
+__device__ inline void add_term(Density &d, double c, double w, unsigned m) {
+    for (unsigned t = 0; t < d.len; ++t)
+        if (d.m[t] == m) {
+            const double top = fmax(d.w[t], w);
+            d.c[t] = d.c[t] * exp(d.w[t] - top) + c * exp(w - top);
+            d.w[t] = top;
+            return;
+        }
+    d.c[d.len] = c;
+    d.w[d.len] = w;
+    d.m[d.len] = m;
+    ++d.len;
 }
 
-// R^k between the charge densities ab of a, b and cd of c, d (densities_slater of
-// src/scf/slater.rs, the same term order).
-__device__ double slater(unsigned k, const Radial &a, const Radial &b, const Density &ab, const Radial &c,
-                         const Radial &d, const Density &cd) {
-    if (!ab.charge || !cd.charge) return 0.0;
-    const Split s = split_of(ab.p, cd.p, ab.ln_p, cd.ln_p), sm = mirrored(s);
-    double sum = 0.0;
+__device__ inline Density density_of(const Radial &a, const Radial &b) {
+    Density d;
+    d.charge = a.comp == b.comp;
+    d.len = 0;
+    if (!d.charge) return d;
+    const double t = log1p(fmin(a.e, b.e) / fmax(a.e, b.e));
+    d.p = a.e + b.e;
+    d.ln_p = fmax(a.ln_e, b.ln_e) + t;
+    const double share_a = -(fmax(b.ln_e - a.ln_e, 0.0) + t), share_b = -(fmax(a.ln_e - b.ln_e, 0.0) + t);
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j) {
             if (a.c[i] == 0.0 || b.c[j] == 0.0) continue;
-            const double cab = a.c[i] * b.c[j];
-            const double wab = 0.5 * (a.n[i] + 1.5) * ab.share_a + 0.5 * (b.n[j] + 1.5) * ab.share_b;
-            const unsigned m = a.n[i] + b.n[j] + 2;
-            for (int u = 0; u < 2; ++u)
-                for (int v = 0; v < 2; ++v) {
-                    if (c.c[u] == 0.0 || d.c[v] == 0.0) continue;
-                    const double ccd = c.c[u] * d.c[v];
-                    const double w = wab + (0.5 * (c.n[u] + 1.5) * cd.share_a + 0.5 * (d.n[v] + 1.5) * cd.share_b);
-                    const unsigned n = c.n[u] + d.n[v] + 2;
-                    sum += cab * ccd *
-                           (split_integral(m, n, k, w, ab.ln_p, cd.ln_p, s) +
-                            split_integral(n, m, k, w, cd.ln_p, ab.ln_p, sm));
-                }
+            add_term(d, a.c[i] * b.c[j], 0.5 * (a.n[i] + 1.5) * share_a + 0.5 * (b.n[j] + 1.5) * share_b,
+                     a.n[i] + b.n[j] + 2);
+        }
+    return d;
+}
+
+// R^k between the charge densities ab and cd (density_slater of src/scf/slater.rs, the same term
+// order).
+__device__ double slater(unsigned k, const Density &ab, const Density &cd, const double *ln_gamma) {
+    if (!ab.charge || !cd.charge) return 0.0;
+    const Split s = split_of(ab.p, cd.p, ab.ln_p, cd.ln_p), sm = mirrored(s);
+    double sum = 0.0;
+    for (unsigned i = 0; i < ab.len; ++i)
+        for (unsigned j = 0; j < cd.len; ++j) {
+            const double w = ab.w[i] + cd.w[j];
+            const unsigned m = ab.m[i], n = cd.m[j];
+            sum += ab.c[i] * cd.c[j] *
+                   (split_integral(m, n, k, w, ab.ln_p, cd.ln_p, s, ln_gamma) +
+                    split_integral(n, m, k, w, cd.ln_p, ab.ln_p, sm, ln_gamma));
         }
     return sum;
 }
@@ -181,7 +161,7 @@ __device__ int symmetry_of(u64 y, const u64 *offsets, int nsym) {
 // comps[f]; first[nsym]: the first function of each symmetry; offsets[nsym+1]: pair offsets of the
 // map; weights[(L nsym + M) kmax + k]: c_k (zero when k is not allowed).
 struct SupermatrixParams {
-    u64 exponents, ln_exponents, coefs, powers, comps, first, offsets, weights, packed;
+    u64 exponents, ln_exponents, coefs, powers, comps, first, offsets, weights, ln_gamma, packed;
     u64 set_begin, set_end;
     int nsym, kmax;
 };
@@ -190,7 +170,7 @@ extern "C" __global__ void supermatrix(const SupermatrixParams prm) {
     const double *exps = (const double *)prm.exponents, *ln_exps = (const double *)prm.ln_exponents;
     const double *coefs = (const double *)prm.coefs;
     const unsigned *powers = (const unsigned *)prm.powers, *comps = (const unsigned *)prm.comps;
-    const double *w = (const double *)prm.weights;
+    const double *w = (const double *)prm.weights, *lg = (const double *)prm.ln_gamma;
     const u64 *first = (const u64 *)prm.first, *offsets = (const u64 *)prm.offsets;
     double *packed = (double *)prm.packed;
     for (u64 i = prm.set_begin + blockIdx.x * (u64)blockDim.x + threadIdx.x; i < prm.set_end;
@@ -203,13 +183,51 @@ extern "C" __global__ void supermatrix(const SupermatrixParams prm) {
         const Radial q = load_radial(exps, ln_exps, coefs, powers, comps, first[L] + Q);
         const Radial r = load_radial(exps, ln_exps, coefs, powers, comps, first[M] + R);
         const Radial s = load_radial(exps, ln_exps, coefs, powers, comps, first[M] + S);
-        double value = slater(0, p, q, density_of(p, q), r, s, density_of(r, s));
+        double value = slater(0, density_of(p, q), density_of(r, s), lg);
         const double *wk = w + ((u64)L * prm.nsym + M) * prm.kmax;
         const Density pr = density_of(p, r), qs = density_of(q, s), ps = density_of(p, s), qr = density_of(q, r);
         for (int k = 0; k < prm.kmax; ++k) {
             if (wk[k] == 0.0) continue;
-            value -= wk[k] * (slater(k, p, r, pr, q, s, qs) + slater(k, p, s, ps, q, r, qr));
+            value -= wk[k] * (slater(k, pr, qs, lg) + slater(k, ps, qr, lg));
         }
         packed[i] = value;
+    }
+}
+
+// The mixed pairs of a Dirac-Fock basis (src/scf/groups.rs): pair y = offsets[A] + P large[A] + Q
+// is small function P and large function Q of symmetry A, and set i = n'(y) + x (x <= y) holds
+// packed[i] = -sum_k c_k(A, B) R^k(pr, qs) (its R^0 and its other exchange term vanish by
+// component). Functions, first and weights as for supermatrix (of the symmetries, not the
+// sub-blocks); large[A]: the large functions of symmetry A (its first ones); offsets[nsym + 1].
+struct MixedParams {
+    u64 exponents, ln_exponents, coefs, powers, comps, first, large, offsets, weights, ln_gamma, packed;
+    u64 set_begin, set_end;
+    int nsym, kmax;
+};
+
+extern "C" __global__ void supermatrix_mixed(const MixedParams prm) {
+    const double *exps = (const double *)prm.exponents, *ln_exps = (const double *)prm.ln_exponents;
+    const double *coefs = (const double *)prm.coefs;
+    const unsigned *powers = (const unsigned *)prm.powers, *comps = (const unsigned *)prm.comps;
+    const double *w = (const double *)prm.weights, *lg = (const double *)prm.ln_gamma;
+    const u64 *first = (const u64 *)prm.first, *large = (const u64 *)prm.large, *offsets = (const u64 *)prm.offsets;
+    double *packed = (double *)prm.packed;
+    for (u64 i = prm.set_begin + blockIdx.x * (u64)blockDim.x + threadIdx.x; i < prm.set_end;
+         i += (u64)gridDim.x * blockDim.x) {
+        const u64 y = triangle_root(i), x = i - triangle(y);
+        const int A = symmetry_of(y, offsets, prm.nsym), B = symmetry_of(x, offsets, prm.nsym);
+        const u64 ty = y - offsets[A], tx = x - offsets[B], na = large[A], nb = large[B];
+        const Radial p = load_radial(exps, ln_exps, coefs, powers, comps, first[A] + na + ty / na);
+        const Radial q = load_radial(exps, ln_exps, coefs, powers, comps, first[A] + ty % na);
+        const Radial r = load_radial(exps, ln_exps, coefs, powers, comps, first[B] + nb + tx / nb);
+        const Radial s = load_radial(exps, ln_exps, coefs, powers, comps, first[B] + tx % nb);
+        const Density pr = density_of(p, r), qs = density_of(q, s);
+        const double *wk = w + ((u64)A * prm.nsym + B) * prm.kmax;
+        double sum = 0.0;
+        for (int k = 0; k < prm.kmax; ++k) {
+            if (wk[k] == 0.0) continue;
+            sum += wk[k] * slater(k, pr, qs, lg);
+        }
+        packed[i] = -sum;
     }
 }

@@ -645,6 +645,49 @@ fn scf_refusals() {
     }
 }
 
+/// The component groups store exactly the sets that do not vanish by component: a set of the
+/// paper's map is stored iff one of its Coulomb or exchange terms has two charge densities
+/// (`element_scale`, which adds the magnitudes of the terms of the full formula, is nonzero), and
+/// the groups' values equal the full formula's (`packed` places them in the paper's layout).
+/// A Dirac basis stores about half the sets, a non-relativistic one all.
+#[test]
+fn the_component_groups_store_exactly_the_sets_that_do_not_vanish() {
+    let dirac = Blocks::dirac(
+        &[
+            Spinor { kappa: -1, exponents: vec![0.3, 2.0, 11.0, 70.0] },
+            Spinor { kappa: 1, exponents: vec![0.5, 4.0, 25.0] },
+            Spinor { kappa: -2, exponents: vec![0.2, 1.5] },
+            Spinor { kappa: 2, exponents: vec![0.9] },
+        ],
+        137.035_999_76,
+    )
+    .unwrap();
+    let plain = Blocks::non_relativistic(&[
+        Symmetry { l: 0, exponents: vec![0.3, 2.0, 11.0] },
+        Symmetry { l: 2, exponents: vec![0.5, 4.0] },
+    ])
+    .unwrap();
+    for (name, blocks) in [("Dirac", &dirac), ("non-relativistic", &plain)] {
+        let g = ScfIntegrals::new(&Backend::Cpu, blocks).unwrap();
+        let packed = g.packed().unwrap();
+        let mut nonzero = 0u64;
+        for (i, value) in packed.iter().enumerate() {
+            let scale = element_scale(blocks, i as u64);
+            if scale == 0.0 {
+                assert_eq!(*value, 0.0, "{name}: set {i} vanishes by component but holds {value:e}");
+            } else {
+                nonzero += 1;
+                assert!(value.abs() <= scale * (1.0 + 1e-15), "{name}: set {i}: |G| = {value:e} above {scale:e}");
+            }
+        }
+        assert_eq!(g.n_stored_sets(), nonzero, "{name}: stored sets");
+        println!("{name}: {} of {} sets stored", g.n_stored_sets(), g.map().n_sets());
+    }
+    let g = ScfIntegrals::new(&Backend::Cpu, &dirac).unwrap();
+    let share = g.n_stored_sets() as f64 / g.map().n_sets() as f64;
+    assert!(share < 0.55, "a Dirac basis stores about half of its sets, here {share}");
+}
+
 /// `element_scale` (the magnitudes of an element's Coulomb and exchange terms) bounds |G| and
 /// equals it where nothing cancels; it exposes the cancellation of G[(2,0),(1,1)] of an s1/2
 /// block with exponents 1e-100, 1, 1e100: R^0(pq, rs) and its exchange R^0(pr, qs) are both of

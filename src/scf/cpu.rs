@@ -29,7 +29,8 @@
 //! This file is the CPU reference of the family's supermatrix (rayon over the sets) and of its
 //! contraction; `cuda.rs` computes the same on a GPU, [`super::ScfIntegrals`] chooses.
 
-use super::index_map::TriangularMap;
+use super::groups::ComponentGroups;
+use super::index_map::{triangle, TriangularMap};
 use super::layout::Blocks;
 use super::slater::{charge_density, densities_slater};
 use super::Watch;
@@ -79,36 +80,53 @@ fn fold_terms(
 /// cores for Dirac-Fock sets).
 const HOST_SETS_PER_REPORT: usize = 1 << 18;
 
-/// The packed supermatrix of `blocks` (module docs) on the CPU, index i of the map holding
-/// G_{yx}; rayon over the sets. A watch hears the fraction of the sets done after every
+/// The two packed groups of the supermatrix of `groups` on the CPU ([`super::groups`]): the
+/// same-component sets (index i of the sub-blocks' map holding G_{yx}) and the mixed ones; rayon
+/// over the sets. A watch hears the fraction of all sets done after every
 /// [`HOST_SETS_PER_REPORT`] of them.
-pub(super) fn supermatrix(blocks: &Blocks, mut watch: Watch<'_, '_>) -> Result<(TriangularMap, Vec<f64>)> {
-    let map = blocks.map();
-    let n = usize::try_from(map.n_sets()).map_err(|_| Error::invalid("symmetries", "give too many integral sets"))?;
-    let mut packed = crate::memory::filled("the two-electron supermatrix", n, 0.0)?;
-    let piece = if watch.is_some() { HOST_SETS_PER_REPORT } else { n.max(1) };
-    for (c, sets) in packed.chunks_mut(piece).enumerate() {
-        let first = c * piece;
-        sets.par_iter_mut().enumerate().for_each(|(j, g)| *g = element(blocks, &map, (first + j) as u64));
-        if let Some(w) = watch.as_deref_mut() {
-            w((first + sets.len()) as f64 / n as f64)?;
-        }
-    }
-    Ok((map, packed))
+pub(super) fn supermatrix(groups: &ComponentGroups, mut watch: Watch<'_, '_>) -> Result<(Vec<f64>, Vec<f64>)> {
+    let (same_map, n_mixed) = (groups.same_map(), groups.n_mixed() as u64);
+    let sets = |n: u64| usize::try_from(n).map_err(|_| Error::invalid("symmetries", "give too many integral sets"));
+    let (n_same_sets, n_mixed_sets) = (sets(same_map.n_sets())?, sets(triangle(n_mixed))?);
+    let total = (n_same_sets + n_mixed_sets) as f64;
+    let mut same = crate::memory::filled("the two-electron supermatrix", n_same_sets, 0.0)?;
+    let mut mixed = crate::memory::filled("the two-electron supermatrix (mixed pairs)", n_mixed_sets, 0.0)?;
+    let piece = if watch.is_some() { HOST_SETS_PER_REPORT } else { usize::MAX };
+    let mut report = |done: usize| watch.as_deref_mut().map_or(Ok(()), |w| w(done as f64 / total));
+    fill(&mut same, piece, |i| element(groups.same(), same_map, i), |done| report(done))?;
+    fill(&mut mixed, piece, |i| groups.mixed_element(i), |done| report(n_same_sets + done))?;
+    Ok((same, mixed))
 }
 
-/// F_y = h_y + Σ_x G_{yx} D'_x over the pairs of the map (packed G, module docs): `folded` holds
-/// D'_x = w_x D_x, `out` receives G D' (length T).
-pub(super) fn contract(map: &TriangularMap, packed: &[f64], folded: &[f64], out: &mut [f64]) {
-    let t = map.n_pairs() as usize;
-    out[..t].iter_mut().for_each(|x| *x = 0.0);
-    for y in 0..t {
+/// packed[i] = value(i) over all i, in pieces of `piece` sets (rayon within a piece), calling
+/// `report(sets done)` after each.
+fn fill(
+    packed: &mut [f64],
+    piece: usize,
+    value: impl Fn(u64) -> f64 + Sync,
+    mut report: impl FnMut(usize) -> Result<()>,
+) -> Result<()> {
+    let piece = piece.min(packed.len()).max(1);
+    for (c, sets) in packed.chunks_mut(piece).enumerate() {
+        let first = c * piece;
+        sets.par_iter_mut().enumerate().for_each(|(j, g)| *g = value((first + j) as u64));
+        report(first + sets.len())?;
+    }
+    Ok(())
+}
+
+/// out = G x for the symmetric n x n matrix G of `packed` (upper triangle, column y at n'(y))
+/// and x of length n: one group's part of F_y = h_y + Σ_x G_{yx} D'_x (module docs).
+pub(super) fn contract(packed: &[f64], x: &[f64], out: &mut [f64]) {
+    let n = x.len();
+    out[..n].iter_mut().for_each(|v| *v = 0.0);
+    for y in 0..n {
         let column = &packed[y * (y + 1) / 2..y * (y + 1) / 2 + y + 1];
         let mut sum = 0.0;
-        for (x, &g) in column.iter().enumerate() {
-            sum += g * folded[x];
-            if x < y {
-                out[x] += g * folded[y];
+        for (i, &g) in column.iter().enumerate() {
+            sum += g * x[i];
+            if i < y {
+                out[i] += g * x[y];
             }
         }
         out[y] += sum;

@@ -1,12 +1,15 @@
-//! CUDA path of the SCF family: the two-electron supermatrix (non-relativistic or Dirac-Fock) computed one integral set per thread
-//! on the triangular map (`kernels/scf.cu`, paper §2.3: grid-stride loop, 64-bit indices; the
-//! same closed forms as `cpu.rs` and [`super::slater`]), kept on the device, and the
-//! Fock build G D' as one cuBLAS `dspmv` on it (packed upper triangle). Only the folded density
+//! CUDA path of the SCF family: the two-electron supermatrix (non-relativistic or Dirac-Fock) in
+//! its component groups ([`super::groups`]) computed one integral set per thread on each group's
+//! triangular map (`kernels/scf.cu`, paper §2.3: grid-stride loop, 64-bit indices; the same
+//! closed forms as `cpu.rs` and [`super::slater`]), kept on the device, and the Fock build G D'
+//! as one cuBLAS `dspmv` per group (packed upper triangles). Only the folded density
 //! (T doubles) goes up and G D' (T doubles) comes down per SCF iteration.
 
-use super::index_map::TriangularMap;
+use super::groups::ComponentGroups;
+use super::index_map::triangle;
 use super::layout::Blocks;
 use super::radial::Component;
+use super::slater::HALF_TABLES;
 use super::Watch;
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
@@ -33,6 +36,7 @@ struct SupermatrixParams {
     first: u64,
     offsets: u64,
     weights: u64,
+    ln_gamma: u64,
     packed: u64,
     set_begin: u64,
     set_end: u64,
@@ -40,44 +44,69 @@ struct SupermatrixParams {
     kmax: i32,
 }
 
-// SAFETY: a plain repr(C) struct of integers, mirrored field by field in scf.cu.
-unsafe impl DeviceRepr for SupermatrixParams {}
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct MixedParams {
+    exponents: u64,
+    ln_exponents: u64,
+    coefs: u64,
+    powers: u64,
+    comps: u64,
+    first: u64,
+    large: u64,
+    offsets: u64,
+    weights: u64,
+    ln_gamma: u64,
+    packed: u64,
+    set_begin: u64,
+    set_end: u64,
+    nsym: i32,
+    kmax: i32,
+}
 
-/// The supermatrix on the device, with the handle that contracts it and the two T-vectors of
-/// the contraction (allocated once, reused by every Fock build).
+// SAFETY: plain repr(C) structs of integers, mirrored field by field in scf.cu.
+unsafe impl DeviceRepr for SupermatrixParams {}
+unsafe impl DeviceRepr for MixedParams {}
+
+/// The supermatrix on the device in its two component groups ([`ComponentGroups`]), with the
+/// handle that contracts it and the two T-vectors of the contraction (allocated once, reused by
+/// every Fock build).
 pub struct DeviceSupermatrix {
     device: Arc<CudaDevice>,
     blas: CudaBlas,
-    packed: CudaSlice<f64>,
+    same: CudaSlice<f64>,
+    mixed: CudaSlice<f64>,
     folded: CudaSlice<f64>,
     product: CudaSlice<f64>,
-    n_pairs: usize,
+    n_same: usize,
+    n_mixed: usize,
 }
 
 fn ptr<T>(slice: &CudaSlice<T>, device: &CudaDevice) -> u64 {
     slice.device_ptr(device.stream()).0
 }
 
-impl DeviceSupermatrix {
-    /// Computes the packed supermatrix of `blocks` for `map`; a watch hears the fraction of the
-    /// sets done after each launch of [`DEVICE_SETS_PER_REPORT`] sets, synchronised.
-    pub fn new(
-        device: Arc<CudaDevice>,
-        blocks: &Blocks,
-        map: &TriangularMap,
-        mut watch: Watch<'_, '_>,
-    ) -> Result<Self> {
-        // The blocks' one flat layout, one array per field (the kernel's structure of arrays).
+/// The functions of a set of blocks on the device, one array per field (the kernels' structure
+/// of arrays), with the blocks' first functions and their exchange factors c_k as
+/// weights[(a nsym + b) kmax + k] (zero where k is not allowed).
+struct DeviceBlocks {
+    exponents: CudaSlice<f64>,
+    ln_exponents: CudaSlice<f64>,
+    coefs: CudaSlice<f64>,
+    powers: CudaSlice<u32>,
+    comps: CudaSlice<u32>,
+    first: CudaSlice<u64>,
+    weights: CudaSlice<f64>,
+    /// ln Γ(x2/2) by x2 ([`super::slater::HALF_TABLES`]).
+    ln_gamma: CudaSlice<f64>,
+    nsym: i32,
+    kmax: i32,
+}
+
+impl DeviceBlocks {
+    fn upload(device: &CudaDevice, blocks: &Blocks) -> Result<Self> {
         let functions = blocks.functions();
         let nsym = blocks.n_blocks();
-        let exponents: Vec<f64> = functions.iter().map(|f| f.exponent).collect();
-        let ln_exponents: Vec<f64> = functions.iter().map(|f| f.ln_exponent).collect();
-        let coefs: Vec<f64> = functions.iter().flat_map(|f| f.terms.map(|t| t.1)).collect();
-        let powers: Vec<u32> = functions.iter().flat_map(|f| f.terms.map(|t| t.0)).collect();
-        let comps: Vec<u32> = functions.iter().map(|f| (f.component == Component::Small) as u32).collect();
-        let first: Vec<u64> = blocks.first().iter().map(|&f| f as u64).collect();
-        let offsets: Vec<u64> =
-            (0..=nsym).map(|j| if j == nsym { map.n_pairs() } else { map.pair_index(j, 0, 0) }).collect();
         let kmax = (0..nsym)
             .flat_map(|a| (0..nsym).flat_map(move |b| blocks.exchange(a, b).iter().map(|&(k, _)| k as usize + 1)))
             .max()
@@ -90,89 +119,168 @@ impl DeviceSupermatrix {
                 }
             }
         }
-        let n_sets = map.n_sets();
-        let len = usize::try_from(n_sets).map_err(|_| Error::invalid("symmetries", "give too many integral sets"))?;
-        let packed = device.uninit::<f64>(len)?;
-        let (e, ln_e, c, p, k, f, o, w) = (
-            device.upload(&exponents)?,
-            device.upload(&ln_exponents)?,
-            device.upload(&coefs)?,
-            device.upload(&powers)?,
-            device.upload(&comps)?,
-            device.upload(&first)?,
-            device.upload(&offsets)?,
-            device.upload(&weights)?,
-        );
-        let mut params = SupermatrixParams {
-            exponents: ptr(&e, &device),
-            ln_exponents: ptr(&ln_e, &device),
-            coefs: ptr(&c, &device),
-            powers: ptr(&p, &device),
-            comps: ptr(&k, &device),
-            first: ptr(&f, &device),
-            offsets: ptr(&o, &device),
-            weights: ptr(&w, &device),
-            packed: ptr(&packed, &device),
-            set_begin: 0,
-            set_end: 0,
+        let first: Vec<u64> = blocks.first().iter().map(|&f| f as u64).collect();
+        Ok(DeviceBlocks {
+            exponents: device.upload(&functions.iter().map(|f| f.exponent).collect::<Vec<_>>())?,
+            ln_exponents: device.upload(&functions.iter().map(|f| f.ln_exponent).collect::<Vec<_>>())?,
+            coefs: device.upload(&functions.iter().flat_map(|f| f.terms.map(|t| t.1)).collect::<Vec<_>>())?,
+            powers: device.upload(&functions.iter().flat_map(|f| f.terms.map(|t| t.0)).collect::<Vec<_>>())?,
+            comps: device
+                .upload(&functions.iter().map(|f| (f.component == Component::Small) as u32).collect::<Vec<_>>())?,
+            first: device.upload(&first)?,
+            weights: device.upload(&weights)?,
+            ln_gamma: device.upload(&HALF_TABLES.ln_gamma)?,
             nsym: nsym as i32,
             kmax: kmax as i32,
+        })
+    }
+}
+
+/// Runs `launch(begin, end)` over the sets [0, n_sets) in one launch, or (watched) in pieces of
+/// [`DEVICE_SETS_PER_REPORT`], each synchronised and reported as (done_before + end) / total.
+fn launch_sets(
+    device: &CudaDevice,
+    n_sets: u64,
+    (done_before, total): (u64, u64),
+    watch: &mut Watch<'_, '_>,
+    mut launch: impl FnMut(u64, u64, LaunchConfig) -> Result<()>,
+) -> Result<()> {
+    let piece = if watch.is_some() { DEVICE_SETS_PER_REPORT } else { n_sets.max(1) };
+    let mut end = 0;
+    while end < n_sets {
+        let begin = end;
+        end = n_sets.min(begin + piece);
+        let blocks = (end - begin).div_ceil(BLOCK as u64).clamp(1, 65_535 * 16) as u32;
+        launch(begin, end, LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 })?;
+        if let Some(report) = watch.as_deref_mut() {
+            device.synchronize()?;
+            report((done_before + end) as f64 / total as f64)?;
+        }
+    }
+    Ok(())
+}
+
+impl DeviceSupermatrix {
+    /// Computes the two packed groups of the supermatrix of `groups`; a watch hears the fraction
+    /// of all sets done after each launch of [`DEVICE_SETS_PER_REPORT`] sets, synchronised.
+    pub fn new(device: Arc<CudaDevice>, groups: &ComponentGroups, mut watch: Watch<'_, '_>) -> Result<Self> {
+        let (same_map, n_mixed) = (groups.same_map(), groups.n_mixed());
+        let (n_same_sets, n_mixed_sets) = (same_map.n_sets(), triangle(n_mixed as u64));
+        let total = n_same_sets + n_mixed_sets;
+        let len = |n: u64| usize::try_from(n).map_err(|_| Error::invalid("symmetries", "give too many integral sets"));
+        let same = device.uninit::<f64>(len(n_same_sets)?.max(1))?;
+        let mixed = device.uninit::<f64>(len(n_mixed_sets)?.max(1))?;
+
+        let sub = DeviceBlocks::upload(&device, groups.same())?;
+        let offsets: Vec<u64> =
+            (0..=sub.nsym as usize).map(|j| same_map.pair_index(j, 0, 0).min(same_map.n_pairs())).collect();
+        let offsets = device.upload(&offsets)?;
+        let mut params = SupermatrixParams {
+            exponents: ptr(&sub.exponents, &device),
+            ln_exponents: ptr(&sub.ln_exponents, &device),
+            coefs: ptr(&sub.coefs, &device),
+            powers: ptr(&sub.powers, &device),
+            comps: ptr(&sub.comps, &device),
+            first: ptr(&sub.first, &device),
+            offsets: ptr(&offsets, &device),
+            weights: ptr(&sub.weights, &device),
+            ln_gamma: ptr(&sub.ln_gamma, &device),
+            packed: ptr(&same, &device),
+            set_begin: 0,
+            set_end: 0,
+            nsym: sub.nsym,
+            kmax: sub.kmax,
         };
         let function = device.function(FILE, SOURCE, "supermatrix")?;
-        let piece = if watch.is_some() { DEVICE_SETS_PER_REPORT } else { n_sets.max(1) };
-        while params.set_end < n_sets {
-            params.set_begin = params.set_end;
-            params.set_end = n_sets.min(params.set_begin + piece);
-            let blocks = (params.set_end - params.set_begin).div_ceil(BLOCK as u64).clamp(1, 65_535 * 16) as u32;
-            let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-            // SAFETY: the buffers hold the sizes the kernel reads (exponents, ln_exponents and comps F functions,
-            // coefs and powers 2F, first and offsets nsym + 1, weights nsym² kmax) and packed
-            // n_sets >= set_end; params mirrors the C struct.
+        launch_sets(&device, n_same_sets, (0, total), &mut watch, |begin, end, config| {
+            (params.set_begin, params.set_end) = (begin, end);
+            // SAFETY: the buffers hold the sizes the kernel reads (exponents, ln_exponents and
+            // comps F functions, coefs and powers 2F, first and offsets nsym + 1, weights nsym²
+            // kmax, ln_gamma HALVES) and `same` n_same_sets >= end; params mirrors the C struct.
             unsafe { device.stream().launch_builder(&function).arg(&params).launch(config) }?;
-            if let Some(report) = watch.as_deref_mut() {
-                device.synchronize()?;
-                report(params.set_end as f64 / n_sets as f64)?;
-            }
+            Ok(())
+        })?;
+
+        if n_mixed_sets > 0 {
+            let blocks = DeviceBlocks::upload(&device, groups.blocks())?;
+            let (large, mixed_offsets) = (device.upload(&groups.large_counts())?, device.upload(groups.mixed_offsets())?);
+            let mut params = MixedParams {
+                exponents: ptr(&blocks.exponents, &device),
+                ln_exponents: ptr(&blocks.ln_exponents, &device),
+                coefs: ptr(&blocks.coefs, &device),
+                powers: ptr(&blocks.powers, &device),
+                comps: ptr(&blocks.comps, &device),
+                first: ptr(&blocks.first, &device),
+                large: ptr(&large, &device),
+                offsets: ptr(&mixed_offsets, &device),
+                weights: ptr(&blocks.weights, &device),
+                ln_gamma: ptr(&blocks.ln_gamma, &device),
+                packed: ptr(&mixed, &device),
+                set_begin: 0,
+                set_end: 0,
+                nsym: blocks.nsym,
+                kmax: blocks.kmax,
+            };
+            let function = device.function(FILE, SOURCE, "supermatrix_mixed")?;
+            launch_sets(&device, n_mixed_sets, (n_same_sets, total), &mut watch, |begin, end, config| {
+                (params.set_begin, params.set_end) = (begin, end);
+                // SAFETY: as above for the symmetries' blocks, with large nsym and offsets nsym + 1
+                // values and `mixed` n_mixed_sets >= end.
+                unsafe { device.stream().launch_builder(&function).arg(&params).launch(config) }?;
+                Ok(())
+            })?;
+            device.synchronize()?;
         }
         device.synchronize()?;
         let blas = device.blas()?;
-        let n_pairs = map.n_pairs() as usize;
-        let (folded, product) = (device.zeros::<f64>(n_pairs)?, device.zeros::<f64>(n_pairs)?);
-        Ok(DeviceSupermatrix { device, blas, packed, folded, product, n_pairs })
+        let n_same = groups.n_same();
+        let (folded, product) = (device.zeros::<f64>(n_same + n_mixed)?, device.zeros::<f64>(n_same + n_mixed)?);
+        Ok(DeviceSupermatrix { device, blas, same, mixed, folded, product, n_same, n_mixed })
     }
 
-    /// The packed supermatrix, downloaded.
-    pub fn download(&self) -> Result<Vec<f64>> {
-        let mut out = crate::memory::filled("the supermatrix", self.packed.len(), 0.0)?;
-        self.device.download_into(&self.packed, &mut out)?;
-        Ok(out)
-    }
-
-    /// out = G folded (length T) by cuBLAS dspmv (upper packed).
-    pub fn contract(&mut self, folded: &[f64], out: &mut [f64]) -> Result<()> {
-        let t = self.n_pairs;
-        self.device.stream().memcpy_htod(&folded[..t], &mut self.folded)?;
-        let (x, y) = (&self.folded, &self.product);
-        let n =
-            i32::try_from(t).map_err(|_| Error::invalid("symmetries", "give too many function pairs for cuBLAS"))?;
-        // SAFETY: packed holds n(n+1)/2 doubles, x and y n; the handle is bound to the stream.
-        let status = unsafe {
-            cudarc::cublas::sys::cublasDspmv_v2(
-                *self.blas.handle(),
-                cublasFillMode_t::CUBLAS_FILL_MODE_UPPER,
-                n,
-                &1.0,
-                ptr(&self.packed, &self.device) as *const f64,
-                ptr(x, &self.device) as *const f64,
-                1,
-                &0.0,
-                ptr(y, &self.device) as *mut f64,
-                1,
-            )
+    /// The two packed groups, downloaded.
+    pub fn download(&self) -> Result<(Vec<f64>, Vec<f64>)> {
+        let get = |slice: &CudaSlice<f64>, n: usize| -> Result<Vec<f64>> {
+            let mut out = crate::memory::filled("the supermatrix", slice.len(), 0.0)?;
+            self.device.download_into(slice, &mut out)?;
+            out.truncate(triangle(n as u64) as usize);
+            Ok(out)
         };
-        if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-            return Err(Error::Cuda(format!("cublasDspmv: {status:?}")));
+        Ok((get(&self.same, self.n_same)?, get(&self.mixed, self.n_mixed)?))
+    }
+
+    /// out = G folded (length T: the same-component pairs, then the mixed ones) by one cuBLAS
+    /// dspmv (upper packed) per group.
+    pub fn contract(&mut self, folded: &[f64], out: &mut [f64]) -> Result<()> {
+        let t = self.n_same + self.n_mixed;
+        self.device.stream().memcpy_htod(&folded[..t], &mut self.folded)?;
+        for (packed, offset, n) in [(&self.same, 0, self.n_same), (&self.mixed, self.n_same, self.n_mixed)] {
+            if n == 0 {
+                continue;
+            }
+            let n = i32::try_from(n)
+                .map_err(|_| Error::invalid("symmetries", "give too many function pairs for cuBLAS"))?;
+            let at = |slice: &CudaSlice<f64>| ptr(slice, &self.device) + (offset * size_of::<f64>()) as u64;
+            // SAFETY: packed holds n(n+1)/2 doubles, folded and product n from offset; the
+            // handle is bound to the stream.
+            let status = unsafe {
+                cudarc::cublas::sys::cublasDspmv_v2(
+                    *self.blas.handle(),
+                    cublasFillMode_t::CUBLAS_FILL_MODE_UPPER,
+                    n,
+                    &1.0,
+                    ptr(packed, &self.device) as *const f64,
+                    at(&self.folded) as *const f64,
+                    1,
+                    &0.0,
+                    at(&self.product) as *mut f64,
+                    1,
+                )
+            };
+            if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+                return Err(Error::Cuda(format!("cublasDspmv: {status:?}")));
+            }
         }
-        self.device.download_into(y, &mut out[..t])
+        self.device.download_into(&self.product, &mut out[..t])
     }
 }

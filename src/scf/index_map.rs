@@ -23,7 +23,7 @@ pub fn triangle(j: u64) -> u64 {
 }
 
 /// The largest y with n'(y) <= t.
-fn triangle_root(t: u64) -> u64 {
+pub fn triangle_root(t: u64) -> u64 {
     let mut y = ((((8 * t + 1) as f64).sqrt() - 1.0) / 2.0) as u64;
     while triangle(y) > t {
         y -= 1;

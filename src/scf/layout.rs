@@ -144,6 +144,16 @@ impl Blocks {
         Ok(Blocks { functions, first, exchange })
     }
 
+    /// Blocks of `functions` (block b: functions[first[b]..first[b+1]]) with exchange factors
+    /// exchange[a][b] = (k, c_k) ([`super::groups`] splits a basis into such blocks).
+    pub(super) fn from_parts(
+        functions: Vec<RadialFunction>,
+        first: Vec<usize>,
+        exchange: Vec<Vec<Vec<(u32, f64)>>>,
+    ) -> Self {
+        Blocks { functions, first, exchange }
+    }
+
     /// The number of blocks (symmetries).
     pub fn n_blocks(&self) -> usize {
         self.first.len() - 1

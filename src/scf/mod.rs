@@ -14,7 +14,9 @@
 //! shells) and the WTBS optimisation ([`optimise`]: BOBYQA). The C ABI is `src/ffi/scf.rs`, the
 //! Fortran module `fortran/atomgpu_scf.f90`, the DFRATOM-style namelist driver
 //! `examples/fortran/scf_atom.f90`.
-//! Issue 32: Pulay DIIS ([`diis`]) and convergence on the energy change and the orbital gradient.
+//! Issue 32: Pulay DIIS ([`diis`]) and convergence on the energy change and the orbital gradient;
+//! the supermatrix by component group ([`groups`]: the Dirac-Fock sets that vanish by component
+//! neither computed nor stored).
 //! Not built: Fock extrapolation (DFRATOM's `ixtrp`), several configurations per SCF (`nconf`),
 //! tiles for supermatrices beyond device memory (a basis whose supermatrix does not fit is
 //! refused with ATOMGPU_ERR_OUT_OF_MEMORY naming the bytes).
@@ -24,6 +26,8 @@ use crate::error::{Error, Result};
 use crate::progress::Tracker;
 use cuda::DeviceSupermatrix;
 use faer::{Mat, MatRef};
+use groups::ComponentGroups;
+use rayon::prelude::*;
 use index_map::TriangularMap;
 use std::ffi::CStr;
 
@@ -31,6 +35,7 @@ pub mod basis;
 mod cpu;
 mod cuda;
 mod diis;
+mod groups;
 pub mod index_map;
 pub mod layout;
 pub mod one_electron;
@@ -60,14 +65,17 @@ pub(crate) fn tracked<T>(task: &'static CStr, total: f64, body: impl FnOnce(Watc
 }
 
 /// The supermatrix on a backend: host memory (CPU reference) or device memory (one set per GPU
-/// thread, contracted by cuBLAS `dspmv`).
+/// thread, contracted by cuBLAS `dspmv`), in its two component groups ([`groups`]: the sets that
+/// vanish by component are not stored).
 pub struct ScfIntegrals {
     map: TriangularMap,
+    groups: ComponentGroups,
     storage: Storage,
 }
 
 enum Storage {
-    Host(Vec<f64>),
+    /// The packed same-component and mixed groups.
+    Host(Vec<f64>, Vec<f64>),
     Device(Box<DeviceSupermatrix>),
 }
 
@@ -83,30 +91,57 @@ impl ScfIntegrals {
     /// Computes the supermatrix of `blocks` on `backend`, telling `watch` the fraction of the
     /// integral sets done (on the device, the launches of a watched call are synchronised).
     pub(crate) fn build(backend: &Backend, blocks: &Blocks, watch: Watch<'_, '_>) -> Result<Self> {
-        match backend {
+        let groups = ComponentGroups::new(blocks);
+        let storage = match backend {
             Backend::Cpu => {
-                let (map, packed) = cpu::supermatrix(blocks, watch)?;
-                Ok(ScfIntegrals { map, storage: Storage::Host(packed) })
+                let (same, mixed) = cpu::supermatrix(&groups, watch)?;
+                Storage::Host(same, mixed)
             }
-            Backend::Cuda(device) => {
-                let map = blocks.map();
-                let dev = DeviceSupermatrix::new(device.clone(), blocks, &map, watch)?;
-                Ok(ScfIntegrals { map, storage: Storage::Device(Box::new(dev)) })
-            }
-        }
+            Backend::Cuda(device) => Storage::Device(Box::new(DeviceSupermatrix::new(device.clone(), &groups, watch)?)),
+        };
+        Ok(ScfIntegrals { map: blocks.map(), groups, storage })
     }
 
-    /// The triangular map of the sets.
+    /// The triangular map of the sets (the paper's layout, of all sets, zero ones included).
     pub fn map(&self) -> &TriangularMap {
         &self.map
     }
 
-    /// The packed supermatrix in host memory (a download on the GPU).
+    /// The sets stored: those that do not vanish by component ([`groups`]; all of a
+    /// non-relativistic supermatrix, about half of a Dirac-Fock one).
+    pub fn n_stored_sets(&self) -> u64 {
+        self.groups.same_map().n_sets() + index_map::triangle(self.groups.n_mixed() as u64)
+    }
+
+    /// The packed supermatrix in host memory in the paper's layout (set i of [`Self::map`] at
+    /// index i; a download on the GPU), the sets that vanish by component as zeros.
     pub fn packed(&self) -> Result<Vec<f64>> {
-        match &self.storage {
-            Storage::Host(p) => crate::memory::copy_of("the supermatrix", p),
-            Storage::Device(d) => d.download(),
-        }
+        let downloaded;
+        let (same, mixed) = match &self.storage {
+            Storage::Host(same, mixed) => (same, mixed),
+            Storage::Device(d) => {
+                downloaded = d.download()?;
+                (&downloaded.0, &downloaded.1)
+            }
+        };
+        let n = usize::try_from(self.map.n_sets()).map_err(|_| Error::invalid("symmetries", "give too many integral sets"))?;
+        let mut out = crate::memory::filled("the supermatrix", n, 0.0)?;
+        let positions: Vec<usize> = (0..self.map.n_pairs()).map(|y| {
+            let (a, p, q) = self.map.pair(y);
+            self.groups.position(a, p, q)
+        }).collect();
+        let s = self.groups.n_same();
+        out.par_iter_mut().enumerate().for_each(|(i, g)| {
+            let set = index_map::triangle_root(i as u64);
+            let (py, px) = (positions[set as usize], positions[i - index_map::triangle(set) as usize]);
+            let (hi, lo) = (py.max(px), py.min(px));
+            *g = match (lo < s, hi < s) {
+                (true, true) => same[hi * (hi + 1) / 2 + lo],
+                (false, false) => mixed[(hi - s) * (hi - s + 1) / 2 + lo - s],
+                _ => 0.0,
+            };
+        });
+        Ok(out)
     }
 
     /// The two-electron matrices G(D) of every block for densities D^b (symmetric m_b x m_b,
@@ -118,7 +153,7 @@ impl ScfIntegrals {
     ///
     /// the two-electron part of the closed-shell Fock matrix F^a = h^a + G(D)^a, with
     /// E_2 = ½ Σ_a tr(D^a G(D)^a) (the formulas of `cpu.rs`). A density is read as its symmetric part
-    /// ½ (D + Dᵀ). One contraction on the backend (a `dspmv` on the GPU).
+    /// ½ (D + Dᵀ). One contraction on the backend (a `dspmv` per component group on the GPU).
     pub fn two_electron(&mut self, densities: &[Option<MatRef<'_, f64>>]) -> Result<Vec<Mat<f64>>> {
         let nbs = self.map.nbs().to_vec();
         if densities.len() != nbs.len() {
@@ -137,8 +172,7 @@ impl ScfIntegrals {
             for p in 0..nbs[a] {
                 for q in 0..=p {
                     // D'_x = w_x D_x with w = 2 off the diagonal: D_pq + D_qp.
-                    folded[self.map.pair_index(a, p, q) as usize] =
-                        if p == q { d[(p, q)] } else { d[(p, q)] + d[(q, p)] };
+                    folded[self.groups.position(a, p, q)] = if p == q { d[(p, q)] } else { d[(p, q)] + d[(q, p)] };
                 }
             }
         }
@@ -147,15 +181,19 @@ impl ScfIntegrals {
         Ok(nbs
             .iter()
             .enumerate()
-            .map(|(a, &m)| Mat::from_fn(m, m, |p, q| product[self.map.pair_index(a, p.max(q), p.min(q)) as usize]))
+            .map(|(a, &m)| Mat::from_fn(m, m, |p, q| product[self.groups.position(a, p.max(q), p.min(q))]))
             .collect())
     }
 
-    /// out = G folded (length T, the map's pair count).
-    pub fn contract(&mut self, folded: &[f64], out: &mut [f64]) -> Result<()> {
+    /// out = G folded over the grouped pair vector (length T: the same-component pairs, then the
+    /// mixed ones, as [`groups::ComponentGroups::position`] places them).
+    fn contract(&mut self, folded: &[f64], out: &mut [f64]) -> Result<()> {
+        let s = self.groups.n_same();
         match &mut self.storage {
-            Storage::Host(p) => {
-                cpu::contract(&self.map, p, folded, out);
+            Storage::Host(same, mixed) => {
+                let (out_same, out_mixed) = out.split_at_mut(s);
+                cpu::contract(same, &folded[..s], out_same);
+                cpu::contract(mixed, &folded[s..], out_mixed);
                 Ok(())
             }
             Storage::Device(d) => d.contract(folded, out),

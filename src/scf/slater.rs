@@ -14,9 +14,12 @@
 //! ```
 //!
 //! (y = x t, then t = √(p/q) tan θ, which turns the t integral into ∫_0^Θ sin^β θ cos^α θ dθ =
-//! ½ B_{sin²Θ}((β+1)/2, (α+1)/2), sin²Θ = q/(p+q)). Both terms are positive (no cancellation);
-//! the incomplete beta function B_x is evaluated by its continued fraction (Lentz's method), on
-//! the side of x where it converges fast. α >= 0 needs k <= l_a + l_b + 1 and
+//! ½ B_{sin²Θ}((β+1)/2, (α+1)/2), sin²Θ = q/(p+q)). Both terms are positive (no cancellation).
+//! In every integral of a supermatrix the second argument of B_x, (m - k)/2 or (n - k)/2, is an
+//! integer: m = n_a + n_b + 2 has the parity of l_a + l_b (of l̃_a + l̃_b for small components,
+//! the same parity), which is that of k by the triangle rule, so B_x is a finite sum of positive
+//! terms ([`beta_integer_b`]); for other k (allowed by [`slater`]) it is evaluated by its
+//! continued fraction (Lentz's method), on the side of x where it converges fast. α >= 0 needs k <= l_a + l_b + 1 and
 //! k <= l_c + l_d + 1, which every multipole of an atomic two-electron integral satisfies
 //! (k <= l_a + l_b by the triangle rule).
 //!
@@ -28,8 +31,9 @@
 //!
 //! ```text
 //! ĉ_a ĉ_b ĉ_c ĉ_d exp[w_ab + w_cd + ln Γ((m+n+1)/2) - ln 4 + (k+1)/2 ln p - k/2 ln q + ln B_x((n+k+1)/2, (m-k)/2)]
-//! (where B_x = x^A (1-x)^B / A times a continued fraction of size 1, ln B_x is ln x^A (1-x)^B / A
-//! and the fraction multiplies the exponential)
+//! (where B_x = x^A times a finite sum of size 1 (integer B) or x^A (1-x)^B / A times a
+//! continued fraction of size 1: ln B_x is the logarithm of the front factor and the sum or the
+//! fraction multiplies the exponential)
 //! ```
 //!
 //! (and the same with (m, p) and (n, q) exchanged, x = p/(p+q)), where ln x = -ln(1 + p/q),
@@ -58,13 +62,13 @@ fn gamma_half(x2: u32) -> f64 {
 const HALVES: usize = 90;
 
 /// Γ(x2/2), ln Γ(x2/2) and ln(x2/2) for x2 < [`HALVES`] (index x2; x2 = 0 unused), computed once.
-struct HalfTables {
+pub(crate) struct HalfTables {
     gamma: [f64; HALVES],
-    ln_gamma: [f64; HALVES],
+    pub ln_gamma: [f64; HALVES],
     ln: [f64; HALVES],
 }
 
-static HALF_TABLES: LazyLock<HalfTables> = LazyLock::new(|| {
+pub(crate) static HALF_TABLES: LazyLock<HalfTables> = LazyLock::new(|| {
     let mut t = HalfTables { gamma: [0.0; HALVES], ln_gamma: [0.0; HALVES], ln: [0.0; HALVES] };
     for x2 in 1..HALVES {
         t.gamma[x2] = gamma_half(x2 as u32);
@@ -131,11 +135,16 @@ impl Split {
 
 /// The (non-regularised) incomplete beta function B_x(a, b) = ∫_0^x t^{a-1} (1-t)^{b-1} dt for
 /// a = a2/2, b = b2/2 (positive integers or half-integers) as (L, f), B = e^L f, so that the
-/// caller folds L into its own exponent: L = ln(x^a y^b / a) and f the continued fraction, or
-/// its mirror (L = 0, f = B, between a fair fraction of the complete B(a, b) and all of it).
+/// caller folds L into its own exponent. For integer b (every integral of an atomic
+/// supermatrix: module docs) the finite sum [`beta_integer_b`]; else L = ln(x^a y^b / a) and f
+/// the continued fraction, or its mirror (L = 0, f = B, between a fair fraction of the complete
+/// B(a, b) and all of it).
 fn incomplete_beta(a2: u32, b2: u32, s: &Split) -> (f64, f64) {
     let t = &*HALF_TABLES;
     let (a, b) = (a2 as f64 / 2.0, b2 as f64 / 2.0);
+    if b2 % 2 == 0 {
+        return (a * s.ln_x, beta_integer_b(a, b2 / 2, s.y));
+    }
     let ln_front = a * s.ln_x + b * s.ln_y;
     if s.x < (a + 1.0) / (a + b + 2.0) {
         (ln_front - t.ln[a2 as usize], beta_continued_fraction(a, b, s.x))
@@ -143,6 +152,25 @@ fn incomplete_beta(a2: u32, b2: u32, s: &Split) -> (f64, f64) {
         let complete = t.gamma[a2 as usize] * t.gamma[b2 as usize] / t.gamma[(a2 + b2) as usize];
         (0.0, complete - ln_front.exp() / b * beta_continued_fraction(b, a, s.y))
     }
+}
+
+/// B_x(a, n) / x^a for a positive integer n, y = 1 - x: integrating (1-t)^{n-1} by parts n - 1
+/// times,
+///
+/// ```text
+/// B_x(a, n) = x^a Σ_{j=0}^{n-1} c_j y^j,   c_{n-1} = 1/(a + n - 1),   c_j = c_{j+1} (j + 1)/(a + j),
+/// ```
+///
+/// (c_j = (n-1)! / (j! (a+j)(a+j+1)…(a+n-1))): n positive terms, summed by Horner's rule, so the
+/// value is good to a few ulps for every x, where the continued fraction needs tens of steps.
+fn beta_integer_b(a: f64, n: u32, y: f64) -> f64 {
+    let mut c = 1.0 / (a + (n - 1) as f64);
+    let mut sum = c;
+    for j in (0..n - 1).rev() {
+        c *= (j + 1) as f64 / (a + j as f64);
+        sum = c + y * sum;
+    }
+    sum
 }
 
 /// e^w p^{(m+1)/2} q^{(n+1)/2} F(m-k-1, n+k; p, q) (module docs) from ln p, ln q and their split
@@ -192,12 +220,12 @@ pub(crate) fn density_slater(k: u32, first: &PairDensity, second: &PairDensity) 
 }
 
 /// The density R_a R_b of two radial functions: its exponent p = ζ_a + ζ_b (∞ when the sum
-/// overflows) and ln p, and its terms (at most four), held inline: this runs for every Slater
+/// overflows) and ln p, and its terms (at most three, one per power), held inline: this runs for every Slater
 /// integral of the supermatrix and must not allocate.
 pub(crate) struct PairDensity {
     exponent: f64,
     ln_exponent: f64,
-    terms: [DensityTerm; 4],
+    terms: [DensityTerm; 3],
     len: usize,
 }
 
@@ -206,21 +234,32 @@ impl PairDensity {
         let empty = DensityTerm { coefficient: 0.0, ln_weight: 0.0, m: 0 };
         let pair = Pair::with_logs((a.exponent, a.ln_exponent), (b.exponent, b.ln_exponent));
         let mut density =
-            PairDensity { exponent: a.exponent + b.exponent, ln_exponent: pair.ln_p, terms: [empty; 4], len: 0 };
+            PairDensity { exponent: a.exponent + b.exponent, ln_exponent: pair.ln_p, terms: [empty; 3], len: 0 };
         let (ln_a_share, ln_b_share) = pair.ln_shares();
         for &(na, ca) in &a.terms {
             for &(nb, cb) in &b.terms {
                 if ca != 0.0 && cb != 0.0 {
-                    density.terms[density.len] = DensityTerm {
-                        coefficient: ca * cb,
-                        ln_weight: 0.5 * (na as f64 + 1.5) * ln_a_share + 0.5 * (nb as f64 + 1.5) * ln_b_share,
-                        m: na + nb + 2,
-                    };
-                    density.len += 1;
+                    let w = 0.5 * (na as f64 + 1.5) * ln_a_share + 0.5 * (nb as f64 + 1.5) * ln_b_share;
+                    density.add(ca * cb, w, na + nb + 2);
                 }
             }
         }
         density
+    }
+
+    /// Adds the term ĉ e^w r^m; one of the same power m already there absorbs it: ĉ_1 e^{w_1} +
+    /// ĉ_2 e^{w_2} = (ĉ_1 e^{w_1 - w} + ĉ_2 e^{w_2 - w}) e^w with w = max(w_1, w_2), exact and
+    /// in range (the two cross terms of two-term small components share m and their sign, so a
+    /// small-small density has three terms, not four, and a set of two of them 9 term pairs, not 16).
+    fn add(&mut self, coefficient: f64, ln_weight: f64, m: u32) {
+        if let Some(t) = self.terms[..self.len].iter_mut().find(|t| t.m == m) {
+            let w = t.ln_weight.max(ln_weight);
+            t.coefficient = t.coefficient * (t.ln_weight - w).exp() + coefficient * (ln_weight - w).exp();
+            t.ln_weight = w;
+        } else {
+            self.terms[self.len] = DensityTerm { coefficient, ln_weight, m };
+            self.len += 1;
+        }
     }
 
     pub(crate) fn terms(&self) -> &[DensityTerm] {

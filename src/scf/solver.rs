@@ -64,7 +64,10 @@ use super::radial::{check_dirac_nucleus, dirac_one_electron};
 use super::{tracked, Blocks, ScfIntegrals, Spinor, Symmetry, Watch};
 use crate::backend::Backend;
 use crate::error::{require_finite_result, Error, Result};
-use faer::{Mat, MatRef, Side};
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::evd::{self_adjoint_evd, self_adjoint_evd_scratch, ComputeEigenvectors};
+use faer::{Mat, MatRef, Par};
+use rayon::prelude::*;
 
 /// The basis and Hamiltonian of an SCF.
 #[derive(Clone, Debug, PartialEq)]
@@ -385,11 +388,17 @@ fn transform(c: &Mat<f64>, f: &Mat<f64>) -> Mat<f64> {
     Mat::from_fn(r.nrows(), r.ncols(), |i, j| 0.5 * (r[(i, j)] + r[(j, i)]))
 }
 
-/// Eigenvalues (ascending) and eigenvectors of a symmetric matrix.
+/// Eigenvalues (ascending) and eigenvectors of a symmetric matrix (its lower triangle), on the
+/// calling thread: the symmetries' eigenproblems are small (m <= a few hundred) and run side by
+/// side, one per rayon task, where faer's own threads would cost more than they save.
 fn eigen(a: &Mat<f64>, what: &str) -> Result<(Vec<f64>, Mat<f64>)> {
-    let e = a.self_adjoint_eigen(Side::Lower).map_err(|e| Error::NotConverged(format!("{what} eigensolver: {e:?}")))?;
-    let values = (0..a.nrows()).map(|i| e.S().column_vector()[i]).collect();
-    Ok((values, e.U().to_owned()))
+    let n = a.nrows();
+    let (mut values, mut vectors) = (faer::diag::Diag::<f64>::zeros(n), Mat::<f64>::zeros(n, n));
+    let scratch = self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, Default::default());
+    let mut buffer = MemBuffer::new(scratch);
+    self_adjoint_evd(a.as_ref(), values.as_mut(), Some(vectors.as_mut()), Par::Seq, MemStack::new(&mut buffer), Default::default())
+        .map_err(|e| Error::NotConverged(format!("{what} eigensolver: {e:?}")))?;
+    Ok(((0..n).map(|i| values.column_vector()[i]).collect(), vectors))
 }
 
 /// The canonical orthogonaliser X = U s^{-1/2} (XᵀSX = 1) over the eigenvectors of S with
@@ -602,7 +611,7 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
     }
     let mut g = ScfIntegrals::build(backend, &spec.basis.blocks()?, watch.as_deref_mut())?;
     let densities = |orbitals: &[Orbitals]| -> (Vec<Mat<f64>>, Vec<Mat<f64>>) {
-        syms.iter()
+        syms.par_iter()
             .zip(orbitals)
             .map(|(sym, o)| {
                 let (closed, open) = o.densities(sym);
@@ -626,7 +635,7 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
             energy_change = result.energy - last_energy;
             last_energy = result.energy;
             let couplings: Vec<Mat<f64>> =
-                syms.iter().zip(&orbitals).zip(&focks).map(|((s, o), f)| coupled(s, o, f)).collect();
+                syms.par_iter().zip(&orbitals).zip(&focks).map(|((s, o), f)| coupled(s, o, f)).collect();
             let errors: Vec<Mat<f64>> =
                 syms.iter().zip(&orbitals).zip(&couplings).map(|((s, o), r)| off_class(s, o.first, r)).collect();
             gradient = couplings.iter().zip(&errors).map(|(r, e)| scaled_gradient(r, e)).fold(0.0f64, f64::max);
@@ -638,7 +647,7 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
             if converged || iteration == spec.max_iterations {
                 // The orbital energies of these densities: the eigenvalues of their R.
                 orbitals = syms
-                    .iter()
+                    .par_iter()
                     .zip(&orbitals)
                     .zip(&couplings)
                     .enumerate()
@@ -647,18 +656,22 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
                 break (converged, result);
             }
             // R and its error in each symmetry's basis X: U R Uᵀ with U = Xᵀ S C, the orbitals in X.
-            let (mut operators, mut errors_x) = (Vec::new(), Vec::new());
-            for (((sym, o), x), (r, e)) in syms.iter().zip(&orbitals).zip(&bases).zip(couplings.iter().zip(&errors)) {
-                let u = product(x.transpose(), product(sym.s.as_ref(), o.c.as_ref()).as_ref());
-                let to_x = |m: &Mat<f64>| product(u.as_ref(), product(m.as_ref(), u.transpose()).as_ref());
-                operators.push(to_x(r));
-                errors_x.push(to_x(e));
-            }
+            let (operators, errors_x): (Vec<_>, Vec<_>) = syms
+                .par_iter()
+                .zip(&orbitals)
+                .zip(&bases)
+                .zip(couplings.par_iter().zip(&errors))
+                .map(|(((sym, o), x), (r, e))| {
+                    let u = product(x.transpose(), product(sym.s.as_ref(), o.c.as_ref()).as_ref());
+                    let to_x = |m: &Mat<f64>| product(u.as_ref(), product(m.as_ref(), u.transpose()).as_ref());
+                    (to_x(r), to_x(e))
+                })
+                .unzip();
             let next = diis.extrapolate(operators, errors_x);
             orbitals = syms
-                .iter()
+                .par_iter()
                 .zip(&orbitals)
-                .zip(next.iter().zip(&bases))
+                .zip(next.par_iter().zip(&bases))
                 .enumerate()
                 .map(|(a, ((sym, o), (r, x)))| Orbitals::from(x, r, sym, o.first, a))
                 .collect::<Result<Vec<_>>>()?;
