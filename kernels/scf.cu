@@ -231,3 +231,54 @@ extern "C" __global__ void supermatrix_mixed(const MixedParams prm) {
         packed[i] = -sum;
     }
 }
+
+// The Fock build out = G f for the symmetric n x n matrix G of one component group, stored as its
+// packed upper triangle (column y at n'(y), rows x <= y), in two deterministic passes (no atomics:
+// the same sums in the same order every run). Tiles of 32 x 32 over the triangle, tile t =
+// n'(by) + bx for row block bx <= column block by; block (32, 8): warp w reads columns
+// 32 by + w + 8 c (c < 4), one coalesced 256-byte segment each.
+// Pass 1: for each tile, column sums cols[t][j] = sum_{x in tile} G_xy f_x (y = 32 by + j) and row
+// sums rows[t][i] = sum_{y in tile, y > x} G_xy f_y (x = 32 bx + i).
+// Pass 2: out[z] = sum_{bx <= bz} cols[tile(bx, bz)][z % 32] + sum_{by >= bz} rows[tile(bz, by)][z % 32].
+#define SYMV_TILE 32
+#define SYMV_WARPS 8
+
+extern "C" __global__ void packed_symv_tiles(const double *__restrict__ packed, const double *__restrict__ f,
+                                             double *__restrict__ cols, double *__restrict__ rows, u64 n) {
+    __shared__ double row_part[SYMV_WARPS][SYMV_TILE];
+    __shared__ double col_part[SYMV_TILE];
+    const u64 t = blockIdx.x, by = triangle_root(t), bx = t - triangle(by);
+    const unsigned lane = threadIdx.x, warp = threadIdx.y;
+    const u64 x = bx * SYMV_TILE + lane;
+    const double fx = x < n ? f[x] : 0.0;
+    double row = 0.0;
+    for (unsigned c = warp; c < SYMV_TILE; c += SYMV_WARPS) {
+        const u64 y = by * SYMV_TILE + c;
+        double g = 0.0;
+        if (y < n && x <= y) g = packed[triangle(y) + x];
+        const double fy = y < n ? f[y] : 0.0;
+        double col = g * fx;
+        for (int o = 16; o > 0; o >>= 1) col += __shfl_down_sync(0xffffffffu, col, o);
+        if (lane == 0) col_part[c] = col;
+        if (x < y) row += g * fy;
+    }
+    row_part[warp][lane] = row;
+    __syncthreads();
+    if (warp == 0) {
+        double sum = 0.0;
+        for (unsigned w = 0; w < SYMV_WARPS; ++w) sum += row_part[w][lane];
+        rows[t * SYMV_TILE + lane] = sum;
+        cols[t * SYMV_TILE + lane] = col_part[lane];
+    }
+}
+
+extern "C" __global__ void packed_symv_sum(const double *__restrict__ cols, const double *__restrict__ rows,
+                                           double *__restrict__ out, u64 n) {
+    const u64 z = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+    if (z >= n) return;
+    const u64 bz = z / SYMV_TILE, j = z % SYMV_TILE, tiles = (n + SYMV_TILE - 1) / SYMV_TILE;
+    double sum = 0.0;
+    for (u64 bx = 0; bx <= bz; ++bx) sum += cols[(triangle(bz) + bx) * SYMV_TILE + j];
+    for (u64 by = bz; by < tiles; ++by) sum += rows[(triangle(by) + bz) * SYMV_TILE + j];
+    out[z] = sum;
+}

@@ -93,7 +93,7 @@ pub(super) fn supermatrix(groups: &ComponentGroups, mut watch: Watch<'_, '_>) ->
     let mut mixed = crate::memory::filled("the two-electron supermatrix (mixed pairs)", n_mixed_sets, 0.0)?;
     let piece = if watch.is_some() { HOST_SETS_PER_REPORT } else { usize::MAX };
     let mut report = |done: usize| watch.as_deref_mut().map_or(Ok(()), |w| w(done as f64 / total));
-    fill(&mut same, piece, |i| element(groups.same(), same_map, i), |done| report(done))?;
+    fill(&mut same, piece, |i| element(groups.same(), same_map, i), &mut report)?;
     fill(&mut mixed, piece, |i| groups.mixed_element(i), |done| report(n_same_sets + done))?;
     Ok((same, mixed))
 }

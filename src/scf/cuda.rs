@@ -2,7 +2,8 @@
 //! its component groups ([`super::groups`]) computed one integral set per thread on each group's
 //! triangular map (`kernels/scf.cu`, paper §2.3: grid-stride loop, 64-bit indices; the same
 //! closed forms as `cpu.rs` and [`super::slater`]), kept on the device, and the Fock build G D'
-//! as one cuBLAS `dspmv` per group (packed upper triangles). Only the folded density
+//! as one packed symmetric product per group (packed upper triangles, two passes over 32 x 32
+//! tiles with the sums in a fixed order). Only the folded density
 //! (T doubles) goes up and G D' (T doubles) comes down per SCF iteration.
 
 use super::groups::ComponentGroups;
@@ -13,9 +14,7 @@ use super::slater::HALF_TABLES;
 use super::Watch;
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
-use cudarc::cublas::sys::{cublasFillMode_t, cublasStatus_t};
-use cudarc::cublas::CudaBlas;
-use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 const FILE: &str = "scf.cu";
@@ -73,14 +72,21 @@ unsafe impl DeviceRepr for MixedParams {}
 /// every Fock build).
 pub struct DeviceSupermatrix {
     device: Arc<CudaDevice>,
-    blas: CudaBlas,
     same: CudaSlice<f64>,
     mixed: CudaSlice<f64>,
     folded: CudaSlice<f64>,
     product: CudaSlice<f64>,
+    /// The per-tile column and row sums of a contraction (32 per tile of the larger group).
+    tile_columns: CudaSlice<f64>,
+    tile_rows: CudaSlice<f64>,
+    symv_tiles: CudaFunction,
+    symv_sum: CudaFunction,
     n_same: usize,
     n_mixed: usize,
 }
+
+/// The tile edge of the packed symmetric product (SYMV_TILE of scf.cu).
+const SYMV_TILE: u64 = 32;
 
 fn ptr<T>(slice: &CudaSlice<T>, device: &CudaDevice) -> u64 {
     slice.device_ptr(device.stream()).0
@@ -203,7 +209,8 @@ impl DeviceSupermatrix {
 
         if n_mixed_sets > 0 {
             let blocks = DeviceBlocks::upload(&device, groups.blocks())?;
-            let (large, mixed_offsets) = (device.upload(&groups.large_counts())?, device.upload(groups.mixed_offsets())?);
+            let (large, mixed_offsets) =
+                (device.upload(&groups.large_counts())?, device.upload(groups.mixed_offsets())?);
             let mut params = MixedParams {
                 exponents: ptr(&blocks.exponents, &device),
                 ln_exponents: ptr(&blocks.ln_exponents, &device),
@@ -232,10 +239,26 @@ impl DeviceSupermatrix {
             device.synchronize()?;
         }
         device.synchronize()?;
-        let blas = device.blas()?;
         let n_same = groups.n_same();
         let (folded, product) = (device.zeros::<f64>(n_same + n_mixed)?, device.zeros::<f64>(n_same + n_mixed)?);
-        Ok(DeviceSupermatrix { device, blas, same, mixed, folded, product, n_same, n_mixed })
+        let tile_values = |n: usize| triangle((n as u64).div_ceil(SYMV_TILE)) * SYMV_TILE;
+        let tile_len = len(tile_values(n_same).max(tile_values(n_mixed)))?.max(1);
+        let (tile_columns, tile_rows) = (device.zeros::<f64>(tile_len)?, device.zeros::<f64>(tile_len)?);
+        let (symv_tiles, symv_sum) =
+            (device.function(FILE, SOURCE, "packed_symv_tiles")?, device.function(FILE, SOURCE, "packed_symv_sum")?);
+        Ok(DeviceSupermatrix {
+            device,
+            same,
+            mixed,
+            folded,
+            product,
+            tile_columns,
+            tile_rows,
+            symv_tiles,
+            symv_sum,
+            n_same,
+            n_mixed,
+        })
     }
 
     /// The two packed groups, downloaded.
@@ -249,8 +272,9 @@ impl DeviceSupermatrix {
         Ok((get(&self.same, self.n_same)?, get(&self.mixed, self.n_mixed)?))
     }
 
-    /// out = G folded (length T: the same-component pairs, then the mixed ones) by one cuBLAS
-    /// dspmv (upper packed) per group.
+    /// out = G folded (length T: the same-component pairs, then the mixed ones), one packed
+    /// symmetric product per group (`packed_symv_tiles` then `packed_symv_sum` of scf.cu: every
+    /// stored set read once, the sums in a fixed order).
     pub fn contract(&mut self, folded: &[f64], out: &mut [f64]) -> Result<()> {
         let t = self.n_same + self.n_mixed;
         self.device.stream().memcpy_htod(&folded[..t], &mut self.folded)?;
@@ -258,27 +282,33 @@ impl DeviceSupermatrix {
             if n == 0 {
                 continue;
             }
-            let n = i32::try_from(n)
-                .map_err(|_| Error::invalid("symmetries", "give too many function pairs for cuBLAS"))?;
             let at = |slice: &CudaSlice<f64>| ptr(slice, &self.device) + (offset * size_of::<f64>()) as u64;
-            // SAFETY: packed holds n(n+1)/2 doubles, folded and product n from offset; the
-            // handle is bound to the stream.
-            let status = unsafe {
-                cudarc::cublas::sys::cublasDspmv_v2(
-                    *self.blas.handle(),
-                    cublasFillMode_t::CUBLAS_FILL_MODE_UPPER,
-                    n,
-                    &1.0,
-                    ptr(packed, &self.device) as *const f64,
-                    at(&self.folded) as *const f64,
-                    1,
-                    &0.0,
-                    at(&self.product) as *mut f64,
-                    1,
-                )
-            };
-            if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-                return Err(Error::Cuda(format!("cublasDspmv: {status:?}")));
+            let (f, product, n) = (at(&self.folded), at(&self.product), n as u64);
+            let (cols, rows) = (ptr(&self.tile_columns, &self.device), ptr(&self.tile_rows, &self.device));
+            let tiles = triangle(n.div_ceil(SYMV_TILE)) as u32;
+            let tile_config = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (32, 8, 1), shared_mem_bytes: 0 };
+            let sum_config =
+                LaunchConfig { grid_dim: (n.div_ceil(256) as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+            // SAFETY: packed holds n(n+1)/2 doubles, folded and product n from offset, the tile
+            // buffers 32 per tile of the larger group (allocated in `new`).
+            unsafe {
+                self.device
+                    .stream()
+                    .launch_builder(&self.symv_tiles)
+                    .arg(&ptr(packed, &self.device))
+                    .arg(&f)
+                    .arg(&cols)
+                    .arg(&rows)
+                    .arg(&n)
+                    .launch(tile_config)?;
+                self.device
+                    .stream()
+                    .launch_builder(&self.symv_sum)
+                    .arg(&cols)
+                    .arg(&rows)
+                    .arg(&product)
+                    .arg(&n)
+                    .launch(sum_config)?;
             }
         }
         self.device.download_into(&self.product, &mut out[..t])

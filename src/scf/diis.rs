@@ -21,6 +21,9 @@ pub(crate) struct Diis {
     capacity: usize,
     operators: VecDeque<Vec<Mat<f64>>>,
     errors: VecDeque<Vec<Mat<f64>>>,
+    /// overlaps[i][j] = <e_i, e_j> for j <= i (the B matrix before scaling): each cycle adds
+    /// one row, so B costs n inner products per cycle, not n²/2.
+    overlaps: VecDeque<Vec<f64>>,
 }
 
 fn inner(a: &[Mat<f64>], b: &[Mat<f64>]) -> f64 {
@@ -33,23 +36,32 @@ fn inner(a: &[Mat<f64>], b: &[Mat<f64>]) -> f64 {
 impl Diis {
     /// A subspace of at most `capacity` (≥ 1) cycles.
     pub(crate) fn new(capacity: usize) -> Self {
-        Diis { capacity, operators: VecDeque::new(), errors: VecDeque::new() }
+        Diis { capacity, operators: VecDeque::new(), errors: VecDeque::new(), overlaps: VecDeque::new() }
+    }
+
+    /// Forgets the oldest cycle.
+    fn drop_oldest(&mut self) {
+        self.operators.pop_front();
+        self.errors.pop_front();
+        self.overlaps.pop_front();
+        for row in &mut self.overlaps {
+            row.remove(0);
+        }
     }
 
     /// Adds cycle n's operators and errors and returns the extrapolated operators.
     pub(crate) fn extrapolate(&mut self, operators: Vec<Mat<f64>>, errors: Vec<Mat<f64>>) -> Vec<Mat<f64>> {
         if self.operators.len() == self.capacity {
-            self.operators.pop_front();
-            self.errors.pop_front();
+            self.drop_oldest();
         }
+        self.overlaps.push_back(self.errors.iter().chain([&errors]).map(|e| inner(e, &errors)).collect());
         self.operators.push_back(operators);
         self.errors.push_back(errors);
         while self.operators.len() > 1 {
             if let Some(c) = self.coefficients() {
                 return self.combine(&c);
             }
-            self.operators.pop_front();
-            self.errors.pop_front();
+            self.drop_oldest();
         }
         self.operators[0].clone()
     }
@@ -58,13 +70,13 @@ impl Diis {
     fn coefficients(&self) -> Option<Vec<f64>> {
         let n = self.errors.len();
         let mut b = vec![0.0; (n + 1) * (n + 1)];
-        let scale = (0..n).map(|i| inner(&self.errors[i], &self.errors[i])).fold(0.0f64, f64::max);
+        let scale = (0..n).map(|i| self.overlaps[i][i]).fold(0.0f64, f64::max);
         if scale <= 0.0 || !scale.is_finite() {
             return None;
         }
         for i in 0..n {
             for j in 0..=i {
-                let v = inner(&self.errors[i], &self.errors[j]) / scale;
+                let v = self.overlaps[i][j] / scale;
                 b[i * (n + 1) + j] = v;
                 b[j * (n + 1) + i] = v;
             }

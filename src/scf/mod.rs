@@ -27,8 +27,8 @@ use crate::progress::Tracker;
 use cuda::DeviceSupermatrix;
 use faer::{Mat, MatRef};
 use groups::ComponentGroups;
-use rayon::prelude::*;
 use index_map::TriangularMap;
+use rayon::prelude::*;
 use std::ffi::CStr;
 
 pub mod basis;
@@ -65,7 +65,7 @@ pub(crate) fn tracked<T>(task: &'static CStr, total: f64, body: impl FnOnce(Watc
 }
 
 /// The supermatrix on a backend: host memory (CPU reference) or device memory (one set per GPU
-/// thread, contracted by cuBLAS `dspmv`), in its two component groups ([`groups`]: the sets that
+/// thread, contracted by a packed symmetric product), in its two component groups ([`groups`]: the sets that
 /// vanish by component are not stored).
 pub struct ScfIntegrals {
     map: TriangularMap,
@@ -124,12 +124,15 @@ impl ScfIntegrals {
                 (&downloaded.0, &downloaded.1)
             }
         };
-        let n = usize::try_from(self.map.n_sets()).map_err(|_| Error::invalid("symmetries", "give too many integral sets"))?;
+        let n = usize::try_from(self.map.n_sets())
+            .map_err(|_| Error::invalid("symmetries", "give too many integral sets"))?;
         let mut out = crate::memory::filled("the supermatrix", n, 0.0)?;
-        let positions: Vec<usize> = (0..self.map.n_pairs()).map(|y| {
-            let (a, p, q) = self.map.pair(y);
-            self.groups.position(a, p, q)
-        }).collect();
+        let positions: Vec<usize> = (0..self.map.n_pairs())
+            .map(|y| {
+                let (a, p, q) = self.map.pair(y);
+                self.groups.position(a, p, q)
+            })
+            .collect();
         let s = self.groups.n_same();
         out.par_iter_mut().enumerate().for_each(|(i, g)| {
             let set = index_map::triangle_root(i as u64);
@@ -153,7 +156,7 @@ impl ScfIntegrals {
     ///
     /// the two-electron part of the closed-shell Fock matrix F^a = h^a + G(D)^a, with
     /// E_2 = ½ Σ_a tr(D^a G(D)^a) (the formulas of `cpu.rs`). A density is read as its symmetric part
-    /// ½ (D + Dᵀ). One contraction on the backend (a `dspmv` per component group on the GPU).
+    /// ½ (D + Dᵀ). One contraction on the backend (a packed symmetric product per component group).
     pub fn two_electron(&mut self, densities: &[Option<MatRef<'_, f64>>]) -> Result<Vec<Mat<f64>>> {
         let nbs = self.map.nbs().to_vec();
         if densities.len() != nbs.len() {

@@ -323,55 +323,59 @@ fn mat(m: usize, v: &[f64]) -> Mat<f64> {
 }
 
 /// The one-electron data of every symmetry.
+/// The results of a parallel map over the symmetries, or the error of the first symmetry (in
+/// order) that failed, as a sequential loop would give.
+fn in_order<T: Send>(results: impl IndexedParallelIterator<Item = Result<T>>) -> Result<Vec<T>> {
+    results.collect::<Vec<Result<T>>>().into_iter().collect()
+}
+
 fn symmetries(spec: &ScfSpec) -> Result<Vec<Symm>> {
-    (0..spec.basis.n_symmetries())
-        .map(|i| {
-            let capacity = spec.basis.capacity(i);
-            let occupation = spec.occupations[i].with_full_shells_closed(capacity);
-            let (z, nucleus) = (spec.nuclear_charge, spec.nucleus);
-            let at = |e: Error| match e {
-                Error::InvalidArgument { rule, .. } => Error::invalid_at("symmetries", i, rule),
-                // An overflowing one-electron element makes the kinetic or the nuclear energy.
-                Error::NotFinite { name, detail, .. } => Error::NotFinite {
-                    name: "energies",
-                    index: Some(if name == "kinetic" { 1 } else { 2 }),
-                    detail: format!("the one-electron `{name}` matrix of symmetry {i}: {detail}"),
-                },
-                other => other,
-            };
-            match &spec.basis {
-                Basis::NonRelativistic(s) => {
-                    let o = one_electron(s[i].l, &s[i].exponents, z, nucleus).map_err(at)?;
-                    let n = s[i].exponents.len();
-                    let h: Vec<f64> = o.kinetic.iter().zip(&o.nuclear).map(|(t, v)| t + v).collect();
-                    Ok(Symm {
-                        s: mat(n, &o.overlap),
-                        h: mat(n, &h),
-                        t: mat(n, &o.kinetic),
-                        n_large: n,
-                        capacity,
-                        occupation,
-                        sea: f64::NEG_INFINITY,
-                    })
-                }
-                Basis::Dirac { speed_of_light, spinors } => {
-                    let sp = &spinors[i];
-                    let o = dirac_one_electron(sp.kappa, &sp.exponents, z, nucleus, *speed_of_light).map_err(at)?;
-                    let m = 2 * sp.exponents.len();
-                    let h: Vec<f64> = o.kinetic.iter().zip(&o.nuclear).map(|(t, v)| t + v).collect();
-                    Ok(Symm {
-                        s: mat(m, &o.overlap),
-                        h: mat(m, &h),
-                        t: mat(m, &o.kinetic),
-                        n_large: sp.exponents.len(),
-                        capacity,
-                        occupation,
-                        sea: -2.0 * speed_of_light * speed_of_light,
-                    })
-                }
+    in_order((0..spec.basis.n_symmetries()).into_par_iter().map(|i| {
+        let capacity = spec.basis.capacity(i);
+        let occupation = spec.occupations[i].with_full_shells_closed(capacity);
+        let (z, nucleus) = (spec.nuclear_charge, spec.nucleus);
+        let at = |e: Error| match e {
+            Error::InvalidArgument { rule, .. } => Error::invalid_at("symmetries", i, rule),
+            // An overflowing one-electron element makes the kinetic or the nuclear energy.
+            Error::NotFinite { name, detail, .. } => Error::NotFinite {
+                name: "energies",
+                index: Some(if name == "kinetic" { 1 } else { 2 }),
+                detail: format!("the one-electron `{name}` matrix of symmetry {i}: {detail}"),
+            },
+            other => other,
+        };
+        match &spec.basis {
+            Basis::NonRelativistic(s) => {
+                let o = one_electron(s[i].l, &s[i].exponents, z, nucleus).map_err(at)?;
+                let n = s[i].exponents.len();
+                let h: Vec<f64> = o.kinetic.iter().zip(&o.nuclear).map(|(t, v)| t + v).collect();
+                Ok(Symm {
+                    s: mat(n, &o.overlap),
+                    h: mat(n, &h),
+                    t: mat(n, &o.kinetic),
+                    n_large: n,
+                    capacity,
+                    occupation,
+                    sea: f64::NEG_INFINITY,
+                })
             }
-        })
-        .collect()
+            Basis::Dirac { speed_of_light, spinors } => {
+                let sp = &spinors[i];
+                let o = dirac_one_electron(sp.kappa, &sp.exponents, z, nucleus, *speed_of_light).map_err(at)?;
+                let m = 2 * sp.exponents.len();
+                let h: Vec<f64> = o.kinetic.iter().zip(&o.nuclear).map(|(t, v)| t + v).collect();
+                Ok(Symm {
+                    s: mat(m, &o.overlap),
+                    h: mat(m, &h),
+                    t: mat(m, &o.kinetic),
+                    n_large: sp.exponents.len(),
+                    capacity,
+                    occupation,
+                    sea: -2.0 * speed_of_light * speed_of_light,
+                })
+            }
+        }
+    }))
 }
 
 /// A · B, sequential: the matrices are small, and a parallel faer product here was measured to
@@ -396,8 +400,15 @@ fn eigen(a: &Mat<f64>, what: &str) -> Result<(Vec<f64>, Mat<f64>)> {
     let (mut values, mut vectors) = (faer::diag::Diag::<f64>::zeros(n), Mat::<f64>::zeros(n, n));
     let scratch = self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, Default::default());
     let mut buffer = MemBuffer::new(scratch);
-    self_adjoint_evd(a.as_ref(), values.as_mut(), Some(vectors.as_mut()), Par::Seq, MemStack::new(&mut buffer), Default::default())
-        .map_err(|e| Error::NotConverged(format!("{what} eigensolver: {e:?}")))?;
+    self_adjoint_evd(
+        a.as_ref(),
+        values.as_mut(),
+        Some(vectors.as_mut()),
+        Par::Seq,
+        MemStack::new(&mut buffer),
+        Default::default(),
+    )
+    .map_err(|e| Error::NotConverged(format!("{what} eigensolver: {e:?}")))?;
     Ok(((0..n).map(|i| values.column_vector()[i]).collect(), vectors))
 }
 
@@ -602,13 +613,13 @@ pub(crate) fn run(backend: &Backend, spec: &ScfSpec, mut watch: Watch<'_, '_>) -
     let syms = symmetries(spec)?;
     // The core-Hamiltonian orbitals first: a nuclear charge beyond the critical one is refused
     // before the supermatrix is computed.
-    let mut bases = Vec::with_capacity(syms.len());
-    let mut orbitals = Vec::with_capacity(syms.len());
-    for (a, sym) in syms.iter().enumerate() {
+    let (bases, mut orbitals): (Vec<_>, Vec<_>) = in_order(syms.par_iter().enumerate().map(|(a, sym)| {
         let (x, sea_states) = orthogonaliser(sym, a)?;
-        orbitals.push(Orbitals::from(&x, &transform(&x, &sym.h), sym, sea_states, a)?);
-        bases.push(x);
-    }
+        let core = Orbitals::from(&x, &transform(&x, &sym.h), sym, sea_states, a)?;
+        Ok((x, core))
+    }))?
+    .into_iter()
+    .unzip();
     let mut g = ScfIntegrals::build(backend, &spec.basis.blocks()?, watch.as_deref_mut())?;
     let densities = |orbitals: &[Orbitals]| -> (Vec<Mat<f64>>, Vec<Mat<f64>>) {
         syms.par_iter()
