@@ -30,16 +30,24 @@
 //! contraction; `cuda.rs` computes the same on a GPU, [`super::ScfIntegrals`] chooses.
 
 use super::groups::ComponentGroups;
-use super::index_map::{triangle, TriangularMap};
+use super::index_map::{triangle, IntegralSet};
 use super::layout::Blocks;
-use super::slater::{charge_density, densities_slater};
+use super::radial::RadialFunction;
+use super::slater::{charge_density, densities_slater, ChargePair, PairDensity};
 use super::Watch;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
+use std::borrow::Cow;
 
-/// G_{yx} of one set (module docs).
-fn element(blocks: &Blocks, map: &TriangularMap, i: u64) -> f64 {
-    fold_terms(blocks, map, i, |coulomb| coulomb, |value, c, direct, swapped| value - c * (direct + swapped))
+/// G_{yx} of one set (module docs), its charge densities from `densities`.
+fn element(blocks: &Blocks, densities: &PairDensities, set: IntegralSet) -> f64 {
+    fold_terms(
+        blocks,
+        set,
+        |a, b| densities.get(a, b),
+        |coulomb| coulomb,
+        |value, c, direct, swapped| value - c * (direct + swapped),
+    )
 }
 
 /// The scale of G_{yx}: |R^0(pq, rs)| + Σ_k c_k (|R^k(pr, qs)| + |R^k(ps, qr)|) (bohr⁻¹), the
@@ -47,33 +55,68 @@ fn element(blocks: &Blocks, map: &TriangularMap, i: u64) -> f64 {
 /// only to about 1e-16 of this scale, so two evaluations of G (CPU and GPU) agree to a fraction
 /// of it, not of |G|.
 pub fn element_scale(blocks: &Blocks, i: u64) -> f64 {
-    fold_terms(blocks, &blocks.map(), i, f64::abs, |value, c, direct, swapped| {
+    let f = blocks.functions();
+    let density = |a: usize, b: usize| Cow::Owned(charge_density(&f[a], &f[b]));
+    fold_terms(blocks, blocks.map().set(i), density, f64::abs, |value, c, direct, swapped| {
         value + c * (direct.abs() + swapped.abs())
     })
 }
 
-/// Folds the terms of set i: `start(R^0(pq, rs))`, then `step(value, c_k, R^k(pr, qs),
-/// R^k(ps, qr))` over the exchange multipoles k.
-fn fold_terms(
+/// Folds the terms of a set: `start(R^0(pq, rs))`, then `step(value, c_k, R^k(pr, qs),
+/// R^k(ps, qr))` over the exchange multipoles k; `density(a, b)` is the charge density of
+/// functions a and b (indices into [`Blocks::functions`]).
+fn fold_terms<'d>(
     blocks: &Blocks,
-    map: &TriangularMap,
-    i: u64,
+    set: IntegralSet,
+    density: impl Fn(usize, usize) -> Cow<'d, Option<PairDensity>>,
     start: impl Fn(f64) -> f64,
     step: impl Fn(f64, f64, f64, f64) -> f64,
 ) -> f64 {
-    let set = map.set(i);
-    let (fl, fm) = (blocks.block(set.l), blocks.block(set.m));
-    let (p, q, r, s) = (&fl[set.p], &fl[set.q], &fm[set.r], &fm[set.s]);
-    let density = charge_density;
+    let (fl, fm) = (blocks.first()[set.l], blocks.first()[set.m]);
+    let (p, q, r, s) = (fl + set.p, fl + set.q, fm + set.r, fm + set.s);
     let mut value = start(densities_slater(0, &density(p, q), &density(r, s)));
     let exchange = blocks.exchange(set.l, set.m);
     if !exchange.is_empty() {
         let (pr, qs, ps, qr) = (density(p, r), density(q, s), density(p, s), density(q, r));
+        let (direct, swapped) = (ChargePair::new(&pr, &qs), ChargePair::new(&ps, &qr));
         for &(k, c) in exchange {
-            value = step(value, c, densities_slater(k, &pr, &qs), densities_slater(k, &ps, &qr));
+            value = step(value, c, direct.slater(k), swapped.slater(k));
         }
     }
     value
+}
+
+/// The largest basis (functions over all symmetries) whose pair densities are tabulated: F²
+/// entries of about 100 bytes, 100 MiB at this size; a larger one forms them set by set.
+const MAX_TABULATED_FUNCTIONS: usize = 1024;
+
+/// The charge densities of the ordered pairs (a, b) of a basis's functions ([`charge_density`]),
+/// tabulated once per supermatrix: a set reads six, and forming them (logarithms, and
+/// exponentials where terms merge) cost a third of the CPU supermatrix when done per set.
+pub(super) struct PairDensities<'a> {
+    functions: &'a [RadialFunction],
+    table: Option<Vec<Option<PairDensity>>>,
+}
+
+impl<'a> PairDensities<'a> {
+    pub(super) fn new(functions: &'a [RadialFunction]) -> Result<Self> {
+        let n = functions.len();
+        let table = if n <= MAX_TABULATED_FUNCTIONS {
+            let pairs = (0..n * n).map(|ab| charge_density(&functions[ab / n], &functions[ab % n]));
+            Some(crate::memory::collect("the pair densities", pairs)?)
+        } else {
+            None
+        };
+        Ok(PairDensities { functions, table })
+    }
+
+    /// The charge density of functions a and b.
+    pub(super) fn get(&self, a: usize, b: usize) -> Cow<'_, Option<PairDensity>> {
+        match &self.table {
+            Some(t) => Cow::Borrowed(&t[a * self.functions.len() + b]),
+            None => Cow::Owned(charge_density(&self.functions[a], &self.functions[b])),
+        }
+    }
 }
 
 /// Integral sets the CPU computes between two reports of a watched call (about 0.1 s of two
@@ -93,42 +136,85 @@ pub(super) fn supermatrix(groups: &ComponentGroups, mut watch: Watch<'_, '_>) ->
     let mut mixed = crate::memory::filled("the two-electron supermatrix (mixed pairs)", n_mixed_sets, 0.0)?;
     let piece = if watch.is_some() { HOST_SETS_PER_REPORT } else { usize::MAX };
     let mut report = |done: usize| watch.as_deref_mut().map_or(Ok(()), |w| w(done as f64 / total));
-    fill(&mut same, piece, |i| element(groups.same(), same_map, i), &mut report)?;
-    fill(&mut mixed, piece, |i| groups.mixed_element(i), |done| report(n_same_sets + done))?;
+    let densities = PairDensities::new(groups.blocks().functions())?;
+    let same_pairs: Vec<_> = (0..same_map.n_pairs()).map(|y| same_map.pair(y)).collect();
+    let mixed_pairs: Vec<_> = (0..n_mixed).map(|y| groups.mixed_pair(y)).collect();
+    let same_element = |y: usize, x: usize| {
+        let ((l, p, q), (m, r, s)) = (same_pairs[y], same_pairs[x]);
+        element(groups.same(), &densities, IntegralSet { l, p, q, m, r, s })
+    };
+    fill(&mut same, piece, same_element, &mut report)?;
+    let mixed_element = |y: usize, x: usize| groups.mixed_element(&densities, mixed_pairs[y], mixed_pairs[x]);
+    fill(&mut mixed, piece, mixed_element, |done| report(n_same_sets + done))?;
     Ok((same, mixed))
 }
 
-/// packed[i] = value(i) over all i, in pieces of `piece` sets (rayon within a piece), calling
-/// `report(sets done)` after each.
+/// packed[n'(y) + x] = value(y, x) over the packed triangle (x <= y), column by column, in
+/// pieces of about `piece` sets (rayon over the columns of a piece), calling `report(sets done)`
+/// after each.
 fn fill(
     packed: &mut [f64],
     piece: usize,
-    value: impl Fn(u64) -> f64 + Sync,
+    value: impl Fn(usize, usize) -> f64 + Sync,
     mut report: impl FnMut(usize) -> Result<()>,
 ) -> Result<()> {
-    let piece = piece.min(packed.len()).max(1);
-    for (c, sets) in packed.chunks_mut(piece).enumerate() {
-        let first = c * piece;
-        sets.par_iter_mut().enumerate().for_each(|(j, g)| *g = value((first + j) as u64));
-        report(first + sets.len())?;
+    let mut rest = packed;
+    let (mut y, mut done) = (0, 0);
+    while !rest.is_empty() {
+        let mut columns = Vec::new();
+        let mut taken = 0;
+        while taken < piece.max(1) && !rest.is_empty() {
+            let (column, tail) = std::mem::take(&mut rest).split_at_mut(y + 1);
+            columns.push((y, column));
+            (rest, taken, y) = (tail, taken + y + 1, y + 1);
+        }
+        columns
+            .into_par_iter()
+            .for_each(|(y, column)| column.iter_mut().enumerate().for_each(|(x, g)| *g = value(y, x)));
+        done += taken;
+        report(done)?;
     }
     Ok(())
 }
 
+/// Column ranges of a packed triangle with about equal element counts, for [`contract`]'s tasks.
+const CONTRACT_PIECES: usize = 64;
+
 /// out = G x for the symmetric n x n matrix G of `packed` (upper triangle, column y at n'(y))
-/// and x of length n: one group's part of F_y = h_y + Σ_x G_{yx} D'_x (module docs).
+/// and x of length n: one group's part of F_y = h_y + Σ_x G_{yx} D'_x (module docs). Rayon over
+/// [`CONTRACT_PIECES`] column ranges, each adding into its own vector, summed in order (the
+/// same sums in the same order on every run).
 pub(super) fn contract(packed: &[f64], x: &[f64], out: &mut [f64]) {
     let n = x.len();
-    out[..n].iter_mut().for_each(|v| *v = 0.0);
-    for y in 0..n {
-        let column = &packed[y * (y + 1) / 2..y * (y + 1) / 2 + y + 1];
-        let mut sum = 0.0;
-        for (i, &g) in column.iter().enumerate() {
-            sum += g * x[i];
-            if i < y {
-                out[i] += g * x[y];
+    let total = triangle(n as u64) as f64;
+    // Column y starts at element n'(y): the pieces cut at equal fractions of the elements.
+    let cuts: Vec<usize> = (0..=CONTRACT_PIECES)
+        .map(|i| {
+            if i == CONTRACT_PIECES {
+                n
+            } else {
+                ((2.0 * total * i as f64 / CONTRACT_PIECES as f64).sqrt() as usize).min(n)
             }
-        }
-        out[y] += sum;
+        })
+        .collect();
+    let parts: Vec<Vec<f64>> = cuts
+        .par_windows(2)
+        .map(|w| {
+            let mut part = vec![0.0; n];
+            for y in w[0]..w[1] {
+                let column = &packed[y * (y + 1) / 2..y * (y + 1) / 2 + y + 1];
+                let mut sum = 0.0;
+                for (i, &g) in column[..y].iter().enumerate() {
+                    sum += g * x[i];
+                    part[i] += g * x[y];
+                }
+                part[y] += sum + column[y] * x[y];
+            }
+            part
+        })
+        .collect();
+    out[..n].iter_mut().for_each(|v| *v = 0.0);
+    for part in &parts {
+        out[..n].iter_mut().zip(part).for_each(|(o, p)| *o += p);
     }
 }

@@ -23,10 +23,11 @@
 //! of the sub-blocks ([`TriangularMap`]), the mixed ones as pair y = offset(a) + i n_a + j (i the
 //! small, j the large function of symmetry a with n_a large functions) and set n'(y) + x, x <= y.
 
-use super::index_map::{triangle, triangle_root, TriangularMap};
+use super::cpu::PairDensities;
+use super::index_map::TriangularMap;
 use super::layout::Blocks;
 use super::radial::Component;
-use super::slater::{charge_density, densities_slater};
+use super::slater::ChargePair;
 
 /// Where the pairs of one symmetry lie in the two groups.
 #[derive(Clone, Debug)]
@@ -142,27 +143,26 @@ impl ComponentGroups {
     }
 
     /// (a, i, j) of mixed pair y: symmetry a, its small function i and large function j.
-    fn mixed_pair(&self, y: u64) -> (usize, usize, usize) {
+    pub fn mixed_pair(&self, y: u64) -> (usize, usize, usize) {
         let a = self.mixed_offsets.partition_point(|&o| o <= y) - 1;
         let t = (y - self.mixed_offsets[a]) as usize;
         let large = self.symmetries[a].large;
         (a, t / large, t % large)
     }
 
-    /// The mixed set of flat index i < n'(M): its pairs y >= x.
-    fn mixed_set(i: u64) -> (u64, u64) {
-        let y = triangle_root(i);
-        (y, i - triangle(y))
-    }
-
-    /// G of mixed set i (module docs): -Σ_k c_k(a, b) R^k(pr, qs) for y = (a, p small, q large)
-    /// and x = (b, r small, s large).
-    pub fn mixed_element(&self, i: u64) -> f64 {
-        let (y, x) = Self::mixed_set(i);
-        let ((a, p, q), (b, r, s)) = (self.mixed_pair(y), self.mixed_pair(x));
-        let (fa, fb) = (self.blocks.block(a), self.blocks.block(b));
+    /// G of the mixed set of pairs y = (a, p small, q large) >= x = (b, r small, s large)
+    /// ([`Self::mixed_pair`]; module docs): -Σ_k c_k(a, b) R^k(pr, qs), the charge densities
+    /// from `densities` (of the functions of [`Self::blocks`]).
+    pub fn mixed_element(
+        &self,
+        densities: &PairDensities,
+        (a, p, q): (usize, usize, usize),
+        (b, r, s): (usize, usize, usize),
+    ) -> f64 {
+        let (fa, fb) = (self.blocks.first()[a], self.blocks.first()[b]);
         let (la, lb) = (self.symmetries[a].large, self.symmetries[b].large);
-        let (small_pr, large_qs) = (charge_density(&fa[la + p], &fb[lb + r]), charge_density(&fa[q], &fb[s]));
-        -self.blocks.exchange(a, b).iter().map(|&(k, c)| c * densities_slater(k, &small_pr, &large_qs)).sum::<f64>()
+        let (small_pr, large_qs) = (densities.get(fa + la + p, fb + lb + r), densities.get(fa + q, fb + s));
+        let pair = ChargePair::new(&small_pr, &large_qs);
+        -self.blocks.exchange(a, b).iter().map(|&(k, c)| c * pair.slater(k)).sum::<f64>()
     }
 }

@@ -203,8 +203,12 @@ pub(crate) struct DensityTerm {
 
 /// R^k between two densities (module docs, summed term by term): every term needs m >= k + 1.
 pub(crate) fn density_slater(k: u32, first: &PairDensity, second: &PairDensity) -> f64 {
+    split_slater(k, first, second, &Split::new(first, second))
+}
+
+/// [`density_slater`] with the split of the two densities given.
+fn split_slater(k: u32, first: &PairDensity, second: &PairDensity, split: &Split) -> f64 {
     let (ln_p, ln_q) = (first.ln_exponent, second.ln_exponent);
-    let split = Split::new(first, second);
     let mut sum = 0.0;
     for a in first.terms() {
         for b in second.terms() {
@@ -212,16 +216,34 @@ pub(crate) fn density_slater(k: u32, first: &PairDensity, second: &PairDensity) 
             let w = a.ln_weight + b.ln_weight;
             sum += a.coefficient
                 * b.coefficient
-                * (split_integral(m, n, k, w, (ln_p, ln_q), &split)
+                * (split_integral(m, n, k, w, (ln_p, ln_q), split)
                     + split_integral(n, m, k, w, (ln_q, ln_p), &split.mirrored()));
         }
     }
     sum
 }
 
+/// Two charge densities ([`charge_density`]; none when either is) and their split, formed once
+/// for the several multipoles k of an exchange term.
+pub(crate) struct ChargePair<'a> {
+    densities: Option<(&'a PairDensity, &'a PairDensity, Split)>,
+}
+
+impl<'a> ChargePair<'a> {
+    pub(crate) fn new(ab: &'a Option<PairDensity>, cd: &'a Option<PairDensity>) -> Self {
+        ChargePair { densities: ab.as_ref().zip(cd.as_ref()).map(|(ab, cd)| (ab, cd, Split::new(ab, cd))) }
+    }
+
+    /// R^k between the two densities (0 when either is none).
+    pub(crate) fn slater(&self, k: u32) -> f64 {
+        self.densities.as_ref().map_or(0.0, |(ab, cd, split)| split_slater(k, ab, cd, split))
+    }
+}
+
 /// The density R_a R_b of two radial functions: its exponent p = ζ_a + ζ_b (∞ when the sum
 /// overflows) and ln p, and its terms (at most three, one per power), held inline: this runs for every Slater
 /// integral of the supermatrix and must not allocate.
+#[derive(Clone, Debug)]
 pub(crate) struct PairDensity {
     exponent: f64,
     ln_exponent: f64,
