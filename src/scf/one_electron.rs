@@ -67,26 +67,28 @@ impl Nucleus {
     /// ≈ 3.597 a (about 1.88 fm for t = 2.30 fm: nuclei below A ≈ 4 by GRASP's r_rms formula
     /// have no Fermi shape of that skin; use a Gaussian nucleus or a thinner skin).
     pub fn fermi(rms_radius: f64, skin_thickness: f64) -> Result<Nucleus> {
-        let max = fermi::MAX_NUCLEAR_LENGTH_FM;
-        if !(skin_thickness.is_finite() && skin_thickness > 0.0 && skin_thickness <= max) {
-            return Err(Error::invalid(
-                "skin_thickness",
-                format!("must be finite in (0, {max:e}] fm, got {skin_thickness}"),
-            ));
-        }
-        let a = skin_thickness / (4.0 * 3f64.ln());
-        let least = fermi::fermi_minimum_rms_radius(a);
-        if !(rms_radius.is_finite() && rms_radius > least && rms_radius <= max) {
-            return Err(Error::invalid(
-                "rms_radius",
-                format!(
-                    "must be finite, at most {max:e} fm and above {least:.6} fm (the smallest r_rms of a Fermi distribution of skin thickness {skin_thickness} fm, whose half-density radius tends to 0), got {rms_radius}"
-                ),
-            ));
-        }
-        let c = fermi::fermi_half_density_radius(rms_radius, a);
+        let (c, a) = fermi_parameters(rms_radius, skin_thickness)?;
         Ok(Nucleus::Fermi { half_density_radius: c / BOHR_FM, diffuseness: a / BOHR_FM })
     }
+}
+
+/// The half-density radius c and diffuseness a (fm) of the Fermi nucleus of [`Nucleus::fermi`].
+pub fn fermi_parameters(rms_radius: f64, skin_thickness: f64) -> Result<(f64, f64)> {
+    let max = fermi::MAX_NUCLEAR_LENGTH_FM;
+    if !(skin_thickness.is_finite() && skin_thickness > 0.0 && skin_thickness <= max) {
+        return Err(Error::invalid("skin_thickness", format!("must be finite in (0, {max:e}] fm, got {skin_thickness}")));
+    }
+    let a = skin_thickness / (4.0 * 3f64.ln());
+    let least = fermi::fermi_minimum_rms_radius(a);
+    if !(rms_radius.is_finite() && rms_radius > least && rms_radius <= max) {
+        return Err(Error::invalid(
+            "rms_radius",
+            format!(
+                "must be finite, at most {max:e} fm and above {least:.6} fm (the smallest r_rms of a Fermi distribution of skin thickness {skin_thickness} fm, whose half-density radius tends to 0), got {rms_radius}"
+            ),
+        ));
+    }
+    Ok((fermi::fermi_half_density_radius(rms_radius, a), a))
 }
 
 /// GRASP's and DBSR's default root-mean-square nuclear radius (fm) of mass number A (finite,

@@ -175,8 +175,9 @@ fn small_attraction_positive_kappa(kappa: i32, (a, b): (f64, f64), pair: &Pair, 
 pub struct DiracOneElectron {
     /// diag(S^LL, S^SS) (dimensionless).
     pub overlap: Vec<f64>,
-    /// [[0, Π], [Πᵀ, -2c² S^SS]]: the kinetic and rest-energy terms c α·p + (β - 1)c² (hartree).
-    pub kinetic: Vec<f64>,
+    /// [[0, Π], [Πᵀ, -2c² S^SS]]: the free-particle Dirac operator less the rest energy,
+    /// c α·p + (β - 1)c² (hartree); not a kinetic-energy matrix (its small-small block is -2c² S^SS).
+    pub free_hamiltonian: Vec<f64>,
     /// diag(V^LL, V^SS) (hartree).
     pub nuclear: Vec<f64>,
 }
@@ -184,7 +185,7 @@ pub struct DiracOneElectron {
 /// The Dirac one-electron matrices of symmetry κ for `exponents` (bohr⁻²), nuclear charge Z,
 /// `nucleus` and speed of light c (module docs): c in [1, [`MAX_SPEED_OF_LIGHT`]], and Z < c for a
 /// point nucleus ([`check_dirac_nucleus`]). An element that overflows (V with a huge Z and a
-/// Gaussian nucleus) is [`Error::NotFinite`] naming `kinetic` or `nuclear` and the element.
+/// Gaussian nucleus) is [`Error::NotFinite`] naming `nuclear` and the element.
 pub fn dirac_one_electron(
     kappa: i32,
     exponents: &[f64],
@@ -199,7 +200,8 @@ pub fn dirac_one_electron(
     check_dirac_nucleus(z, nucleus, speed_of_light)?;
     let n = exponents.len();
     let m = 2 * n;
-    let mut out = DiracOneElectron { overlap: vec![0.0; m * m], kinetic: vec![0.0; m * m], nuclear: vec![0.0; m * m] };
+    let mut out =
+        DiracOneElectron { overlap: vec![0.0; m * m], free_hamiltonian: vec![0.0; m * m], nuclear: vec![0.0; m * m] };
     let c = speed_of_light;
     let lf = l as f64;
     let ln_pi = c.ln() + 0.5 * (2.0 * lf + 3.0).ln();
@@ -223,9 +225,9 @@ pub fn dirac_one_electron(
                 out.nuclear[(n + j) + m * (n + i)] = out.nuclear[ss];
             }
             // Π_ij (large i, small j) and its transpose.
-            out.kinetic[i + m * (n + j)] = (ln_pi + 0.5 * pair.ln_a + ln_small).exp();
-            out.kinetic[(n + j) + m * i] = out.kinetic[i + m * (n + j)];
-            out.kinetic[ss] = -(ln_rest + ln_small).exp();
+            out.free_hamiltonian[i + m * (n + j)] = (ln_pi + 0.5 * pair.ln_a + ln_small).exp();
+            out.free_hamiltonian[(n + j) + m * i] = out.free_hamiltonian[i + m * (n + j)];
+            out.free_hamiltonian[ss] = -(ln_rest + ln_small).exp();
         }
     }
     finite_matrix("nuclear", &out.nuclear, m)?;
