@@ -2388,8 +2388,8 @@ int32_t atomgpu_scf_gaussian_nucleus_exponent(double mass_number, double *expone
  * The Fermi nuclear model's half-density radius c and diffuseness a (fm, as GRASP's `isodata`
  * holds them) of ρ ∝ 1/(1 + exp((r - c)/a)), from the skin thickness t (fm, finite, in
  * (0, 1e4]; GRASP's default 2.30): a = t / (4 ln 3), and the root-mean-square radius
- * `rms_radius` (fm; 0: GRASP's and DBSR's 0.836 A^(1/3) + 0.570 fm of `mass_number`, finite,
- * >= 1, which is read only then): c solves <r²> = 12 a² F_5(c/a) / F_3(c/a) (complete
+ * `rms_radius` (fm; 0: GRASP's and DBSR's 0.836 A^(1/3) + 0.570 fm of `mass_number`, finite and
+ * at least 1, which is read only then): c solves <r²> = 12 a² F_5(c/a) / F_3(c/a) (complete
  * Fermi-Dirac integrals; = (3/5) c² + (7/5) π² a² up to terms of order exp(-c/a), which are
  * kept, as GRASP's `getcpr` keeps them). r_rms must exceed its c → 0 limit 3.597 a (1.8827 fm
  * for t = 2.30 fm, so A >= 4 by the formula) and be at most 1e4 fm.

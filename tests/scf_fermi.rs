@@ -22,7 +22,9 @@ const BOHR_FM: f64 = 52_917.721_090_3;
 
 /// Xe (A = 132) with GRASP's defaults, from `tests/reference/fermi_nucleus_mpmath.py`:
 /// r_rms 4.8266138570353326748 fm, a 0.52338755531043150133 fm, c 5.7025034344302989854 fm.
+#[allow(clippy::excessive_precision)]
 const XE_C_FM: f64 = 5.7025034344302989854;
+#[allow(clippy::excessive_precision)]
 const XE_A_FM: f64 = 0.52338755531043150133;
 
 fn xe() -> Nucleus {

@@ -258,7 +258,8 @@ fn nucleus_of(p: &atomgpu_scf_params) -> Result<Nucleus> {
             }
             let rms = p.nucleus_rms_radius;
             let rms = if rms == 0.0 {
-                default_rms_radius(p.nucleus_mass_number).map_err(|e| e.renamed("mass_number", "nucleus_mass_number"))?
+                default_rms_radius(p.nucleus_mass_number)
+                    .map_err(|e| e.renamed("mass_number", "nucleus_mass_number"))?
             } else {
                 rms
             };
@@ -462,8 +463,8 @@ pub unsafe extern "C" fn atomgpu_scf_gaussian_nucleus_exponent(mass_number: f64,
 /// The Fermi nuclear model's half-density radius c and diffuseness a (fm, as GRASP's `isodata`
 /// holds them) of ρ ∝ 1/(1 + exp((r - c)/a)), from the skin thickness t (fm, finite, in
 /// (0, 1e4]; GRASP's default 2.30): a = t / (4 ln 3), and the root-mean-square radius
-/// `rms_radius` (fm; 0: GRASP's and DBSR's 0.836 A^(1/3) + 0.570 fm of `mass_number`, finite,
-/// >= 1, which is read only then): c solves <r²> = 12 a² F_5(c/a) / F_3(c/a) (complete
+/// `rms_radius` (fm; 0: GRASP's and DBSR's 0.836 A^(1/3) + 0.570 fm of `mass_number`, finite and
+/// at least 1, which is read only then): c solves <r²> = 12 a² F_5(c/a) / F_3(c/a) (complete
 /// Fermi-Dirac integrals; = (3/5) c² + (7/5) π² a² up to terms of order exp(-c/a), which are
 /// kept, as GRASP's `getcpr` keeps them). r_rms must exceed its c → 0 limit 3.597 a (1.8827 fm
 /// for t = 2.30 fm, so A >= 4 by the formula) and be at most 1e4 fm.
@@ -486,8 +487,11 @@ pub unsafe extern "C" fn atomgpu_scf_fermi_nucleus(
                 format!("must be 0 (from mass_number) or a finite radius in fm, got {rms_radius}"),
             ));
         }
-        let (rms, rms_name) =
-            if rms_radius == 0.0 { (default_rms_radius(mass_number)?, "mass_number") } else { (rms_radius, "rms_radius") };
+        let (rms, rms_name) = if rms_radius == 0.0 {
+            (default_rms_radius(mass_number)?, "mass_number")
+        } else {
+            (rms_radius, "rms_radius")
+        };
         (*c_out, *a_out) = fermi_parameters(rms, skin_thickness).map_err(|e| e.renamed("rms_radius", rms_name))?;
         Ok(())
     })
@@ -625,11 +629,19 @@ pub unsafe extern "C" fn atomgpu_scf_one_electron(
         check_exponents("exponents", e)?;
         let (s_out, t_out, v_out) =
             (output("overlap", overlap)?, output("free_hamiltonian", free_hamiltonian)?, output("nuclear", nuclear)?);
+        // The C argument of T (and of the Dirac free Hamiltonian) is `free_hamiltonian`.
+        let as_argument = |e: Error| match e {
+            Error::NotFinite { name: "kinetic", index, detail } => {
+                Error::NotFinite { name: "free_hamiltonian", index, detail }
+            }
+            other => other,
+        };
         let (s, t, v) = if p.method == ATOMGPU_SCF_DIRAC_FOCK {
-            let o = dirac_one_electron(angular, e, p.nuclear_charge, params_nucleus(&p)?, p.speed_of_light)?;
+            let o = dirac_one_electron(angular, e, p.nuclear_charge, params_nucleus(&p)?, p.speed_of_light)
+                .map_err(as_argument)?;
             (o.overlap, o.free_hamiltonian, o.nuclear)
         } else {
-            let o = one_electron(angular as u32, e, p.nuclear_charge, params_nucleus(&p)?)?;
+            let o = one_electron(angular as u32, e, p.nuclear_charge, params_nucleus(&p)?).map_err(as_argument)?;
             (o.overlap, o.kinetic, o.nuclear)
         };
         write_output(s_out, &s);

@@ -76,7 +76,10 @@ impl Nucleus {
 pub fn fermi_parameters(rms_radius: f64, skin_thickness: f64) -> Result<(f64, f64)> {
     let max = fermi::MAX_NUCLEAR_LENGTH_FM;
     if !(skin_thickness.is_finite() && skin_thickness > 0.0 && skin_thickness <= max) {
-        return Err(Error::invalid("skin_thickness", format!("must be finite in (0, {max:e}] fm, got {skin_thickness}")));
+        return Err(Error::invalid(
+            "skin_thickness",
+            format!("must be finite in (0, {max:e}] fm, got {skin_thickness}"),
+        ));
     }
     let a = skin_thickness / (4.0 * 3f64.ln());
     let least = fermi::fermi_minimum_rms_radius(a);
@@ -91,8 +94,8 @@ pub fn fermi_parameters(rms_radius: f64, skin_thickness: f64) -> Result<(f64, f6
     Ok((fermi::fermi_half_density_radius(rms_radius, a), a))
 }
 
-/// GRASP's and DBSR's default root-mean-square nuclear radius (fm) of mass number A (finite,
-/// >= 1), after Johnson and Soff, At. Data Nucl. Data Tables 33, 405 (1985):
+/// GRASP's and DBSR's default root-mean-square nuclear radius (fm) of mass number A (finite, at
+/// least 1), after Johnson and Soff, At. Data Nucl. Data Tables 33, 405 (1985):
 /// r_rms = 0.836 A^{1/3} + 0.570 fm (GRASP2018's `rnucleus` takes it where Angeli and Marinova's
 /// table has no value; a caller with a tabulated radius gives it to [`Nucleus::fermi`]).
 pub fn default_rms_radius(mass_number: f64) -> Result<f64> {
