@@ -43,7 +43,7 @@ module atomgpu_core
     integer, parameter, public :: ATOMGPU_BACKEND_CUDA = 2
 
     ! The C ABI version this module was written for (checked against the library on first use).
-    integer, parameter, public :: ATOMGPU_ABI_VERSION = 7
+    integer, parameter, public :: ATOMGPU_ABI_VERSION = 8
 
     public :: atomgpu_version, atomgpu_version_string, atomgpu_set_backend, atomgpu_device_info
     public :: atomgpu_last_error_message, atomgpu_last_error_arg, atomgpu_status_string

@@ -28,8 +28,13 @@ module atomgpu_scf
     ! Methods (params%method).
     integer(c_int32_t), parameter, public :: ATOMGPU_SCF_HARTREE_FOCK = 0   ! angular labels are l
     integer(c_int32_t), parameter, public :: ATOMGPU_SCF_DIRAC_FOCK = 1     ! angular labels are kappa
+    ! Nuclear models (params%nucleus_model).
+    integer(c_int32_t), parameter, public :: ATOMGPU_SCF_NUCLEUS_POINT = 0     ! V = -Z/r
+    integer(c_int32_t), parameter, public :: ATOMGPU_SCF_NUCLEUS_GAUSSIAN = 1  ! nucleus_exponent
+    integer(c_int32_t), parameter, public :: ATOMGPU_SCF_NUCLEUS_FERMI = 2     ! GRASP's Fermi nucleus
 
-    public :: atomgpu_scf_gaussian_nucleus_exponent, atomgpu_scf_wtbs_exponents, atomgpu_scf_one_electron
+    public :: atomgpu_scf_gaussian_nucleus_exponent, atomgpu_scf_fermi_nucleus, atomgpu_scf_wtbs_exponents
+    public :: atomgpu_scf_one_electron
     public :: atomgpu_scf_integrals_create, atomgpu_scf_integrals_destroy, atomgpu_scf_integrals_sizes
     public :: atomgpu_scf_integrals_supermatrix, atomgpu_scf_integrals_two_electron
     public :: atomgpu_scf_run, atomgpu_scf_optimise_wtbs
@@ -39,11 +44,15 @@ module atomgpu_scf
     ! iteration (damping, threshold_large and threshold_small apply only then).
     type, bind(C), public :: atomgpu_scf_params_t
         integer(c_int32_t) :: method = ATOMGPU_SCF_HARTREE_FOCK
+        ! ATOMGPU_SCF_NUCLEUS_POINT, _GAUSSIAN (nucleus_exponent) or _FERMI (nucleus_rms_radius or
+        ! nucleus_mass_number, and nucleus_skin_thickness)
+        integer(c_int32_t) :: nucleus_model = ATOMGPU_SCF_NUCLEUS_POINT
         real(c_double) :: speed_of_light = 137.03599976_c_double   ! c [au], Dirac-Fock only, in [1, 1e5]
-        ! Z > 0 (znuc); Dirac-Fock with a point nucleus: Z < c; a Gaussian nucleus holds Z up to the
-        ! critical charge (about 170 for c = 137.036), beyond which atomgpu_scf_run refuses it.
+        ! Z > 0 (znuc); Dirac-Fock with a point nucleus: Z < c; a Gaussian or Fermi nucleus holds Z
+        ! up to the critical charge (about 170 for c = 137.036), beyond which atomgpu_scf_run
+        ! refuses it.
         real(c_double) :: nuclear_charge = 1.0_c_double
-        real(c_double) :: nucleus_exponent = 0.0_c_double          ! 0: point; > 0: Gaussian xi [bohr^-2]
+        real(c_double) :: nucleus_exponent = 0.0_c_double          ! Gaussian xi [bohr^-2] (> 0); else 0
         real(c_double) :: damping = 0.3_c_double                   ! dfctr, in [0, 1)
         real(c_double) :: threshold_large = 1.0e-5_c_double        ! thdll
         real(c_double) :: threshold_small = 1.0e-7_c_double        ! thdsl (small-large and small-small)
@@ -51,6 +60,11 @@ module atomgpu_scf
         integer(c_int64_t) :: diis_size = 8                        ! Pulay DIIS cycles, in [0, 100]
         real(c_double) :: threshold_energy = 1.0e-12_c_double      ! DIIS: |dE| / max(1, |E|)
         real(c_double) :: threshold_gradient = 1.0e-6_c_double     ! DIIS: max |R_ij| / max(1, gap)
+        ! Fermi nucleus: A (>= 1), read when nucleus_rms_radius = 0: r_rms = 0.836 A^(1/3) + 0.570 fm
+        real(c_double) :: nucleus_mass_number = 0.0_c_double
+        ! Fermi nucleus: r_rms [fm] (e.g. Angeli and Marinova's table), or 0: from the mass number
+        real(c_double) :: nucleus_rms_radius = 0.0_c_double
+        real(c_double) :: nucleus_skin_thickness = 2.30_c_double  ! Fermi nucleus: t [fm], a = t/(4 ln 3)
     end type
 
     ! The two-electron supermatrix of one basis, held by the library (on the GPU on the CUDA
@@ -78,6 +92,14 @@ module atomgpu_scf
             integer(c_int32_t) :: status
         end function
 
+        function c_fermi_nucleus(mass_number, rms_radius, skin_thickness, half_density_radius, diffuseness) &
+                bind(C, name="atomgpu_scf_fermi_nucleus") result(status)
+            import :: c_int32_t, c_double
+            real(c_double), value :: mass_number, rms_radius, skin_thickness
+            real(c_double), intent(out) :: half_density_radius, diffuseness
+            integer(c_int32_t) :: status
+        end function
+
         function c_wtbs_exponents(n_groups, wtbspara, n_symmetries, nbs, start, groups, n_exponents, exponents) &
                 bind(C, name="atomgpu_scf_wtbs_exponents") result(status)
             import :: c_int32_t, c_int64_t, c_double
@@ -88,14 +110,14 @@ module atomgpu_scf
             integer(c_int32_t) :: status
         end function
 
-        function c_one_electron(params, angular, n_functions, exponents, overlap, kinetic, nuclear) &
+        function c_one_electron(params, angular, n_functions, exponents, overlap, free_hamiltonian, nuclear) &
                 bind(C, name="atomgpu_scf_one_electron") result(status)
             import :: c_int32_t, c_int64_t, c_double, atomgpu_scf_params_t
             type(atomgpu_scf_params_t), intent(in) :: params
             integer(c_int32_t), value :: angular
             integer(c_int64_t), value :: n_functions
             real(c_double), intent(in) :: exponents(*)
-            real(c_double), intent(inout) :: overlap(*), kinetic(*), nuclear(*)
+            real(c_double), intent(inout) :: overlap(*), free_hamiltonian(*), nuclear(*)
             integer(c_int32_t) :: status
         end function
 
@@ -238,6 +260,25 @@ contains
         call finish(status, stat, "atomgpu_scf_gaussian_nucleus_exponent")
     end subroutine
 
+    ! The Fermi nucleus's half-density radius c and diffuseness a [fm] (GRASP's isodata values):
+    ! a = skin_thickness / (4 ln 3) (GRASP: 2.30 fm), c from the root-mean-square radius rms_radius
+    ! [fm], or from GRASP's 0.836 A^(1/3) + 0.570 fm of mass_number when rms_radius = 0.
+    subroutine atomgpu_scf_fermi_nucleus(mass_number, rms_radius, skin_thickness, half_density_radius, &
+            diffuseness, stat)
+        real(c_double), intent(in) :: mass_number, rms_radius, skin_thickness
+        real(c_double), intent(inout) :: half_density_radius, diffuseness
+        integer, intent(out), optional :: stat
+        integer(c_int32_t) :: status
+        real(c_double) :: c, a
+        call enter()
+        status = c_fermi_nucleus(mass_number, rms_radius, skin_thickness, c, a)
+        if (status == int(ATOMGPU_OK, c_int32_t)) then
+            half_density_radius = c
+            diffuseness = a
+        end if
+        call finish(status, stat, "atomgpu_scf_fermi_nucleus")
+    end subroutine
+
     ! Well-tempered exponents of DFRATOM's $wtbs: wtbspara(4 * n_groups) = (alpha, beta, delta,
     ! gamma) per group; nbs, start, groups per symmetry (1-based); exponents(sum(nbs)) receives
     ! them symmetry after symmetry. Pool of group g (K exponents): zeta_1 = alpha,
@@ -267,15 +308,17 @@ contains
         call finish(status, stat, "atomgpu_scf_wtbs_exponents")
     end subroutine
 
-    ! The one-electron matrices of one symmetry: overlap, kinetic (Dirac: the c sigma.p and
-    ! -2c^2 S^SS blocks) and nuclear attraction, each m x m (m = size(exponents), or twice that
-    ! for Dirac-Fock) [hartree]. An element that overflows (T of exponents near 1e308, V of a charge
-    ! near 1e308) is ATOMGPU_ERR_NOT_FINITE.
-    subroutine atomgpu_scf_one_electron(params, angular, exponents, overlap, kinetic, nuclear, stat)
+    ! The one-electron matrices of one symmetry: overlap, free_hamiltonian (the free-particle
+    ! Hamiltonian: Hartree-Fock T; Dirac-Fock c alpha.p + (beta - 1) c^2, the c sigma.p and
+    ! -2c^2 S^SS blocks, not a kinetic energy; ABI 7 named this argument kinetic) and nuclear
+    ! attraction, each m x m (m = size(exponents), or twice that for Dirac-Fock) [hartree];
+    ! h = free_hamiltonian + nuclear. An element that overflows (T of exponents near 1e308, V of a
+    ! charge near 1e308) is ATOMGPU_ERR_NOT_FINITE.
+    subroutine atomgpu_scf_one_electron(params, angular, exponents, overlap, free_hamiltonian, nuclear, stat)
         type(atomgpu_scf_params_t), intent(in) :: params
         integer, intent(in) :: angular
         real(c_double), intent(in), contiguous :: exponents(:)
-        real(c_double), intent(inout), contiguous :: overlap(:, :), kinetic(:, :), nuclear(:, :)
+        real(c_double), intent(inout), contiguous :: overlap(:, :), free_hamiltonian(:, :), nuclear(:, :)
         integer, intent(out), optional :: stat
         integer(c_int32_t) :: status
         integer(c_int64_t) :: m
@@ -285,8 +328,10 @@ contains
         if (params%method == ATOMGPU_SCF_DIRAC_FOCK) m = 2 * m
         call reject(size(overlap, kind=c_int64_t) == m * m .and. size(overlap, 1, kind=c_int64_t) == m, 5, &
             size_message("overlap", size(overlap, 1, kind=c_int64_t), "rows", m, "an m x m matrix"), status)
-        call reject(size(kinetic, kind=c_int64_t) == m * m .and. size(kinetic, 1, kind=c_int64_t) == m, 6, &
-            size_message("kinetic", size(kinetic, 1, kind=c_int64_t), "rows", m, "an m x m matrix"), status)
+        call reject(size(free_hamiltonian, kind=c_int64_t) == m * m .and. &
+            size(free_hamiltonian, 1, kind=c_int64_t) == m, 6, &
+            size_message("free_hamiltonian", size(free_hamiltonian, 1, kind=c_int64_t), "rows", m, "an m x m matrix"), &
+            status)
         call reject(size(nuclear, kind=c_int64_t) == m * m .and. size(nuclear, 1, kind=c_int64_t) == m, 7, &
             size_message("nuclear", size(nuclear, 1, kind=c_int64_t), "rows", m, "an m x m matrix"), status)
         if (status == int(ATOMGPU_OK, c_int32_t)) then
@@ -296,7 +341,7 @@ contains
                     at_least_one(exponents), s, t, v)
                 if (status == int(ATOMGPU_OK, c_int32_t)) then
                     overlap = reshape(s(1:m * m), [m, m])
-                    kinetic = reshape(t(1:m * m), [m, m])
+                    free_hamiltonian = reshape(t(1:m * m), [m, m])
                     nuclear = reshape(v(1:m * m), [m, m])
                 end if
             end block
@@ -398,7 +443,8 @@ contains
         call finish(status, stat, "atomgpu_scf_integrals_two_electron")
     end subroutine
 
-    ! One SCF: energies(4) = total, kinetic, nuclear attraction, two-electron; orbital_energies
+    ! One SCF: energies(4) = total, kinetic (free-particle: Dirac <c alpha.p + (beta - 1) c^2>),
+    ! nuclear attraction, two-electron; orbital_energies
     ! (sum(closed) + the number of open shells) = the occupied orbital energies per symmetry
     ! (closed ascending, then the open one); iterations. A non-converged SCF returns
     ! ATOMGPU_ERR_NOT_CONVERGED and still writes its last cycle; non-finite energies are

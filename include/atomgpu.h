@@ -94,14 +94,14 @@
  */
 #define ATOMGPU_VERSION_MAJOR 0
 
-#define ATOMGPU_VERSION_MINOR 6
+#define ATOMGPU_VERSION_MINOR 7
 
 #define ATOMGPU_VERSION_PATCH 0
 
 /**
  * Version of the C ABI; the Fortran module checks it on first use.
  */
-#define ATOMGPU_ABI_VERSION 7
+#define ATOMGPU_ABI_VERSION 8
 
 
 
@@ -160,6 +160,24 @@
  * Dirac-Fock (Dirac-Coulomb, no-pair): `angular` holds κ.
  */
 #define ATOMGPU_SCF_DIRAC_FOCK 1
+
+/**
+ * A point nucleus: V = -Z/r (`nucleus_model`; DFRATOM's `nucmdl` = 1).
+ */
+#define ATOMGPU_SCF_NUCLEUS_POINT 0
+
+/**
+ * A Gaussian nuclear charge ρ ∝ exp(-ξ r²) of exponent `nucleus_exponent` (DFRATOM's `nucmdl`
+ * = 3).
+ */
+#define ATOMGPU_SCF_NUCLEUS_GAUSSIAN 1
+
+/**
+ * A Fermi nuclear charge ρ ∝ 1/(1 + exp((r - c)/a)) (GRASP's and DBSR's default), of
+ * root-mean-square radius `nucleus_rms_radius` (or GRASP's from `nucleus_mass_number`) and skin
+ * thickness `nucleus_skin_thickness`.
+ */
+#define ATOMGPU_SCF_NUCLEUS_FERMI 2
 
 /**
  * Electron a (coordinate r1).
@@ -634,6 +652,11 @@ typedef struct atomgpu_scf_params {
      */
     int32_t method;
     /**
+     * ATOMGPU_SCF_NUCLEUS_POINT (default), _GAUSSIAN (`nucleus_exponent`) or _FERMI
+     * (`nucleus_rms_radius` or `nucleus_mass_number`, and `nucleus_skin_thickness`).
+     */
+    int32_t nucleus_model;
+    /**
      * Speed of light c in atomic units (Dirac-Fock only; in [1, 1e5]; default 137.03599976,
      * DFRATOM's `c`). Beyond 1e5 the rounding of the -2c² small-small block (about 1e-16 x 2c²
      * hartree) exceeds the relativistic effect: use Hartree-Fock for the non-relativistic limit.
@@ -642,14 +665,14 @@ typedef struct atomgpu_scf_params {
     /**
      * Nuclear charge Z (finite, > 0; DFRATOM's `znuc`). Dirac-Fock with a point nucleus needs
      * Z < c (the Dirac-Coulomb ground state's γ = √(1 - (Z/c)²) is real only there); a Gaussian
-     * nucleus allows Z up to the critical charge (about 170 for c = 137.036, where 1s1/2 reaches
-     * the negative-energy continuum -2c²), beyond which `atomgpu_scf_run` refuses it.
+     * or Fermi nucleus allows Z up to the critical charge (about 170 for c = 137.036, where 1s1/2
+     * reaches the negative-energy continuum -2c²), beyond which `atomgpu_scf_run` refuses it.
      */
     double nuclear_charge;
     /**
-     * 0 for a point nucleus; else the exponent ξ (bohr⁻², finite, > 0) of a Gaussian nuclear
-     * charge ρ(r) ∝ exp(-ξ r²), V = -Z erf(√ξ r)/r (DFRATOM's `nucmdl` = 3 with `alpha`;
-     * `atomgpu_scf_gaussian_nucleus_exponent` gives Visscher and Dyall's value).
+     * The Gaussian nucleus's exponent ξ (bohr⁻², finite, > 0) of ρ(r) ∝ exp(-ξ r²),
+     * V = -Z erf(√ξ r)/r (DFRATOM's `alpha`; `atomgpu_scf_gaussian_nucleus_exponent` gives
+     * Visscher and Dyall's value); 0 for the other models.
      */
     double nucleus_exponent;
     /**
@@ -686,6 +709,23 @@ typedef struct atomgpu_scf_params {
      * max(1 hartree, |R_ii - R_jj|), is at most this (finite, > 0; default 1e-6).
      */
     double threshold_gradient;
+    /**
+     * Fermi nucleus: the mass number A (finite, >= 1), read only when `nucleus_rms_radius` is 0:
+     * then r_rms = 0.836 A^(1/3) + 0.570 fm, GRASP's and DBSR's formula (Johnson and Soff 1985;
+     * default 0).
+     */
+    double nucleus_mass_number;
+    /**
+     * Fermi nucleus: the root-mean-square radius r_rms (fm; finite, at most 1e4, above the
+     * smallest r_rms of the skin thickness, 3.597 a = 1.8827 fm for 2.30 fm), e.g. from Angeli and
+     * Marinova's table (GRASP's tabulated radius); 0 (default): from `nucleus_mass_number`.
+     */
+    double nucleus_rms_radius;
+    /**
+     * Fermi nucleus: the skin thickness t (fm, finite, in (0, 1e4]; default 2.30, GRASP's):
+     * a = t / (4 ln 3), and c from r_rms (`atomgpu_scf_fermi_nucleus`).
+     */
+    double nucleus_skin_thickness;
 } atomgpu_scf_params;
 
 /**
@@ -2345,6 +2385,25 @@ int32_t atomgpu_scf_default_params(struct atomgpu_scf_params *params);
 int32_t atomgpu_scf_gaussian_nucleus_exponent(double mass_number, double *exponent);
 
 /**
+ * The Fermi nuclear model's half-density radius c and diffuseness a (fm, as GRASP's `isodata`
+ * holds them) of ρ ∝ 1/(1 + exp((r - c)/a)), from the skin thickness t (fm, finite, in
+ * (0, 1e4]; GRASP's default 2.30): a = t / (4 ln 3), and the root-mean-square radius
+ * `rms_radius` (fm; 0: GRASP's and DBSR's 0.836 A^(1/3) + 0.570 fm of `mass_number`, finite and
+ * at least 1, which is read only then): c solves <r²> = 12 a² F_5(c/a) / F_3(c/a) (complete
+ * Fermi-Dirac integrals; = (3/5) c² + (7/5) π² a² up to terms of order exp(-c/a), which are
+ * kept, as GRASP's `getcpr` keeps them). r_rms must exceed its c → 0 limit 3.597 a (1.8827 fm
+ * for t = 2.30 fm, so A >= 4 by the formula) and be at most 1e4 fm.
+ *
+ * # Safety
+ * `half_density_radius` and `diffuseness` must be NULL or writable.
+ */
+int32_t atomgpu_scf_fermi_nucleus(double mass_number,
+                                  double rms_radius,
+                                  double skin_thickness,
+                                  double *half_density_radius,
+                                  double *diffuseness);
+
+/**
  * Well-tempered exponents (bohr⁻²) of `n_symmetries` symmetries from `n_groups` groups, as
  * DFRATOM's `$wtbs`: `wtbspara` holds (α, β, δ, γ) per group in DFRATOM's input order
  * (α > 0, β > 1, δ > 0, γ >= 0), group g's pool of K exponents is ζ_1 = α,
@@ -2367,11 +2426,15 @@ int32_t atomgpu_scf_wtbs_exponents(int64_t n_groups,
 
 /**
  * The one-electron matrices of one symmetry, m x m column-major (m = n_functions for
- * Hartree-Fock, 2 n_functions for Dirac-Fock): `overlap` S, `kinetic` (Hartree-Fock: T; Dirac:
- * the blocks [[0, c σ·p], [c σ·p, -2c² S^SS]]) and `nuclear` V (point or Gaussian nucleus of
- * `params`), hartree. `angular` is l or κ (module docs). Any finite positive exponents: every
- * element is formed in scaled form (S = g^(l+3/2), T = (l + 3/2) √(ab) g^(l+5/2), g = 2√(ab)/(a+b),
- * and so on: `src/scf/one_electron.rs`); an element that overflows double precision (T for
+ * Hartree-Fock, 2 n_functions for Dirac-Fock): `overlap` S, `free_hamiltonian` (the free-particle
+ * Hamiltonian: Hartree-Fock, the kinetic matrix T; Dirac-Fock, the free Dirac operator less the
+ * rest energy, c α·p + (β - 1) c², the blocks [[0, c σ·p], [c σ·p, -2c² S^SS]], which is not a
+ * kinetic energy: ABI 7 called it `kinetic`) and `nuclear` V (point, Gaussian or Fermi nucleus
+ * of `params`), hartree; h = free_hamiltonian + nuclear. `angular` is l or κ (module docs). Any
+ * finite positive exponents: every element is formed in scaled form (S = g^(l+3/2),
+ * T = (l + 3/2) √(ab) g^(l+5/2), g = 2√(ab)/(a+b), and so on: `src/scf/one_electron.rs`; the
+ * Fermi nucleus through the point nucleus's closed form and a quadrature over the nucleus:
+ * `src/scf/one_electron/fermi.rs`); an element that overflows double precision (T for
  * exponents near 1e308, V for a charge near 1e308) is `ATOMGPU_ERR_NOT_FINITE` naming the
  * matrix and the element.
  *
@@ -2383,7 +2446,7 @@ int32_t atomgpu_scf_one_electron(const struct atomgpu_scf_params *params,
                                  int64_t n_functions,
                                  const double *exponents,
                                  double *overlap,
-                                 double *kinetic,
+                                 double *free_hamiltonian,
                                  double *nuclear);
 
 /**
@@ -2459,7 +2522,8 @@ int32_t atomgpu_scf_integrals_two_electron(const struct atomgpu_scf_integrals *h
 /**
  * One SCF (Hartree-Fock or Dirac-Fock of `params`) on the current backend: the supermatrix and
  * the Fock builds on the GPU on the CUDA backend, the per-symmetry eigenproblems on the CPU.
- * Writes `energies` (4 values: total, kinetic (Dirac: c α·p + (β - 1) c²), nuclear attraction,
+ * Writes `energies` (4 values: total, kinetic (the free-particle energy <h_free>: Hartree-Fock
+ * <T>; Dirac-Fock <c α·p + (β - 1) c²>, the relativistic kinetic energy), nuclear attraction,
  * two-electron), the occupied orbital energies (`n_orbitals` = Σ closed + number of symmetries
  * with an open shell; per symmetry the closed ones ascending, then the open one) and the cycles
  * taken. `closed[s]` orbitals of symmetry s are full; `open_electrons[s]` in [0, capacity] occupy

@@ -21,7 +21,7 @@
 //!   `done` and `total` as documented), and an SCF run to its end reporting `total` of `total`;
 //!   max_iterations = 2^62 refused;
 //! * extreme one-electron inputs: S of ζ = 1e-200 and 2e-200 (0.9154520639587190, mpmath, as in
-//!   tests/scf.rs), T of 1.5e308 overflowing (`ATOMGPU_ERR_NOT_FINITE` at `kinetic`[0]), c =
+//!   tests/scf.rs), T of 1.5e308 overflowing (`ATOMGPU_ERR_NOT_FINITE` at `free_hamiltonian`[0]), c =
 //!   1e300 refused, a point nucleus of Z = 140 refused and a Gaussian one accepted;
 //! * bad input named by argument and position, outputs untouched;
 //! * on a CUDA device, the C entry points give the CPU's numbers (skipped without one, unless
@@ -79,6 +79,7 @@ fn defaults_are_dfratoms() {
     assert_eq!((d.damping, d.threshold_large, d.threshold_small, d.max_iterations), (0.3, 1e-5, 1e-7, 50));
     assert_eq!((d.diis_size, d.threshold_energy, d.threshold_gradient), (8, 1e-12, 1e-6));
     assert_eq!(d.nucleus_exponent, 0.0);
+    assert_eq!((d.nucleus_model, d.nucleus_skin_thickness), (ATOMGPU_SCF_NUCLEUS_POINT, 2.30));
 }
 
 #[test]
@@ -124,6 +125,9 @@ fn one_electron_integrals_of_one_gaussian_match_closed_forms() {
         for nucleus_exponent in [0.0, xi] {
             let mut p = params(ATOMGPU_SCF_HARTREE_FOCK, z);
             p.nucleus_exponent = nucleus_exponent;
+            if nucleus_exponent > 0.0 {
+                p.nucleus_model = ATOMGPU_SCF_NUCLEUS_GAUSSIAN;
+            }
             let (mut s, mut t, mut v) = (0.0, 0.0, 0.0);
             let status = unsafe { atomgpu_scf_one_electron(&p, l, 1, &a, &mut s, &mut t, &mut v) };
             assert_eq!(status, ATOMGPU_OK, "{}", last_error());
@@ -680,7 +684,7 @@ fn extreme_one_electron_inputs_are_computed_or_refused() {
     // T_aa = 2.25e308 overflows.
     let (status, _, untouched) = one(&hf, 0, &[1.5e308, 1.7e308]);
     assert_eq!(status, ATOMGPU_ERR_NOT_FINITE);
-    assert!(last_error().contains("`kinetic`[0]"), "{}", last_error());
+    assert!(last_error().contains("`free_hamiltonian`[0]"), "{}", last_error());
     assert!(untouched);
     // c = 1e300 is outside [1, 1e5]; a point nucleus of Z = 140 > c; a Gaussian one of Z = 140.
     let mut df = params(ATOMGPU_SCF_DIRAC_FOCK, 1.0);
@@ -693,6 +697,7 @@ fn extreme_one_electron_inputs_are_computed_or_refused() {
     assert_eq!((status, atomgpu_last_error_arg()), (ATOMGPU_ERR_INVALID_ARGUMENT, 1));
     assert!(last_error().contains("nuclear_charge") && untouched, "{}", last_error());
     heavy.nucleus_exponent = 9.7e7;
+    heavy.nucleus_model = ATOMGPU_SCF_NUCLEUS_GAUSSIAN;
     let (status, s, _) = one(&heavy, -1, &[1.0, 2.0]);
     assert_eq!(status, ATOMGPU_OK, "{}", last_error());
     assert_eq!(s[0], 1.0);

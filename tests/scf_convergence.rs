@@ -169,7 +169,7 @@ fn the_orbitals_returned_are_orthonormal_and_make_the_densities_and_energies() {
                     let o =
                         dirac_one_electron(sp.kappa, &sp.exponents, spec.nuclear_charge, spec.nucleus, *speed_of_light)
                             .unwrap();
-                    ((o.overlap, o.kinetic, o.nuclear), 2.0 * sp.kappa.unsigned_abs() as f64)
+                    ((o.overlap, o.free_hamiltonian, o.nuclear), 2.0 * sp.kappa.unsigned_abs() as f64)
                 }
             };
             let (overlap, t, v) = one;

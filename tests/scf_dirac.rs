@@ -84,7 +84,7 @@ fn dirac_levels(kappa: i32, exponents: &[f64], z: f64, c: f64) -> Vec<f64> {
     let d = dirac_one_electron(kappa, exponents, z, Nucleus::Point, c).unwrap();
     let m = 2 * exponents.len();
     let at = |v: &[f64]| Mat::from_fn(m, m, |i, j| v[i + m * j]);
-    let (s, h) = (at(&d.overlap), Mat::from_fn(m, m, |i, j| d.kinetic[i + m * j] + d.nuclear[i + m * j]));
+    let (s, h) = (at(&d.overlap), Mat::from_fn(m, m, |i, j| d.free_hamiltonian[i + m * j] + d.nuclear[i + m * j]));
     // Löwdin orthogonalisation of the (block-diagonal, well-conditioned) metric, then the
     // symmetric eigenproblem.
     let se = s.self_adjoint_eigen(Side::Lower).unwrap();
@@ -355,9 +355,9 @@ fn dirac_blocks_at_extreme_exponents_match_mpmath() {
         // 4 x 4 over (large a, large b, small a, small b): element (i, j) at i + 4 j.
         for (got, want, what) in [
             (d.overlap[2 + 4 * 3], s_ss, "S^SS_ab"),
-            (d.kinetic[4 * 3], pi, "Π_ab"),
-            (d.kinetic[3], pi, "Π_ab (transpose)"),
-            (d.kinetic[2 + 4 * 3], rest, "-2c² S^SS_ab"),
+            (d.free_hamiltonian[4 * 3], pi, "Π_ab"),
+            (d.free_hamiltonian[3], pi, "Π_ab (transpose)"),
+            (d.free_hamiltonian[2 + 4 * 3], rest, "-2c² S^SS_ab"),
             (d.nuclear[2 + 4 * 3], v_ss, "V^SS_ab"),
         ] {
             let err = ((got - want) / want).abs();

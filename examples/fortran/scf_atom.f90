@@ -14,9 +14,13 @@
 !              relativistic = .true. (Dirac-Fock, DFRATOM's only method) | .false. (Hartree-Fock,
 !              atomgpu's addition)
 !   $nuc       znuc = Z;  nucmdl = 1 (point, default) | 3 (Gaussian; 2, the finite sphere, is not
-!              supported, as in DFRATOM);  alpha = the Gaussian exponent [bohr^-2], or
-!              amass = the mass number A, from which Visscher and Dyall's exponent is computed
-!              (DFRATOM takes its default from a table; here one of the two must be given)
+!              supported, as in DFRATOM) | 4 (Fermi, GRASP's and DBSR's default nucleus: atomgpu's
+!              addition, a value DFRATOM does not use);  alpha = the Gaussian exponent [bohr^-2],
+!              or amass = the mass number A, from which Visscher and Dyall's exponent is computed
+!              (DFRATOM takes its default from a table; here one of the two must be given);
+!              Fermi: rrms = the root-mean-square radius [fm] (e.g. Angeli and Marinova 2013), or
+!              amass, from which GRASP's r_rms = 0.836 A^(1/3) + 0.570 fm; skin = the skin
+!              thickness t [fm] (2.30, GRASP's)
 !   $bas       nsym = number of symmetries (Dirac: s1/2, p1/2, p3/2, d3/2, d5/2, f5/2, f7/2 in this
 !              order; Hartree-Fock: s, p, d, f); bastype = 'wtbs' | 'rdin'; ngroup (1)
 !   rdin       per symmetry: its number of functions, then its exponents one per line
@@ -42,7 +46,7 @@ program scf_atom
     character(len=16) :: jobtype
     real(dp) :: c
     logical :: relativistic
-    real(dp) :: znuc, rnuc, alpha, amass
+    real(dp) :: znuc, rnuc, alpha, amass, rrms, skin
     integer :: nucmdl
     integer :: nsym, ngroup
     character(len=8) :: bastype
@@ -54,7 +58,7 @@ program scf_atom
     real(dp) :: freel(max_sym), dfctr, thdll, thdsl, thdss, thden, thdgr
     logical :: autogen
     namelist /contrl/ jobtype, c, relativistic
-    namelist /nuc/ znuc, nucmdl, rnuc, alpha, amass
+    namelist /nuc/ znuc, nucmdl, rnuc, alpha, amass, rrms, skin
     namelist /bas/ nsym, bastype, ngroup
     namelist /wtbs/ wtbspara, nbs, start, groups
     namelist /newuoa/ rhobeg, rhoend, iprint, maxfun
@@ -76,6 +80,8 @@ program scf_atom
     rnuc = 0
     alpha = 0
     amass = 0
+    rrms = 0
+    skin = 2.30_dp
     nsym = 0
     ngroup = 1
     bastype = 'wtbs'
@@ -223,10 +229,14 @@ contains
             if (nopen(i) == 0 .and. freel(i) /= 0) &
                 call fail('$econfig: freel(' // itoa(i) // ') is set but nopen(' // itoa(i) // ') = 0')
         end do
-        if (nucmdl == 2) call fail('$nuc: nucmdl = 2 (finite sphere) is not supported; use 1 (point) or 3 (Gaussian)')
-        if (nucmdl /= 1 .and. nucmdl /= 3) call fail('$nuc: nucmdl must be 1 (point) or 3 (Gaussian)')
+        if (nucmdl == 2) &
+            call fail('$nuc: nucmdl = 2 (finite sphere) is not supported; use 1 (point), 3 (Gaussian) or 4 (Fermi)')
+        if (nucmdl /= 1 .and. nucmdl /= 3 .and. nucmdl /= 4) &
+            call fail('$nuc: nucmdl must be 1 (point), 3 (Gaussian) or 4 (Fermi)')
         if (nucmdl == 3 .and. alpha <= 0 .and. amass <= 0) &
             call fail('$nuc: nucmdl = 3 needs alpha (the exponent) or amass (the mass number)')
+        if (nucmdl == 4 .and. rrms <= 0 .and. amass <= 0) &
+            call fail('$nuc: nucmdl = 4 needs rrms (the r.m.s. radius, fm) or amass (the mass number)')
     end subroutine
 
     subroutine set_params()
@@ -240,7 +250,14 @@ contains
         params%diis_size = ndiis
         params%threshold_energy = thden
         params%threshold_gradient = thdgr
+        if (nucmdl == 4) then
+            params%nucleus_model = ATOMGPU_SCF_NUCLEUS_FERMI
+            params%nucleus_mass_number = amass
+            params%nucleus_rms_radius = rrms
+            params%nucleus_skin_thickness = skin
+        end if
         if (nucmdl == 3) then
+            params%nucleus_model = ATOMGPU_SCF_NUCLEUS_GAUSSIAN
             if (alpha > 0) then
                 params%nucleus_exponent = alpha
             else
@@ -268,9 +285,17 @@ contains
         else
             write (*, '(a)') ' method      Hartree-Fock'
         end if
-        if (params%nucleus_exponent > 0) then
+        if (params%nucleus_model == ATOMGPU_SCF_NUCLEUS_GAUSSIAN) then
             write (*, '(a, f8.3, a, es16.9, a)') ' nucleus     Z = ', znuc, ', Gaussian, xi = ', params%nucleus_exponent, &
                 ' bohr^-2'
+        else if (params%nucleus_model == ATOMGPU_SCF_NUCLEUS_FERMI) then
+            block
+                real(dp) :: c_fm, a_fm
+                call atomgpu_scf_fermi_nucleus(amass, rrms, skin, c_fm, a_fm, stat)
+                if (stat /= ATOMGPU_OK) call fail('$nuc: ' // atomgpu_last_error_message())
+                write (*, '(a, f8.3, a, f10.6, a, f10.6, a)') ' nucleus     Z = ', znuc, ', Fermi, c = ', c_fm, &
+                    ' fm, a = ', a_fm, ' fm'
+            end block
         else
             write (*, '(a, f8.3, a)') ' nucleus     Z = ', znuc, ', point'
         end if

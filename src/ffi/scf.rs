@@ -50,7 +50,10 @@ use super::handles::{self, Family};
 use crate::backend::{self, DeviceSet};
 use crate::error::{Error, Result};
 use crate::scf::basis::{check_exponents, wtbs_basis, wtbs_pool, WtbsGroup, WtbsLayout, MAX_FUNCTIONS};
-use crate::scf::one_electron::{gaussian_nucleus_exponent, one_electron, Nucleus, DFRATOM_SPEED_OF_LIGHT};
+use crate::scf::one_electron::fermi::GRASP_SKIN_THICKNESS_FM;
+use crate::scf::one_electron::{
+    default_rms_radius, fermi_parameters, gaussian_nucleus_exponent, one_electron, Nucleus, DFRATOM_SPEED_OF_LIGHT,
+};
 use crate::scf::optimise::{optimise_wtbs, WtbsOptimisation};
 use crate::scf::radial::{check_dirac_nucleus, check_kappa, check_speed_of_light, dirac_one_electron};
 use crate::scf::solver::{converged, scf_attempt, Basis, Occupation, ScfResult, ScfSpec, MAX_DIIS, MAX_ITERATIONS};
@@ -63,6 +66,16 @@ pub const ATOMGPU_SCF_HARTREE_FOCK: i32 = 0;
 /// Dirac-Fock (Dirac-Coulomb, no-pair): `angular` holds κ.
 pub const ATOMGPU_SCF_DIRAC_FOCK: i32 = 1;
 
+/// A point nucleus: V = -Z/r (`nucleus_model`; DFRATOM's `nucmdl` = 1).
+pub const ATOMGPU_SCF_NUCLEUS_POINT: i32 = 0;
+/// A Gaussian nuclear charge ρ ∝ exp(-ξ r²) of exponent `nucleus_exponent` (DFRATOM's `nucmdl`
+/// = 3).
+pub const ATOMGPU_SCF_NUCLEUS_GAUSSIAN: i32 = 1;
+/// A Fermi nuclear charge ρ ∝ 1/(1 + exp((r - c)/a)) (GRASP's and DBSR's default), of
+/// root-mean-square radius `nucleus_rms_radius` (or GRASP's from `nucleus_mass_number`) and skin
+/// thickness `nucleus_skin_thickness`.
+pub const ATOMGPU_SCF_NUCLEUS_FERMI: i32 = 2;
+
 /// The Hamiltonian and the SCF settings (`atomgpu_scf_default_params` fills the defaults).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -70,18 +83,21 @@ pub const ATOMGPU_SCF_DIRAC_FOCK: i32 = 1;
 pub struct atomgpu_scf_params {
     /// ATOMGPU_SCF_HARTREE_FOCK or ATOMGPU_SCF_DIRAC_FOCK.
     pub method: i32,
+    /// ATOMGPU_SCF_NUCLEUS_POINT (default), _GAUSSIAN (`nucleus_exponent`) or _FERMI
+    /// (`nucleus_rms_radius` or `nucleus_mass_number`, and `nucleus_skin_thickness`).
+    pub nucleus_model: i32,
     /// Speed of light c in atomic units (Dirac-Fock only; in [1, 1e5]; default 137.03599976,
     /// DFRATOM's `c`). Beyond 1e5 the rounding of the -2c² small-small block (about 1e-16 x 2c²
     /// hartree) exceeds the relativistic effect: use Hartree-Fock for the non-relativistic limit.
     pub speed_of_light: f64,
     /// Nuclear charge Z (finite, > 0; DFRATOM's `znuc`). Dirac-Fock with a point nucleus needs
     /// Z < c (the Dirac-Coulomb ground state's γ = √(1 - (Z/c)²) is real only there); a Gaussian
-    /// nucleus allows Z up to the critical charge (about 170 for c = 137.036, where 1s1/2 reaches
-    /// the negative-energy continuum -2c²), beyond which `atomgpu_scf_run` refuses it.
+    /// or Fermi nucleus allows Z up to the critical charge (about 170 for c = 137.036, where 1s1/2
+    /// reaches the negative-energy continuum -2c²), beyond which `atomgpu_scf_run` refuses it.
     pub nuclear_charge: f64,
-    /// 0 for a point nucleus; else the exponent ξ (bohr⁻², finite, > 0) of a Gaussian nuclear
-    /// charge ρ(r) ∝ exp(-ξ r²), V = -Z erf(√ξ r)/r (DFRATOM's `nucmdl` = 3 with `alpha`;
-    /// `atomgpu_scf_gaussian_nucleus_exponent` gives Visscher and Dyall's value).
+    /// The Gaussian nucleus's exponent ξ (bohr⁻², finite, > 0) of ρ(r) ∝ exp(-ξ r²),
+    /// V = -Z erf(√ξ r)/r (DFRATOM's `alpha`; `atomgpu_scf_gaussian_nucleus_exponent` gives
+    /// Visscher and Dyall's value); 0 for the other models.
     pub nucleus_exponent: f64,
     /// Without DIIS (`diis_size` = 0): Fock damping d in [0, 1), F <- (1 - d) F + d F_previous
     /// (`dfctr`, default 0.3).
@@ -103,6 +119,17 @@ pub struct atomgpu_scf_params {
     /// ... and the largest orbital-gradient element over its orbitals' gap, max |R_ij| /
     /// max(1 hartree, |R_ii - R_jj|), is at most this (finite, > 0; default 1e-6).
     pub threshold_gradient: f64,
+    /// Fermi nucleus: the mass number A (finite, >= 1), read only when `nucleus_rms_radius` is 0:
+    /// then r_rms = 0.836 A^(1/3) + 0.570 fm, GRASP's and DBSR's formula (Johnson and Soff 1985;
+    /// default 0).
+    pub nucleus_mass_number: f64,
+    /// Fermi nucleus: the root-mean-square radius r_rms (fm; finite, at most 1e4, above the
+    /// smallest r_rms of the skin thickness, 3.597 a = 1.8827 fm for 2.30 fm), e.g. from Angeli and
+    /// Marinova's table (GRASP's tabulated radius); 0 (default): from `nucleus_mass_number`.
+    pub nucleus_rms_radius: f64,
+    /// Fermi nucleus: the skin thickness t (fm, finite, in (0, 1e4]; default 2.30, GRASP's):
+    /// a = t / (4 ln 3), and c from r_rms (`atomgpu_scf_fermi_nucleus`).
+    pub nucleus_skin_thickness: f64,
 }
 
 /// The two-electron supermatrix of one basis (on the device on the CUDA backend), behind a lock.
@@ -128,6 +155,7 @@ fn default_params() -> atomgpu_scf_params {
     let spec = ScfSpec::new(Basis::NonRelativistic(Vec::new()), 1.0, Nucleus::Point, Vec::new());
     atomgpu_scf_params {
         method: ATOMGPU_SCF_HARTREE_FOCK,
+        nucleus_model: ATOMGPU_SCF_NUCLEUS_POINT,
         speed_of_light: DFRATOM_SPEED_OF_LIGHT,
         nuclear_charge: 1.0,
         nucleus_exponent: 0.0,
@@ -138,6 +166,9 @@ fn default_params() -> atomgpu_scf_params {
         diis_size: spec.diis_size as i64,
         threshold_energy: spec.threshold_energy,
         threshold_gradient: spec.threshold_gradient,
+        nucleus_mass_number: 0.0,
+        nucleus_rms_radius: 0.0,
+        nucleus_skin_thickness: GRASP_SKIN_THICKNESS_FM,
     }
 }
 
@@ -154,24 +185,16 @@ unsafe fn read_params(params: *const atomgpu_scf_params) -> Result<atomgpu_scf_p
             p.method
         )));
     }
-    let as_field = |e: Error| match e {
-        Error::InvalidArgument { name, rule, .. } => field(format!("{name} {rule}")),
-        other => other,
-    };
+    let as_field = under_params;
     if p.method == ATOMGPU_SCF_DIRAC_FOCK {
         check_speed_of_light(p.speed_of_light).map_err(as_field)?;
     }
     if !(p.nuclear_charge.is_finite() && p.nuclear_charge > 0.0) {
         return Err(field(format!("nuclear_charge must be finite and > 0, got {}", p.nuclear_charge)));
     }
-    if !(p.nucleus_exponent.is_finite() && p.nucleus_exponent >= 0.0) {
-        return Err(field(format!(
-            "nucleus_exponent must be 0 (point nucleus) or finite and > 0 (bohr^-2), got {}",
-            p.nucleus_exponent
-        )));
-    }
+    let nucleus = params_nucleus(&p)?;
     if p.method == ATOMGPU_SCF_DIRAC_FOCK {
-        check_dirac_nucleus(p.nuclear_charge, nucleus_of(&p), p.speed_of_light).map_err(as_field)?;
+        check_dirac_nucleus(p.nuclear_charge, nucleus, p.speed_of_light).map_err(as_field)?;
     }
     if !(0.0..1.0).contains(&p.damping) {
         return Err(field(format!("damping must be in [0, 1), got {}", p.damping)));
@@ -195,11 +218,64 @@ unsafe fn read_params(params: *const atomgpu_scf_params) -> Result<atomgpu_scf_p
     Ok(p)
 }
 
-fn nucleus_of(p: &atomgpu_scf_params) -> Nucleus {
-    if p.nucleus_exponent > 0.0 {
-        Nucleus::Gaussian { exponent: p.nucleus_exponent }
-    } else {
-        Nucleus::Point
+/// An argument error of a field of `params` (named in its `name`) as one of `params`, the field
+/// named in the rule.
+fn under_params(e: Error) -> Error {
+    match e {
+        Error::InvalidArgument { name, rule, .. } => Error::invalid("params", format!("{name} {rule}")),
+        other => other,
+    }
+}
+
+/// The nucleus of `params`, refused at `params` naming the field.
+fn params_nucleus(p: &atomgpu_scf_params) -> Result<Nucleus> {
+    nucleus_of(p).map_err(under_params)
+}
+
+/// The nucleus of checked-so-far parameters, its fields checked (errors name the field, e.g.
+/// `nucleus_exponent`, for [`read_params`] to put under `params`).
+fn nucleus_of(p: &atomgpu_scf_params) -> Result<Nucleus> {
+    let exponent = p.nucleus_exponent;
+    match p.nucleus_model {
+        ATOMGPU_SCF_NUCLEUS_GAUSSIAN => {
+            if !(exponent.is_finite() && exponent > 0.0) {
+                return Err(Error::invalid(
+                    "nucleus_exponent",
+                    format!("must be finite and > 0 (bohr^-2) for ATOMGPU_SCF_NUCLEUS_GAUSSIAN, got {exponent}"),
+                ));
+            }
+            Ok(Nucleus::Gaussian { exponent })
+        }
+        model @ (ATOMGPU_SCF_NUCLEUS_POINT | ATOMGPU_SCF_NUCLEUS_FERMI) => {
+            if exponent != 0.0 {
+                return Err(Error::invalid(
+                    "nucleus_exponent",
+                    format!("must be 0 unless nucleus_model is ATOMGPU_SCF_NUCLEUS_GAUSSIAN (1), got {exponent} with nucleus_model {model} (ABI 7's Gaussian nucleus, nucleus_exponent > 0 alone, now needs nucleus_model = ATOMGPU_SCF_NUCLEUS_GAUSSIAN)"),
+                ));
+            }
+            if model == ATOMGPU_SCF_NUCLEUS_POINT {
+                return Ok(Nucleus::Point);
+            }
+            let rms = p.nucleus_rms_radius;
+            let rms = if rms == 0.0 {
+                default_rms_radius(p.nucleus_mass_number)
+                    .map_err(|e| e.renamed("mass_number", "nucleus_mass_number"))?
+            } else {
+                rms
+            };
+            Nucleus::fermi(rms, p.nucleus_skin_thickness).map_err(|e| {
+                let e = e.renamed("skin_thickness", "nucleus_skin_thickness");
+                if p.nucleus_rms_radius == 0.0 {
+                    e.renamed("rms_radius", "nucleus_mass_number")
+                } else {
+                    e.renamed("rms_radius", "nucleus_rms_radius")
+                }
+            })
+        }
+        other => Err(Error::invalid(
+            "nucleus_model",
+            format!("must be ATOMGPU_SCF_NUCLEUS_POINT (0), _GAUSSIAN (1) or _FERMI (2), got {other}"),
+        )),
     }
 }
 
@@ -322,8 +398,8 @@ unsafe fn read_occupations(basis: &Basis, closed: *const i64, open_electrons: *c
 }
 
 /// The SCF calculation of the arguments.
-fn spec_of(p: &atomgpu_scf_params, basis: Basis, occupations: Vec<Occupation>) -> ScfSpec {
-    ScfSpec {
+fn spec_of(p: &atomgpu_scf_params, basis: Basis, occupations: Vec<Occupation>) -> Result<ScfSpec> {
+    Ok(ScfSpec {
         damping: p.damping,
         threshold_large: p.threshold_large,
         threshold_small: p.threshold_small,
@@ -331,8 +407,8 @@ fn spec_of(p: &atomgpu_scf_params, basis: Basis, occupations: Vec<Occupation>) -
         diis_size: p.diis_size as usize,
         threshold_energy: p.threshold_energy,
         threshold_gradient: p.threshold_gradient,
-        ..ScfSpec::new(basis, p.nuclear_charge, nucleus_of(p), occupations)
-    }
+        ..ScfSpec::new(basis, p.nuclear_charge, params_nucleus(p)?, occupations)
+    })
 }
 
 /// The Rust API's names of the SCF's inputs mapped to the C parameters that carry them: a basis
@@ -380,6 +456,43 @@ pub unsafe extern "C" fn atomgpu_scf_gaussian_nucleus_exponent(mass_number: f64,
     guard(&["mass_number", "exponent"], || {
         let out = output("exponent", exponent)?;
         *out = gaussian_nucleus_exponent(mass_number)?;
+        Ok(())
+    })
+}
+
+/// The Fermi nuclear model's half-density radius c and diffuseness a (fm, as GRASP's `isodata`
+/// holds them) of ρ ∝ 1/(1 + exp((r - c)/a)), from the skin thickness t (fm, finite, in
+/// (0, 1e4]; GRASP's default 2.30): a = t / (4 ln 3), and the root-mean-square radius
+/// `rms_radius` (fm; 0: GRASP's and DBSR's 0.836 A^(1/3) + 0.570 fm of `mass_number`, finite and
+/// at least 1, which is read only then): c solves <r²> = 12 a² F_5(c/a) / F_3(c/a) (complete
+/// Fermi-Dirac integrals; = (3/5) c² + (7/5) π² a² up to terms of order exp(-c/a), which are
+/// kept, as GRASP's `getcpr` keeps them). r_rms must exceed its c → 0 limit 3.597 a (1.8827 fm
+/// for t = 2.30 fm, so A >= 4 by the formula) and be at most 1e4 fm.
+///
+/// # Safety
+/// `half_density_radius` and `diffuseness` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn atomgpu_scf_fermi_nucleus(
+    mass_number: f64,
+    rms_radius: f64,
+    skin_thickness: f64,
+    half_density_radius: *mut f64,
+    diffuseness: *mut f64,
+) -> i32 {
+    guard(&["mass_number", "rms_radius", "skin_thickness", "half_density_radius", "diffuseness"], || {
+        let (c_out, a_out) = (output("half_density_radius", half_density_radius)?, output("diffuseness", diffuseness)?);
+        if !(rms_radius.is_finite() && rms_radius >= 0.0) {
+            return Err(Error::invalid(
+                "rms_radius",
+                format!("must be 0 (from mass_number) or a finite radius in fm, got {rms_radius}"),
+            ));
+        }
+        let (rms, rms_name) = if rms_radius == 0.0 {
+            (default_rms_radius(mass_number)?, "mass_number")
+        } else {
+            (rms_radius, "rms_radius")
+        };
+        (*c_out, *a_out) = fermi_parameters(rms, skin_thickness).map_err(|e| e.renamed("rms_radius", rms_name))?;
         Ok(())
     })
 }
@@ -481,11 +594,15 @@ unsafe fn read_wtbs(
 }
 
 /// The one-electron matrices of one symmetry, m x m column-major (m = n_functions for
-/// Hartree-Fock, 2 n_functions for Dirac-Fock): `overlap` S, `kinetic` (Hartree-Fock: T; Dirac:
-/// the blocks [[0, c σ·p], [c σ·p, -2c² S^SS]]) and `nuclear` V (point or Gaussian nucleus of
-/// `params`), hartree. `angular` is l or κ (module docs). Any finite positive exponents: every
-/// element is formed in scaled form (S = g^(l+3/2), T = (l + 3/2) √(ab) g^(l+5/2), g = 2√(ab)/(a+b),
-/// and so on: `src/scf/one_electron.rs`); an element that overflows double precision (T for
+/// Hartree-Fock, 2 n_functions for Dirac-Fock): `overlap` S, `free_hamiltonian` (the free-particle
+/// Hamiltonian: Hartree-Fock, the kinetic matrix T; Dirac-Fock, the free Dirac operator less the
+/// rest energy, c α·p + (β - 1) c², the blocks [[0, c σ·p], [c σ·p, -2c² S^SS]], which is not a
+/// kinetic energy: ABI 7 called it `kinetic`) and `nuclear` V (point, Gaussian or Fermi nucleus
+/// of `params`), hartree; h = free_hamiltonian + nuclear. `angular` is l or κ (module docs). Any
+/// finite positive exponents: every element is formed in scaled form (S = g^(l+3/2),
+/// T = (l + 3/2) √(ab) g^(l+5/2), g = 2√(ab)/(a+b), and so on: `src/scf/one_electron.rs`; the
+/// Fermi nucleus through the point nucleus's closed form and a quadrature over the nucleus:
+/// `src/scf/one_electron/fermi.rs`); an element that overflows double precision (T for
 /// exponents near 1e308, V for a charge near 1e308) is `ATOMGPU_ERR_NOT_FINITE` naming the
 /// matrix and the element.
 ///
@@ -498,10 +615,10 @@ pub unsafe extern "C" fn atomgpu_scf_one_electron(
     n_functions: i64,
     exponents: *const f64,
     overlap: *mut f64,
-    kinetic: *mut f64,
+    free_hamiltonian: *mut f64,
     nuclear: *mut f64,
 ) -> i32 {
-    guard(&["params", "angular", "n_functions", "exponents", "overlap", "kinetic", "nuclear"], || {
+    guard(&["params", "angular", "n_functions", "exponents", "overlap", "free_hamiltonian", "nuclear"], || {
         let p = read_params(params)?;
         check_angular(p.method, "angular", None, angular)?;
         let n = count("n_functions", n_functions)?;
@@ -511,12 +628,20 @@ pub unsafe extern "C" fn atomgpu_scf_one_electron(
         let e = input("exponents", exponents, n)?;
         check_exponents("exponents", e)?;
         let (s_out, t_out, v_out) =
-            (output("overlap", overlap)?, output("kinetic", kinetic)?, output("nuclear", nuclear)?);
+            (output("overlap", overlap)?, output("free_hamiltonian", free_hamiltonian)?, output("nuclear", nuclear)?);
+        // The C argument of T (and of the Dirac free Hamiltonian) is `free_hamiltonian`.
+        let as_argument = |e: Error| match e {
+            Error::NotFinite { name: "kinetic", index, detail } => {
+                Error::NotFinite { name: "free_hamiltonian", index, detail }
+            }
+            other => other,
+        };
         let (s, t, v) = if p.method == ATOMGPU_SCF_DIRAC_FOCK {
-            let o = dirac_one_electron(angular, e, p.nuclear_charge, nucleus_of(&p), p.speed_of_light)?;
-            (o.overlap, o.kinetic, o.nuclear)
+            let o = dirac_one_electron(angular, e, p.nuclear_charge, params_nucleus(&p)?, p.speed_of_light)
+                .map_err(as_argument)?;
+            (o.overlap, o.free_hamiltonian, o.nuclear)
         } else {
-            let o = one_electron(angular as u32, e, p.nuclear_charge, nucleus_of(&p))?;
+            let o = one_electron(angular as u32, e, p.nuclear_charge, params_nucleus(&p)?).map_err(as_argument)?;
             (o.overlap, o.kinetic, o.nuclear)
         };
         write_output(s_out, &s);
@@ -678,7 +803,8 @@ pub unsafe extern "C" fn atomgpu_scf_integrals_two_electron(
 
 /// One SCF (Hartree-Fock or Dirac-Fock of `params`) on the current backend: the supermatrix and
 /// the Fock builds on the GPU on the CUDA backend, the per-symmetry eigenproblems on the CPU.
-/// Writes `energies` (4 values: total, kinetic (Dirac: c α·p + (β - 1) c²), nuclear attraction,
+/// Writes `energies` (4 values: total, kinetic (the free-particle energy <h_free>: Hartree-Fock
+/// <T>; Dirac-Fock <c α·p + (β - 1) c²>, the relativistic kinetic energy), nuclear attraction,
 /// two-electron), the occupied orbital energies (`n_orbitals` = Σ closed + number of symmetries
 /// with an open shell; per symmetry the closed ones ascending, then the open one) and the cycles
 /// taken. `closed[s]` orbitals of symmetry s are full; `open_electrons[s]` in [0, capacity] occupy
@@ -788,7 +914,7 @@ unsafe fn run_scf(system: System, outputs: Outputs, orbitals: Option<OrbitalOutp
         }
         None => None,
     };
-    let spec = spec_of(&p, basis, occupations);
+    let spec = spec_of(&p, basis, occupations)?;
     let result = scf_attempt(&backend::current()?, &spec).map_err(c_names)?;
     write_result(&result, energies_out, orbitals_out, iterations_out);
     if let Some((coefficients, densities, convergence)) = further {
@@ -989,7 +1115,7 @@ pub unsafe extern "C" fn atomgpu_scf_optimise_wtbs(
                 rho_end: s.rho_end,
                 max_evaluations: max_evals,
             };
-            let best = optimise_wtbs(&backend::current()?, &spec_of(&p, basis, occupations), &optimisation)
+            let best = optimise_wtbs(&backend::current()?, &spec_of(&p, basis, occupations)?, &optimisation)
                 .map_err(c_names)
                 .map_err(in_settings)?;
             let para: Vec<f64> = best.groups.iter().flat_map(|g| [g.alpha, g.beta, g.delta, g.gamma]).collect();

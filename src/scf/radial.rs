@@ -54,7 +54,10 @@
 //! first, exactly). Each is checked against quadrature of the primitive functions.
 
 use super::basis::odd_double_factorial;
-use super::one_electron::{attraction, finite_matrix, ln_factorial, screening, screening_sum, Nucleus, Pair};
+use super::one_electron::fermi::Term;
+use super::one_electron::{
+    finite_matrix, ln_factorial, ln_norm_coefficient, screening, screening_sum, NuclearAttraction, Nucleus, Pair,
+};
 use crate::error::{Error, Result};
 
 /// The largest speed of light accepted (au): beyond it the -2c² small-small block's rounding
@@ -97,9 +100,7 @@ pub fn large_l(kappa: i32) -> u32 {
 
 /// N / ζ^{(l+3/2)/2} of the normalised Gaussian N r^l e^{-ζ r²}: √(2^{2l+7/2} / ((2l+1)!! √π)).
 fn norm_coefficient(l: u32) -> f64 {
-    let ln2 = std::f64::consts::LN_2;
-    (0.5 * ((2 * l) as f64 * ln2 + 3.5 * ln2 - odd_double_factorial(l + 1).ln() - 0.5 * std::f64::consts::PI.ln()))
-        .exp()
+    ln_norm_coefficient(l).exp()
 }
 
 impl RadialFunction {
@@ -122,16 +123,36 @@ impl RadialFunction {
         };
         RadialFunction { exponent, ln_exponent: exponent.ln(), terms, component: Component::Small }
     }
+
+    /// The terms C r^n e^{-p r²} of the product R_self(r) R_other(r) r² (ĉ = 0 terms left out),
+    /// with C in logarithmic form: n = n_s + n_o + 2, C = ĉ_s ĉ_o ζ_s^{(n_s+3/2)/2} ζ_o^{(n_o+3/2)/2}.
+    pub(crate) fn product_terms(&self, other: &RadialFunction) -> Vec<Term> {
+        let mut out = Vec::with_capacity(4);
+        for &(n_s, c_s) in self.terms.iter().filter(|t| t.1 != 0.0) {
+            for &(n_o, c_o) in other.terms.iter().filter(|t| t.1 != 0.0) {
+                out.push(Term {
+                    n: n_s + n_o + 2,
+                    ln_abs: (c_s * c_o).abs().ln()
+                        + 0.5 * (n_s as f64 + 1.5) * self.ln_exponent
+                        + 0.5 * (n_o as f64 + 1.5) * other.ln_exponent,
+                    negative: c_s * c_o < 0.0,
+                });
+            }
+        }
+        out
+    }
 }
 
-/// V^SS_pq of symmetry κ > 0 (module docs).
-fn small_attraction_positive_kappa(l: u32, pair: &Pair, z: f64, nucleus: Nucleus) -> f64 {
+/// V^SS_pq of symmetry κ > 0 (module docs; a Fermi nucleus: [`super::one_electron::fermi`] on
+/// the small functions' product, from the point nucleus's closed form).
+fn small_attraction_positive_kappa(kappa: i32, (a, b): (f64, f64), pair: &Pair, attraction: &NuclearAttraction) -> f64 {
+    let (l, nucleus) = (large_l(kappa), attraction.nucleus());
     let (ln_screen, u) = screening(pair.ln_p, nucleus);
     // B_l = 2^{l+5/2} (l-1)! / ((2l+3)!! √π).
     let ln_b = (l as f64 + 2.5) * std::f64::consts::LN_2 + ln_factorial(l - 1)
         - odd_double_factorial(l + 2).ln()
         - 0.5 * std::f64::consts::PI.ln();
-    let ln_common = z.ln() + ln_b + pair.ln_attraction(l as f64) + ln_screen;
+    let ln_common = attraction.charge().ln() + ln_b + pair.ln_attraction(l as f64) + ln_screen;
     // E_l(u) = Σ_{m<l} C(2m,m) 4^{-m} u^m Σ_{j<l-m} u^j.
     let (mut e, mut c_m) = (0.0, 1.0);
     for m in 0..l {
@@ -143,7 +164,9 @@ fn small_attraction_positive_kappa(l: u32, pair: &Pair, z: f64, nucleus: Nucleus
     let lf = l as f64;
     let direct = (2.0 * lf + 1.0) * e * (ln_common + 2.0 * ln_screen).exp();
     let across = lf * (lf + 1.0) * screening_sum(l + 1, u) * (ln_common + 2.0 * pair.ln_g).exp();
-    -(direct + across)
+    let closed = -(direct + across);
+    let terms = RadialFunction::small(kappa, a).product_terms(&RadialFunction::small(kappa, b));
+    attraction.finite_nucleus(closed, &terms, pair)
 }
 
 /// The Dirac one-electron matrices of symmetry κ, 2n x 2n column-major over (large; small)
@@ -152,8 +175,9 @@ fn small_attraction_positive_kappa(l: u32, pair: &Pair, z: f64, nucleus: Nucleus
 pub struct DiracOneElectron {
     /// diag(S^LL, S^SS) (dimensionless).
     pub overlap: Vec<f64>,
-    /// [[0, Π], [Πᵀ, -2c² S^SS]]: the kinetic and rest-energy terms c α·p + (β - 1)c² (hartree).
-    pub kinetic: Vec<f64>,
+    /// [[0, Π], [Πᵀ, -2c² S^SS]]: the free-particle Dirac operator less the rest energy,
+    /// c α·p + (β - 1)c² (hartree); not a kinetic-energy matrix (its small-small block is -2c² S^SS).
+    pub free_hamiltonian: Vec<f64>,
     /// diag(V^LL, V^SS) (hartree).
     pub nuclear: Vec<f64>,
 }
@@ -161,7 +185,7 @@ pub struct DiracOneElectron {
 /// The Dirac one-electron matrices of symmetry κ for `exponents` (bohr⁻²), nuclear charge Z,
 /// `nucleus` and speed of light c (module docs): c in [1, [`MAX_SPEED_OF_LIGHT`]], and Z < c for a
 /// point nucleus ([`check_dirac_nucleus`]). An element that overflows (V with a huge Z and a
-/// Gaussian nucleus) is [`Error::NotFinite`] naming `kinetic` or `nuclear` and the element.
+/// Gaussian nucleus) is [`Error::NotFinite`] naming `nuclear` and the element.
 pub fn dirac_one_electron(
     kappa: i32,
     exponents: &[f64],
@@ -176,11 +200,13 @@ pub fn dirac_one_electron(
     check_dirac_nucleus(z, nucleus, speed_of_light)?;
     let n = exponents.len();
     let m = 2 * n;
-    let mut out = DiracOneElectron { overlap: vec![0.0; m * m], kinetic: vec![0.0; m * m], nuclear: vec![0.0; m * m] };
+    let mut out =
+        DiracOneElectron { overlap: vec![0.0; m * m], free_hamiltonian: vec![0.0; m * m], nuclear: vec![0.0; m * m] };
     let c = speed_of_light;
     let lf = l as f64;
     let ln_pi = c.ln() + 0.5 * (2.0 * lf + 3.0).ln();
     let ln_rest = std::f64::consts::LN_2 + 2.0 * c.ln();
+    let attraction = NuclearAttraction::new(z, nucleus);
     for j in 0..n {
         for i in 0..n {
             let pair = Pair::new(exponents[i], exponents[j]);
@@ -189,15 +215,19 @@ pub fn dirac_one_electron(
             out.overlap[ll] = nr.overlap[i + n * j];
             out.overlap[ss] = ln_small.exp();
             out.nuclear[ll] = nr.nuclear[i + n * j];
-            out.nuclear[ss] = if kappa < 0 {
-                attraction(l + 1, &pair, z, nucleus)
-            } else {
-                small_attraction_positive_kappa(l, &pair, z, nucleus)
-            };
+            // V^SS is symmetric: the upper triangle, mirrored.
+            if i <= j {
+                out.nuclear[ss] = if kappa < 0 {
+                    attraction.large(l + 1, &pair)
+                } else {
+                    small_attraction_positive_kappa(kappa, (exponents[i], exponents[j]), &pair, &attraction)
+                };
+                out.nuclear[(n + j) + m * (n + i)] = out.nuclear[ss];
+            }
             // Π_ij (large i, small j) and its transpose.
-            out.kinetic[i + m * (n + j)] = (ln_pi + 0.5 * pair.ln_a + ln_small).exp();
-            out.kinetic[(n + j) + m * i] = out.kinetic[i + m * (n + j)];
-            out.kinetic[ss] = -(ln_rest + ln_small).exp();
+            out.free_hamiltonian[i + m * (n + j)] = (ln_pi + 0.5 * pair.ln_a + ln_small).exp();
+            out.free_hamiltonian[(n + j) + m * i] = out.free_hamiltonian[i + m * (n + j)];
+            out.free_hamiltonian[ss] = -(ln_rest + ln_small).exp();
         }
     }
     finite_matrix("nuclear", &out.nuclear, m)?;

@@ -37,7 +37,7 @@
 //! sea; orbital energies exclude the rest energy c²), and the orbitals above them are the
 //! electronic ones. A lowest electronic orbital at or below -2c² has dived into the negative-energy
 //! continuum: the nuclear charge is beyond the critical one of its nucleus (about 170 for a
-//! Gaussian nucleus and c = 137.036; a point nucleus is refused from Z = c on:
+//! Gaussian or Fermi nucleus and c = 137.036; a point nucleus is refused from Z = c on:
 //! [`super::radial::check_dirac_nucleus`]), and the SCF refuses it naming `nuclear_charge`.
 //!
 //! **Convergence.** With DIIS the SCF stops when the energy changes by at most
@@ -200,7 +200,8 @@ impl ScfSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScfResult {
     pub energy: f64,
-    /// Σ tr(D t): T (non-relativistic) or c α·p + (β - 1) c² (Dirac).
+    /// Σ tr(D t): the free-particle energy, T (non-relativistic) or <c α·p + (β - 1) c²> (Dirac:
+    /// the relativistic kinetic energy, rest energy excluded).
     pub kinetic: f64,
     /// Σ tr(D V): the nuclear attraction.
     pub nuclear: f64,
@@ -363,11 +364,11 @@ fn symmetries(spec: &ScfSpec) -> Result<Vec<Symm>> {
                 let sp = &spinors[i];
                 let o = dirac_one_electron(sp.kappa, &sp.exponents, z, nucleus, *speed_of_light).map_err(at)?;
                 let m = 2 * sp.exponents.len();
-                let h: Vec<f64> = o.kinetic.iter().zip(&o.nuclear).map(|(t, v)| t + v).collect();
+                let h: Vec<f64> = o.free_hamiltonian.iter().zip(&o.nuclear).map(|(t, v)| t + v).collect();
                 Ok(Symm {
                     s: mat(m, &o.overlap),
                     h: mat(m, &h),
-                    t: mat(m, &o.kinetic),
+                    t: mat(m, &o.free_hamiltonian),
                     n_large: sp.exponents.len(),
                     capacity,
                     occupation,
@@ -462,7 +463,7 @@ impl Orbitals {
             return Err(Error::invalid(
                 "nuclear_charge",
                 format!(
-                    "is beyond the critical charge of this nucleus: the lowest electronic orbital of symmetry {index} lies at {:.6e} hartree, in the negative-energy continuum (below -2c² = {:.6e}); a Gaussian nucleus holds up to Z ≈ 170 for c = 137.036",
+                    "is beyond the critical charge of this nucleus: the lowest electronic orbital of symmetry {index} lies at {:.6e} hartree, in the negative-energy continuum (below -2c² = {:.6e}); a Gaussian or Fermi nucleus holds up to Z ≈ 170 for c = 137.036",
                     energies[first], sym.sea
                 ),
             ));

@@ -1540,7 +1540,7 @@ static const struct argument arguments[] = {
     {call_scf_one_electron, "scf_one_electron", 3, "n_functions", "zmh"},
     {call_scf_one_electron, "scf_one_electron", 4, "exponents", "nai"},
     {call_scf_one_electron, "scf_one_electron", 5, "overlap", "n"},
-    {call_scf_one_electron, "scf_one_electron", 6, "kinetic", "n"},
+    {call_scf_one_electron, "scf_one_electron", 6, "free_hamiltonian", "n"},
     {call_scf_one_electron, "scf_one_electron", 7, "nuclear", "n"},
     {call_scf_create, "scf_integrals_create", 1, "params", "n"},
     {call_scf_create, "scf_integrals_create", 2, "n_symmetries", "zmh"},

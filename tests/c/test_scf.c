@@ -16,7 +16,11 @@
  *   (f) atomgpu_scf_run_orbitals: He in one normalised Gaussian has the orbital c = +-1 and the
  *       density D = 2 exactly; Ne (s 10, p 6 functions): tr(D_s S_s) = 4 and 6 electrons with S
  *       from atomgpu_scf_one_electron, each orbital S-normalised; too short an array refused at
- *       its length argument, nothing written.
+ *       its length argument, nothing written;
+ *   (g) the Fermi nucleus (atomgpu_scf_fermi_nucleus, nucleus_model ATOMGPU_SCF_NUCLEUS_FERMI):
+ *       Xe's c and a and one attraction element against mpmath (tests/reference/
+ *       fermi_nucleus_mpmath.py), r_rms from A or given alike; inconsistent fields refused at
+ *       `params` naming the field.
  *
  * Build (from the repository root, after `cargo build --release`):
  *   cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/c/test_scf.c -o test_scf \
@@ -44,6 +48,20 @@ static atomgpu_scf_params params(int32_t method, double z) {
     return p;
 }
 
+/* One check: `status` refuses `params` (position 1), the message naming the field `field`, and
+ * `untouched` holds. */
+static void expect_field(const char *what, int32_t status, const char *field, int untouched) {
+    char message[1024];
+    int64_t length;
+    int ok = invalid_argument_reported(what, status, 1, "params", field, message, sizeof message, &length);
+    checks++;
+    if (!untouched) {
+        printf("FAIL %s: an output was written on error\n", what);
+        ok = 0;
+    }
+    if (!ok) failures++;
+}
+
 static void test_wtbs(void) {
     const double wtbspara[4] = {0.05, 2.1, 3.0, 0.4}; /* alpha, beta, delta, gamma */
     const int64_t nbs[2] = {5, 2}, start[2] = {1, 4}, groups[2] = {1, 1};
@@ -65,8 +83,53 @@ static void test_one_electron(void) {
     check_rel("one Gaussian: kinetic 3a/2", t, 1.5 * a, 1e-14);
     check_rel("one Gaussian: -2Z sqrt(2a/pi)", v, -2.0 * z * sqrt(2.0 * a / k_pi), 1e-13);
     p.nucleus_exponent = xi;
+    v = SENTINEL;
+    expect_field("one_electron: nucleus_exponent without the Gaussian model",
+                 atomgpu_scf_one_electron(&p, 0, 1, &a, &s, &t, &v), "nucleus_exponent", v == SENTINEL);
+    p.nucleus_model = ATOMGPU_SCF_NUCLEUS_GAUSSIAN;
     if (!check_ok("one_electron (Gaussian)", atomgpu_scf_one_electron(&p, 0, 1, &a, &s, &t, &v))) return;
     check_rel("Gaussian nucleus", v, -2.0 * z * sqrt(2.0 * a * xi / (k_pi * (2.0 * a + xi))), 1e-13);
+}
+
+/* (g) The Fermi nucleus of Xe (A = 132) with GRASP's defaults, against mpmath
+ * (tests/reference/fermi_nucleus_mpmath.py: c from <r^2> of the distribution by quadrature,
+ * matrix elements by quadrature of the Gaussians times the potential). */
+static void test_fermi(void) {
+    double c = SENTINEL, a = SENTINEL;
+    if (check_ok("fermi_nucleus (Xe)", atomgpu_scf_fermi_nucleus(132.0, 0.0, 2.30, &c, &a))) {
+        check_rel("Xe: c = 5.70250343443030 fm", c, 5.7025034344302989854, 1e-14);
+        check_rel("Xe: a = 2.30/(4 ln 3) fm", a, 0.52338755531043150133, 1e-15);
+    }
+    const double rms = 0.836 * cbrt(132.0) + 0.570;
+    double c_given = SENTINEL;
+    if (check_ok("fermi_nucleus (given r_rms)", atomgpu_scf_fermi_nucleus(0.0, rms, 2.30, &c_given, &a)))
+        check_rel("a given r_rms: the same c", c_given, c, 1e-15);
+    c = SENTINEL;
+    expect_invalid("fermi_nucleus: r_rms below the c -> 0 limit 1.8827 fm",
+                   atomgpu_scf_fermi_nucleus(0.0, 1.5, 2.30, &c, &a), 2, "rms_radius", c == SENTINEL);
+    expect_invalid("fermi_nucleus: A = 3 (r_rms 1.776 fm)", atomgpu_scf_fermi_nucleus(3.0, 0.0, 2.30, &c, &a), 1,
+                   "mass_number", c == SENTINEL);
+    expect_invalid("fermi_nucleus: skin 0", atomgpu_scf_fermi_nucleus(132.0, 0.0, 0.0, &c, &a), 3, "skin_thickness",
+                   c == SENTINEL);
+    /* V_ab of s Gaussians 1e9 and 2e9 bohr^-2, Z = 54. */
+    atomgpu_scf_params p = params(ATOMGPU_SCF_HARTREE_FOCK, 54.0);
+    p.nucleus_model = ATOMGPU_SCF_NUCLEUS_FERMI;
+    p.nucleus_mass_number = 132.0;
+    const double exponents[2] = {1e9, 2e9};
+    double s[4], t[4], v[4];
+    if (check_ok("one_electron (Fermi)", atomgpu_scf_one_electron(&p, 0, 2, exponents, s, t, v)))
+        check_rel("Fermi nucleus: V_12 (mpmath -643777.90971509890)", v[2], -643777.9097150988953708, 1e-13);
+    p.nucleus_mass_number = 0.0;
+    p.nucleus_rms_radius = rms;
+    if (check_ok("one_electron (Fermi, given r_rms)", atomgpu_scf_one_electron(&p, 0, 2, exponents, s, t, v)))
+        check_rel("Fermi nucleus, given r_rms: V_12", v[2], -643777.9097150988953708, 1e-13);
+    p.nucleus_rms_radius = 1.0;
+    v[0] = SENTINEL;
+    expect_field("one_electron: a Fermi r_rms of 1 fm", atomgpu_scf_one_electron(&p, 0, 2, exponents, s, t, v),
+                 "nucleus_rms_radius", v[0] == SENTINEL);
+    p.nucleus_model = 7;
+    expect_field("one_electron: nucleus_model 7", atomgpu_scf_one_electron(&p, 0, 2, exponents, s, t, v),
+                 "nucleus_model", v[0] == SENTINEL);
 }
 
 static void test_integrals(void) {
@@ -211,6 +274,7 @@ static void test_orbitals(void) {
 int main(void) {
     test_wtbs();
     test_one_electron();
+    test_fermi();
     test_integrals();
     test_runs();
     test_orbitals();

@@ -3,7 +3,8 @@
 !   (a) WTBS exponents: the recursion zeta_1 = alpha, zeta_k = zeta_(k-1) beta (1 + gamma (k/K)^delta)
 !       evaluated here, wtbspara in DFRATOM's order (alpha, beta, delta, gamma);
 !   (b) one normalised s Gaussian of exponent a: overlap 1, kinetic 3a/2, point-nucleus
-!       attraction -2Z sqrt(2a/pi); the Dirac blocks: small-small kinetic -2c^2, coupling
+!       attraction -2Z sqrt(2a/pi); the Fermi nucleus of Xe against mpmath; the Dirac blocks
+!       (free_hamiltonian): small-small -2c^2, coupling
 !       c sqrt(3a);
 !   (c) the supermatrix and Fock build of that function: G_11 = R^0/2, G(D = 2) = R^0 = 2 sqrt(a/pi)
 !       (the self-repulsion of a Gaussian charge);
@@ -87,9 +88,27 @@ contains
         p = params_for(ATOMGPU_SCF_DIRAC_FOCK, z)
         call atomgpu_scf_one_electron(p, -1, [a], sd, td, vd, stat)
         if (.not. succeeded("one_electron (s1/2)", stat)) return
-        call check_rel("Dirac: small-small kinetic -2c^2", td(2, 2), -2 * p%speed_of_light ** 2, 1e-13_dp)
+        call check_rel("Dirac: small-small -2c^2", td(2, 2), -2 * p%speed_of_light ** 2, 1e-13_dp)
         call check_rel("Dirac: coupling c sqrt(3a)", td(2, 1), p%speed_of_light * sqrt(3 * a), 1e-12_dp)
         call check_rel("Dirac: small overlap 1", sd(2, 2), 1.0_dp, 1e-14_dp)
+        ! The Fermi nucleus of Xe (A = 132, GRASP's defaults) against mpmath
+        ! (tests/reference/fermi_nucleus_mpmath.py): c, a, and V_12 of s Gaussians 1e9, 2e9, Z = 54.
+        block
+            real(dp) :: c_fm, a_fm, s2(2, 2), t2(2, 2), v2(2, 2)
+            call atomgpu_scf_fermi_nucleus(132.0_dp, 0.0_dp, 2.30_dp, c_fm, a_fm, stat)
+            if (.not. succeeded("fermi_nucleus (Xe)", stat)) return
+            call check_rel("Fermi: c of Xe [fm]", c_fm, 5.7025034344302989854_dp, 1e-14_dp)
+            call check_rel("Fermi: a = 2.30/(4 ln 3) fm", a_fm, 0.52338755531043150133_dp, 1e-15_dp)
+            p = params_for(ATOMGPU_SCF_HARTREE_FOCK, 54.0_dp)
+            p%nucleus_model = ATOMGPU_SCF_NUCLEUS_FERMI
+            p%nucleus_mass_number = 132.0_dp
+            call atomgpu_scf_one_electron(p, 0, [1e9_dp, 2e9_dp], s2, t2, v2, stat)
+            if (.not. succeeded("one_electron (Fermi)", stat)) return
+            call check_rel("Fermi: V_12 of Xe", v2(1, 2), -643777.9097150988953708_dp, 1e-13_dp)
+            c_fm = -1
+            call atomgpu_scf_fermi_nucleus(0.0_dp, 1.0_dp, 2.30_dp, c_fm, a_fm, stat)
+            call expect_invalid("fermi_nucleus: r_rms 1 fm", stat, 2, "rms_radius", c_fm == -1)
+        end block
     end subroutine
 
     subroutine test_integrals()

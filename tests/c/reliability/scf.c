@@ -8,7 +8,7 @@
  * Extreme one-electron inputs, each computed right or given its documented status: the values are
  * mpmath's at 50 digits (tests/reference/scf_extremes_mpmath.py: the closed forms of
  * src/scf/one_electron.rs and quadrature of the defining integrals agree to 1e-30), S_ab = 2.8e-450
- * is below the double range (0); T of 1.5e308 overflows (ATOMGPU_ERR_NOT_FINITE at `kinetic`[0]);
+ * is below the double range (0); T of 1.5e308 overflows (ATOMGPU_ERR_NOT_FINITE at `free_hamiltonian`[0]);
  * c = 1e300 is outside [1, 1e5]; a point nucleus of Z = 140 >= c is refused, a Gaussian one
  * accepted; beyond the critical charge (Z = 175, Gaussian nucleus) the SCF is refused; Z = 1e308
  * makes the SCF energies overflow (ATOMGPU_ERR_NOT_FINITE); the supermatrix of one s function of
@@ -175,6 +175,7 @@ static int32_t scf_pair(atomgpu_scf_params p, int32_t angular, double a, double 
 static int scf_hf_extreme(int32_t l, double a, double b, double xi, const double want[5]) {
     atomgpu_scf_params p = scf_params();
     p.nuclear_charge = 1.0, p.nucleus_exponent = xi;
+    if (xi > 0.0) p.nucleus_model = ATOMGPU_SCF_NUCLEUS_GAUSSIAN;
     double s[16], t[16], v[16];
     if (status_is(scf_pair(p, l, a, b, s, t, v), ATOMGPU_OK, NULL)) return 1;
     return scf_close(s[2], want[0], 1e-12, "S_ab") || scf_close(t[0], want[1], 1e-12, "T_aa") ||
@@ -222,7 +223,7 @@ static int case_scf_one_electron_l20_1e150(void) {
 static int case_scf_one_electron_overflow(void) {
     atomgpu_scf_params p = scf_params();
     double s[16], t[16], v[16];
-    if (status_is(scf_pair(p, 0, 1.5e308, 1.7e308, s, t, v), ATOMGPU_ERR_NOT_FINITE, "`kinetic`[0]")) return 1;
+    if (status_is(scf_pair(p, 0, 1.5e308, 1.7e308, s, t, v), ATOMGPU_ERR_NOT_FINITE, "`free_hamiltonian`[0]")) return 1;
     return all_equal(s, 16, SENTINEL) && all_equal(t, 16, SENTINEL) && all_equal(v, 16, SENTINEL)
                ? 0
                : fail("an output was written");
@@ -259,6 +260,7 @@ static int case_scf_one_electron_z140(void) {
     if (refused(scf_pair(p, -1, 1.0, 2.0, s, t, v), 1, "params")) return 1;
     if (strstr(message(), "nuclear_charge") == NULL) return fail("message lacks nuclear_charge: %s", message());
     if (!all_equal(v, 16, SENTINEL)) return fail("an output was written");
+    p.nucleus_model = ATOMGPU_SCF_NUCLEUS_GAUSSIAN;
     p.nucleus_exponent = 9.726116378227422e7; /* Visscher and Dyall, A = 370 */
     if (status_is(scf_pair(p, -1, 1.0, 2.0, s, t, v), ATOMGPU_OK, NULL)) return 1;
     return all_finite(v, 16) ? 0 : fail("a non-finite element");
@@ -269,6 +271,7 @@ static int case_scf_one_electron_z140(void) {
 static int case_scf_run_beyond_critical_charge(void) {
     atomgpu_scf_params p = scf_params();
     p.method = ATOMGPU_SCF_DIRAC_FOCK, p.nuclear_charge = 175.0, p.nucleus_exponent = 9.726116378227422e7;
+    p.nucleus_model = ATOMGPU_SCF_NUCLEUS_GAUSSIAN;
     const int32_t angular[1] = {-1};
     const int64_t counts[1] = {36}, closed[1] = {0};
     const double open[1] = {1.0};
@@ -322,10 +325,79 @@ static int case_scf_supermatrix_1e300(void) {
     return scf_close(packed, sqrt(a / acos(-1.0)), 1e-13, "G = R^0 / 2");
 }
 
-#define RELIABILITY_SCF_ARGUMENTS
-#define RELIABILITY_SCF_VALID
+/* atomgpu_scf_fermi_nucleus of Xe (A = 132, r_rms from A, t = 2.30 fm). */
+static int32_t call_scf_fermi_nucleus(void) {
+    double c = SENTINEL, a = SENTINEL;
+    int32_t s = atomgpu_scf_fermi_nucleus(BRK(K_NEG, 1) ? -1.0 : X(132.0, 1), BRK(K_NEG, 2) ? -1.0 : X(0.0, 2),
+                                          BRK(K_ZERO, 3) ? 0.0 : BRK(K_NEG, 3) ? -1.0 : X(2.30, 3), P(&c, 4), P(&a, 5));
+    untouched = c == SENTINEL && a == SENTINEL, finite = isfinite(c) && isfinite(a);
+    return s;
+}
+
+/* One field of a Fermi (or inconsistent) nucleus in atomgpu_scf_one_electron's params: refused at
+ * `params` (position 1), the message naming the field, nothing written. */
+static int scf_nucleus_field(atomgpu_scf_params p, const char *field) {
+    double s[16], t[16], v[16];
+    if (refused(scf_pair(p, 0, 1.0, 2.0, s, t, v), 1, "params")) return 1;
+    if (strstr(message(), field) == NULL) return fail("message lacks %s: %s", field, message());
+    return all_equal(v, 16, SENTINEL) ? 0 : fail("an output was written");
+}
+
+static atomgpu_scf_params scf_fermi_params(void) {
+    atomgpu_scf_params p = scf_params();
+    p.nucleus_model = ATOMGPU_SCF_NUCLEUS_FERMI, p.nucleus_mass_number = 132.0;
+    return p;
+}
+
+static int case_scf_nucleus_fields(void) {
+    atomgpu_scf_params p = scf_params();
+    p.nucleus_model = 3;
+    if (scf_nucleus_field(p, "nucleus_model")) return 1;
+    p = scf_params(), p.nucleus_exponent = 1e9; /* ABI 7's Gaussian nucleus without the model */
+    if (scf_nucleus_field(p, "nucleus_exponent")) return 1;
+    p = scf_params(), p.nucleus_model = ATOMGPU_SCF_NUCLEUS_GAUSSIAN; /* no exponent */
+    if (scf_nucleus_field(p, "nucleus_exponent")) return 1;
+    p.nucleus_exponent = (double)NAN;
+    if (scf_nucleus_field(p, "nucleus_exponent")) return 1;
+    p = scf_fermi_params(), p.nucleus_exponent = 1e9;
+    if (scf_nucleus_field(p, "nucleus_exponent")) return 1;
+    const double bad_lengths[4] = {(double)NAN, (double)INFINITY, -1.0, 1e5};
+    for (int i = 0; i < 4; i++) {
+        p = scf_fermi_params(), p.nucleus_skin_thickness = bad_lengths[i];
+        if (scf_nucleus_field(p, "nucleus_skin_thickness")) return 1;
+        p = scf_fermi_params(), p.nucleus_rms_radius = bad_lengths[i];
+        if (scf_nucleus_field(p, "nucleus_rms_radius")) return 1;
+        p = scf_fermi_params(), p.nucleus_mass_number = i == 3 ? 0.5 : bad_lengths[i]; /* A >= 1 */
+        if (scf_nucleus_field(p, "nucleus_mass_number")) return 1;
+    }
+    p = scf_fermi_params(), p.nucleus_skin_thickness = 0.0;
+    if (scf_nucleus_field(p, "nucleus_skin_thickness")) return 1;
+    p = scf_fermi_params(), p.nucleus_rms_radius = 1.8; /* below the c -> 0 limit 1.8827 fm of t = 2.30 fm */
+    if (scf_nucleus_field(p, "nucleus_rms_radius")) return 1;
+    p = scf_fermi_params(), p.nucleus_mass_number = 3.0; /* r_rms 1.776 fm by GRASP's formula */
+    return scf_nucleus_field(p, "nucleus_mass_number");
+}
+
+/* A Fermi nucleus at Z = 140 > c in Dirac-Fock: accepted (a finite nucleus), as a Gaussian one. */
+static int case_scf_fermi_z140(void) {
+    atomgpu_scf_params p = scf_fermi_params();
+    p.method = ATOMGPU_SCF_DIRAC_FOCK, p.nuclear_charge = 140.0, p.nucleus_mass_number = 370.0;
+    double s[16], t[16], v[16];
+    if (status_is(scf_pair(p, -1, 1.0, 2.0, s, t, v), ATOMGPU_OK, NULL)) return 1;
+    return all_finite(v, 16) ? 0 : fail("a non-finite element");
+}
+
+#define RELIABILITY_SCF_ARGUMENTS                                                                                     \
+    {call_scf_fermi_nucleus, "scf_fermi_nucleus", 1, "mass_number", "mai"},                                           \
+        {call_scf_fermi_nucleus, "scf_fermi_nucleus", 2, "rms_radius", "mai"},                                        \
+        {call_scf_fermi_nucleus, "scf_fermi_nucleus", 3, "skin_thickness", "zmai"},                                   \
+        {call_scf_fermi_nucleus, "scf_fermi_nucleus", 4, "half_density_radius", "n"},                                 \
+        {call_scf_fermi_nucleus, "scf_fermi_nucleus", 5, "diffuseness", "n"},
+#define RELIABILITY_SCF_VALID {call_scf_fermi_nucleus, "scf_fermi_nucleus"},
 #define RELIABILITY_SCF_SPECIAL                                                                                       \
     {"scf_run: max_iterations = 2^62", case_scf_run_2_62},                                                           \
+        {"scf_one_electron: every nucleus field refused at params, named", case_scf_nucleus_fields},                \
+        {"scf_one_electron: a Fermi nucleus holds Z = 140 in Dirac-Fock", case_scf_fermi_z140},                     \
         {"scf_run: a million cycles, thresholds 5e-324, damping 0.999999 under a 1 ms time limit",                  \
          case_scf_run_time_limit},                                                                                   \
         {"scf_run_orbitals: the runaway SCF under a 1 ms time limit", case_scf_run_orbitals_time_limit},              \
