@@ -20,7 +20,8 @@
 //!    p = 5 with 8 nodes per panel, dt = 1e-19 s): 1e4 device-resident RK4 steps for one system,
 //!    1e3 steps for 132 systems at once, and 4 host RK4 steps with CPU rates.
 //!
-//! `--cr-only` runs case 4 alone, `--single-only` case 3 alone.
+//! `--cr-only` runs case 4 alone, `--single-only` case 3 alone, `--steps` the stiff integrator's
+//! step counts per decade of rtol (issue 32, [`jacobian_steps`]) alone.
 //!
 //! With `--profile` (for Nsight Compute: `ncu --metrics ... rates_bench OUT --profile`) it runs
 //! each kernel once on a mid-sized input and nothing else, so the profiler's FP64 instruction
@@ -236,13 +237,17 @@ fn main() {
     }
     let cr_only = std::env::args().any(|a| a == "--cr-only");
     let single_only = std::env::args().any(|a| a == "--single-only");
-    if !cr_only && !single_only {
+    let steps_only = std::env::args().any(|a| a == "--steps");
+    if !cr_only && !single_only && !steps_only {
         batches(&mut report, device.as_deref(), &q, &mut rng, threads);
     }
-    if let (false, Some(d)) = (cr_only, &device) {
+    if let (false, false, Some(d)) = (cr_only, steps_only, &device) {
         single_against_double(&mut report, d, &q, &mut rng);
     }
-    if !single_only {
+    if steps_only {
+        let (model, pops) = aluminium_model();
+        jacobian_steps(&mut report, &model, &pops, device.is_some(), threads);
+    } else if !single_only {
         // 4. The collisional-radiative driver on the paper's aluminium model.
         cr_driver(&mut report, device.is_some(), threads, cr_only);
     }
@@ -633,6 +638,72 @@ fn stiff_runs(report: &mut Report, model: &Cr, pops: &[f64], gpu: bool, threads:
                 break;
             }
         }
+    }
+    backend::set_backend(BackendChoice::Auto);
+}
+
+/// bench/RESULTS.md "Collisional-radiative runs (issue 12)": the FD reference run (rtol 1e-10,
+/// atol_fraction 1e-14, H200) at 0.5 ps: T_e [eV], n_e [cm^-3].
+const FD_REFERENCE_AT_END: (f64, f64) = (74.807457794, 4.008365066e23);
+
+/// Steps of ROS4 on the aluminium FD run per decade of rtol (1e-5, 1e-6, 1e-7) with the analytic
+/// Jacobian and with the finite-difference columns, on the GPU when there is one (else the CPU),
+/// with the ratio of accepted steps per decade (a fourth-order method: 10^{1/4} = 1.78), the rate
+/// evaluations, the time of one run (after a warm-up) and the agreement at 0.5 ps with the tight
+/// reference; then the analytic run at rtol 1e-6 on all cores and on 2 threads of the CPU.
+fn jacobian_steps(report: &mut Report, model: &Cr, pops: &[f64], gpu: bool, threads: usize) {
+    let times = sample_times();
+    let settings = CrSettings { stats: FD, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
+    let y0 = cr::initial_state(model, FD, pops, 1.0).unwrap();
+    let run = |tol: &cr::StiffTolerances| {
+        cr::run_stiff_systems_counted(model, &settings, std::slice::from_ref(&y0), &times, tol).unwrap().remove(0)
+    };
+    let vs_reference = |samples: &[cr::CrSample]| {
+        let last = samples.last().unwrap();
+        let (te, ne) = FD_REFERENCE_AT_END;
+        ((last.te_ev / te - 1.0).abs(), (last.ne_cm3 / ne - 1.0).abs())
+    };
+    let on = if gpu { "cuda" } else { "cpu" };
+    backend::set_backend(if gpu { BackendChoice::Cuda } else { BackendChoice::Cpu });
+    let _ = cr::run_stiff(model, &settings, &y0, &times[..2], &cr::StiffTolerances::default()).unwrap();
+    for jacobian in [cr::Jacobian::Analytic, cr::Jacobian::FiniteDifference] {
+        let mut previous: Option<u64> = None;
+        for rtol in [1e-5, 1e-6, 1e-7] {
+            let tol = cr::StiffTolerances { rtol, jacobian, ..cr::StiffTolerances::default() };
+            let (t, (samples, counts)) = once(|| run(&tol));
+            let (te, ne) = vs_reference(&samples);
+            let ratio = previous.map_or("-".to_string(), |p| format!("{:.2}", counts.accepted as f64 / p as f64));
+            previous = Some(counts.accepted);
+            let note = format!(
+                "{jacobian:?} Jacobian: {} steps accepted, {} rejected, {} rate evaluations; x{ratio} steps per \
+                 decade of rtol; vs reference at 0.5 ps: Te {te:.1e}, ne {ne:.1e}",
+                counts.accepted, counts.rejected, counts.rate_evaluations
+            );
+            eprintln!("{on}: rtol {rtol:e}: {t:.2} s, {note}");
+            report.line(
+                "cr_stiff_steps",
+                &format!("aluminium 15 levels, 0.5 ps, FD, rtol {rtol:e}"),
+                on,
+                t,
+                1.0,
+                None,
+                &note,
+            );
+        }
+    }
+    backend::set_backend(BackendChoice::Cpu);
+    let tol = cr::StiffTolerances::default();
+    let two_cores = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("a pool of 2 threads");
+    for (label, pool) in [(format!("cpu ({threads} threads)"), None), ("cpu (2 threads)".to_string(), Some(&two_cores))]
+    {
+        let (t, (samples, counts)) = once(|| match pool {
+            Some(p) => p.install(|| run(&tol)),
+            None => run(&tol),
+        });
+        let (te, ne) = vs_reference(&samples);
+        let note = format!("Analytic Jacobian: {counts:?}; vs reference at 0.5 ps: Te {te:.1e}, ne {ne:.1e}");
+        eprintln!("{label}: rtol 1e-6: {t:.2} s, {note}");
+        report.line("cr_stiff_run", "aluminium 15 levels, 0.5 ps, FD, rtol 1e-6", &label, t, 1.0, None, &note);
     }
     backend::set_backend(BackendChoice::Auto);
 }
