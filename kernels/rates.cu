@@ -1267,7 +1267,9 @@ cr_rk4_kernel(CrLaunch p, const double *__restrict__ model_real, const int *__re
 //   as ionization_kernel), then blocks whose warps take one excitation, photoionization or the
 //   inverse bremsstrahlung each.
 // Output per state (stride 2 n_exc + 4 n_ion + 1): J_up[n_exc], J_down[n_exc], K_up[n_ion],
-// K_down[n_ion], L[n_ion], H_L[n_ion], inverse-bremsstrahlung heating per unit Z^2 N.
+// K_down[n_ion], L[n_ion], H_L[n_ion], inverse-bremsstrahlung heating per unit Z^2 N. Its twin
+// cr_state_slopes_kernel also gives every rate's slopes (integrals.rs *_with_slopes): per state
+// the rates, their d/dT_e, their d/dmu (each block of that stride), then d/dn_e of the heating.
 
 // `states` holds (u [eV cm^-3], n_e [cm^-3]) per state and `eta_guess` a start for Newton's
 // eta = mu/T (NaN: the Maxwell-Boltzmann guess); `conditions` receives (T_e, mu) per state and

@@ -14,6 +14,10 @@
 //!   (T_e, n_e) range, and the inverse-bremsstrahlung limit decays on the radiation scale T_r
 //!   (the paper's (T_r/T_e)(y + z mu/T_e) is far too short above a few eV).
 //!
+//! Every rate has a `*_with_slopes` twin that also gives its derivatives by T_e and mu (and, for
+//! the inverse bremsstrahlung, by n_e), integrated in the same pass from the slopes of the
+//! integrand's occupation factors: the Jacobian of the CR stiff integrator (`cr/stiff.rs`).
+//!
 //! Inverse (downward) rates are integrated with the detailed-balance integrand
 //! F(eps - E) (1 - F(eps)) = e^{E/T} F(eps) (1 - F(eps - E)) (eqs. 9-10), so they stay finite
 //! where e^{E/T} would overflow and the upward rate underflows.

@@ -14,8 +14,9 @@
 //! Two integrators: [`run_rk4`], classical fourth-order Runge-Kutta with a fixed step as in the
 //! paper (on a CUDA backend the whole run stays on the device: one kernel advances many steps,
 //! recomputing every rate at every stage); and [`run_stiff`] / [`run_stiff_systems`], the adaptive
-//! L-stable Rosenbrock method ROS4 with the Jacobian that the CR structure gives for two extra rate
-//! evaluations ([`stiff`]), for the stiff systems CR models are, one or many at once.
+//! L-stable Rosenbrock method ROS4 with the Jacobian that the CR structure gives, its electron
+//! columns from the rates' analytic derivatives ([`rates_with_slopes_at`], [`stiff`]), for the
+//! stiff systems CR models are, one or many at once.
 
 mod cpu;
 mod cuda;

@@ -226,16 +226,26 @@ fn linearize_by_differences(
     Ok(Linearization { jac: with_electron_columns(model, jac, &by_ne, &by_u), f0 })
 }
 
-/// The electron states at which a linearisation needs rates: y alone (with slopes), or y and
-/// its two neighbours (n_e (1 - EPS), u (1 + EPS)).
-fn neighbourhood(state: ElectronState, jacobian: Jacobian) -> Vec<ElectronState> {
-    match jacobian {
-        Jacobian::Analytic => vec![state],
-        Jacobian::FiniteDifference => vec![
-            state,
-            ElectronState { ne_cm3: state.ne_cm3 * (1.0 - EPS), ..state },
-            ElectronState { energy_density: state.energy_density * (1.0 + EPS), ..state },
-        ],
+impl Jacobian {
+    /// The electron states at which a linearisation at `state` needs rates: the state alone (with
+    /// the slopes), or the state and its two neighbours (n_e (1 - EPS), u (1 + EPS)).
+    fn states(self, state: ElectronState) -> Vec<ElectronState> {
+        match self {
+            Jacobian::Analytic => vec![state],
+            Jacobian::FiniteDifference => vec![
+                state,
+                ElectronState { ne_cm3: state.ne_cm3 * (1.0 - EPS), ..state },
+                ElectronState { energy_density: state.energy_density * (1.0 + EPS), ..state },
+            ],
+        }
+    }
+
+    /// How many states [`Jacobian::states`] gives.
+    fn states_per_linearisation(self) -> usize {
+        match self {
+            Jacobian::Analytic => 1,
+            Jacobian::FiniteDifference => 3,
+        }
     }
 }
 
@@ -294,12 +304,12 @@ pub(super) fn run(
         // 1. Linearise the systems that moved: each state (and its neighbours) in one call.
         let moved: Vec<usize> = active.iter().copied().filter(|&c| cells[c].linear.is_none()).collect();
         if !moved.is_empty() {
-            let per_cell = neighbourhood(ElectronState { energy_density: 1.0, ne_cm3: 1.0 }, tol.jacobian).len();
+            let per_cell = tol.jacobian.states_per_linearisation();
             let mut states = memory::with_capacity("the electron states", per_cell * moved.len())?;
             let mut guesses = memory::with_capacity("the electron states", per_cell * moved.len())?;
             for &c in &moved {
                 let state = electron_state(model, "y", &cells[c].y).map_err(|e| about_cell(n_cells, c, e))?;
-                states.extend(neighbourhood(state, tol.jacobian));
+                states.extend(tol.jacobian.states(state));
                 guesses.extend(std::iter::repeat_n(cells[c].eta, per_cell));
                 cells[c].counts.rate_evaluations += per_cell as u64;
             }
