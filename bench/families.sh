@@ -7,7 +7,7 @@
 # The Rust test binaries (by target name) of FAMILY's GPU run.
 family_tests() {
     case $1 in
-        rates) echo rates_gpu cr_gpu ffi_rates ffi_hardening ;;
+        rates) echo rates_gpu cr_gpu cr_jacobian ffi_rates ffi_hardening ;;
         linestrength)
             echo linestrength_gpu linestrength linestrength_exomol ffi_linestrength ffi_hardening trove_files \
                 linestrength_stream linestrength_trove_mode linestrength_rotsym

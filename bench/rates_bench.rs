@@ -20,7 +20,9 @@
 //!    p = 5 with 8 nodes per panel, dt = 1e-19 s): 1e4 device-resident RK4 steps for one system,
 //!    1e3 steps for 132 systems at once, and 4 host RK4 steps with CPU rates.
 //!
-//! `--cr-only` runs case 4 alone, `--single-only` case 3 alone.
+//! `--cr-only` runs case 4 alone, `--single-only` case 3 alone, `--steps` the stiff integrator's
+//! step counts per decade of rtol (issue 32, [`jacobian_steps`]) alone, `--cells N [N ...]
+//! [cpu] [--budget SECONDS]` many-cell runs of those sizes alone ([`many_cells`]).
 //!
 //! With `--profile` (for Nsight Compute: `ncu --metrics ... rates_bench OUT --profile`) it runs
 //! each kernel once on a mid-sized input and nothing else, so the profiler's FP64 instruction
@@ -226,23 +228,29 @@ fn main() {
     }
 
     let args: Vec<String> = std::env::args().collect();
-    if let Some(n) = args.iter().position(|a| a == "--cells").and_then(|i| args.get(i + 1)) {
-        // One many-cell FD run alone (for a profiler): `--cells N [cpu]`.
-        let n: usize = n.parse().expect("--cells N: N cells");
-        let on_gpu = !args.iter().any(|a| a == "cpu");
+    let cells = args.iter().position(|a| a == "--cells");
+    if let Some(i) = cells {
+        // Many-cell FD runs alone: `--cells N [N ...] [cpu] [--budget SECONDS]`.
+        let sizes: Vec<usize> = args[i + 1..].iter().map_while(|a| a.parse().ok()).collect();
+        let gpu = device.as_deref().filter(|_| !args.iter().any(|a| a == "cpu"));
+        let budget = args.iter().position(|a| a == "--budget").and_then(|j| args.get(j + 1));
+        let budget = budget.map_or(f64::INFINITY, |b| b.parse().expect("--budget SECONDS"));
         let (model, pops) = aluminium_model();
-        cells_run(&mut report, &model, &pops, FD, n, on_gpu);
-        return;
+        many_cells(&mut report, gpu, &model, &pops, &sizes, budget);
     }
     let cr_only = std::env::args().any(|a| a == "--cr-only");
     let single_only = std::env::args().any(|a| a == "--single-only");
-    if !cr_only && !single_only {
+    let steps_only = std::env::args().any(|a| a == "--steps");
+    if !cr_only && !single_only && !steps_only && cells.is_none() {
         batches(&mut report, device.as_deref(), &q, &mut rng, threads);
     }
-    if let (false, Some(d)) = (cr_only, &device) {
+    if let (false, false, None, Some(d)) = (cr_only, steps_only, cells, &device) {
         single_against_double(&mut report, d, &q, &mut rng);
     }
-    if !single_only {
+    if steps_only {
+        let (model, pops) = aluminium_model();
+        jacobian_steps(&mut report, &model, &pops, device.is_some(), threads);
+    } else if !single_only && cells.is_none() {
         // 4. The collisional-radiative driver on the paper's aluminium model.
         cr_driver(&mut report, device.is_some(), threads, cr_only);
     }
@@ -627,12 +635,166 @@ fn stiff_runs(report: &mut Report, model: &Cr, pops: &[f64], gpu: bool, threads:
         // Many cells; 10^4 only when 10^3 projects it under 5 min.
         for n in [100usize, 1000, 10_000] {
             let (t_cells, runs) = cells_run(report, model, pops, stats, n, true);
-            let (te, ne) = run_difference(&runs[0], &reference);
+            let (te, ne) = run_difference(&runs[0].0, &reference);
             eprintln!("{name} {n} cells: cell 0 (the demo's state) vs reference: Te {te:.1e}, ne {ne:.1e}");
             if n == 1000 && t_cells * 10.0 > 300.0 {
                 break;
             }
         }
+    }
+    backend::set_backend(BackendChoice::Auto);
+}
+
+/// Device-to-device copy bandwidth [bytes/s] of 1 GiB (read + write counted), median of 3: the
+/// memory ceiling of the device.
+fn copy_bandwidth(device: &backend::CudaDevice) -> f64 {
+    let n = 1usize << 27;
+    let a = device.zeros::<f64>(n).expect("buffer");
+    let mut b = device.zeros::<f64>(n).expect("buffer");
+    let (t, _) = median_seconds(3, || {
+        device.stream().memcpy_dtod(&a, &mut b).expect("copy");
+        device.synchronize().expect("sync");
+    });
+    2.0 * 8.0 * n as f64 / t
+}
+
+/// Many cells (issue 32): for each size n of `sizes`, the rates of n electron states of the
+/// cells' kind (T_e log-spaced over [1, 75] eV, the run's range) timed alone, with and without
+/// their slopes (median of 3: what one lockstep round of the stiff integrator spends in the rate
+/// kernels is one call with slopes and two without), then the whole run of n cells in one
+/// `run_stiff_systems` call ([`cells_run`]: cells per second, steps, rounds), unless the time
+/// per cell of the previous size projects it beyond `budget` seconds; with a device, its copy
+/// bandwidth first (the memory ceiling, same run).
+fn many_cells(
+    report: &mut Report,
+    device: Option<&backend::CudaDevice>,
+    model: &Cr,
+    pops: &[f64],
+    sizes: &[usize],
+    budget: f64,
+) {
+    let on = if device.is_some() { "cuda" } else { "cpu" };
+    if let Some(d) = device {
+        let bandwidth = copy_bandwidth(d);
+        eprintln!("device copy bandwidth (1 GiB device to device): {:.0} GB/s", bandwidth / 1e9);
+        report.line(
+            "copy_bandwidth",
+            "1 GiB device to device",
+            "cuda",
+            1.0,
+            bandwidth,
+            None,
+            "bytes per second, read + write",
+        );
+    }
+    backend::set_backend(if device.is_some() { BackendChoice::Cuda } else { BackendChoice::Cpu });
+    let settings = CrSettings { stats: FD, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
+    let mut per_cell: Option<f64> = None;
+    for &n in sizes {
+        let states: Vec<cr::ElectronState> = (0..n)
+            .map(|c| {
+                let te = 75f64.powf(c as f64 / n as f64);
+                let ne = model.electron_density(pops);
+                let u = atomgpu::rates::fermi::energy_density(FD, te, ne).unwrap();
+                cr::ElectronState { energy_density: u, ne_cm3: ne }
+            })
+            .collect();
+        let (t_plain, _) = median_seconds(3, || cr::rates_at(model, &settings, &states).unwrap());
+        let (t_slopes, _) = median_seconds(3, || cr::rates_with_slopes_at(model, &settings, &states).unwrap());
+        let round = t_slopes + 2.0 * t_plain;
+        eprintln!(
+            "{on}: rates of {n} states: {t_plain:.4} s, with slopes {t_slopes:.4} s: {round:.4} s of rate kernels per round"
+        );
+        report.line(
+            "cr_cell_rates",
+            &format!("aluminium 15 levels, FD, {n} states, T_e in [1, 75] eV"),
+            on,
+            round,
+            n as f64,
+            None,
+            &format!("one round's rates: 1 call with slopes ({t_slopes:.4} s) + 2 without ({t_plain:.4} s each)"),
+        );
+        if let Some(p) = per_cell.filter(|p| p * n as f64 > budget) {
+            eprintln!(
+                "{on}: {n} cells not run (projected {:.0} s from the previous size, budget {budget} s)",
+                p * n as f64
+            );
+            continue;
+        }
+        let (t, runs) = cells_run(report, model, pops, FD, n, device.is_some());
+        let rounds = runs.iter().map(|(_, c)| c.accepted + c.rejected).max().unwrap_or(0);
+        eprintln!(
+            "{on}: {n} cells: {t:.2} s, {:.1} cells/s, {rounds} rounds, {:.2e} s per round of which rate kernels ~{round:.2e} s",
+            n as f64 / t,
+            t / rounds as f64
+        );
+        per_cell = Some(t / n as f64);
+    }
+    backend::set_backend(BackendChoice::Auto);
+}
+
+/// bench/RESULTS.md "Collisional-radiative runs (issue 12)": the FD reference run (rtol 1e-10,
+/// atol_fraction 1e-14, H200) at 0.5 ps: T_e [eV], n_e [cm^-3].
+const FD_REFERENCE_AT_END: (f64, f64) = (74.807457794, 4.008365066e23);
+
+/// Steps of ROS4 on the aluminium FD run per decade of rtol (1e-5, 1e-6, 1e-7) with the analytic
+/// Jacobian and with the finite-difference columns, on the GPU when there is one (else the CPU),
+/// with the ratio of accepted steps per decade (a fourth-order method: 10^{1/4} = 1.78), the rate
+/// evaluations, the time of one run (after a warm-up) and the agreement at 0.5 ps with the tight
+/// reference; then the analytic run at rtol 1e-6 on all cores and on 2 threads of the CPU.
+fn jacobian_steps(report: &mut Report, model: &Cr, pops: &[f64], gpu: bool, threads: usize) {
+    let times = sample_times();
+    let settings = CrSettings { stats: FD, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
+    let y0 = cr::initial_state(model, FD, pops, 1.0).unwrap();
+    let run = |tol: &cr::StiffTolerances| {
+        cr::run_stiff_systems_counted(model, &settings, std::slice::from_ref(&y0), &times, tol).unwrap().remove(0)
+    };
+    let vs_reference = |samples: &[cr::CrSample]| {
+        let last = samples.last().unwrap();
+        let (te, ne) = FD_REFERENCE_AT_END;
+        ((last.te_ev / te - 1.0).abs(), (last.ne_cm3 / ne - 1.0).abs())
+    };
+    let on = if gpu { "cuda" } else { "cpu" };
+    backend::set_backend(if gpu { BackendChoice::Cuda } else { BackendChoice::Cpu });
+    let _ = cr::run_stiff(model, &settings, &y0, &times[..2], &cr::StiffTolerances::default()).unwrap();
+    for jacobian in [cr::Jacobian::Analytic, cr::Jacobian::FiniteDifference] {
+        let mut previous: Option<u64> = None;
+        for rtol in [1e-5, 1e-6, 1e-7] {
+            let tol = cr::StiffTolerances { rtol, jacobian, ..cr::StiffTolerances::default() };
+            let (t, (samples, counts)) = once(|| run(&tol));
+            let (te, ne) = vs_reference(&samples);
+            let ratio = previous.map_or("-".to_string(), |p| format!("{:.2}", counts.accepted as f64 / p as f64));
+            previous = Some(counts.accepted);
+            let note = format!(
+                "{jacobian:?} Jacobian: {} steps accepted, {} rejected, {} rate evaluations; x{ratio} steps per \
+                 decade of rtol; vs reference at 0.5 ps: Te {te:.1e}, ne {ne:.1e}",
+                counts.accepted, counts.rejected, counts.rate_evaluations
+            );
+            eprintln!("{on}: rtol {rtol:e}: {t:.2} s, {note}");
+            report.line(
+                "cr_stiff_steps",
+                &format!("aluminium 15 levels, 0.5 ps, FD, rtol {rtol:e}"),
+                on,
+                t,
+                1.0,
+                None,
+                &note,
+            );
+        }
+    }
+    backend::set_backend(BackendChoice::Cpu);
+    let tol = cr::StiffTolerances::default();
+    let two_cores = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("a pool of 2 threads");
+    for (label, pool) in [(format!("cpu ({threads} threads)"), None), ("cpu (2 threads)".to_string(), Some(&two_cores))]
+    {
+        let (t, (samples, counts)) = once(|| match pool {
+            Some(p) => p.install(|| run(&tol)),
+            None => run(&tol),
+        });
+        let (te, ne) = vs_reference(&samples);
+        let note = format!("Analytic Jacobian: {counts:?}; vs reference at 0.5 ps: Te {te:.1e}, ne {ne:.1e}");
+        eprintln!("{label}: rtol 1e-6: {t:.2} s, {note}");
+        report.line("cr_stiff_run", "aluminium 15 levels, 0.5 ps, FD, rtol 1e-6", &label, t, 1.0, None, &note);
     }
     backend::set_backend(BackendChoice::Auto);
 }
@@ -647,7 +809,7 @@ fn cells_run(
     stats: Statistics,
     n: usize,
     gpu: bool,
-) -> (f64, Vec<Vec<cr::CrSample>>) {
+) -> (f64, Vec<(Vec<cr::CrSample>, cr::StiffCounts)>) {
     let name = if stats == FD { "FD" } else { "MB" };
     let settings = CrSettings { stats, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
     backend::set_backend(if gpu { BackendChoice::Cuda } else { BackendChoice::Cpu });
@@ -662,8 +824,14 @@ fn cells_run(
     let times = sample_times();
     // Warm-up: compiles the kernels and places the model on the device.
     cr::run_stiff_systems(model, &settings, &ys[..1], &times[..2], &tol).unwrap();
-    let (t_cells, runs) = once(|| cr::run_stiff_systems(model, &settings, &ys, &times, &tol).unwrap());
-    let note = format!("one call, {n} cells, rtol 1e-5; {:.3e} s per cell", t_cells / n as f64);
+    let (t_cells, runs) = once(|| cr::run_stiff_systems_counted(model, &settings, &ys, &times, &tol).unwrap());
+    let steps: Vec<u64> = runs.iter().map(|(_, c)| c.accepted + c.rejected).collect();
+    let rounds = steps.iter().max().copied().unwrap_or(0);
+    let mean = steps.iter().sum::<u64>() as f64 / n as f64;
+    let note = format!(
+        "one call, {n} cells, rtol 1e-5; {:.1} cells/s; steps per cell: mean {mean:.0}, most {rounds} (= rounds)",
+        n as f64 / t_cells
+    );
     report.line(
         "cr_stiff_cells",
         &format!("aluminium 15 levels, 0.5 ps, {name}, {n} cells"),

@@ -1195,8 +1195,8 @@ int32_t atomgpu_cr_run_rk4(const struct atomgpu_cr *model,
                            double *populations);
 
 /**
- * Adaptive stiff integration (ROS4, L-stable, with the CR system's structural Jacobian: five
- * rate evaluations per step) from state `y` (overwritten with the state at the last time) to
+ * Adaptive stiff integration (ROS4, L-stable, with the CR system's structural Jacobian, its
+ * electron columns from the rates' analytic derivatives: three rate evaluations per step) from state `y` (overwritten with the state at the last time) to
  * each of the `n_times` ascending times `sample_times_s` [s], measured from the start of this
  * call (`y` is the state at t = 0); `rtol` is the relative tolerance, `atol_fraction` the
  * absolute one as a fraction of the initial total population and energy density. `te_ev`,

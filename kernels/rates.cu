@@ -61,6 +61,40 @@ struct Pair {
     double down;
 };
 
+// Upward and downward integrals with their derivatives by T_e and by mu (at fixed mu, resp.
+// T_e): the slopes of integrals.rs *_with_slopes, computed in the same quadrature pass.
+struct PairSlopes {
+    Pair value;
+    Pair by_te;
+    Pair by_mu;
+};
+
+// The sums of one pair of integrals: Pair, or PairSlopes when SLOPES.
+template <bool SLOPES>
+struct SumsOf {
+    typedef Pair type;
+};
+template <>
+struct SumsOf<true> {
+    typedef PairSlopes type;
+};
+
+// The operations the composite quadrature needs on Pair and PairSlopes, element by element:
+// `acc += v`, `w v` (never fused with the addition that follows) and the sum over a warp.
+__device__ __forceinline__ void add(Pair &acc, const Pair &v) {
+    acc.up += v.up;
+    acc.down += v.down;
+}
+__device__ __forceinline__ void add(PairSlopes &acc, const PairSlopes &v) {
+    add(acc.value, v.value);
+    add(acc.by_te, v.by_te);
+    add(acc.by_mu, v.by_mu);
+}
+__device__ __forceinline__ Pair scaled(double w, const Pair &v) { return Pair{mul(w, v.up), mul(w, v.down)}; }
+__device__ __forceinline__ PairSlopes scaled(double w, const PairSlopes &v) {
+    return PairSlopes{scaled(w, v.value), scaled(w, v.by_te), scaled(w, v.by_mu)};
+}
+
 // Upward and downward integrand factors in the integrands' arithmetic type T.
 template <class T>
 struct RealPair {
@@ -162,21 +196,19 @@ __device__ int push_edges(const Conditions &c, const double *edges, int n_edges,
 // Composite Gauss-Legendre quadrature (integrals.rs integrate_pair).
 
 // The one composite loop, serial: sum over panels of half * sum_j w_j f(mid + half x_j), in the
-// CPU's order. Used for the inner ionization integral, one thread each.
+// CPU's order. Used for the inner ionization integral, one thread each. f returns a Pair or a
+// PairSlopes (integrals.rs integrate_sums).
 template <class F>
-__device__ Pair integrate_pair(const Rule &rule, const double *breaks, int count, F f) {
-    Pair sum = {0.0, 0.0};
+__device__ auto integrate_pair(const Rule &rule, const double *breaks, int count, F f) -> decltype(f(0.0)) {
+    decltype(f(0.0)) sum = {};
     for (int i = 0; i + 1 < count; ++i) {
         const double half = 0.5 * (breaks[i + 1] - breaks[i]);
         const double mid = mul(0.5, breaks[i + 1] + breaks[i]);
-        Pair panel = {0.0, 0.0};
+        decltype(f(0.0)) panel = {};
         for (int j = 0; j < rule.n; ++j) {
-            const Pair v = f(mid + mul(half, rule.nodes[j]));
-            panel.up += mul(rule.weights[j], v.up);
-            panel.down += mul(rule.weights[j], v.down);
+            add(panel, scaled(rule.weights[j], f(mid + mul(half, rule.nodes[j]))));
         }
-        sum.up += mul(half, panel.up);
-        sum.down += mul(half, panel.down);
+        add(sum, scaled(half, panel));
     }
     return sum;
 }
@@ -184,13 +216,12 @@ __device__ Pair integrate_pair(const Rule &rule, const double *breaks, int count
 // Term k of the flattened (panel, node) sum of the composite rule over `breaks`:
 // half w_node f(mid + half x_node), k = panel * rule.n + node.
 template <class F>
-__device__ Pair composite_term(const Rule &rule, const double *breaks, int k, F f) {
+__device__ auto composite_term(const Rule &rule, const double *breaks, int k, F f) -> decltype(f(0.0)) {
     const int panel = k / rule.n;
     const int node = k - panel * rule.n;
     const double half = 0.5 * (breaks[panel + 1] - breaks[panel]);
     const double mid = mul(0.5, breaks[panel + 1] + breaks[panel]);
-    const Pair v = f(mid + mul(half, rule.nodes[node]));
-    return Pair{mul(half, mul(rule.weights[node], v.up)), mul(half, mul(rule.weights[node], v.down))};
+    return scaled(half, scaled(rule.weights[node], f(mid + mul(half, rule.nodes[node]))));
 }
 
 // Sum of `v` over the 32 lanes of a warp, returned to every lane.
@@ -201,17 +232,18 @@ __device__ Pair warp_sum(Pair v) {
     }
     return v;
 }
+__device__ PairSlopes warp_sum(PairSlopes v) {
+    return PairSlopes{warp_sum(v.value), warp_sum(v.by_te), warp_sum(v.by_mu)};
+}
 
 // The composite rule over `breaks` (in shared memory) by one warp: lanes stride over the
 // flattened (panel, node) index; the sums are returned to every lane.
 template <class F>
-__device__ Pair warp_integrate(const Rule &rule, const double *breaks, int count, F f) {
-    Pair sum = {0.0, 0.0};
+__device__ auto warp_integrate(const Rule &rule, const double *breaks, int count, F f) -> decltype(f(0.0)) {
+    decltype(f(0.0)) sum = {};
     const int total = (count - 1) * rule.n;
     for (int k = threadIdx.x % 32; k < total; k += 32) {
-        const Pair term = composite_term(rule, breaks, k, f);
-        sum.up += term.up;
-        sum.down += term.down;
+        add(sum, composite_term(rule, breaks, k, f));
     }
     return warp_sum(sum);
 }
@@ -239,6 +271,52 @@ __device__ RealPair<T> occupation_and_blocking(const Conditions &c, double eps) 
         return RealPair<T>{occupation_from_exponent(x), occupation_from_exponent(-x)};
     }
     return RealPair<T>{exp(-x), T(1)};
+}
+
+// An occupation factor and its slopes at eps (integrals.rs Occupation): F, 1 - F, their
+// derivatives by mu, and x = (eps - mu)/T (d/dT = x d/dmu). Double only (the CR runs).
+struct Occupation {
+    double f, blocking, df_dmu, dblocking_dmu, x;
+};
+
+__device__ Occupation occupation_slopes(const Conditions &c, double eps) {
+    const double x = (eps - c.mu) / c.te;
+    if (c.stats == FERMI_DIRAC) {
+        const double f = occupation_from_exponent(x);
+        const double b = occupation_from_exponent(-x);
+        const double s = f * b / c.te;
+        return Occupation{f, b, s, -s, x};
+    }
+    const double f = exp(-x);
+    return Occupation{f, 1.0, f / c.te, 0.0, x};
+}
+
+// One occupation factor, F or 1 - F, as (value, d/dmu, x) (integrals.rs Factor).
+struct Factor {
+    double value, by_mu, x;
+};
+__device__ Factor occupied(const Occupation &o) { return Factor{o.f, o.df_dmu, o.x}; }
+__device__ Factor blocked(const Occupation &o) { return Factor{o.blocking, o.dblocking_dmu, o.x}; }
+
+// (d/dT, d/dmu) of a product of two occupation factors a(eps_a) b(eps_b) (integrals.rs
+// product_slopes).
+struct Slope {
+    double te, mu;
+};
+__device__ Slope product_slopes(const Factor &a, const Factor &b) {
+    const double by_mu_a = a.by_mu * b.value;
+    const double by_mu_b = a.value * b.by_mu;
+    return Slope{mul(a.x, by_mu_a) + mul(b.x, by_mu_b), by_mu_a + by_mu_b};
+}
+
+// w a_up b_up (up) and w a_down b_down (down) with their slopes (integrals.rs weighted_products).
+__device__ PairSlopes weighted_products(double w, const Factor &a_up, const Factor &b_up, const Factor &a_down,
+                                        const Factor &b_down) {
+    const Slope up = product_slopes(a_up, b_up);
+    const Slope down = product_slopes(a_down, b_down);
+    return PairSlopes{{w * a_up.value * b_up.value, w * a_down.value * b_down.value},
+                      {w * up.te, w * down.te},
+                      {w * up.mu, w * down.mu}};
 }
 
 // Blocking factor 1 - F(eps) alone (the second member of occupation_and_blocking).
@@ -350,10 +428,11 @@ __device__ int inverse_bremsstrahlung_breakpoints(const Conditions &c, double ep
 // row) and broadcasts their count, the lanes share the composite sum; every lane gets the result. Used by the batched kernels
 // and by the collisional-radiative kernel.
 
-// Excitation integrals (up, down) without the prefactor K and the weights (integrals.rs excitation).
-template <class T>
-__device__ Pair excitation_warp(const Rule &rule, const Conditions &c, double e, const double *b, double thermal,
-                                double *breaks) {
+// Excitation integrals (up, down) without the prefactor K and the weights (integrals.rs excitation),
+// with their slopes when SLOPES (integrals.rs excitation_with_slopes; T = double).
+template <class T, bool SLOPES = false>
+__device__ typename SumsOf<SLOPES>::type excitation_warp(const Rule &rule, const Conditions &c, double e,
+                                                         const double *b, double thermal, double *breaks) {
     int count = 0;
     if (threadIdx.x % 32 == 0) {
         count = excitation_breakpoints(c, e, thermal, breaks);
@@ -364,39 +443,81 @@ __device__ Pair excitation_warp(const Rule &rule, const Conditions &c, double e,
     for (int k = 0; k < 6; ++k) {
         fit[k] = b[k];
     }
-    const Pair sum = warp_integrate(rule, breaks, count, [&](double eps) {
-        const T omega_eps = collision_strength<T>(fit, eps / e);
-        const RealPair<T> in = occupation_and_blocking<T>(c, eps);
-        const RealPair<T> out = occupation_and_blocking<T>(c, eps - e);
-        return Pair{omega_eps * in.up * out.down, omega_eps * out.up * in.down};
+    const auto sum = warp_integrate(rule, breaks, count, [&](double eps) {
+        if constexpr (SLOPES) {
+            const double omega_eps = collision_strength<double>(fit, eps / e);
+            const Occupation a = occupation_slopes(c, eps);
+            const Occupation o = occupation_slopes(c, eps - e);
+            return weighted_products(omega_eps, occupied(a), blocked(o), occupied(o), blocked(a));
+        } else {
+            const T omega_eps = collision_strength<T>(fit, eps / e);
+            const RealPair<T> in = occupation_and_blocking<T>(c, eps);
+            const RealPair<T> out = occupation_and_blocking<T>(c, eps - e);
+            return Pair{omega_eps * in.up * out.down, omega_eps * out.up * in.down};
+        }
     });
     __syncwarp();
     return sum;
 }
 
-// Photoionization rate and heating integrals (integrals.rs photoionization).
-template <class T>
-__device__ Pair photoionization_warp(const Rule &rule, const Conditions &c, double e, double d0, double d1,
-                                     double phi, double thermal, double radiation, double *breaks) {
+// Photoionization rate and heating integrals (integrals.rs photoionization), with their slopes
+// when SLOPES (integrals.rs photoionization_with_slopes: only the blocking factor moves).
+template <class T, bool SLOPES = false>
+__device__ typename SumsOf<SLOPES>::type photoionization_warp(const Rule &rule, const Conditions &c, double e,
+                                                             double d0, double d1, double phi, double thermal,
+                                                             double radiation, double *breaks) {
     int count = 0;
     if (threadIdx.x % 32 == 0) {
         count = photoionization_breakpoints(c, e, thermal, radiation, breaks);
     }
     __syncwarp();
     count = __shfl_sync(FULL_MASK, count, 0);
-    const Pair sum = warp_integrate(rule, breaks, count, [&](double eps) {
+    const auto sum = warp_integrate(rule, breaks, count, [&](double eps) {
         const double r = e / eps;
         const double sigma = r * r * (d0 + mul(d1, r));
-        const double rate = sigma * black_body_flux(phi, eps, c.tr) * (double)blocking<T>(c, eps - e);
-        return Pair{rate, (eps - e) * rate};
+        if constexpr (SLOPES) {
+            const Occupation o = occupation_slopes(c, eps - e);
+            const double absorbed = sigma * black_body_flux(phi, eps, c.tr);
+            const double rate = absorbed * o.blocking;
+            const double by_mu = absorbed * o.dblocking_dmu;
+            return PairSlopes{{rate, (eps - e) * rate}, {o.x * by_mu, (eps - e) * (o.x * by_mu)}, {by_mu, (eps - e) * by_mu}};
+        } else {
+            const double rate = sigma * black_body_flux(phi, eps, c.tr) * (double)blocking<T>(c, eps - e);
+            return Pair{rate, (eps - e) * rate};
+        }
     });
     __syncwarp();
     return sum;
 }
 
-// The inverse-bremsstrahlung integral without its factor (integrals.rs inverse_bremsstrahlung).
-__device__ double inverse_bremsstrahlung_warp(const Rule &rule, const Conditions &c, double eps_c, double thermal,
-                                              double radiation, double *breaks) {
+// The absorption factor A(w) of the inverse bremsstrahlung (ln[(1 + e^eta)/(1 + e^{eta - w/T})],
+// Maxwell-Boltzmann e^eta (1 - e^{-w/T}); integrals.rs absorption_slopes).
+__device__ double absorption(const Conditions &c, double eta, double w) {
+    return c.stats == FERMI_DIRAC ? softplus(eta) - softplus(eta - w / c.te) : exp(eta) * -expm1(-w / c.te);
+}
+
+// (dA/dT, dA/dmu) of the absorption factor `absorbed` = A(w) (integrals.rs absorption_slopes):
+// dA/dmu = s(eta) s(w/T - eta) (1 - e^{-w/T})/T (Maxwell-Boltzmann A/T), dA/dT = -eta dA/dmu -
+// (w/T^2) s(eta - w/T) (Maxwell-Boltzmann e^{eta - w/T}), s(x) = 1/(1 + e^{-x}).
+__device__ Slope absorption_slopes(const Conditions &c, double eta, double w, double absorbed) {
+    const double te = c.te;
+    double by_mu, edge;
+    if (c.stats == FERMI_DIRAC) {
+        by_mu = occupation_from_exponent(-eta) * occupation_from_exponent(eta - w / te) * -expm1(-w / te) / te;
+        edge = occupation_from_exponent(w / te - eta);
+    } else {
+        by_mu = absorbed / te;
+        edge = exp(eta - w / te);
+    }
+    return Slope{mul(-eta, by_mu) - mul(w / (te * te), edge), by_mu};
+}
+
+// The inverse-bremsstrahlung integral without its factor (integrals.rs inverse_bremsstrahlung) in
+// `.up` (of the value, and of the slopes when SLOPES: d/dT and d/dmu of the integral alone).
+template <bool SLOPES = false>
+__device__ typename SumsOf<SLOPES>::type inverse_bremsstrahlung_warp(const Rule &rule, const Conditions &c,
+                                                                    double eps_c, double thermal, double radiation,
+                                                                    double *breaks) {
     int count = 0;
     if (threadIdx.x % 32 == 0) {
         count = inverse_bremsstrahlung_breakpoints(c, eps_c, thermal, radiation, breaks);
@@ -404,23 +525,31 @@ __device__ double inverse_bremsstrahlung_warp(const Rule &rule, const Conditions
     __syncwarp();
     count = __shfl_sync(FULL_MASK, count, 0);
     const double eta = c.mu / c.te;
-    const Pair sum = warp_integrate(rule, breaks, count, [&](double w) {
-        const double absorbed = c.stats == FERMI_DIRAC ? softplus(eta) - softplus(eta - w / c.te)
-                                                       : exp(eta) * -expm1(-w / c.te);
-        return Pair{absorbed / expm1(w / c.tr), 0.0};
+    const auto sum = warp_integrate(rule, breaks, count, [&](double w) {
+        const double absorbed = absorption(c, eta, w);
+        const double photons = expm1(w / c.tr);
+        if constexpr (SLOPES) {
+            const Slope a = absorption_slopes(c, eta, w, absorbed);
+            return PairSlopes{{absorbed / photons, 0.0}, {a.te / photons, 0.0}, {a.mu / photons, 0.0}};
+        } else {
+            return Pair{absorbed / photons, 0.0};
+        }
     });
     __syncwarp();
-    return sum.up;
+    return sum;
 }
 
 // The outer integrand of the ionization double integral at incident energy e0 (integrals.rs
 // ionization): 2 e0 F(e0) int_0^{(e0-E)/2} dsigma/d eps1 (1-F(eps1)) (1-F(eps2)) d eps1 (up) and
 // 2 e0 (1-F(e0)) int ... F(eps1) F(eps2) d eps1 (down), the inner integral serial on this thread.
-template <class T>
-__device__ Pair ionization_outer(const Rule &rule, const Conditions &c, double e, const double *coef, double e0) {
+// With SLOPES (T = double), also their slopes (integrals.rs ionization_with_slopes): the inner
+// integrals of the slopes of the inner occupations, and 2 e0 (F' I + F I') outside.
+template <class T, bool SLOPES = false>
+__device__ typename SumsOf<SLOPES>::type ionization_outer(const Rule &rule, const Conditions &c, double e,
+                                                          const double *coef, double e0) {
     const double half = mul(0.5, e0 - e);
     if (half <= 0.0) {
-        return Pair{0.0, 0.0};
+        return {};
     }
     const double a = mul(0.5, sqrt(mul(e0, e0) + mul(4.0 * e, e)) - e0);
     Feature features[3] = {{0.0, a}};
@@ -432,15 +561,32 @@ __device__ Pair ionization_outer(const Rule &rule, const Conditions &c, double e
     for (int k = 0; k < 5; ++k) {
         fit[k] = coef[k];
     }
-    const Pair in = integrate_pair(rule, inner, m, [&](double e1) {
+    const auto in = integrate_pair(rule, inner, m, [&](double e1) {
         const double e2 = e0 - e1 - e;
         const T sigma = differential_ionization<T>(fit, e, e0, e1, e2, a);
-        const RealPair<T> o1 = occupation_and_blocking<T>(c, e1);
-        const RealPair<T> o2 = occupation_and_blocking<T>(c, e0 - e - e1);
-        return Pair{sigma * o1.down * o2.down, sigma * o1.up * o2.up};
+        if constexpr (SLOPES) {
+            const Occupation o1 = occupation_slopes(c, e1);
+            const Occupation o2 = occupation_slopes(c, e0 - e - e1);
+            return weighted_products(sigma, blocked(o1), blocked(o2), occupied(o1), occupied(o2));
+        } else {
+            const RealPair<T> o1 = occupation_and_blocking<T>(c, e1);
+            const RealPair<T> o2 = occupation_and_blocking<T>(c, e0 - e - e1);
+            return Pair{sigma * o1.down * o2.down, sigma * o1.up * o2.up};
+        }
     });
-    const RealPair<T> o0 = occupation_and_blocking<T>(c, e0);
-    return Pair{2.0 * e0 * o0.up * in.up, 2.0 * e0 * o0.down * in.down};
+    if constexpr (SLOPES) {
+        const Occupation o0 = occupation_slopes(c, e0);
+        const double w = 2.0 * e0;
+        const Pair v = in.value;
+        return PairSlopes{{w * o0.f * v.up, w * o0.blocking * v.down},
+                          {w * (mul(o0.x * o0.df_dmu, v.up) + mul(o0.f, in.by_te.up)),
+                           w * (mul(o0.x * o0.dblocking_dmu, v.down) + mul(o0.blocking, in.by_te.down))},
+                          {w * (mul(o0.df_dmu, v.up) + mul(o0.f, in.by_mu.up)),
+                           w * (mul(o0.dblocking_dmu, v.down) + mul(o0.blocking, in.by_mu.down))}};
+    } else {
+        const RealPair<T> o0 = occupation_and_blocking<T>(c, e0);
+        return Pair{2.0 * e0 * o0.up * in.up, 2.0 * e0 * o0.down * in.down};
+    }
 }
 
 // Ionization integrals (up, down) without prefactor and weights, by one warp (used by the
@@ -463,21 +609,21 @@ __device__ Pair ionization_warp(const Rule &rule, const Conditions &c, double e,
 // Ionization integrals (up, down) without prefactor and weights by the whole block: thread 0
 // builds the outer breakpoints in `outer` (shared, with `outer_count`), the threads stride over the
 // flattened outer (panel, node) index, each doing its inner integral serially, and the warps'
-// sums meet in `partial` (shared, one per warp). The result is valid in thread 0.
-template <class T>
-__device__ Pair ionization_block(const Rule &rule, const Conditions &c, double e, const double *coef, double thermal,
-                                 double *outer, int *outer_count, Pair *partial) {
+// sums meet in `partial` (shared, one per warp). The result is valid in thread 0. With SLOPES
+// (T = double), the integrals' slopes too.
+template <class T, bool SLOPES = false>
+__device__ typename SumsOf<SLOPES>::type ionization_block(const Rule &rule, const Conditions &c, double e,
+                                                          const double *coef, double thermal, double *outer,
+                                                          int *outer_count, typename SumsOf<SLOPES>::type *partial) {
     if (threadIdx.x == 0) {
         *outer_count = ionization_breakpoints(c, e, thermal, outer);
     }
     __syncthreads();
-    Pair sum = {0.0, 0.0};
+    typename SumsOf<SLOPES>::type sum = {};
     const int total = (*outer_count - 1) * rule.n;
     for (int k = threadIdx.x; k < total; k += blockDim.x) {
-        const Pair term =
-            composite_term(rule, outer, k, [&](double e0) { return ionization_outer<T>(rule, c, e, coef, e0); });
-        sum.up += term.up;
-        sum.down += term.down;
+        add(sum, composite_term(rule, outer, k,
+                                [&](double e0) { return ionization_outer<T, SLOPES>(rule, c, e, coef, e0); }));
     }
     sum = warp_sum(sum);
     if (threadIdx.x % 32 == 0) {
@@ -486,8 +632,7 @@ __device__ Pair ionization_block(const Rule &rule, const Conditions &c, double e
     __syncthreads();
     if (threadIdx.x == 0) {
         for (int w = 1; w < (int)(blockDim.x / 32); ++w) {
-            sum.up += partial[w].up;
-            sum.down += partial[w].down;
+            add(sum, partial[w]);
         }
     }
     return sum;
@@ -649,7 +794,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) inverse_bremsstrahlung_kerne
     const Rule rule = {p.nodes, p.weights, p.n_nodes};
     for (long long s = (long long)blockIdx.x * WARPS + warp; s < p.n_states; s += (long long)gridDim.x * WARPS) {
         const Conditions c = {p.stats, p.te[s], p.mu[s], p.tr[s]};
-        const double sum = inverse_bremsstrahlung_warp(rule, c, p.eps_c[s], p.thermal, p.radiation, breaks[warp]);
+        const double sum = inverse_bremsstrahlung_warp(rule, c, p.eps_c[s], p.thermal, p.radiation, breaks[warp]).up;
         if (threadIdx.x % 32 == 0) {
             p.heating[s] = p.factor[s] * sum;
         }
@@ -917,12 +1062,30 @@ __device__ int electron_conditions(int stats, double u, double ne, const CrConst
     return STATUS_OK;
 }
 
+// Writes the sums of one pair of integrals into `out`: the upward one times k at `up`, the
+// downward one times k g_lower/g_upper at `down` (integrals.rs with_weights); a PairSlopes's
+// slopes by T_e and mu go `stride` and 2 `stride` further.
+__device__ void store_sums(double *out, long long stride, int up, int down, const Pair &v, double k, double g_lower,
+                           double g_upper) {
+    out[up] = k * v.up;
+    out[down] = k * v.down * g_lower / g_upper;
+}
+__device__ void store_sums(double *out, long long stride, int up, int down, const PairSlopes &v, double k,
+                           double g_lower, double g_upper) {
+    store_sums(out, stride, up, down, v.value, k, g_lower, g_upper);
+    store_sums(out + stride, stride, up, down, v.by_te, k, g_lower, g_upper);
+    store_sums(out + 2 * stride, stride, up, down, v.by_mu, k, g_lower, g_upper);
+}
+
 // One task of a state's rates by one warp, into `rates` (layout of cr_state_rates_kernel's output
 // and of CrScratch from j_up on): tasks 0..n_exc-1 the excitations (J_up, J_down), n_exc..
 // n_exc+n_ion-1 the photoionizations (L, H_L), n_exc+n_ion the inverse-bremsstrahlung heating for
-// sum_Z Z^2 N_Z = `z2n` [cm^-3] at density `ne` [cm^-3]. Lane 0 writes.
+// sum_Z Z^2 N_Z = `z2n` [cm^-3] at density `ne` [cm^-3]. With SLOPES, also the slopes by T_e and
+// mu (`stride` and 2 `stride` further) and, at 3 `stride`, d/dn_e of the heating
+// (integrals.rs inverse_bremsstrahlung_with_slopes). Lane 0 writes.
+template <bool SLOPES = false>
 __device__ void warp_rate_task(const CrModel &m, const Rule &rule, const Conditions &c, const CrConstants &k, int task,
-                               double ne, double z2n, double *breaks, double *rates) {
+                               double ne, double z2n, double *breaks, double *rates, long long stride) {
     const int n_exc = m.n_exc, n_ion = m.n_ion;
     const bool lane0 = threadIdx.x % 32 == 0;
     if (task < n_exc) {
@@ -931,25 +1094,33 @@ __device__ void warp_rate_task(const CrModel &m, const Rule &rule, const Conditi
         for (int q = 0; q < 6; ++q) {
             b[q] = m.exc_omega[q * n_exc + i];
         }
-        const Pair sum = excitation_warp<double>(rule, c, m.exc_energy[i], b, k.thermal, breaks);
+        const auto sum = excitation_warp<double, SLOPES>(rule, c, m.exc_energy[i], b, k.thermal, breaks);
         if (lane0) {
-            rates[i] = k.exc_prefactor * sum.up;
-            rates[n_exc + i] = k.exc_prefactor * sum.down * m.exc_g_lower[i] / m.exc_g_upper[i];
+            store_sums(rates, stride, i, n_exc + i, sum, k.exc_prefactor, m.exc_g_lower[i], m.exc_g_upper[i]);
         }
     } else if (task < n_exc + n_ion) {
         const int i = task - n_exc;
-        const Pair sum = photoionization_warp<double>(rule, c, m.ion_energy[i], m.ion_d0[i], m.ion_d1[i], k.phi,
-                                                      k.thermal, k.radiation, breaks);
+        const auto sum = photoionization_warp<double, SLOPES>(rule, c, m.ion_energy[i], m.ion_d0[i], m.ion_d1[i], k.phi,
+                                                              k.thermal, k.radiation, breaks);
         if (lane0) {
-            rates[2 * n_exc + 2 * n_ion + i] = sum.up;
-            rates[2 * n_exc + 3 * n_ion + i] = sum.down;
+            store_sums(rates, stride, 2 * n_exc + 2 * n_ion + i, 2 * n_exc + 3 * n_ion + i, sum, 1.0, 1.0, 1.0);
         }
     } else {
         const double eps_c = sqrt(mul(k.plasma, ne));
-        const double sum = inverse_bremsstrahlung_warp(rule, c, eps_c, k.thermal, k.radiation, breaks);
+        const auto sum = inverse_bremsstrahlung_warp<SLOPES>(rule, c, eps_c, k.thermal, k.radiation, breaks);
         if (lane0) {
             const double factor = mul(mul(mul(mul(mul(mul(k.kramers, z2n), 0.5), k.sqrt_pi), k.degeneracy), c.te), k.phi);
-            rates[2 * n_exc + 4 * n_ion] = mul(factor, sum);
+            const int at = 2 * n_exc + 4 * n_ion;
+            if constexpr (SLOPES) {
+                const double s = sum.value.up;
+                rates[at] = mul(factor, s);
+                rates[stride + at] = factor * (s / c.te + sum.by_te.up);
+                rates[2 * stride + at] = factor * sum.by_mu.up;
+                const double at_cut = absorption(c, c.mu / c.te, eps_c) / expm1(eps_c / c.tr);
+                rates[3 * stride] = -factor * at_cut * eps_c / (2.0 * ne);
+            } else {
+                rates[at] = mul(factor, sum.up);
+            }
         }
     }
 }
@@ -992,7 +1163,7 @@ __device__ int cr_derivatives(const CrModel &m, int stats, const Rule &rule, con
                 s.k_down[i] = k.ion_prefactor * sum.down * m.ion_g_lower[i] / m.ion_g_upper[i];
             }
         } else {
-            warp_rate_task(m, rule, c, k, task - m.n_ion, ne_z2n[0], ne_z2n[1], breaks[warp], s.j_up);
+            warp_rate_task(m, rule, c, k, task - m.n_ion, ne_z2n[0], ne_z2n[1], breaks[warp], s.j_up, 0);
         }
     }
     __syncthreads();
@@ -1096,7 +1267,9 @@ cr_rk4_kernel(CrLaunch p, const double *__restrict__ model_real, const int *__re
 //   as ionization_kernel), then blocks whose warps take one excitation, photoionization or the
 //   inverse bremsstrahlung each.
 // Output per state (stride 2 n_exc + 4 n_ion + 1): J_up[n_exc], J_down[n_exc], K_up[n_ion],
-// K_down[n_ion], L[n_ion], H_L[n_ion], inverse-bremsstrahlung heating per unit Z^2 N.
+// K_down[n_ion], L[n_ion], H_L[n_ion], inverse-bremsstrahlung heating per unit Z^2 N. Its twin
+// cr_state_slopes_kernel also gives every rate's slopes (integrals.rs *_with_slopes): per state
+// the rates, their d/dT_e, their d/dmu (each block of that stride), then d/dn_e of the heating.
 
 // `states` holds (u [eV cm^-3], n_e [cm^-3]) per state and `eta_guess` a start for Newton's
 // eta = mu/T (NaN: the Maxwell-Boltzmann guess); `conditions` receives (T_e, mu) per state and
@@ -1119,14 +1292,16 @@ cr_conditions_kernel(CrLaunch p, const double *__restrict__ fd_nodes, const doub
     }
 }
 
-extern "C" __global__ void __launch_bounds__(CR_BLOCK)
-cr_state_rates_kernel(CrLaunch p, const double *__restrict__ model_real, const int *__restrict__ model_index,
-                      const double *__restrict__ nodes, const double *__restrict__ weights,
-                      const double *__restrict__ states, const double *__restrict__ conditions,
-                      const long long *__restrict__ status, double *__restrict__ out) {
+// The rates (and, with SLOPES, their slopes) of every state: output per state `stride` = 2 n_exc +
+// 4 n_ion + 1 values, with SLOPES 3 `stride` + 1 (the values, their d/dT_e, their d/dmu, then
+// d/dn_e of the inverse-bremsstrahlung heating).
+template <bool SLOPES>
+__device__ void state_rates(const CrLaunch &p, const double *model_real, const int *model_index, const double *nodes,
+                            const double *weights, const double *states, const double *conditions,
+                            const long long *status, double *out) {
     __shared__ double outer[MAX_BREAKPOINTS];
     __shared__ int outer_count;
-    __shared__ Pair partial[CR_WARPS];
+    __shared__ typename SumsOf<SLOPES>::type partial[CR_WARPS];
     __shared__ double breaks[CR_WARPS][MAX_BREAKPOINTS];
     const CrModel m = unpack_model(p.n_levels, p.n_exc, p.n_ion, model_real, model_index);
     const CrConstants k = p.constants;
@@ -1135,6 +1310,7 @@ cr_state_rates_kernel(CrLaunch p, const double *__restrict__ model_real, const i
     const int warp_tasks = n_exc + n_ion + 1;
     const int per_state = n_ion + (warp_tasks + CR_WARPS - 1) / CR_WARPS;
     const long long stride = 2 * n_exc + 4 * n_ion + 1;
+    const long long out_stride = SLOPES ? 3 * stride + 1 : stride;
     const long long n_blocks = (long long)p.n_systems * per_state;
     for (long long b = blockIdx.x; b < n_blocks; b += gridDim.x) {
         const long long s = b / per_state;
@@ -1143,7 +1319,7 @@ cr_state_rates_kernel(CrLaunch p, const double *__restrict__ model_real, const i
             continue;
         }
         const Conditions c = {p.stats, conditions[2 * s], conditions[2 * s + 1], k.tr};
-        double *o = out + s * stride;
+        double *o = out + s * out_stride;
         if (slot < n_ion) {
             // One ionization over the whole block.
             const int i = slot;
@@ -1152,10 +1328,10 @@ cr_state_rates_kernel(CrLaunch p, const double *__restrict__ model_real, const i
             for (int q = 0; q < 5; ++q) {
                 coef[q] = m.ion_beli[q * n_ion + i];
             }
-            const Pair sum = ionization_block<double>(rule, c, e, coef, k.thermal, outer, &outer_count, partial);
+            const auto sum = ionization_block<double, SLOPES>(rule, c, e, coef, k.thermal, outer, &outer_count, partial);
             if (threadIdx.x == 0) {
-                o[2 * n_exc + i] = k.ion_prefactor * sum.up;
-                o[2 * n_exc + n_ion + i] = k.ion_prefactor * sum.down * m.ion_g_lower[i] / m.ion_g_upper[i];
+                store_sums(o, stride, 2 * n_exc + i, 2 * n_exc + n_ion + i, sum, k.ion_prefactor, m.ion_g_lower[i],
+                           m.ion_g_upper[i]);
             }
             __syncthreads();
             continue;
@@ -1163,7 +1339,20 @@ cr_state_rates_kernel(CrLaunch p, const double *__restrict__ model_real, const i
         const int warp = threadIdx.x / 32;
         const int task = (slot - n_ion) * CR_WARPS + warp;
         if (task <= n_exc + n_ion) {
-            warp_rate_task(m, rule, c, k, task, states[2 * s + 1], 1.0, breaks[warp], o);
+            warp_rate_task<SLOPES>(m, rule, c, k, task, states[2 * s + 1], 1.0, breaks[warp], o, stride);
         }
     }
 }
+
+// cr_state_rates_kernel, and its twin with the slopes cr_state_slopes_kernel (a separate kernel,
+// so that the plain one keeps its own register allocation), over the same arguments.
+#define CR_STATE_RATES_KERNEL(name, slopes)                                                                            \
+    extern "C" __global__ void __launch_bounds__(CR_BLOCK)                                                            \
+        name(CrLaunch p, const double *__restrict__ model_real, const int *__restrict__ model_index,                \
+             const double *__restrict__ nodes, const double *__restrict__ weights,                                   \
+             const double *__restrict__ states, const double *__restrict__ conditions,                               \
+             const long long *__restrict__ status, double *__restrict__ out) {                                       \
+        state_rates<slopes>(p, model_real, model_index, nodes, weights, states, conditions, status, out);           \
+    }
+CR_STATE_RATES_KERNEL(cr_state_rates_kernel, false)
+CR_STATE_RATES_KERNEL(cr_state_slopes_kernel, true)

@@ -264,9 +264,11 @@ fn stiff_run_keeps_the_energy_balance_with_radiation() {
                     .ionizations()
                     .iter()
                     .enumerate()
-                    .map(|(i, t)| x.populations[t.lower] * (t.energy_ev * r.photo_rate[i] + r.photo_heating[i]))
+                    .map(|(i, t)| {
+                        x.populations[t.lower] * (t.energy_ev * r.rates.photo_rate[i] + r.rates.photo_heating[i])
+                    })
                     .sum();
-                photo + r.ib_per_z2n * model.z2_density(&x.populations)
+                photo + r.rates.ib_per_z2n * model.z2_density(&x.populations)
             })
             .collect();
         let t: Vec<f64> = samples.iter().map(|x| x.time_s).collect();

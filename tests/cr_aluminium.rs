@@ -71,6 +71,7 @@ struct Budget {
 impl Budget {
     fn of(model: &Cr, sample: &CrSample) -> Budget {
         let r: StateRates = rates_at_temperature(model, &settings(), sample.te_ev, sample.ne_cm3).unwrap();
+        let r = &r.rates;
         let n = &sample.populations;
         let mut b = Budget { inverse_bremsstrahlung: r.ib_per_z2n * model.z2_density(n), ..Budget::default() };
         for (i, x) in model.ionizations().iter().enumerate() {

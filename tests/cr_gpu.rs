@@ -5,48 +5,19 @@
 //! statistics. Without a CUDA device the tests print `skipped: no CUDA device` (and fail when
 //! ATOMGPU_REQUIRE_GPU=1).
 
+#[path = "support/cr_models.rs"]
+mod cr_models;
 #[path = "support/gpu.rs"]
 mod gpu;
 
 use atomgpu::backend::{self, BackendChoice};
-use atomgpu::rates::cr::{self, Cr, CrExcitation, CrIonization, CrSettings};
+use atomgpu::rates::cr::{self, CrSettings};
 use atomgpu::rates::{Quadrature, Statistics};
+use cr_models::aluminium_subset;
 use std::sync::Mutex;
 
 /// The backend choice is process-wide: tests that switch it take this lock.
 static BACKEND: Mutex<()> = Mutex::new(());
-
-/// Al3+ levels 0-4 and Al4+ level 5 of the paper's model (shared/data/aluminium-cr-*.csv rows),
-/// charges 3 and 4.
-fn aluminium_subset() -> Cr {
-    let exc = |lower, upper, energy_ev, b: [f64; 4]| CrExcitation {
-        lower,
-        upper,
-        energy_ev,
-        omega: [b[0], b[1], b[2], b[3], 0.0, 0.0],
-    };
-    let beli = [3.71, -0.236, 2.35, -0.66, 0.0];
-    let ion = |lower, energy_ev| CrIonization {
-        lower,
-        upper: 5,
-        energy_ev,
-        beli,
-        d0_cm2: 5.682286e-18,
-        d1_cm2: 3.941713e-19,
-    };
-    Cr::new(
-        vec![3.0, 3.0, 3.0, 3.0, 3.0, 4.0],
-        vec![1.0; 6],
-        vec![
-            exc(0, 1, 77.4, [1.393e-01, -7.979e-02, 1.057e-01, 2.63e-03]),
-            exc(1, 2, 8.08, [7.078345e+01, 3.952529e+01, 9.925136e+01, -2.871901e+01]),
-            exc(2, 3, 9.89, [1.687015e+02, 5.317823e+01, 2.015390e+02, -4.346805e+01]),
-            exc(2, 4, 14.9, [1.582396e+01, -1.274900e+01, 2.527637e+01, -6.928126e+00]),
-        ],
-        vec![ion(0, 120.0), ion(1, 42.5752), ion(2, 34.4987), ion(3, 24.936), ion(4, 20.926)],
-    )
-    .unwrap()
-}
 
 fn compare(stats: Statistics, q: Quadrature, dt: f64, steps: u64, every: u64) {
     let model = aluminium_subset();
@@ -122,6 +93,34 @@ fn device_rk4_reports_a_blown_up_run() {
     assert!(e.to_string().contains("RK4 step"), "{e}");
 }
 
+/// Calls `check(stats, settings, states)` with `n` random electron states for each n of `sizes`,
+/// both statistics (p = 5, 8 nodes, T_r = 250 eV): T_e in [0.5, 300] eV and n_e in [1e19, 1e24]
+/// cm^-3, log-uniform from a linear congruential generator seeded with `seed`, u from (T_e, n_e).
+fn over_random_states(
+    mut seed: u64,
+    sizes: &[usize],
+    mut check: impl FnMut(Statistics, &CrSettings, Vec<cr::ElectronState>),
+) {
+    let mut uniform = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for stats in [Statistics::FermiDirac, Statistics::MaxwellBoltzmann] {
+        let settings = CrSettings { stats, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
+        for &n in sizes {
+            let states = (0..n)
+                .map(|_| {
+                    let te = 0.5 * 600f64.powf(uniform());
+                    let ne = 1e19 * 1e5f64.powf(uniform());
+                    let u = atomgpu::rates::fermi::energy_density(stats, te, ne).unwrap();
+                    cr::ElectronState { energy_density: u, ne_cm3: ne }
+                })
+                .collect();
+            check(stats, &settings, states);
+        }
+    }
+}
+
 /// Runs `f` on the CUDA backend and then on the CPU backend: (GPU result, CPU result).
 fn on_both<T>(f: impl Fn() -> T) -> (T, T) {
     let _lock = BACKEND.lock().unwrap_or_else(|p| p.into_inner());
@@ -150,27 +149,14 @@ fn device_rates_at_many_states_match_the_cpu() {
         return;
     }
     let model = aluminium_subset();
-    let mut seed = 12345u64;
-    let mut uniform = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
-    for stats in [Statistics::FermiDirac, Statistics::MaxwellBoltzmann] {
-        let settings = CrSettings { stats, quadrature: Quadrature::new(5.0, 8).unwrap(), tr_ev: 250.0 };
+    over_random_states(12345, &[1, 7, 33, 130], |stats, settings, mut states| {
         let q = &settings.quadrature;
-        for n in [1usize, 7, 33, 130] {
-            let mut states: Vec<cr::ElectronState> = (0..n)
-                .map(|_| {
-                    let te = 0.5 * 600f64.powf(uniform());
-                    let ne = 1e19 * 1e5f64.powf(uniform());
-                    let u = fermi::energy_density(stats, te, ne).unwrap();
-                    cr::ElectronState { energy_density: u, ne_cm3: ne }
-                })
-                .collect();
+        let n = states.len();
+        {
             if stats == Statistics::FermiDirac && n > 1 {
                 states[n / 2].energy_density = 0.5 * fermi::ground_state_energy_density(states[n / 2].ne_cm3);
             }
-            let (gpu, cpu) = on_both(|| cr::rates_at(&model, &settings, &states).unwrap());
+            let (gpu, cpu) = on_both(|| cr::rates_at(&model, settings, &states).unwrap());
             let mut worst = 0.0f64;
             for (i, (g, c)) in gpu.iter().zip(&cpu).enumerate() {
                 let g = match (g, c) {
@@ -194,22 +180,84 @@ fn device_rates_at_many_states_match_the_cpu() {
                 let rel = |a: f64, b: f64| if a == b { 0.0 } else { ((a - b) / b.abs().max(1e-300)).abs() };
                 for (t, x) in model.excitation_parameters().iter().enumerate() {
                     let (up, down) = integrals::excitation(&c, x, q);
-                    worst = worst.max(rel(g.excitation_up[t], up)).max(rel(g.excitation_down[t], down));
+                    worst = worst.max(rel(g.rates.excitation_up[t], up)).max(rel(g.rates.excitation_down[t], down));
                 }
                 for (t, x) in model.ionization_parameters().iter().enumerate() {
                     let (up, down) = integrals::ionization(&c, x, q);
-                    worst = worst.max(rel(g.ionization_up[t], up)).max(rel(g.ionization_down[t], down));
+                    worst = worst.max(rel(g.rates.ionization_up[t], up)).max(rel(g.rates.ionization_down[t], down));
                 }
                 for (t, x) in model.photoionization_parameters().iter().enumerate() {
                     let (rate, heating) = integrals::photoionization(&c, x, q);
-                    worst = worst.max(rel(g.photo_rate[t], rate)).max(rel(g.photo_heating[t], heating));
+                    worst = worst.max(rel(g.rates.photo_rate[t], rate)).max(rel(g.rates.photo_heating[t], heating));
                 }
-                worst = worst.max(rel(g.ib_per_z2n, integrals::inverse_bremsstrahlung(&c, 1.0, q)));
+                worst = worst.max(rel(g.rates.ib_per_z2n, integrals::inverse_bremsstrahlung(&c, 1.0, q)));
             }
             println!("{stats:?}, {n} states: worst GPU/CPU difference {worst:.2e}");
             assert!(worst < 1e-12, "{stats:?}, {n} states: GPU and CPU rates differ by {worst:e}");
         }
+    });
+}
+
+/// The rates' slopes on the device (kernel `cr_state_slopes_kernel`) against the CPU's
+/// (`integrals::*_with_slopes`, whose own reference is tests/cr_jacobian.rs) at the device's
+/// (T_e, mu): random states as above (T_e in [0.5, 300] eV, n_e in [1e19, 1e24] cm^-3), 1, 9 and
+/// 70 of them, both statistics. Each slope within 1e-11 of |slope| + |rate|/T_e (a slope that is
+/// a sum of terms of both signs may be small beside its rate; n_e: |rate|/n_e); the rates
+/// themselves within 1e-12 as in the plain kernel.
+#[test]
+fn device_rate_slopes_match_the_cpu() {
+    use atomgpu::rates::integrals;
+    if gpu::cuda_device().is_none() {
+        return;
     }
+    let model = aluminium_subset();
+    over_random_states(271828, &[1, 9, 70], |stats, settings, states| {
+        let q = &settings.quadrature;
+        let n = states.len();
+        {
+            let _lock = BACKEND.lock().unwrap_or_else(|p| p.into_inner());
+            backend::set_backend(BackendChoice::Cuda);
+            let gpu = cr::rates_with_slopes_at(&model, settings, &states);
+            backend::set_backend(BackendChoice::Auto);
+            let (mut worst_rate, mut worst_slope) = (0.0f64, 0.0f64);
+            for (i, g) in gpu.unwrap().into_iter().enumerate() {
+                let g = g.unwrap_or_else(|e| panic!("{stats:?}, state {i}: {e}"));
+                let s = g.slopes.as_ref().expect("asked with slopes");
+                let ne = states[i].ne_cm3;
+                let c = integrals::Conditions { stats, te: g.te_ev, mu: g.mu_ev, ne, tr: 250.0 };
+                let mut check = |rate: [f64; 2], by_te: [f64; 2], by_mu: [f64; 2], want: [[f64; 2]; 3]| {
+                    let wanted = want[0].iter().zip(want[1]).zip(want[2]);
+                    for (((got, got_te), got_mu), ((r, w_te), w_mu)) in rate.iter().zip(by_te).zip(by_mu).zip(wanted) {
+                        worst_rate = worst_rate.max(((got - r) / r.abs().max(1e-300)).abs());
+                        for (slope, w) in [(got_te, w_te), (got_mu, w_mu)] {
+                            worst_slope =
+                                worst_slope.max((slope - w).abs() / (w.abs() + r.abs() / g.te_ev).max(1e-300));
+                        }
+                    }
+                };
+                let (r, t, m) = (&g.rates, &s.by_te, &s.by_mu);
+                for (x, p) in model.excitation_parameters().iter().enumerate() {
+                    let pair = |v: &cr::Rates| [v.excitation_up[x], v.excitation_down[x]];
+                    check(pair(r), pair(t), pair(m), integrals::excitation_with_slopes(&c, p, q));
+                }
+                for (x, p) in model.ionization_parameters().iter().enumerate() {
+                    let pair = |v: &cr::Rates| [v.ionization_up[x], v.ionization_down[x]];
+                    check(pair(r), pair(t), pair(m), integrals::ionization_with_slopes(&c, p, q));
+                }
+                for (x, p) in model.photoionization_parameters().iter().enumerate() {
+                    let pair = |v: &cr::Rates| [v.photo_rate[x], v.photo_heating[x]];
+                    check(pair(r), pair(t), pair(m), integrals::photoionization_with_slopes(&c, p, q));
+                }
+                let [h, h_te, h_mu, h_ne] = integrals::inverse_bremsstrahlung_with_slopes(&c, 1.0, q);
+                let ib = |v: &cr::Rates| [v.ib_per_z2n; 2];
+                check(ib(r), ib(t), ib(m), [[h, h], [h_te, h_te], [h_mu, h_mu]]);
+                worst_slope = worst_slope.max((s.ib_by_ne - h_ne).abs() / (h_ne.abs() + h.abs() / ne));
+            }
+            println!("{stats:?}, {n} states: worst GPU/CPU rate {worst_rate:.2e}, slope {worst_slope:.2e}");
+            assert!(worst_rate < 1e-12, "{stats:?}, {n} states: rates differ by {worst_rate:e}");
+            assert!(worst_slope < 1e-11, "{stats:?}, {n} states: slopes differ by {worst_slope:e}");
+        }
+    });
 }
 
 /// The stiff integrator with device rates against the same run with CPU rates: three systems

@@ -109,6 +109,27 @@ pub fn energy_density(stats: Statistics, te_ev: f64, ne_cm3: f64) -> Result<f64>
     })
 }
 
+/// The derivatives of the density and the energy density of the electron gas with respect to
+/// its temperature and chemical potential at (T, mu) [eV]: [[dn_e/dT, dn_e/dmu], [du/dT,
+/// du/dmu]] [cm^-3 eV^-1, cm^-3]. From n_e = N_Q T^{3/2} F_{1/2}(eta), u = (3/2) N_Q T^{5/2}
+/// F_{3/2}(eta), eta = mu/T and dF_j/deta = F_{j-1}:
+/// dn_e/dT = N_Q T^{1/2} ((3/2) F_{1/2} - eta F_{-1/2}), dn_e/dmu = N_Q T^{1/2} F_{-1/2},
+/// du/dT = (3/2) N_Q T^{3/2} ((5/2) F_{3/2} - eta F_{1/2}), du/dmu = (3/2) N_Q T^{3/2} F_{1/2};
+/// Maxwell-Boltzmann: every F_j(eta) = e^eta.
+pub fn density_and_energy_slopes(stats: Statistics, te_ev: f64, mu_ev: f64) -> [[f64; 2]; 2] {
+    let eta = mu_ev / te_ev;
+    let [f_minus, f_half, f_three_halves] = match stats {
+        Statistics::FermiDirac => fermi_dirac_integrals(eta),
+        Statistics::MaxwellBoltzmann => [eta.exp(); 3],
+    };
+    let n_scale = quantum_density_factor() * te_ev.sqrt();
+    let u_scale = 1.5 * n_scale * te_ev;
+    [
+        [n_scale * (1.5 * f_half - eta * f_minus), n_scale * f_minus],
+        [u_scale * (2.5 * f_three_halves - eta * f_half), u_scale * f_half],
+    ]
+}
+
 /// The lowest energy density a Fermi gas of density `ne_cm3` can have, (3/5) n_e E_F [eV cm^-3].
 pub fn ground_state_energy_density(ne_cm3: f64) -> f64 {
     0.6 * ne_cm3 * fermi_energy(ne_cm3)

@@ -14,6 +14,10 @@
 //!   (T_e, n_e) range, and the inverse-bremsstrahlung limit decays on the radiation scale T_r
 //!   (the paper's (T_r/T_e)(y + z mu/T_e) is far too short above a few eV).
 //!
+//! Every rate has a `*_with_slopes` twin that also gives its derivatives by T_e and mu (and, for
+//! the inverse bremsstrahlung, by n_e), integrated in the same pass from the slopes of the
+//! integrand's occupation factors: the Jacobian of the CR stiff integrator (`cr/stiff.rs`).
+//!
 //! Inverse (downward) rates are integrated with the detailed-balance integrand
 //! F(eps - E) (1 - F(eps)) = e^{E/T} F(eps) (1 - F(eps - E)) (eqs. 9-10), so they stay finite
 //! where e^{E/T} would overflow and the upward rate underflows.
@@ -25,7 +29,7 @@ use super::constants::{
 use super::fermi::occupation_from_exponent;
 use super::{Excitation, Ionization, Photoionization, Quadrature, Statistics};
 use crate::math::gauss_legendre::GaussLegendre;
-use crate::math::panels::{graded_breakpoints, integrate_graded, Feature, MAX_BREAKPOINTS};
+use crate::math::panels::{graded_breakpoints, Feature, MAX_BREAKPOINTS};
 
 /// Electron conditions of one plasma state, as the integrals need them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,35 +69,109 @@ pub fn radiation_tail(p: f64) -> f64 {
     x
 }
 
-/// Occupation F(eps) and blocking 1 - F(eps) (paper eqs. 1, 3); Maxwell-Boltzmann:
-/// (e^{(mu - eps)/T}, 1).
+/// An occupation factor and its slopes at one energy eps: F(eps), the blocking 1 - F(eps), their
+/// derivatives with respect to mu at fixed T, and x = (eps - mu)/T. With F = 1/(1 + e^x):
+/// dF/dmu = F (1 - F)/T and d(1 - F)/dmu = -F (1 - F)/T; since F depends on (T, mu) only
+/// through x, d/dT = x d/dmu for both. Maxwell-Boltzmann: F = e^{-x}, dF/dmu = F/T, the
+/// blocking is 1 and constant.
+#[derive(Clone, Copy)]
+struct Occupation {
+    f: f64,
+    blocking: f64,
+    df_dmu: f64,
+    dblocking_dmu: f64,
+    x: f64,
+}
+
 #[inline]
-pub fn occupation_and_blocking(c: &Conditions, eps: f64) -> (f64, f64) {
+fn occupation_slopes(c: &Conditions, eps: f64) -> Occupation {
     let x = (eps - c.mu) / c.te;
     match c.stats {
-        Statistics::FermiDirac => (occupation_from_exponent(x), occupation_from_exponent(-x)),
-        Statistics::MaxwellBoltzmann => ((-x).exp(), 1.0),
+        Statistics::FermiDirac => {
+            let (f, blocking) = (occupation_from_exponent(x), occupation_from_exponent(-x));
+            let s = f * blocking / c.te;
+            Occupation { f, blocking, df_dmu: s, dblocking_dmu: -s, x }
+        }
+        Statistics::MaxwellBoltzmann => {
+            let f = (-x).exp();
+            Occupation { f, blocking: 1.0, df_dmu: f / c.te, dblocking_dmu: 0.0, x }
+        }
     }
 }
 
-/// Sums `f` over the panels `breaks` with the rule `rule`: the one composite Gauss-Legendre
-/// loop every rate integral uses. `f` returns two integrands (upward, downward) at once.
+/// One occupation factor, F or 1 - F, as (value, d/dmu, x).
+type Factor = (f64, f64, f64);
+
+impl Occupation {
+    /// F as a [`Factor`].
+    fn occupied(&self) -> Factor {
+        (self.f, self.df_dmu, self.x)
+    }
+
+    /// 1 - F as a [`Factor`].
+    fn blocked(&self) -> Factor {
+        (self.blocking, self.dblocking_dmu, self.x)
+    }
+}
+
+/// The slopes of a product a(eps_a) b(eps_b) of two occupation factors: [d/dT, d/dmu] by the
+/// product rule, d/dT = x d/dmu for each factor.
 #[inline]
-fn integrate_pair<F: FnMut(f64) -> (f64, f64)>(rule: &GaussLegendre, breaks: &[f64], mut f: F) -> (f64, f64) {
-    let (mut up, mut down) = (0.0, 0.0);
+fn product_slopes(a: Factor, b: Factor) -> [f64; 2] {
+    let (by_mu_a, by_mu_b) = (a.1 * b.0, a.0 * b.1);
+    [a.2 * by_mu_a + b.2 * by_mu_b, by_mu_a + by_mu_b]
+}
+
+/// The integrand pair w a_up b_up (upward), w a_down b_down (downward), with its slopes when
+/// K = 6 (layout of [`with_slopes`]).
+#[inline]
+fn weighted_products<const K: usize>(w: f64, up: [Factor; 2], down: [Factor; 2]) -> [f64; K] {
+    with_slopes([w * up[0].0 * up[1].0, w * down[0].0 * down[1].0], || {
+        let (u, d) = (product_slopes(up[0], up[1]), product_slopes(down[0], down[1]));
+        [[w * u[0], w * d[0]], [w * u[1], w * d[1]]]
+    })
+}
+
+/// A rate integrand of `K` values: its `values` (K = the number of values, no slopes) or its
+/// values followed by their slopes (K = 3 x the values: the values, then each value's
+/// d/dT, then each value's d/dmu), the slopes computed only when asked for.
+#[inline]
+fn with_slopes<const V: usize, const K: usize>(values: [f64; V], slopes: impl FnOnce() -> [[f64; V]; 2]) -> [f64; K] {
+    let mut out = [0.0; K];
+    out[..V].copy_from_slice(&values);
+    if K > V {
+        let [by_te, by_mu] = slopes();
+        out[V..2 * V].copy_from_slice(&by_te);
+        out[2 * V..].copy_from_slice(&by_mu);
+    }
+    out
+}
+
+/// Sums `f` over the panels `breaks` with the rule `rule`: the one composite Gauss-Legendre
+/// loop every rate integral uses. `f` returns K integrands at once (upward and downward, and
+/// their slopes when asked for).
+#[inline]
+fn integrate_sums<const K: usize, F: FnMut(f64) -> [f64; K]>(
+    rule: &GaussLegendre,
+    breaks: &[f64],
+    mut f: F,
+) -> [f64; K] {
+    let mut sums = [0.0; K];
     for panel in breaks.windows(2) {
         let half = 0.5 * (panel[1] - panel[0]);
         let mid = 0.5 * (panel[1] + panel[0]);
-        let (mut pu, mut pd) = (0.0, 0.0);
+        let mut partial = [0.0; K];
         for (x, w) in rule.nodes().iter().zip(rule.weights()) {
-            let (u, d) = f(mid + half * x);
-            pu += w * u;
-            pd += w * d;
+            let v = f(mid + half * x);
+            for (p, v) in partial.iter_mut().zip(v) {
+                *p += w * v;
+            }
         }
-        up += half * pu;
-        down += half * pd;
+        for (s, p) in sums.iter_mut().zip(partial) {
+            *s += half * p;
+        }
     }
-    (up, down)
+    sums
 }
 
 /// Fermi-edge features (at `edges`, width 2 T) only under Fermi-Dirac statistics.
@@ -129,19 +207,50 @@ pub fn excitation_upper_limit(c: &Conditions, e: f64, q: &Quadrature) -> f64 {
 /// J_down = (g_l/g_u) K int_E^inf Omega(eps/E) F(eps - E) (1 - F(eps)) d eps,
 /// K = G sqrt(2/m_e) pi a0^2 Ry ([`excitation_prefactor`]).
 pub fn excitation(c: &Conditions, t: &Excitation, q: &Quadrature) -> (f64, f64) {
+    let [up, down] = excitation_sums(c, t, q);
+    (up, down)
+}
+
+/// [`excitation`] and its slopes, in the same quadrature pass: [[J_up, J_down], [d/dT_e],
+/// [d/dmu]] (at fixed mu, resp. T_e) [s^-1, s^-1 eV^-1]. The integrands' slopes are those of
+/// their occupation factors (F(eps) (1 - F(eps - E)) and F(eps - E) (1 - F(eps)), eqs. 5, 9), by
+/// the product rule with dF/dmu = F (1 - F)/T_e and dF/dT_e = ((eps - mu)/T_e) dF/dmu; the
+/// range [E, hi] is fixed but for its truncation point, whose contribution is of the order of
+/// the truncation error 10^-p.
+pub fn excitation_with_slopes(c: &Conditions, t: &Excitation, q: &Quadrature) -> [[f64; 2]; 3] {
+    split_slopes(excitation_sums(c, t, q))
+}
+
+/// The excitation integrals with the prefactors, and with their slopes when K = 6
+/// (layout of [`with_slopes`]).
+fn excitation_sums<const K: usize>(c: &Conditions, t: &Excitation, q: &Quadrature) -> [f64; K] {
     let e = t.energy_ev;
     let hi = excitation_upper_limit(c, e, q);
     let mut features = vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.te }];
     push_edges(c, &[c.mu, e + c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
-    let (up, down) = integrate_pair(q.rule(), &breaks[..n], |eps| {
+    let sums = integrate_sums(q.rule(), &breaks[..n], |eps| {
         let omega = collision_strength(&t.omega, eps / e);
-        let (f_in, fb_in) = occupation_and_blocking(c, eps);
-        let (f_out, fb_out) = occupation_and_blocking(c, eps - e);
-        (omega * f_in * fb_out, omega * f_out * fb_in)
+        let a = occupation_slopes(c, eps);
+        let o = occupation_slopes(c, eps - e);
+        weighted_products(omega, [a.occupied(), o.blocked()], [o.occupied(), a.blocked()])
     });
     let k = excitation_prefactor();
-    (k * up, k * down * t.g_lower / t.g_upper)
+    with_weights(sums, k, t.g_lower, t.g_upper)
+}
+
+/// `sums` (upward, downward, and their slopes) times the prefactor `k`, the downward ones also by
+/// the weights' ratio g_l/g_u (detailed balance, eqs. 9-10).
+fn with_weights<const K: usize>(mut sums: [f64; K], k: f64, g_lower: f64, g_upper: f64) -> [f64; K] {
+    for (i, s) in sums.iter_mut().enumerate() {
+        *s = if i % 2 == 0 { k * *s } else { k * *s * g_lower / g_upper };
+    }
+    sums
+}
+
+/// The 6 sums of a pair of integrals with slopes ([`with_slopes`]) as [values, d/dT_e, d/dmu].
+fn split_slopes(s: [f64; 6]) -> [[f64; 2]; 3] {
+    [[s[0], s[1]], [s[2], s[3]], [s[4], s[5]]]
 }
 
 /// Mott-BELI differential ionization cross-section of paper eq. 8, in units of
@@ -178,33 +287,54 @@ pub fn ionization_upper_limit(c: &Conditions, e: f64, q: &Quadrature) -> f64 {
 /// eps1 <-> eps2 and taken over [0, (eps0-E)/2], doubled.
 /// K_down = (g_l/g_u) e^{(E + mu)/T} K_up, integrated as F(eps1) F(eps2) (1 - F(eps0)).
 pub fn ionization(c: &Conditions, t: &Ionization, q: &Quadrature) -> (f64, f64) {
+    let [up, down] = ionization_sums(c, t, q);
+    (up, down)
+}
+
+/// [`ionization`] and its slopes, in the same quadrature pass: [[K_up, K_down], [d/dT_e],
+/// [d/dmu]] [s^-1, s^-1 eV^-1]. The outer integrand is 2 eps0 F(eps0) I(eps0) (up; 1 - F(eps0)
+/// down), so its slope is 2 eps0 (F' I + F I'), with I' the inner integral of the slope of
+/// (1 - F(eps1)) (1 - F(eps2)) (up; F(eps1) F(eps2) down), taken in the same inner pass (the
+/// occupation slopes as in [`excitation_with_slopes`]).
+pub fn ionization_with_slopes(c: &Conditions, t: &Ionization, q: &Quadrature) -> [[f64; 2]; 3] {
+    split_slopes(ionization_sums(c, t, q))
+}
+
+/// The ionization integrals with the prefactors, and with their slopes when K = 6.
+fn ionization_sums<const K: usize>(c: &Conditions, t: &Ionization, q: &Quadrature) -> [f64; K] {
     let e = t.energy_ev;
     let hi = ionization_upper_limit(c, e, q);
     let mut features = vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.te }];
     push_edges(c, &[c.mu, e + c.mu, e + 2.0 * c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
     let mut inner_features = Vec::with_capacity(3);
-    let (up, down) = integrate_pair(q.rule(), &breaks[..n], |e0| {
+    let sums = integrate_sums(q.rule(), &breaks[..n], |e0| {
         let half = 0.5 * (e0 - e);
         if half <= 0.0 {
-            return (0.0, 0.0);
+            return [0.0; K];
         }
         let a = 0.5 * ((e0 * e0 + 4.0 * e * e).sqrt() - e0);
         inner_features.clear();
         inner_features.push(Feature { at: 0.0, scale: a });
         push_edges(c, &[c.mu, 2.0 * half - c.mu], &mut inner_features);
         let (inner_breaks, m) = breakpoints(0.0, half, &inner_features);
-        let (iu, id) = integrate_pair(q.rule(), &inner_breaks[..m], |e1| {
+        let inner: [f64; K] = integrate_sums(q.rule(), &inner_breaks[..m], |e1| {
             let s = differential_ionization(&t.beli, e, e0, e1);
-            let (f1, fb1) = occupation_and_blocking(c, e1);
-            let (f2, fb2) = occupation_and_blocking(c, e0 - e - e1);
-            (s * fb1 * fb2, s * f1 * f2)
+            let o1 = occupation_slopes(c, e1);
+            let o2 = occupation_slopes(c, e0 - e - e1);
+            weighted_products(s, [o1.blocked(), o2.blocked()], [o1.occupied(), o2.occupied()])
         });
-        let (f0, fb0) = occupation_and_blocking(c, e0);
-        (2.0 * e0 * f0 * iu, 2.0 * e0 * fb0 * id)
+        let o0 = occupation_slopes(c, e0);
+        let w = 2.0 * e0;
+        with_slopes([w * o0.f * inner[0], w * o0.blocking * inner[1]], || {
+            let up = |theta: usize, slope: f64| w * (slope * o0.df_dmu * inner[0] + o0.f * inner[2 + 2 * theta]);
+            let down = |theta: usize, slope: f64| {
+                w * (slope * o0.dblocking_dmu * inner[1] + o0.blocking * inner[3 + 2 * theta])
+            };
+            [[up(0, o0.x), down(0, o0.x)], [up(1, 1.0), down(1, 1.0)]]
+        })
     });
-    let k = ionization_prefactor();
-    (k * up, k * down * t.g_lower / t.g_upper)
+    with_weights(sums, ionization_prefactor(), t.g_lower, t.g_upper)
 }
 
 /// Black-body photon flux per unit photon energy, PHI eps^2 / (e^{eps/T_r} - 1)
@@ -225,18 +355,34 @@ pub fn photoionization_upper_limit(c: &Conditions, e: f64, q: &Quadrature) -> f6
 /// L = int_E^inf sigma(eps) Phi(eps) (1 - F(eps - E)) d eps, H = int_E^inf (eps - E) sigma Phi (1-F) d eps,
 /// sigma = D0 (E/eps)^2 + D1 (E/eps)^3 [cm^2] (eq. 12).
 pub fn photoionization(c: &Conditions, t: &Photoionization, q: &Quadrature) -> (f64, f64) {
+    let [rate, heating] = photoionization_sums(c, t, q);
+    (rate, heating)
+}
+
+/// [`photoionization`] and its slopes, in the same quadrature pass: [[L, H], [d/dT_e], [d/dmu]]
+/// [s^-1, eV s^-1; per eV]: only the blocking factor 1 - F(eps - E) depends on (T_e, mu).
+pub fn photoionization_with_slopes(c: &Conditions, t: &Photoionization, q: &Quadrature) -> [[f64; 2]; 3] {
+    split_slopes(photoionization_sums(c, t, q))
+}
+
+/// The photoionization integrals, and with their slopes when K = 6.
+fn photoionization_sums<const K: usize>(c: &Conditions, t: &Photoionization, q: &Quadrature) -> [f64; K] {
     let e = t.energy_ev;
     let hi = photoionization_upper_limit(c, e, q);
     let mut features =
         vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.tr }, Feature { at: e, scale: c.te }];
     push_edges(c, &[e + c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
-    integrate_pair(q.rule(), &breaks[..n], |eps| {
+    integrate_sums(q.rule(), &breaks[..n], |eps| {
         let r = e / eps;
         let sigma = r * r * (t.d0_cm2 + t.d1_cm2 * r);
-        let (_, blocking) = occupation_and_blocking(c, eps - e);
-        let rate = sigma * black_body_flux(eps, c.tr) * blocking;
-        (rate, (eps - e) * rate)
+        let o = occupation_slopes(c, eps - e);
+        let absorbed = sigma * black_body_flux(eps, c.tr);
+        let rate = absorbed * o.blocking;
+        with_slopes([rate, (eps - e) * rate], || {
+            let by_mu = absorbed * o.dblocking_dmu;
+            [[o.x * by_mu, (eps - e) * (o.x * by_mu)], [by_mu, (eps - e) * by_mu]]
+        })
     })
 }
 
@@ -278,6 +424,53 @@ pub fn inverse_bremsstrahlung_factor(c: &Conditions, z2n: f64) -> f64 {
 /// normalisation because it is the one physical limit eq. 15 must reproduce; the C and Fortran
 /// tests check the Maxwell-Boltzmann heating against the Kramers closed form to 1e-8.
 pub fn inverse_bremsstrahlung(c: &Conditions, z2n: f64, q: &Quadrature) -> f64 {
+    let [sum] = inverse_bremsstrahlung_sums(c, q).1;
+    inverse_bremsstrahlung_factor(c, z2n) * sum
+}
+
+/// [`inverse_bremsstrahlung`] and its slopes, in the same quadrature pass: [H, dH/dT_e (mu, n_e
+/// fixed), dH/dmu (T_e, n_e fixed), dH/dn_e (T_e, mu fixed)] [eV cm^-3 s^-1, per eV, per eV,
+/// eV s^-1]. With A(w) = ln[(1 + e^eta)/(1 + e^{eta - w/T})] (eta = mu/T) the integrand's slopes
+/// are dA/dmu = s(eta) s(w/T - eta) (1 - e^{-w/T}) / T (s(x) = 1/(1 + e^{-x}), written so
+/// that no difference cancels) and dA/dT = -eta dA/dmu - (w/T^2) s(eta - w/T); Maxwell-Boltzmann
+/// (A = e^eta (1 - e^{-w/T})): dA/dmu = A/T and dA/dT = -eta dA/dmu - (w/T^2) e^{eta - w/T}. The
+/// factor is proportional to T. n_e enters only through the cut-off eps_c = hbar omega_p ~
+/// n_e^{1/2}: dH/dn_e = -factor A(eps_c)/(e^{eps_c/T_r} - 1) eps_c/(2 n_e).
+pub fn inverse_bremsstrahlung_with_slopes(c: &Conditions, z2n: f64, q: &Quadrature) -> [f64; 4] {
+    let (eps_c, [sum, by_te, by_mu]) = inverse_bremsstrahlung_sums(c, q);
+    let factor = inverse_bremsstrahlung_factor(c, z2n);
+    let (absorbed, _) = absorption_slopes(c, eps_c);
+    let at_cut = absorbed / (eps_c / c.tr).exp_m1();
+    [factor * sum, factor * (sum / c.te + by_te), factor * by_mu, -factor * at_cut * eps_c / (2.0 * c.ne)]
+}
+
+/// The absorption factor A(w) of [`inverse_bremsstrahlung_with_slopes`] and the pair
+/// (dA/dT, dA/dmu) when `SLOPES`.
+#[inline]
+fn absorption_slopes(c: &Conditions, w: f64) -> (f64, impl FnOnce() -> [f64; 2]) {
+    let eta = c.mu / c.te;
+    let (te, stats) = (c.te, c.stats);
+    let absorbed = match stats {
+        // ln(1 + e^eta) - ln(1 + e^{eta - w/T}), each term evaluated without overflow.
+        Statistics::FermiDirac => softplus(eta) - softplus(eta - w / te),
+        Statistics::MaxwellBoltzmann => eta.exp() * -(-w / te).exp_m1(),
+    };
+    let slopes = move || {
+        let (by_mu, edge) = match stats {
+            Statistics::FermiDirac => (
+                occupation_from_exponent(-eta) * occupation_from_exponent(eta - w / te) * -(-w / te).exp_m1() / te,
+                occupation_from_exponent(w / te - eta),
+            ),
+            Statistics::MaxwellBoltzmann => (absorbed / te, (eta - w / te).exp()),
+        };
+        [-eta * by_mu - w / (te * te) * edge, by_mu]
+    };
+    (absorbed, slopes)
+}
+
+/// The cut-off eps_c and the inverse-bremsstrahlung integral without its factor, with its slopes
+/// (d/dT, d/dmu of the integral alone) when K = 3.
+fn inverse_bremsstrahlung_sums<const K: usize>(c: &Conditions, q: &Quadrature) -> (f64, [f64; K]) {
     let eps_c = plasma_photon_energy(c.ne);
     let hi = inverse_bremsstrahlung_upper_limit(c, eps_c, q);
     let mut features = vec![
@@ -287,16 +480,15 @@ pub fn inverse_bremsstrahlung(c: &Conditions, z2n: f64, q: &Quadrature) -> f64 {
     ];
     push_edges(c, &[c.mu], &mut features);
     let (breaks, n) = breakpoints(eps_c, hi, &features);
-    let eta = c.mu / c.te;
-    let sum = integrate_graded(q.rule(), &breaks[..n], |w| {
-        let absorbed = match c.stats {
-            // ln(1 + e^eta) - ln(1 + e^{eta - w/T}), each term evaluated without overflow.
-            Statistics::FermiDirac => softplus(eta) - softplus(eta - w / c.te),
-            Statistics::MaxwellBoltzmann => eta.exp() * -(-w / c.te).exp_m1(),
-        };
-        absorbed / (w / c.tr).exp_m1()
+    let sums = integrate_sums(q.rule(), &breaks[..n], |w| {
+        let (absorbed, slopes) = absorption_slopes(c, w);
+        let photons = (w / c.tr).exp_m1();
+        with_slopes([absorbed / photons], || {
+            let [by_te, by_mu] = slopes();
+            [[by_te / photons], [by_mu / photons]]
+        })
     });
-    inverse_bremsstrahlung_factor(c, z2n) * sum
+    (eps_c, sums)
 }
 
 /// ln(1 + e^x) without overflow or loss of digits.

@@ -6,7 +6,7 @@
 //! and [`super::run_rk4`] choose between them.
 
 use super::host::derivatives;
-use super::state::{ElectronState, StateRates};
+use super::state::{ElectronState, Rates, StateRates};
 use super::{sample, Cr, CrSample, CrSettings};
 use crate::error::{Error, Result};
 use crate::memory;
@@ -33,15 +33,39 @@ enum Task {
     InverseBremsstrahlung,
 }
 
-/// The (up, down) pair of one task at conditions `c` (inverse bremsstrahlung: (heating per unit
-/// Z^2 N, 0)).
-fn run_task(model: &Cr, settings: &CrSettings, c: &Conditions, task: Task) -> (f64, f64) {
+/// The values of one task: its (up, down) pair (inverse bremsstrahlung: (heating per unit
+/// Z^2 N, 0)), then, when slopes were asked for, the pair's d/dT_e and d/dmu (else zero), and
+/// d/dn_e of the inverse bremsstrahlung.
+struct TaskValues {
+    pairs: [[f64; 2]; 3],
+    ib_by_ne: f64,
+}
+
+/// One task at conditions `c`, with its slopes when `slopes`.
+fn run_task(model: &Cr, settings: &CrSettings, c: &Conditions, task: Task, slopes: bool) -> TaskValues {
     let q = &settings.quadrature;
-    match task {
-        Task::Excitation(i) => integrals::excitation(c, &model.excitation_parameters()[i], q),
-        Task::Ionization(i) => integrals::ionization(c, &model.ionization_parameters()[i], q),
-        Task::Photoionization(i) => integrals::photoionization(c, &model.photoionization_parameters()[i], q),
-        Task::InverseBremsstrahlung => (integrals::inverse_bremsstrahlung(c, 1.0, q), 0.0),
+    let plain = |(up, down): (f64, f64)| TaskValues { pairs: [[up, down], [0.0; 2], [0.0; 2]], ib_by_ne: 0.0 };
+    let sloped = |pairs: [[f64; 2]; 3]| TaskValues { pairs, ib_by_ne: 0.0 };
+    match (task, slopes) {
+        (Task::Excitation(i), false) => plain(integrals::excitation(c, &model.excitation_parameters()[i], q)),
+        (Task::Excitation(i), true) => {
+            sloped(integrals::excitation_with_slopes(c, &model.excitation_parameters()[i], q))
+        }
+        (Task::Ionization(i), false) => plain(integrals::ionization(c, &model.ionization_parameters()[i], q)),
+        (Task::Ionization(i), true) => {
+            sloped(integrals::ionization_with_slopes(c, &model.ionization_parameters()[i], q))
+        }
+        (Task::Photoionization(i), false) => {
+            plain(integrals::photoionization(c, &model.photoionization_parameters()[i], q))
+        }
+        (Task::Photoionization(i), true) => {
+            sloped(integrals::photoionization_with_slopes(c, &model.photoionization_parameters()[i], q))
+        }
+        (Task::InverseBremsstrahlung, false) => plain((integrals::inverse_bremsstrahlung(c, 1.0, q), 0.0)),
+        (Task::InverseBremsstrahlung, true) => {
+            let [h, by_te, by_mu, by_ne] = integrals::inverse_bremsstrahlung_with_slopes(c, 1.0, q);
+            TaskValues { pairs: [[h, 0.0], [by_te, 0.0], [by_mu, 0.0]], ib_by_ne: by_ne }
+        }
     }
 }
 
@@ -55,7 +79,8 @@ fn tasks(model: &Cr) -> Vec<Task> {
     t
 }
 
-fn store(rates: &mut StateRates, task: Task, (up, down): (f64, f64)) {
+/// Stores the pair `(up, down)` of `task` in `rates`.
+fn store_pair(rates: &mut Rates, task: Task, [up, down]: [f64; 2]) {
     match task {
         Task::Excitation(i) => (rates.excitation_up[i], rates.excitation_down[i]) = (up, down),
         Task::Ionization(i) => (rates.ionization_up[i], rates.ionization_down[i]) = (up, down),
@@ -64,32 +89,51 @@ fn store(rates: &mut StateRates, task: Task, (up, down): (f64, f64)) {
     }
 }
 
+/// Stores the values of `task` in `rates` (and its slopes when `rates` holds slopes).
+fn store(rates: &mut StateRates, task: Task, v: &TaskValues) {
+    store_pair(&mut rates.rates, task, v.pairs[0]);
+    if let Some(s) = &mut rates.slopes {
+        store_pair(&mut s.by_te, task, v.pairs[1]);
+        store_pair(&mut s.by_mu, task, v.pairs[2]);
+        if let Task::InverseBremsstrahlung = task {
+            s.ib_by_ne = v.ib_by_ne;
+        }
+    }
+}
+
 /// The rates at one set of conditions (T_e, mu, n_e) on the CPU.
 pub(super) fn rates_at_conditions(model: &Cr, settings: &CrSettings, c: &Conditions) -> Result<StateRates> {
     let tasks = tasks(model);
-    let values: Vec<(f64, f64)> = tasks.par_iter().map(|&t| run_task(model, settings, c, t)).collect();
-    let mut rates = StateRates::zeroed(c, model.excitations().len(), model.ionizations().len())?;
-    for (&t, v) in tasks.iter().zip(values) {
+    let values: Vec<TaskValues> = tasks.par_iter().map(|&t| run_task(model, settings, c, t, false)).collect();
+    let mut rates = StateRates::zeroed(c, model.excitations().len(), model.ionizations().len(), false)?;
+    for (&t, v) in tasks.iter().zip(&values) {
         store(&mut rates, t, v);
     }
     rates.check_finite()
 }
 
-/// [`super::rates_at`] on the CPU: the temperature inversions, then every (state, task) pair in
-/// parallel.
-pub(super) fn rates_at(model: &Cr, settings: &CrSettings, states: &[ElectronState]) -> Result<Vec<Result<StateRates>>> {
+/// [`super::rates_at`] on the CPU (with the slopes when `slopes`): the temperature inversions,
+/// then every (state, task) pair in parallel.
+pub(super) fn rates_at(
+    model: &Cr,
+    settings: &CrSettings,
+    states: &[ElectronState],
+    slopes: bool,
+) -> Result<Vec<Result<StateRates>>> {
     let conds: Vec<Result<Conditions>> = states.par_iter().map(|&s| conditions(settings, s)).collect();
     let tasks = tasks(model);
     let pairs: Vec<(usize, Task)> =
         (0..states.len()).filter(|&s| conds[s].is_ok()).flat_map(|s| tasks.iter().map(move |&t| (s, t))).collect();
-    let values: Vec<(f64, f64)> =
-        pairs.par_iter().map(|&(s, t)| run_task(model, settings, conds[s].as_ref().expect("filtered"), t)).collect();
+    let values: Vec<TaskValues> = pairs
+        .par_iter()
+        .map(|&(s, t)| run_task(model, settings, conds[s].as_ref().expect("filtered"), t, slopes))
+        .collect();
     let (n_exc, n_ion) = (model.excitations().len(), model.ionizations().len());
     let mut out: Vec<Result<StateRates>> = memory::try_collect(
         "the rates of the states",
-        conds.into_iter().map(|c| Ok(c.and_then(|c| StateRates::zeroed(&c, n_exc, n_ion)))),
+        conds.into_iter().map(|c| Ok(c.and_then(|c| StateRates::zeroed(&c, n_exc, n_ion, slopes)))),
     )?;
-    for (&(s, t), v) in pairs.iter().zip(values) {
+    for (&(s, t), v) in pairs.iter().zip(&values) {
         if let Ok(r) = &mut out[s] {
             store(r, t, v);
         }

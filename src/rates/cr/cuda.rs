@@ -5,7 +5,7 @@
 //! the end: no host round trip inside the run unless a progress callback or a time limit is set
 //! (then the host waits for each launch to report how far the run is).
 
-use super::state::{ElectronState, StateRates};
+use super::state::{ElectronState, Rates, StateRates};
 use super::{sample, Cr, CrSample, CrSettings};
 use crate::backend::CudaDevice;
 use crate::error::{Error, Result};
@@ -158,14 +158,15 @@ fn resident(device: &CudaDevice, model: &Cr, settings: &CrSettings) -> Result<Ar
 }
 
 /// The rates of `model` at each of `states` on the device (see [`super::rates_at`]),
-/// Newton's eta = mu/T of each inversion started from `eta_guesses` (NaN: no guess): upload the
-/// states, two launches (inversions; rates), one download.
+/// Newton's eta = mu/T of each inversion started from `eta_guesses` (NaN: no guess), with the
+/// rates' slopes when `slopes`: upload the states, two launches (inversions; rates), one download.
 pub(super) fn rates_at(
     device: &CudaDevice,
     model: &Cr,
     settings: &CrSettings,
     states: &[ElectronState],
     eta_guesses: &[f64],
+    slopes: bool,
 ) -> Result<Vec<Result<StateRates>>> {
     if states.is_empty() {
         return Ok(Vec::new());
@@ -189,7 +190,7 @@ pub(super) fn rates_at(
     // SAFETY: the arguments match cr_conditions_kernel's parameters; packed holds 2 doubles per
     // state, guesses 1, conditions 2, status 1.
     unsafe { builder.launch(blocks(states.len())) }?;
-    state_rates_on_device(device, model, settings, &resident, states, &packed, &conditions, &status)
+    state_rates_on_device(device, model, settings, &resident, states, &packed, &conditions, &status, slopes)
 }
 
 /// The rates of `model` at one state given by its conditions (T_e, mu, n_e) on the device: the
@@ -205,7 +206,7 @@ pub(super) fn rates_at_conditions(
     let packed = pack_states(device, &[state])?;
     let conditions = device.upload(&[c.te, c.mu])?;
     let status = device.zeros::<i64>(1)?;
-    state_rates_on_device(device, model, settings, &resident, &[state], &packed, &conditions, &status)?
+    state_rates_on_device(device, model, settings, &resident, &[state], &packed, &conditions, &status, false)?
         .pop()
         .expect("one state")
 }
@@ -222,7 +223,8 @@ fn pack_states(device: &CudaDevice, states: &[ElectronState]) -> Result<CudaSlic
     device.upload(&packed)
 }
 
-/// The rates kernel over `states` whose (T_e, mu) and status are on the device, and the download.
+/// The rates kernel over `states` whose (T_e, mu) and status are on the device (its twin with the
+/// slopes when `slopes`), and the download.
 #[allow(clippy::too_many_arguments)] // the device buffers of one evaluation
 fn state_rates_on_device(
     device: &CudaDevice,
@@ -233,13 +235,17 @@ fn state_rates_on_device(
     packed: &CudaSlice<f64>,
     conditions: &CudaSlice<f64>,
     status: &CudaSlice<i64>,
+    slopes: bool,
 ) -> Result<Vec<Result<StateRates>>> {
     let launch = launch_parameters(model, settings, states.len())?;
     let (n_exc, n_ion) = (model.excitations().len(), model.ionizations().len());
-    let stride = 2 * n_exc + 4 * n_ion + 1;
+    let rates_len = 2 * n_exc + 4 * n_ion + 1;
+    // With the slopes: the rates, their d/dT_e, their d/dmu, d/dn_e of the inverse bremsstrahlung.
+    let stride = if slopes { 3 * rates_len + 1 } else { rates_len };
     let mut out = device.zeros::<f64>(memory::elements::<f64>("the rates of the states", stride, states.len())?)?;
     let per_state = n_ion + (n_exc + n_ion + 1).div_ceil(CR_BLOCK as usize / 32);
-    let rates_kernel = device.function(FILE, SOURCE, "cr_state_rates_kernel")?;
+    let kernel = if slopes { "cr_state_slopes_kernel" } else { "cr_state_rates_kernel" };
+    let rates_kernel = device.function(FILE, SOURCE, kernel)?;
     let mut builder = device.stream().launch_builder(&rates_kernel);
     builder
         .arg(&launch)
@@ -251,8 +257,8 @@ fn state_rates_on_device(
         .arg(conditions)
         .arg(status)
         .arg(&mut out);
-    // SAFETY: the arguments match cr_state_rates_kernel's parameters; packed and conditions hold
-    // 2 doubles per state, status 1, out `stride`.
+    // SAFETY: the arguments match cr_state_rates_kernel's (and cr_state_slopes_kernel's)
+    // parameters; packed and conditions hold 2 doubles per state, status 1, out `stride`.
     unsafe { builder.launch(blocks(states.len().saturating_mul(per_state))) }?;
     let mut host_status = memory::filled("the status of the states", states.len(), 0i64)?;
     let mut host_conditions = memory::filled("the conditions of the states", 2 * states.len(), 0.0)?;
@@ -272,12 +278,15 @@ fn state_rates_on_device(
                 &host_out[s * stride..(s + 1) * stride],
                 n_exc,
                 n_ion,
+                slopes,
             ))
         }),
     )
 }
 
-/// One state's rates from the kernels' outputs, or its error (as the CPU path reports it).
+/// One state's rates (and slopes when `slopes`) from the kernels' outputs, or its error (as the
+/// CPU path reports it).
+#[allow(clippy::too_many_arguments)] // one state's slices of the downloads
 fn state_rates(
     settings: &CrSettings,
     state: &ElectronState,
@@ -286,6 +295,7 @@ fn state_rates(
     o: &[f64],
     n_exc: usize,
     n_ion: usize,
+    slopes: bool,
 ) -> Result<StateRates> {
     let (u, ne) = (state.energy_density, state.ne_cm3);
     match status {
@@ -307,16 +317,29 @@ fn state_rates(
         ));
     }
     let c = Conditions { stats: settings.stats, te, mu: te_mu[1], ne, tr: settings.tr_ev };
-    let mut r = StateRates::zeroed(&c, n_exc, n_ion)?;
-    let (exc, rest) = o.split_at(2 * n_exc);
-    r.excitation_up.copy_from_slice(&exc[..n_exc]);
-    r.excitation_down.copy_from_slice(&exc[n_exc..]);
-    r.ionization_up.copy_from_slice(&rest[..n_ion]);
-    r.ionization_down.copy_from_slice(&rest[n_ion..2 * n_ion]);
-    r.photo_rate.copy_from_slice(&rest[2 * n_ion..3 * n_ion]);
-    r.photo_heating.copy_from_slice(&rest[3 * n_ion..4 * n_ion]);
-    r.ib_per_z2n = rest[4 * n_ion];
+    let mut r = StateRates::zeroed(&c, n_exc, n_ion, slopes)?;
+    let len = 2 * n_exc + 4 * n_ion + 1;
+    unpack_rates(&mut r.rates, &o[..len]);
+    if let Some(s) = &mut r.slopes {
+        unpack_rates(&mut s.by_te, &o[len..2 * len]);
+        unpack_rates(&mut s.by_mu, &o[2 * len..3 * len]);
+        s.ib_by_ne = o[3 * len];
+    }
     r.check_finite()
+}
+
+/// `rates` from one block of the kernel's output: J_up, J_down, K_up, K_down, L, H_L, the
+/// inverse-bremsstrahlung heating.
+fn unpack_rates(rates: &mut Rates, o: &[f64]) {
+    let (n_exc, n_ion) = (rates.excitation_up.len(), rates.ionization_up.len());
+    let (exc, rest) = o.split_at(2 * n_exc);
+    rates.excitation_up.copy_from_slice(&exc[..n_exc]);
+    rates.excitation_down.copy_from_slice(&exc[n_exc..]);
+    rates.ionization_up.copy_from_slice(&rest[..n_ion]);
+    rates.ionization_down.copy_from_slice(&rest[n_ion..2 * n_ion]);
+    rates.photo_rate.copy_from_slice(&rest[2 * n_ion..3 * n_ion]);
+    rates.photo_heating.copy_from_slice(&rest[3 * n_ion..4 * n_ion]);
+    rates.ib_per_z2n = rest[4 * n_ion];
 }
 
 /// `CrLaunch` of rates.cu (same field order): the scalars of one kernel launch.

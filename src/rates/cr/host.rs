@@ -3,7 +3,7 @@
 //! any n x n matrix, straight into the right-hand side. The rates come from the backend in force
 //! ([`super::rates_at`]).
 
-use super::state::{ElectronState, StateRates};
+use super::state::{ElectronState, Rates};
 use super::{rates_at, rates_at_temperature, Cr, CrSettings};
 use crate::error::{require_finite_result, Error, Result};
 use crate::memory;
@@ -27,12 +27,7 @@ pub struct RateMatrices {
 /// - ionization l -> k: l to k at K_up + L, k to l at K_down; energy E K_down on k, H_L - E K_up
 ///   on l (photoelectron heating H_L);
 /// - inverse bremsstrahlung: heating per unit sum_Z Z^2 N_Z times Z_l^2 on every level l.
-fn flows(
-    model: &Cr,
-    rates: &StateRates,
-    mut transfer: impl FnMut(usize, usize, f64),
-    mut energy: impl FnMut(usize, f64),
-) {
+fn flows(model: &Cr, rates: &Rates, mut transfer: impl FnMut(usize, usize, f64), mut energy: impl FnMut(usize, f64)) {
     for (i, x) in model.excitations().iter().enumerate() {
         let (up, down) = (rates.excitation_up[i], rates.excitation_down[i]);
         transfer(x.lower, x.upper, up);
@@ -61,7 +56,7 @@ pub fn rate_matrices(model: &Cr, settings: &CrSettings, te_ev: f64, ne_cm3: f64)
     let mut m_energy = memory::filled("the energy rates m_energy", n, 0.0)?;
     flows(
         model,
-        &rates,
+        &rates.rates,
         |from, to, rate| {
             m[to + n * from] += rate;
             m[from + n * from] -= rate;
@@ -77,7 +72,7 @@ pub fn rate_matrices(model: &Cr, settings: &CrSettings, te_ev: f64, ne_cm3: f64)
 /// The whole system at one electron state as a matrix: d(N, u)/dt = R y for y = (N, u) at that
 /// state's rates, R row-major `(n + 1) x (n + 1)` (its last column, the u column, is zero: the
 /// rates depend on u only through (T_e, mu)). R[i (n+1) + j] [s^-1, or eV s^-1 per ion in row n].
-pub(super) fn system_matrix(model: &Cr, rates: &StateRates) -> Result<Vec<f64>> {
+pub(super) fn system_matrix(model: &Cr, rates: &Rates) -> Result<Vec<f64>> {
     let n = model.n_levels();
     let dim = n + 1;
     let mut r = memory::filled(
@@ -159,7 +154,7 @@ pub(super) fn derivatives(
     let mut du = 0.0;
     flows(
         model,
-        &rates,
+        &rates.rates,
         |from, to, rate| {
             let flow = rate * y[from];
             dy[to] += flow;

@@ -14,8 +14,9 @@
 //! Two integrators: [`run_rk4`], classical fourth-order Runge-Kutta with a fixed step as in the
 //! paper (on a CUDA backend the whole run stays on the device: one kernel advances many steps,
 //! recomputing every rate at every stage); and [`run_stiff`] / [`run_stiff_systems`], the adaptive
-//! L-stable Rosenbrock method ROS4 with the Jacobian that the CR structure gives for two extra rate
-//! evaluations ([`stiff`]), for the stiff systems CR models are, one or many at once.
+//! L-stable Rosenbrock method ROS4 with the Jacobian that the CR structure gives, its electron
+//! columns from the rates' analytic derivatives ([`rates_with_slopes_at`], [`stiff`]), for the
+//! stiff systems CR models are, one or many at once.
 
 mod cpu;
 mod cuda;
@@ -26,8 +27,8 @@ mod stiff;
 
 pub use host::{rate_matrices, RateMatrices};
 pub use model::{Cr, CrExcitation, CrIonization};
-pub use state::{ElectronState, StateRates};
-pub use stiff::StiffTolerances;
+pub use state::{ElectronState, RateSlopes, Rates, StateRates};
+pub use stiff::{Jacobian, StiffCounts, StiffTolerances};
 
 use super::{PlasmaState, Quadrature, Statistics};
 use crate::backend::{self, Backend};
@@ -160,6 +161,19 @@ pub fn run_stiff_systems(
     sample_times_s: &[f64],
     tolerances: &StiffTolerances,
 ) -> Result<Vec<Vec<CrSample>>> {
+    let runs = run_stiff_systems_counted(model, settings, ys, sample_times_s, tolerances)?;
+    Ok(runs.into_iter().map(|(samples, _)| samples).collect())
+}
+
+/// [`run_stiff_systems`] with what each system's run took (steps accepted and rejected, rate
+/// evaluations).
+pub fn run_stiff_systems_counted(
+    model: &Cr,
+    settings: &CrSettings,
+    ys: &[Vec<f64>],
+    sample_times_s: &[f64],
+    tolerances: &StiffTolerances,
+) -> Result<Vec<(Vec<CrSample>, StiffCounts)>> {
     if ys.is_empty() {
         return Err(Error::invalid("n_systems", "must be >= 1, got 0"));
     }
@@ -206,20 +220,33 @@ pub fn derivatives(model: &Cr, settings: &CrSettings, y: &[f64]) -> Result<(Vec<
 /// state outside the rates' domain fails alone). Errors of the call itself (device, memory) are
 /// the outer error.
 pub fn rates_at(model: &Cr, settings: &CrSettings, states: &[ElectronState]) -> Result<Vec<Result<StateRates>>> {
-    rates_at_near(model, settings, states, &vec![f64::NAN; states.len()])
+    rates_at_near(model, settings, states, &vec![f64::NAN; states.len()], false)
 }
 
-/// [`rates_at`] with a guess of each state's eta = mu/T_e (NaN: none) for the temperature
-/// inversion (the GPU's Newton starts from it; the integrators pass the last state's value).
+/// [`rates_at`] with every rate's derivatives by T_e, mu and n_e ([`StateRates::slopes`],
+/// computed in the same quadrature pass; [`StateRates::by_density_and_energy`] turns them into
+/// derivatives by the state's n_e and u): what the stiff integrator's Jacobian is made of.
+pub fn rates_with_slopes_at(
+    model: &Cr,
+    settings: &CrSettings,
+    states: &[ElectronState],
+) -> Result<Vec<Result<StateRates>>> {
+    rates_at_near(model, settings, states, &vec![f64::NAN; states.len()], true)
+}
+
+/// [`rates_at`] (with the slopes when `slopes`) with a guess of each state's eta = mu/T_e (NaN:
+/// none) for the temperature inversion (the GPU's Newton starts from it; the integrators pass the
+/// last state's value).
 pub(super) fn rates_at_near(
     model: &Cr,
     settings: &CrSettings,
     states: &[ElectronState],
     eta_guesses: &[f64],
+    slopes: bool,
 ) -> Result<Vec<Result<StateRates>>> {
     match backend::current()? {
-        Backend::Cpu => cpu::rates_at(model, settings, states),
-        Backend::Cuda(d) => cuda::rates_at(&d, model, settings, states, eta_guesses),
+        Backend::Cpu => cpu::rates_at(model, settings, states, slopes),
+        Backend::Cuda(d) => cuda::rates_at(&d, model, settings, states, eta_guesses, slopes),
     }
 }
 

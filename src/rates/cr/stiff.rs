@@ -11,11 +11,14 @@
 //! Jacobian from the structure of the CR system: f(y) = R(u, n_e) y for y = (N, u), with the
 //! rates R depending on y only through n_e = z.N (z the level charges) and u. Hence
 //!   J = R + (dR/dn_e y) z^T + (dR/du y) e_u^T,
-//! exact but for the two columns dR/dn_e y and dR/du y, taken as one-sided differences of R y
-//! at n_e (1 - EPS) and u (1 + EPS) (directions that keep u above the Fermi ground state). A step
-//! costs five rate evaluations (the state, its two neighbours, stages 2 and 3), where a
-//! finite-difference Jacobian costs one per unknown. Every cell's evaluations of a stage go to
-//! the backend in one call ([`super::rates_at`]): on a GPU one launch for all cells.
+//! with the two columns from the rates' analytic derivatives by T_e and mu, computed in the same
+//! quadrature pass as the rates ([`super::rates_with_slopes_at`]) and chained to n_e and u
+//! through the electron gas's (T_e, mu)(n_e, u) ([`StateRates::by_density_and_energy`]). A step
+//! costs three rate evaluations (the state with its slopes, stages 2 and 3). The alternative
+//! [`Jacobian::FiniteDifference`] takes the two columns as one-sided differences of R y at
+//! n_e (1 - EPS) and u (1 + EPS) (five evaluations per step); it is kept for the comparison
+//! of the two (tests/cr.rs, bench/rates_bench.rs). Every cell's evaluations of a stage go to the
+//! backend in one call ([`super::rates_at`]): on a GPU one launch for all cells.
 //!
 //! Step control: the weighted RMS norm of the error with weights atol_j + rtol max(|y_j|,
 //! |y_new_j|); h_next = h min(5, max(0.2, 0.9 err^{-1/4})) after acceptance, h max(0.1, min(0.5,
@@ -29,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::math::dense::Lu;
 use crate::memory;
 use crate::progress::Tracker;
+use crate::rates::Statistics;
 use rayon::prelude::*;
 
 /// Error control of [`super::run_stiff`].
@@ -43,12 +47,40 @@ pub struct StiffTolerances {
     pub initial_step_s: f64,
     /// Step limit (accepted and rejected) of each system over the whole run.
     pub max_steps: u64,
+    /// How the two electron columns of the Jacobian are made.
+    pub jacobian: Jacobian,
 }
 
 impl Default for StiffTolerances {
     fn default() -> Self {
-        StiffTolerances { rtol: 1e-6, atol_fraction: 1e-10, initial_step_s: 1e-18, max_steps: 1_000_000 }
+        StiffTolerances {
+            rtol: 1e-6,
+            atol_fraction: 1e-10,
+            initial_step_s: 1e-18,
+            max_steps: 1_000_000,
+            jacobian: Jacobian::Analytic,
+        }
     }
+}
+
+/// The columns dR/dn_e y and dR/du y of the stiff integrator's Jacobian (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Jacobian {
+    /// From the rates' derivatives (the default).
+    Analytic,
+    /// One-sided differences at n_e (1 - 1e-5) and u (1 + 1e-5): the integrator before the
+    /// analytic derivatives, kept to compare the two.
+    FiniteDifference,
+}
+
+/// What one system's run took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StiffCounts {
+    /// Steps accepted and rejected.
+    pub accepted: u64,
+    pub rejected: u64,
+    /// Rate evaluations (electron states whose rates were computed, slopes included).
+    pub rate_evaluations: u64,
 }
 
 /// ROS4, L-stable set (Hairer & Wanner Table 7.2), in the G = I/(gamma h) - J form.
@@ -84,6 +116,7 @@ struct Cell {
     h: f64,
     next_sample: usize,
     steps: u64,
+    counts: StiffCounts,
     atol: Vec<f64>,
     linear: Option<Linearization>,
     /// eta = mu/T_e at the last linearisation (NaN before the first): the inversions' start.
@@ -150,33 +183,70 @@ fn clip_populations(new: &mut [f64], old: &[f64], atol: &[f64], rtol: f64) -> bo
     true
 }
 
-/// J = R + d_ne z^T + d_u e_u^T from the rates at y and at its two neighbours (module docs).
-fn linearize(model: &Cr, y: &[f64], rates: [&StateRates; 3], states: [ElectronState; 3]) -> Result<Linearization> {
+/// J = R + by_ne z^T + by_u e_u^T for the system matrix R at y (row-major, `jac` on entry) and
+/// the columns by_ne = dR/dn_e y, by_u = dR/du y (module docs).
+fn with_electron_columns(model: &Cr, mut jac: Vec<f64>, by_ne: &[f64], by_u: &[f64]) -> Vec<f64> {
     let n = model.n_levels();
     let dim = n + 1;
-    let mut jac = system_matrix(model, rates[0])?;
-    let f0 = apply(&jac, y);
-    let f_ne = apply(&system_matrix(model, rates[1])?, y);
-    let f_u = apply(&system_matrix(model, rates[2])?, y);
-    let d_ne = states[1].ne_cm3 - states[0].ne_cm3;
-    let d_u = states[2].energy_density - states[0].energy_density;
     for i in 0..dim {
-        let by_ne = (f_ne[i] - f0[i]) / d_ne;
         for (j, z) in model.charges().iter().enumerate() {
-            jac[i * dim + j] += by_ne * z;
+            jac[i * dim + j] += by_ne[i] * z;
         }
-        jac[i * dim + n] += (f_u[i] - f0[i]) / d_u;
+        jac[i * dim + n] += by_u[i];
     }
-    Ok(Linearization { f0, jac })
+    jac
 }
 
-/// The electron states of y and of its two neighbours (n_e (1 - EPS), u (1 + EPS)).
-fn neighbourhood(state: ElectronState) -> [ElectronState; 3] {
-    [
-        state,
-        ElectronState { ne_cm3: state.ne_cm3 * (1.0 - EPS), ..state },
-        ElectronState { energy_density: state.energy_density * (1.0 + EPS), ..state },
-    ]
+/// The linearisation at y from its rates with their slopes ([`Jacobian::Analytic`]).
+fn linearize(model: &Cr, stats: Statistics, y: &[f64], rates: &StateRates) -> Result<Linearization> {
+    let jac = system_matrix(model, &rates.rates)?;
+    let f0 = apply(&jac, y);
+    let (by_ne, by_u) = rates.by_density_and_energy(stats).expect("the rates were asked with their slopes");
+    let by_ne = apply(&system_matrix(model, &by_ne)?, y);
+    let by_u = apply(&system_matrix(model, &by_u)?, y);
+    Ok(Linearization { jac: with_electron_columns(model, jac, &by_ne, &by_u), f0 })
+}
+
+/// The linearisation at y from the rates at y and at its two neighbours
+/// ([`Jacobian::FiniteDifference`]).
+fn linearize_by_differences(
+    model: &Cr,
+    y: &[f64],
+    rates: [&StateRates; 3],
+    states: [ElectronState; 3],
+) -> Result<Linearization> {
+    let jac = system_matrix(model, &rates[0].rates)?;
+    let f0 = apply(&jac, y);
+    let f_ne = apply(&system_matrix(model, &rates[1].rates)?, y);
+    let f_u = apply(&system_matrix(model, &rates[2].rates)?, y);
+    let d_ne = states[1].ne_cm3 - states[0].ne_cm3;
+    let d_u = states[2].energy_density - states[0].energy_density;
+    let by_ne: Vec<f64> = f_ne.iter().zip(&f0).map(|(a, b)| (a - b) / d_ne).collect();
+    let by_u: Vec<f64> = f_u.iter().zip(&f0).map(|(a, b)| (a - b) / d_u).collect();
+    Ok(Linearization { jac: with_electron_columns(model, jac, &by_ne, &by_u), f0 })
+}
+
+impl Jacobian {
+    /// The electron states at which a linearisation at `state` needs rates: the state alone (with
+    /// the slopes), or the state and its two neighbours (n_e (1 - EPS), u (1 + EPS)).
+    fn states(self, state: ElectronState) -> Vec<ElectronState> {
+        match self {
+            Jacobian::Analytic => vec![state],
+            Jacobian::FiniteDifference => vec![
+                state,
+                ElectronState { ne_cm3: state.ne_cm3 * (1.0 - EPS), ..state },
+                ElectronState { energy_density: state.energy_density * (1.0 + EPS), ..state },
+            ],
+        }
+    }
+
+    /// How many states [`Jacobian::states`] gives.
+    fn states_per_linearisation(self) -> usize {
+        match self {
+            Jacobian::Analytic => 1,
+            Jacobian::FiniteDifference => 3,
+        }
+    }
 }
 
 /// x = y + sum_j a_j k_j.
@@ -192,7 +262,7 @@ fn stage(lu: &Lu, f: &[f64], h: f64, terms: &[(f64, &[f64])]) -> Vec<f64> {
 }
 
 /// The run of [`super::run_stiff_systems`] (states checked), reporting the mean simulated time of
-/// the systems to `tracker`.
+/// the systems to `tracker`: each system's samples and counts.
 pub(super) fn run(
     model: &Cr,
     settings: &CrSettings,
@@ -200,7 +270,7 @@ pub(super) fn run(
     times: &[f64],
     tol: &StiffTolerances,
     tracker: &mut Tracker,
-) -> Result<Vec<Vec<CrSample>>> {
+) -> Result<Vec<(Vec<CrSample>, StiffCounts)>> {
     check_tolerances(tol, times)?;
     let n = model.n_levels();
     let dim = n + 1;
@@ -218,6 +288,7 @@ pub(super) fn run(
                 h: tol.initial_step_s,
                 next_sample: 0,
                 steps: 0,
+                counts: StiffCounts::default(),
                 atol,
                 linear: None,
                 eta: f64::NAN,
@@ -230,35 +301,42 @@ pub(super) fn run(
         if active.is_empty() {
             break;
         }
-        // 1. Linearise the systems that moved: each state and its two neighbours in one call.
+        // 1. Linearise the systems that moved: each state (and its neighbours) in one call.
         let moved: Vec<usize> = active.iter().copied().filter(|&c| cells[c].linear.is_none()).collect();
         if !moved.is_empty() {
-            let mut states = memory::with_capacity("the electron states", 3 * moved.len())?;
-            let mut guesses = memory::with_capacity("the electron states", 3 * moved.len())?;
+            let per_cell = tol.jacobian.states_per_linearisation();
+            let mut states = memory::with_capacity("the electron states", per_cell * moved.len())?;
+            let mut guesses = memory::with_capacity("the electron states", per_cell * moved.len())?;
             for &c in &moved {
                 let state = electron_state(model, "y", &cells[c].y).map_err(|e| about_cell(n_cells, c, e))?;
-                states.extend(neighbourhood(state));
-                guesses.extend([cells[c].eta; 3]);
+                states.extend(tol.jacobian.states(state));
+                guesses.extend(std::iter::repeat_n(cells[c].eta, per_cell));
+                cells[c].counts.rate_evaluations += per_cell as u64;
             }
-            let rates = rates_at_near(model, settings, &states, &guesses)?;
+            let analytic = tol.jacobian == Jacobian::Analytic;
+            let rates = rates_at_near(model, settings, &states, &guesses, analytic)?;
             let linears: Vec<Result<Linearization>> = moved
                 .par_iter()
                 .enumerate()
                 .map(|(i, &c)| {
-                    let r = |k: usize| rates[3 * i + k].as_ref().map_err(|e| e.clone());
-                    let s = [states[3 * i], states[3 * i + 1], states[3 * i + 2]];
+                    let r = |k: usize| rates[per_cell * i + k].as_ref().map_err(|e| e.clone());
+                    let s = &states[per_cell * i..per_cell * (i + 1)];
                     let rename = |e: Error| about_cell(n_cells, c, rename_energy_error("y", n, s[0].ne_cm3, e));
-                    linearize(
-                        model,
-                        &cells[c].y,
-                        [r(0).map_err(rename)?, r(1).map_err(rename)?, r(2).map_err(rename)?],
-                        s,
-                    )
+                    if analytic {
+                        linearize(model, settings.stats, &cells[c].y, r(0).map_err(rename)?)
+                    } else {
+                        linearize_by_differences(
+                            model,
+                            &cells[c].y,
+                            [r(0).map_err(rename)?, r(1).map_err(rename)?, r(2).map_err(rename)?],
+                            [s[0], s[1], s[2]],
+                        )
+                    }
                 })
                 .collect();
             for (i, (&c, l)) in moved.iter().zip(linears).enumerate() {
                 cells[c].linear = Some(l?);
-                if let Ok(r) = &rates[3 * i] {
+                if let Ok(r) = &rates[per_cell * i] {
                     cells[c].eta = r.mu_ev / r.te_ev;
                 }
             }
@@ -294,6 +372,7 @@ pub(super) fn run(
                     }
                     None => {
                         cell.h = 0.25 * h;
+                        cell.counts.rejected += 1;
                         None
                     }
                 })
@@ -317,6 +396,9 @@ pub(super) fn run(
                 })
                 .collect();
             let guesses: Vec<f64> = trials.iter().map(|tr| cells[tr.cell].eta).collect();
+            for tr in &trials {
+                cells[tr.cell].counts.rate_evaluations += 1;
+            }
             let evaluated = evaluate(model, settings, &points, &guesses)?;
             // Each trial's next stages, in parallel: Ok(trial) goes on, Err(Ok((cell, h))) left the
             // domain (shorter step), Err(Err(e)) fails the call.
@@ -326,7 +408,7 @@ pub(super) fn run(
                 .zip(evaluated)
                 .map(|((mut tr, point), f)| {
                     let f = match f {
-                        Ok(rates) => match system_matrix(model, &rates) {
+                        Ok(rates) => match system_matrix(model, &rates.rates) {
                             Ok(r) => apply(&r, &point),
                             Err(e) => return Err(Err(e)),
                         },
@@ -350,7 +432,10 @@ pub(super) fn run(
             for a in advanced {
                 match a {
                     Ok(tr) => kept.push(tr),
-                    Err(Ok((c, h))) => cells[c].h = 0.25 * h,
+                    Err(Ok((c, h))) => {
+                        cells[c].h = 0.25 * h;
+                        cells[c].counts.rejected += 1;
+                    }
                     Err(Err(e)) => return Err(e),
                 }
             }
@@ -377,6 +462,7 @@ pub(super) fn run(
                 cell.y = y_new;
                 cell.linear = None;
                 cell.h = tr.h * factor.clamp(0.2, 5.0);
+                cell.counts.accepted += 1;
                 if tr.last {
                     cell.samples.push((cell.t, cell.y.clone()));
                     cell.next_sample += 1;
@@ -387,6 +473,7 @@ pub(super) fn run(
                 // Too large an error (factor < 0.9), or a population driven below zero by more
                 // than its error allowance (then halve).
                 cell.h = tr.h * if err > 1.0 { factor.clamp(0.1, 0.5) } else { 0.5 };
+                cell.counts.rejected += 1;
             }
         }
         for &c in &active {
@@ -413,7 +500,7 @@ pub(super) fn run(
             for (t, y) in &cell.samples {
                 out.push(sample(model, settings.stats, *t, y).map_err(|e| about_cell(n_cells, c, e))?);
             }
-            Ok(out)
+            Ok((out, cell.counts))
         })
         .collect()
 }
@@ -429,7 +516,7 @@ fn evaluate(
     let states: Vec<Result<ElectronState>> = points.iter().map(|p| electron_state(model, "y", p)).collect();
     let valid: Vec<ElectronState> = states.iter().filter_map(|s| s.as_ref().ok().copied()).collect();
     let valid_guesses: Vec<f64> = states.iter().zip(guesses).filter(|(s, _)| s.is_ok()).map(|(_, &g)| g).collect();
-    let mut rates = rates_at_near(model, settings, &valid, &valid_guesses)?.into_iter();
+    let mut rates = rates_at_near(model, settings, &valid, &valid_guesses, false)?.into_iter();
     Ok(states.into_iter().map(|s| s.and_then(|_| rates.next().expect("one result per valid state"))).collect())
 }
 
