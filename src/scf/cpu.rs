@@ -32,8 +32,7 @@
 use super::groups::ComponentGroups;
 use super::index_map::{triangle, IntegralSet};
 use super::layout::Blocks;
-use super::radial::RadialFunction;
-use super::slater::{charge_density, densities_slater, ChargePair, PairDensity};
+use super::slater::{charge_density, densities_slater, ChargePair, PairDensities, PairDensity};
 use super::Watch;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -84,39 +83,6 @@ fn fold_terms<'d>(
         }
     }
     value
-}
-
-/// The largest basis (functions over all symmetries) whose pair densities are tabulated: F²
-/// entries of about 100 bytes, 100 MiB at this size; a larger one forms them set by set.
-const MAX_TABULATED_FUNCTIONS: usize = 1024;
-
-/// The charge densities of the ordered pairs (a, b) of a basis's functions ([`charge_density`]),
-/// tabulated once per supermatrix: a set reads six, and forming them (logarithms, and
-/// exponentials where terms merge) cost a third of the CPU supermatrix when done per set.
-pub(super) struct PairDensities<'a> {
-    functions: &'a [RadialFunction],
-    table: Option<Vec<Option<PairDensity>>>,
-}
-
-impl<'a> PairDensities<'a> {
-    pub(super) fn new(functions: &'a [RadialFunction]) -> Result<Self> {
-        let n = functions.len();
-        let table = if n <= MAX_TABULATED_FUNCTIONS {
-            let pairs = (0..n * n).map(|ab| charge_density(&functions[ab / n], &functions[ab % n]));
-            Some(crate::memory::collect("the pair densities", pairs)?)
-        } else {
-            None
-        };
-        Ok(PairDensities { functions, table })
-    }
-
-    /// The charge density of functions a and b.
-    pub(super) fn get(&self, a: usize, b: usize) -> Cow<'_, Option<PairDensity>> {
-        match &self.table {
-            Some(t) => Cow::Borrowed(&t[a * self.functions.len() + b]),
-            None => Cow::Owned(charge_density(&self.functions[a], &self.functions[b])),
-        }
-    }
 }
 
 /// Integral sets the CPU computes between two reports of a watched call (about 0.1 s of two

@@ -23,11 +23,10 @@
 //! of the sub-blocks ([`TriangularMap`]), the mixed ones as pair y = offset(a) + i n_a + j (i the
 //! small, j the large function of symmetry a with n_a large functions) and set n'(y) + x, x <= y.
 
-use super::cpu::PairDensities;
 use super::index_map::TriangularMap;
 use super::layout::Blocks;
 use super::radial::Component;
-use super::slater::ChargePair;
+use super::slater::{ChargePair, PairDensities};
 
 /// Where the pairs of one symmetry lie in the two groups.
 #[derive(Clone, Debug)]

@@ -43,6 +43,7 @@
 use super::one_electron::Pair;
 use super::radial::RadialFunction;
 use crate::error::{Error, Result};
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 /// Γ(x) for x a positive integer or half-integer, exactly as a product (√π for half-integers).
@@ -286,6 +287,39 @@ impl PairDensity {
 
     pub(crate) fn terms(&self) -> &[DensityTerm] {
         &self.terms[..self.len]
+    }
+}
+
+/// The largest basis (functions over all symmetries) whose pair densities are tabulated: F²
+/// entries of about 100 bytes, 100 MiB at this size; a larger one forms them set by set.
+const MAX_TABULATED_FUNCTIONS: usize = 1024;
+
+/// The charge densities of the ordered pairs (a, b) of a basis's functions ([`charge_density`]),
+/// tabulated once per supermatrix: a set reads six, and forming them (logarithms, and
+/// exponentials where terms merge) cost a third of the CPU supermatrix when done per set.
+pub(crate) struct PairDensities<'a> {
+    functions: &'a [RadialFunction],
+    table: Option<Vec<Option<PairDensity>>>,
+}
+
+impl<'a> PairDensities<'a> {
+    pub(crate) fn new(functions: &'a [RadialFunction]) -> Result<Self> {
+        let n = functions.len();
+        let table = if n <= MAX_TABULATED_FUNCTIONS {
+            let pairs = (0..n * n).map(|ab| charge_density(&functions[ab / n], &functions[ab % n]));
+            Some(crate::memory::collect("the pair densities", pairs)?)
+        } else {
+            None
+        };
+        Ok(PairDensities { functions, table })
+    }
+
+    /// The charge density of functions a and b.
+    pub(crate) fn get(&self, a: usize, b: usize) -> Cow<'_, Option<PairDensity>> {
+        match &self.table {
+            Some(t) => Cow::Borrowed(&t[a * self.functions.len() + b]),
+            None => Cow::Owned(charge_density(&self.functions[a], &self.functions[b])),
+        }
     }
 }
 
