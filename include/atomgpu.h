@@ -2452,8 +2452,9 @@ int32_t atomgpu_scf_one_electron(const struct atomgpu_scf_params *params,
 /**
  * Computes the two-electron supermatrix of a basis (module docs; `params` gives the method and
  * c, the rest of it is only checked) on the current backend and returns it in a new handle:
- * on the CUDA backend it stays in device memory (8 bytes per integral set: Xe with 40
- * functions in each of 7 Dirac symmetries, 2.6e8 sets, 2.1 GB). Destroy with
+ * on the CUDA backend it stays in device memory (8 bytes per stored integral set: the sets that
+ * vanish by component, about half of a Dirac-Fock supermatrix, are neither computed nor stored;
+ * Xe with 40 functions in each of 7 Dirac symmetries, 2.6e8 sets, 1.3e8 stored, 1.03 GB). Destroy with
  * `atomgpu_scf_integrals_destroy`. A long call: the progress callback and the time limit can
  * stop it (`ATOMGPU_ERR_CANCELLED`, no handle made); its reports' `done` is the fraction of the
  * integral sets computed, of `total` = 1.
@@ -2494,7 +2495,8 @@ int32_t atomgpu_scf_integrals_sizes(const struct atomgpu_scf_integrals *handle,
  * gives): the packed upper triangle, column by column, of the symmetric T x T matrix
  * G[(a,pq), (b,rs)] = R^0(pq, rs) - Σ_k c_k(a, b) [R^k(pr, qs) + R^k(ps, qr)] over the pairs
  * y = (a, p >= q) ordered by symmetry, then p, then q (the layout of BLAS `dspmv`; element
- * x <= y at x + y (y + 1) / 2).
+ * x <= y at x + y (y + 1) / 2); the sets that vanish by component (Dirac-Fock: one pair
+ * large-large or small-small, the other large-small) are 0.
  *
  * # Safety
  * `handle` must be a live handle or NULL; `packed` must be NULL or hold `n_sets` values.
