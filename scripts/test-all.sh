@@ -517,8 +517,35 @@ PY
     return "$ok"
 }
 
+# smoke_programs OUT PREFIX: the install smoke programs tests/packaging/smoke.c and smoke.f90, built
+# into the folder OUT against the atomgpu installed in the folder PREFIX, found through pkg-config
+# alone (the caller sets PKG_CONFIG_PATH, and PKG_CONFIG_SYSROOT_DIR for a DESTDIR install): C with
+# its --cflags --libs, Fortran from the module source in its fortrandir with its --libs. Both run
+# (the caller's LD_LIBRARY_PATH must lead to PREFIX/lib) and print the version of the library they
+# loaded; the C one must have loaded PREFIX/lib/libatomgpu.so.
+smoke_programs() {
+    local out=$1 prefix=$2 cflags libs fortrandir loaded
+    cflags=$(pkg-config --cflags atomgpu)
+    libs=$(pkg-config --libs atomgpu)
+    fortrandir=$(pkg-config --variable=fortrandir atomgpu)
+    echo "pkg-config atomgpu $(pkg-config --modversion atomgpu): $cflags $libs; fortrandir $fortrandir"
+    # shellcheck disable=SC2086  # pkg-config output is a list of flags
+    cc "${CFLAGS[@]}" tests/packaging/smoke.c $cflags $libs -o "$out/smoke"
+    "$out/smoke"
+    loaded=$(ldd "$out/smoke")
+    case $loaded in
+        *"$prefix/lib/libatomgpu.so"*) ;;
+        *) echo "error: the C smoke program did not load $prefix/lib/libatomgpu.so:"; echo "$loaded"; return 1 ;;
+    esac
+    # The DESIGN's Fortran line: gfortran atomgpu.f90 prog.f90 -latomgpu (the module source compiled
+    # by the caller's compiler; -J keeps the .mod files out of the source tree).
+    # shellcheck disable=SC2086
+    gfortran "${FFLAGS[@]}" -J "$out" "$fortrandir/atomgpu.f90" tests/packaging/smoke.f90 $libs -o "$out/smoke_f"
+    "$out/smoke_f"
+}
+
 stage_install() {
-    local tmp prefix root flags version
+    local tmp prefix root version
     tmp=$(mktemp -d)
     # shellcheck disable=SC2064  # expand now: the subshell's tmp
     trap "rm -rf '$tmp'" EXIT
@@ -536,68 +563,24 @@ stage_install() {
     done
     echo "installed under DESTDIR: $(cd "$root" && find . -type f | sort | tr '\n' ' ')"
 
-    cat > "$tmp/prog.c" <<'C'
-#include <atomgpu.h>
-#include <stdio.h>
-
-int main(void) {
-    int32_t major = -1, minor = -1, patch = -1;
-    int32_t status = atomgpu_version(&major, &minor, &patch);
-    if (status != ATOMGPU_OK) {
-        fprintf(stderr, "atomgpu_version returned %d\n", (int)status);
-        return 1;
-    }
-    if (major != ATOMGPU_VERSION_MAJOR || minor != ATOMGPU_VERSION_MINOR
-        || patch != ATOMGPU_VERSION_PATCH) {
-        fprintf(stderr, "library %d.%d.%d, header %d.%d.%d\n", (int)major, (int)minor,
-                (int)patch, ATOMGPU_VERSION_MAJOR, ATOMGPU_VERSION_MINOR, ATOMGPU_VERSION_PATCH);
-        return 1;
-    }
-    printf("atomgpu %d.%d.%d: the installed library and header agree\n", (int)major, (int)minor,
-           (int)patch);
-    return 0;
-}
-C
     # The .pc file names the final prefix; the sysroot maps it into the staging folder.
-    flags=$(PKG_CONFIG_PATH="$root/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$tmp/stage" \
-        pkg-config --cflags --libs atomgpu)
+    PKG_CONFIG_PATH="$root/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$tmp/stage" LD_LIBRARY_PATH="$root/lib" \
+        smoke_programs "$tmp" "$root"
     version=$(PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --modversion atomgpu)
-    echo "pkg-config atomgpu $version: $flags"
-    # shellcheck disable=SC2086  # pkg-config output is a list of flags
-    cc "${CFLAGS[@]}" "$tmp/prog.c" $flags -o "$tmp/prog"
-    LD_LIBRARY_PATH="$root/lib" "$tmp/prog"
-    local loaded
-    loaded=$(LD_LIBRARY_PATH="$root/lib" ldd "$tmp/prog")
-    case $loaded in
-        *"$root/lib/libatomgpu.so"*) ;;
-        *) echo "error: the program did not load the installed library:"; echo "$loaded"; return 1 ;;
-    esac
-
-    # The DESIGN's Fortran line: gfortran atomgpu.f90 prog.f90 -latomgpu
-    cat > "$tmp/fprog.f90" <<'F'
-program uses_atomgpu
-    use atomgpu
-    implicit none
-    print '(a)', 'the installed Fortran module compiles and links'
-end program uses_atomgpu
-F
-    (cd "$tmp" && gfortran -J "$tmp" "$root/share/atomgpu/fortran/atomgpu.f90" fprog.f90 \
-        -L"$root/lib" -latomgpu -o fprog)
-    LD_LIBRARY_PATH="$root/lib" "$tmp/fprog"
 
     if ! command -v cmake >/dev/null 2>&1; then
         echo "cmake not found: the CMake package check is skipped"
         return 0
     fi
     mkdir -p "$tmp/cmake"
-    cp "$tmp/prog.c" "$tmp/fprog.f90" "$tmp/cmake/"
+    cp tests/packaging/smoke.c tests/packaging/smoke.f90 "$tmp/cmake/"
     cat > "$tmp/cmake/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.16)
 project(atomgpu_consumer LANGUAGES C Fortran)
 find_package(atomgpu $version EXACT REQUIRED)
-add_executable(prog prog.c)
+add_executable(prog smoke.c)
 target_link_libraries(prog PRIVATE atomgpu::atomgpu)
-add_executable(fprog fprog.f90)
+add_executable(fprog smoke.f90)
 target_link_libraries(fprog PRIVATE atomgpu::fortran)
 CMAKE
     cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -DCMAKE_PREFIX_PATH="$root" >/dev/null
