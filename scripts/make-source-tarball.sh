@@ -51,5 +51,5 @@ tar -C "$tmp" --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner 
     --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime --format=posix \
     -cf - "$name" | gzip -n -9 > "$out.part"
 mv "$out.part" "$out"
-echo "$out: $(du -h "$out" | cut -f1), $(ls "$tree/vendor" | wc -l) vendored crates"
+echo "$out: $(du -h "$out" | cut -f1), $(find "$tree/vendor" -mindepth 1 -maxdepth 1 -type d | wc -l) vendored crates"
 echo "sha256 $(sha256sum "$out" | cut -d' ' -f1)"

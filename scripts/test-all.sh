@@ -14,9 +14,10 @@
 #   examples (compiled; the line-list and helium ones run), the MPI stage (OpenMPI installed if
 #   missing: the TDSE domain split at 2 and 3 ranks, the jellium example on 1 and 2 ranks, the
 #   scaling benchmark on 2), the
-#   exported-symbol check, and `make
-#   install` into a staging folder with a C program built through pkg-config (and CMake's
-#   find_package when cmake is there).
+#   exported-symbol check, `make
+#   install` into a staging folder with a C and a Fortran program built through pkg-config (and
+#   CMake's find_package when cmake is there), and the EasyBuild easyconfig run by EasyBuild 5
+#   (PyPI) with Lmod (installed if missing) and `module load atomgpu`.
 #
 # Every stage runs even when an earlier one failed; the last line is `N passed, M failed`, and
 # the exit status is non-zero when any stage failed. Safe to run again (idempotent).
@@ -590,6 +591,80 @@ CMAKE
     echo "find_package(atomgpu) gives atomgpu::atomgpu and atomgpu::fortran"
 }
 
+# EasyBuild 5 from PyPI, its major version pinned: the framework and the generic easyblocks (the
+# easyconfig uses Binary), not the `easybuild` bundle, whose thousands of easyconfigs are not needed.
+EASYBUILD_VERSIONS='>=5,<6'
+# Lmod (Debian's package lmod), the module tool of EasyBuild 5's default configuration.
+LMOD_INIT=/usr/share/lmod/lmod/init/bash
+
+# make_tarball DIR: scripts/make-source-tarball.sh into DIR; prints the tarball's path.
+make_tarball() {
+    scripts/make-source-tarball.sh "$1" >&2
+    local tarball
+    tarball=$(find "$1" -maxdepth 1 -name 'atomgpu-*.tar.gz' -print -quit)
+    [ -n "$tarball" ] || { echo "error: make-source-tarball.sh wrote no atomgpu-*.tar.gz into $1" >&2; return 1; }
+    echo "$tarball"
+}
+
+# The easyconfig packaging/easybuild/atomgpu-<version>.eb, as a centre runs it: EasyBuild 5 and Lmod
+# installed if missing, the source tarball made from this checkout (crates vendored), `eb` with the
+# machine's cargo (--filter-deps=Rust) into a temporary prefix (its sanity check builds the smoke
+# programs), then `module load atomgpu` must set the compiler and loader paths, and the smoke programs
+# build through pkg-config alone against what EasyBuild installed and print the version they loaded.
+stage_easybuild() {
+    if [ ! -f "$LMOD_INIT" ]; then
+        echo "Lmod not found: installing lmod with apt-get"
+        apt_install lmod
+    fi
+    [ -f "$LMOD_INIT" ] || { echo "error: $LMOD_INIT missing after installing lmod"; return 1; }
+    local tmp
+    tmp=$(mktemp -d)
+    # shellcheck disable=SC2064  # expand now: the subshell's tmp
+    trap "rm -rf '$tmp'" EXIT
+    python3 -m venv "$tmp/venv"
+    "$tmp/venv/bin/pip" install --quiet --disable-pip-version-check \
+        "easybuild-framework$EASYBUILD_VERSIONS" "easybuild-easyblocks$EASYBUILD_VERSIONS"
+    export PATH="$tmp/venv/bin:$PATH"
+    eb --version
+
+    local tarball version easyconfig
+    mkdir -p "$tmp/sources/a/atomgpu"
+    tarball=$(make_tarball "$tmp/sources/a/atomgpu")
+    version=${tarball##*/atomgpu-}
+    version=${version%.tar.gz}
+    easyconfig=packaging/easybuild/atomgpu-$version.eb
+    [ -f "$easyconfig" ] || { echo "error: no $easyconfig: the easyconfig's name follows Cargo.toml's version"; return 1; }
+    grep -qx "version = '$version'" "$easyconfig" || { echo "error: $easyconfig does not say version = '$version'"; return 1; }
+
+    # Lmod's init script reads variables that may be unset.
+    set +u
+    # shellcheck disable=SC1090
+    . "$LMOD_INIT"
+    set -u
+    local as_root=()
+    [ "$(id -u)" -ne 0 ] || as_root=(--allow-use-as-root-and-accept-consequences)
+    if ! eb "$easyconfig" --prefix="$tmp/eb" --sourcepath="$tmp/sources" --tmpdir="$tmp/eb-tmp" \
+        --filter-deps=Rust "${as_root[@]}"; then
+        echo "FAIL: eb $easyconfig; the end of its log:"
+        find "$tmp/eb-tmp" -name 'easybuild-*.log' -exec tail -40 {} +
+        return 1
+    fi
+
+    local installdir=$tmp/eb/software/atomgpu/$version entry name want
+    module use "$tmp/eb/modules/all"
+    module load "atomgpu/$version"
+    for entry in CPATH:/include LIBRARY_PATH:/lib LD_LIBRARY_PATH:/lib PKG_CONFIG_PATH:/lib/pkgconfig CMAKE_PREFIX_PATH:; do
+        name=${entry%%:*}
+        want=$installdir${entry#*:}
+        case ":${!name:-}:" in
+            *":$want:"*) echo "module load atomgpu: $name has $want" ;;
+            *) echo "error: module load atomgpu left $name without $want: ${!name:-(unset)}"; return 1 ;;
+        esac
+    done
+    mkdir -p "$tmp/smoke"
+    smoke_programs "$tmp/smoke" "$installdir"
+}
+
 # ---------------------------------------------------------------------------------------------
 run_stage "tools (gfortran, pkg-config, c++)" stage_tools
 run_stage "NVRTC $NVRTC_WHEEL_VERSION for the kernel compile check" stage_nvrtc
@@ -606,6 +681,7 @@ run_stage "Fortran examples compile, line-list and helium examples run (examples
 run_stage "MPI: TDSE split over 2 and 3 ranks, jellium example on 1 and 2 (tests/mpi, examples/mpi)" stage_mpi
 run_stage "exported symbols (header and Fortran bind names)" stage_symbols
 run_stage "make install, pkg-config and CMake package" stage_install
+run_stage "EasyBuild: eb packaging/easybuild/atomgpu-<version>.eb, module load atomgpu" stage_easybuild
 
 echo
 if [ "$failed" -gt 0 ]; then
