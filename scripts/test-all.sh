@@ -16,8 +16,9 @@
 #   scaling benchmark on 2), the
 #   exported-symbol check, `make
 #   install` into a staging folder with a C and a Fortran program built through pkg-config (and
-#   CMake's find_package when cmake is there), and the EasyBuild easyconfig run by EasyBuild 5
-#   (PyPI) with Lmod (installed if missing) and `module load atomgpu`.
+#   CMake's find_package when cmake is there), and the cluster recipes: the EasyBuild easyconfig run
+#   by EasyBuild 5 (PyPI) with Lmod (installed if missing) and `module load atomgpu`, the Spack
+#   package run through its harness (tests/packaging/spack_harness.py; Spack itself is not installed).
 #
 # Every stage runs even when an earlier one failed; the last line is `N passed, M failed`, and
 # the exit status is non-zero when any stage failed. Safe to run again (idempotent).
@@ -665,6 +666,23 @@ stage_easybuild() {
     smoke_programs "$tmp/smoke" "$installdir"
 }
 
+# The Spack package packaging/spack/spack_repo/atomgpu/packages/atomgpu/package.py without Spack
+# (none is installed here): byte-compiled, then tests/packaging/spack_harness.py runs its phases on
+# the source tarball against stand-ins of Spack's package API (the harness says what that proves and
+# what only a real Spack shows), and the smoke programs build against what it installed.
+stage_spack_recipe() {
+    local tmp recipe=packaging/spack/spack_repo/atomgpu/packages/atomgpu/package.py tarball
+    tmp=$(mktemp -d)
+    # shellcheck disable=SC2064  # expand now: the subshell's tmp
+    trap "rm -rf '$tmp'" EXIT
+    python3 -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' \
+        "$recipe" "$tmp/package.pyc"
+    echo "$recipe compiles"
+    tarball=$(make_tarball "$tmp")
+    PYTHONDONTWRITEBYTECODE=1 python3 tests/packaging/spack_harness.py "$recipe" "$tarball" "$tmp/prefix"
+    PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" LD_LIBRARY_PATH="$tmp/prefix/lib" smoke_programs "$tmp" "$tmp/prefix"
+}
+
 # ---------------------------------------------------------------------------------------------
 run_stage "tools (gfortran, pkg-config, c++)" stage_tools
 run_stage "NVRTC $NVRTC_WHEEL_VERSION for the kernel compile check" stage_nvrtc
@@ -682,6 +700,7 @@ run_stage "MPI: TDSE split over 2 and 3 ranks, jellium example on 1 and 2 (tests
 run_stage "exported symbols (header and Fortran bind names)" stage_symbols
 run_stage "make install, pkg-config and CMake package" stage_install
 run_stage "EasyBuild: eb packaging/easybuild/atomgpu-<version>.eb, module load atomgpu" stage_easybuild
+run_stage "Spack package (packaging/spack) through its harness" stage_spack_recipe
 
 echo
 if [ "$failed" -gt 0 ]; then
