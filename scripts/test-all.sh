@@ -14,9 +14,11 @@
 #   examples (compiled; the line-list and helium ones run), the MPI stage (OpenMPI installed if
 #   missing: the TDSE domain split at 2 and 3 ranks, the jellium example on 1 and 2 ranks, the
 #   scaling benchmark on 2), the
-#   exported-symbol check, and `make
-#   install` into a staging folder with a C program built through pkg-config (and CMake's
-#   find_package when cmake is there).
+#   exported-symbol check, `make
+#   install` into a staging folder with a C and a Fortran program built through pkg-config (and
+#   CMake's find_package when cmake is there), and the cluster recipes: the EasyBuild easyconfig run
+#   by EasyBuild 5 (PyPI) with Lmod (installed if missing) and `module load atomgpu`, the Spack
+#   package run through its harness (tests/packaging/spack_harness.py; Spack itself is not installed).
 #
 # Every stage runs even when an earlier one failed; the last line is `N passed, M failed`, and
 # the exit status is non-zero when any stage failed. Safe to run again (idempotent).
@@ -517,8 +519,35 @@ PY
     return "$ok"
 }
 
+# smoke_programs OUT PREFIX: the install smoke programs tests/packaging/smoke.c and smoke.f90, built
+# into the folder OUT against the atomgpu installed in the folder PREFIX, found through pkg-config
+# alone (the caller sets PKG_CONFIG_PATH, and PKG_CONFIG_SYSROOT_DIR for a DESTDIR install): C with
+# its --cflags --libs, Fortran from the module source in its fortrandir with its --libs. Both run
+# (the caller's LD_LIBRARY_PATH must lead to PREFIX/lib) and print the version of the library they
+# loaded; the C one must have loaded PREFIX/lib/libatomgpu.so.
+smoke_programs() {
+    local out=$1 prefix=$2 cflags libs fortrandir loaded
+    cflags=$(pkg-config --cflags atomgpu)
+    libs=$(pkg-config --libs atomgpu)
+    fortrandir=$(pkg-config --variable=fortrandir atomgpu)
+    echo "pkg-config atomgpu $(pkg-config --modversion atomgpu): $cflags $libs; fortrandir $fortrandir"
+    # shellcheck disable=SC2086  # pkg-config output is a list of flags
+    cc "${CFLAGS[@]}" tests/packaging/smoke.c $cflags $libs -o "$out/smoke"
+    "$out/smoke"
+    loaded=$(ldd "$out/smoke")
+    case $loaded in
+        *"$prefix/lib/libatomgpu.so"*) ;;
+        *) echo "error: the C smoke program did not load $prefix/lib/libatomgpu.so:"; echo "$loaded"; return 1 ;;
+    esac
+    # The DESIGN's Fortran line: gfortran atomgpu.f90 prog.f90 -latomgpu (the module source compiled
+    # by the caller's compiler; -J keeps the .mod files out of the source tree).
+    # shellcheck disable=SC2086
+    gfortran "${FFLAGS[@]}" -J "$out" "$fortrandir/atomgpu.f90" tests/packaging/smoke.f90 $libs -o "$out/smoke_f"
+    "$out/smoke_f"
+}
+
 stage_install() {
-    local tmp prefix root flags version
+    local tmp prefix root version
     tmp=$(mktemp -d)
     # shellcheck disable=SC2064  # expand now: the subshell's tmp
     trap "rm -rf '$tmp'" EXIT
@@ -536,68 +565,24 @@ stage_install() {
     done
     echo "installed under DESTDIR: $(cd "$root" && find . -type f | sort | tr '\n' ' ')"
 
-    cat > "$tmp/prog.c" <<'C'
-#include <atomgpu.h>
-#include <stdio.h>
-
-int main(void) {
-    int32_t major = -1, minor = -1, patch = -1;
-    int32_t status = atomgpu_version(&major, &minor, &patch);
-    if (status != ATOMGPU_OK) {
-        fprintf(stderr, "atomgpu_version returned %d\n", (int)status);
-        return 1;
-    }
-    if (major != ATOMGPU_VERSION_MAJOR || minor != ATOMGPU_VERSION_MINOR
-        || patch != ATOMGPU_VERSION_PATCH) {
-        fprintf(stderr, "library %d.%d.%d, header %d.%d.%d\n", (int)major, (int)minor,
-                (int)patch, ATOMGPU_VERSION_MAJOR, ATOMGPU_VERSION_MINOR, ATOMGPU_VERSION_PATCH);
-        return 1;
-    }
-    printf("atomgpu %d.%d.%d: the installed library and header agree\n", (int)major, (int)minor,
-           (int)patch);
-    return 0;
-}
-C
     # The .pc file names the final prefix; the sysroot maps it into the staging folder.
-    flags=$(PKG_CONFIG_PATH="$root/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$tmp/stage" \
-        pkg-config --cflags --libs atomgpu)
+    PKG_CONFIG_PATH="$root/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$tmp/stage" LD_LIBRARY_PATH="$root/lib" \
+        smoke_programs "$tmp" "$root"
     version=$(PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --modversion atomgpu)
-    echo "pkg-config atomgpu $version: $flags"
-    # shellcheck disable=SC2086  # pkg-config output is a list of flags
-    cc "${CFLAGS[@]}" "$tmp/prog.c" $flags -o "$tmp/prog"
-    LD_LIBRARY_PATH="$root/lib" "$tmp/prog"
-    local loaded
-    loaded=$(LD_LIBRARY_PATH="$root/lib" ldd "$tmp/prog")
-    case $loaded in
-        *"$root/lib/libatomgpu.so"*) ;;
-        *) echo "error: the program did not load the installed library:"; echo "$loaded"; return 1 ;;
-    esac
-
-    # The DESIGN's Fortran line: gfortran atomgpu.f90 prog.f90 -latomgpu
-    cat > "$tmp/fprog.f90" <<'F'
-program uses_atomgpu
-    use atomgpu
-    implicit none
-    print '(a)', 'the installed Fortran module compiles and links'
-end program uses_atomgpu
-F
-    (cd "$tmp" && gfortran -J "$tmp" "$root/share/atomgpu/fortran/atomgpu.f90" fprog.f90 \
-        -L"$root/lib" -latomgpu -o fprog)
-    LD_LIBRARY_PATH="$root/lib" "$tmp/fprog"
 
     if ! command -v cmake >/dev/null 2>&1; then
         echo "cmake not found: the CMake package check is skipped"
         return 0
     fi
     mkdir -p "$tmp/cmake"
-    cp "$tmp/prog.c" "$tmp/fprog.f90" "$tmp/cmake/"
+    cp tests/packaging/smoke.c tests/packaging/smoke.f90 "$tmp/cmake/"
     cat > "$tmp/cmake/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.16)
 project(atomgpu_consumer LANGUAGES C Fortran)
 find_package(atomgpu $version EXACT REQUIRED)
-add_executable(prog prog.c)
+add_executable(prog smoke.c)
 target_link_libraries(prog PRIVATE atomgpu::atomgpu)
-add_executable(fprog fprog.f90)
+add_executable(fprog smoke.f90)
 target_link_libraries(fprog PRIVATE atomgpu::fortran)
 CMAKE
     cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -DCMAKE_PREFIX_PATH="$root" >/dev/null
@@ -605,6 +590,97 @@ CMAKE
     "$tmp/cmake/build/prog"
     "$tmp/cmake/build/fprog"
     echo "find_package(atomgpu) gives atomgpu::atomgpu and atomgpu::fortran"
+}
+
+# EasyBuild 5 from PyPI, its major version pinned: the framework and the generic easyblocks (the
+# easyconfig uses Binary), not the `easybuild` bundle, whose thousands of easyconfigs are not needed.
+EASYBUILD_VERSIONS='>=5,<6'
+# Lmod (Debian's package lmod), the module tool of EasyBuild 5's default configuration.
+LMOD_INIT=/usr/share/lmod/lmod/init/bash
+
+# make_tarball DIR: scripts/make-source-tarball.sh into DIR; prints the tarball's path.
+make_tarball() {
+    scripts/make-source-tarball.sh "$1" >&2
+    local tarball
+    tarball=$(find "$1" -maxdepth 1 -name 'atomgpu-*.tar.gz' -print -quit)
+    [ -n "$tarball" ] || { echo "error: make-source-tarball.sh wrote no atomgpu-*.tar.gz into $1" >&2; return 1; }
+    echo "$tarball"
+}
+
+# The easyconfig packaging/easybuild/atomgpu-<version>.eb, as a centre runs it: EasyBuild 5 and Lmod
+# installed if missing, the source tarball made from this checkout (crates vendored), `eb` with the
+# machine's cargo (--filter-deps=Rust) into a temporary prefix (its sanity check builds the smoke
+# programs), then `module load atomgpu` must set the compiler and loader paths, and the smoke programs
+# build through pkg-config alone against what EasyBuild installed and print the version they loaded.
+stage_easybuild() {
+    if [ ! -f "$LMOD_INIT" ]; then
+        echo "Lmod not found: installing lmod with apt-get"
+        apt_install lmod
+    fi
+    [ -f "$LMOD_INIT" ] || { echo "error: $LMOD_INIT missing after installing lmod"; return 1; }
+    local tmp
+    tmp=$(mktemp -d)
+    # shellcheck disable=SC2064  # expand now: the subshell's tmp
+    trap "rm -rf '$tmp'" EXIT
+    python3 -m venv "$tmp/venv"
+    "$tmp/venv/bin/pip" install --quiet --disable-pip-version-check \
+        "easybuild-framework$EASYBUILD_VERSIONS" "easybuild-easyblocks$EASYBUILD_VERSIONS"
+    export PATH="$tmp/venv/bin:$PATH"
+    eb --version
+
+    local tarball version easyconfig
+    mkdir -p "$tmp/sources/a/atomgpu"
+    tarball=$(make_tarball "$tmp/sources/a/atomgpu")
+    version=${tarball##*/atomgpu-}
+    version=${version%.tar.gz}
+    easyconfig=packaging/easybuild/atomgpu-$version.eb
+    [ -f "$easyconfig" ] || { echo "error: no $easyconfig: the easyconfig's name follows Cargo.toml's version"; return 1; }
+    grep -qx "version = '$version'" "$easyconfig" || { echo "error: $easyconfig does not say version = '$version'"; return 1; }
+
+    # Lmod's init script reads variables that may be unset.
+    set +u
+    # shellcheck disable=SC1090
+    . "$LMOD_INIT"
+    set -u
+    local as_root=()
+    [ "$(id -u)" -ne 0 ] || as_root=(--allow-use-as-root-and-accept-consequences)
+    if ! eb "$easyconfig" --prefix="$tmp/eb" --sourcepath="$tmp/sources" --tmpdir="$tmp/eb-tmp" \
+        --filter-deps=Rust "${as_root[@]}"; then
+        echo "FAIL: eb $easyconfig; the end of its log:"
+        find "$tmp/eb-tmp" -name 'easybuild-*.log' -exec tail -40 {} +
+        return 1
+    fi
+
+    local installdir=$tmp/eb/software/atomgpu/$version entry name want
+    module use "$tmp/eb/modules/all"
+    module load "atomgpu/$version"
+    for entry in CPATH:/include LIBRARY_PATH:/lib LD_LIBRARY_PATH:/lib PKG_CONFIG_PATH:/lib/pkgconfig CMAKE_PREFIX_PATH:; do
+        name=${entry%%:*}
+        want=$installdir${entry#*:}
+        case ":${!name:-}:" in
+            *":$want:"*) echo "module load atomgpu: $name has $want" ;;
+            *) echo "error: module load atomgpu left $name without $want: ${!name:-(unset)}"; return 1 ;;
+        esac
+    done
+    mkdir -p "$tmp/smoke"
+    smoke_programs "$tmp/smoke" "$installdir"
+}
+
+# The Spack package packaging/spack/spack_repo/atomgpu/packages/atomgpu/package.py without Spack
+# (none is installed here): byte-compiled, then tests/packaging/spack_harness.py runs its phases on
+# the source tarball against stand-ins of Spack's package API (the harness says what that proves and
+# what only a real Spack shows), and the smoke programs build against what it installed.
+stage_spack_recipe() {
+    local tmp recipe=packaging/spack/spack_repo/atomgpu/packages/atomgpu/package.py tarball
+    tmp=$(mktemp -d)
+    # shellcheck disable=SC2064  # expand now: the subshell's tmp
+    trap "rm -rf '$tmp'" EXIT
+    python3 -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' \
+        "$recipe" "$tmp/package.pyc"
+    echo "$recipe compiles"
+    tarball=$(make_tarball "$tmp")
+    PYTHONDONTWRITEBYTECODE=1 python3 tests/packaging/spack_harness.py "$recipe" "$tarball" "$tmp/prefix"
+    PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" LD_LIBRARY_PATH="$tmp/prefix/lib" smoke_programs "$tmp" "$tmp/prefix"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -623,6 +699,8 @@ run_stage "Fortran examples compile, line-list and helium examples run (examples
 run_stage "MPI: TDSE split over 2 and 3 ranks, jellium example on 1 and 2 (tests/mpi, examples/mpi)" stage_mpi
 run_stage "exported symbols (header and Fortran bind names)" stage_symbols
 run_stage "make install, pkg-config and CMake package" stage_install
+run_stage "EasyBuild: eb packaging/easybuild/atomgpu-<version>.eb, module load atomgpu" stage_easybuild
+run_stage "Spack package (packaging/spack) through its harness" stage_spack_recipe
 
 echo
 if [ "$failed" -gt 0 ]; then
