@@ -186,7 +186,7 @@ fn gpu_equals_cpu_for_degenerate_species_and_filters() {
             h.set_group(SymmetryGroup::named("Td(M)").unwrap()).unwrap();
             for b in &blocks {
                 let id = h.add_block(&b.spec()).unwrap();
-                if on_host && id % 2 == 0 {
+                if on_host && id.is_multiple_of(2) {
                     h.set_states_on_host(id, &b.energies, &b.vectors, b.n_sym).unwrap();
                 } else {
                     h.set_states(id, &b.energies, &b.vectors, b.n_sym).unwrap();

@@ -49,7 +49,7 @@ use std::sync::LazyLock;
 /// Γ(x) for x a positive integer or half-integer, exactly as a product (√π for half-integers).
 fn gamma_half(x2: u32) -> f64 {
     // x = x2 / 2.
-    if x2 % 2 == 0 {
+    if x2.is_multiple_of(2) {
         (1..x2 / 2).map(f64::from).product()
     } else {
         // Γ(j + 1/2) = (2j-1)!! / 2^j √π, j = (x2 - 1) / 2.
@@ -143,7 +143,7 @@ impl Split {
 fn incomplete_beta(a2: u32, b2: u32, s: &Split) -> (f64, f64) {
     let t = &*HALF_TABLES;
     let (a, b) = (a2 as f64 / 2.0, b2 as f64 / 2.0);
-    if b2 % 2 == 0 {
+    if b2.is_multiple_of(2) {
         return (a * s.ln_x, beta_integer_b(a, b2 / 2, s.y));
     }
     let ln_front = a * s.ln_x + b * s.ln_y;

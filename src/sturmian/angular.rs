@@ -36,7 +36,7 @@ use crate::math::wigner::{six_j_precise, three_j_precise, Precise};
 pub fn multipoles(lpa: u32, lpb: u32, la: u32, lb: u32) -> impl Iterator<Item = u32> {
     let low = lpa.abs_diff(la).max(lpb.abs_diff(lb));
     let high = (lpa + la).min(lpb + lb);
-    (low..=high).filter(move |l| (lpa + la + l) % 2 == 0 && (lpb + lb + l) % 2 == 0)
+    (low..=high).filter(move |l| (lpa + la + l).is_multiple_of(2) && (lpb + lb + l).is_multiple_of(2))
 }
 
 /// A^{LM}_{l'a l'b la lb l} of eq. 16 (dimensionless), correctly rounded; 0 when a selection rule

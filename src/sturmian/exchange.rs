@@ -29,7 +29,7 @@ use super::{pair_index, Order};
 
 /// σ = (-1)^{la+lb-L} of P12 Φ_{(la,lb)} = σ Φ_{(lb,la)}.
 fn sigma(la: u32, lb: u32, l_total: u32) -> f64 {
-    if (la + lb + l_total) % 2 == 0 {
+    if (la + lb + l_total).is_multiple_of(2) {
         1.0
     } else {
         -1.0

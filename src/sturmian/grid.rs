@@ -47,7 +47,7 @@ impl Grid {
     /// weights (finite, > 0), e.g. those its code already uses.
     pub fn new(rmax: f64, ns: usize, abscissas: &[f64], weights: &[f64]) -> Result<Grid> {
         check_rmax(rmax)?;
-        if ns % 2 == 0 || ns > MAX_NS {
+        if ns.is_multiple_of(2) || ns > MAX_NS {
             return Err(Error::invalid("ns", format!("must be odd and in [1, {MAX_NS}], got {ns}")));
         }
         let nq = abscissas.len();

@@ -118,7 +118,7 @@ impl Grid {
                 return Err(Error::invalid(name, format!("must be at least 2, got {n}")));
             }
         }
-        if cyl && self.n3 % 2 != 0 {
+        if cyl && !self.n3.is_multiple_of(2) {
             return Err(Error::invalid(
                 "grid.n3",
                 format!("N_theta must be even (the axis condition maps θ to θ + π), got {}", self.n3),

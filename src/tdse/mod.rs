@@ -554,7 +554,7 @@ impl Propagator {
             if let Some(why) = gate.after_step(&mut *self.engine, done, n_steps)? {
                 return Ok(Some(why));
             }
-            if self.steps % interval == 0 {
+            if self.steps.is_multiple_of(interval) {
                 let stop = self.watch_norm(gate.pending())?;
                 if let Some(why) = gate.decide(stop) {
                     return Ok(Some(why));
@@ -564,7 +564,7 @@ impl Propagator {
         if let Some(why) = gate.at_end(n_steps)? {
             return Ok(Some(why));
         }
-        if self.steps % interval != 0 || gate.votes() {
+        if !self.steps.is_multiple_of(interval) || gate.votes() {
             let stop = self.watch_norm(gate.pending())?;
             return Ok(gate.decide(stop));
         }

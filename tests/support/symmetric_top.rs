@@ -267,7 +267,7 @@ pub fn wang_action(j: u32, op: &Operation) -> Vec<f64> {
             w[col + n * col] = match op.rotation {
                 EquivalentRotation::Z { .. } => 1.0,
                 EquivalentRotation::Pi { .. } => {
-                    if j % 2 == 0 {
+                    if j.is_multiple_of(2) {
                         1.0
                     } else {
                         -1.0
