@@ -73,16 +73,24 @@ struct Radial {
     unsigned n[2], comp;
 };
 
-__device__ inline Radial load_radial(const double *exps, const double *ln_exps, const double *coefs,
-                                     const unsigned *powers, const unsigned *comps, u64 f) {
+// The functions of a basis on the device (one array per field, src/scf/cuda.rs DeviceFunctions):
+// exponents[f], ln_exponents[f], coefs[2f..2f+2], powers[2f..2f+2], comps[f] (1: small), and
+// ln_gamma[x2] = ln Gamma(x2 / 2).
+struct Functions {
+    u64 exponents, ln_exponents, coefs, powers, comps, ln_gamma;
+};
+
+__device__ inline Radial load_radial(const Functions &fn, u64 f) {
+    const double *coefs = (const double *)fn.coefs;
+    const unsigned *powers = (const unsigned *)fn.powers;
     Radial r;
-    r.e = exps[f];
-    r.ln_e = ln_exps[f];
+    r.e = ((const double *)fn.exponents)[f];
+    r.ln_e = ((const double *)fn.ln_exponents)[f];
     r.c[0] = coefs[2 * f];
     r.c[1] = coefs[2 * f + 1];
     r.n[0] = powers[2 * f];
     r.n[1] = powers[2 * f + 1];
-    r.comp = comps[f];
+    r.comp = ((const unsigned *)fn.comps)[f];
     return r;
 }
 
@@ -157,20 +165,18 @@ __device__ int symmetry_of(u64 y, const u64 *offsets, int nsym) {
 
 // packed[i] = R^0(pq, rs) - sum_k c_k(L, M) [R^k(pr, qs) + R^k(ps, qr)] for every set i in
 // [set_begin, set_end).
-// Functions of all symmetries in one list: exponents[f], ln_exponents[f], coefs[2f..2f+2], powers[2f..2f+2],
-// comps[f]; first[nsym]: the first function of each symmetry; offsets[nsym+1]: pair offsets of the
-// map; weights[(L nsym + M) kmax + k]: c_k (zero when k is not allowed).
+// The functions of all symmetries in one list (Functions); first[nsym]: the first function of each
+// symmetry; offsets[nsym+1]: pair offsets of the map; weights[(L nsym + M) kmax + k]: c_k (zero when
+// k is not allowed).
 struct SupermatrixParams {
-    u64 exponents, ln_exponents, coefs, powers, comps, first, offsets, weights, ln_gamma, packed;
+    Functions fn;
+    u64 first, offsets, weights, packed;
     u64 set_begin, set_end;
     int nsym, kmax;
 };
 
 extern "C" __global__ void supermatrix(const SupermatrixParams prm) {
-    const double *exps = (const double *)prm.exponents, *ln_exps = (const double *)prm.ln_exponents;
-    const double *coefs = (const double *)prm.coefs;
-    const unsigned *powers = (const unsigned *)prm.powers, *comps = (const unsigned *)prm.comps;
-    const double *w = (const double *)prm.weights, *lg = (const double *)prm.ln_gamma;
+    const double *w = (const double *)prm.weights, *lg = (const double *)prm.fn.ln_gamma;
     const u64 *first = (const u64 *)prm.first, *offsets = (const u64 *)prm.offsets;
     double *packed = (double *)prm.packed;
     for (u64 i = prm.set_begin + blockIdx.x * (u64)blockDim.x + threadIdx.x; i < prm.set_end;
@@ -179,10 +185,10 @@ extern "C" __global__ void supermatrix(const SupermatrixParams prm) {
         const int L = symmetry_of(y, offsets, prm.nsym), M = symmetry_of(x, offsets, prm.nsym);
         const u64 ty = y - offsets[L], tx = x - offsets[M];
         const u64 P = triangle_root(ty), Q = ty - triangle(P), R = triangle_root(tx), S = tx - triangle(R);
-        const Radial p = load_radial(exps, ln_exps, coefs, powers, comps, first[L] + P);
-        const Radial q = load_radial(exps, ln_exps, coefs, powers, comps, first[L] + Q);
-        const Radial r = load_radial(exps, ln_exps, coefs, powers, comps, first[M] + R);
-        const Radial s = load_radial(exps, ln_exps, coefs, powers, comps, first[M] + S);
+        const Radial p = load_radial(prm.fn, first[L] + P);
+        const Radial q = load_radial(prm.fn, first[L] + Q);
+        const Radial r = load_radial(prm.fn, first[M] + R);
+        const Radial s = load_radial(prm.fn, first[M] + S);
         double value = slater(0, density_of(p, q), density_of(r, s), lg);
         const double *wk = w + ((u64)L * prm.nsym + M) * prm.kmax;
         const Density pr = density_of(p, r), qs = density_of(q, s), ps = density_of(p, s), qr = density_of(q, r);
@@ -200,16 +206,14 @@ extern "C" __global__ void supermatrix(const SupermatrixParams prm) {
 // component). Functions, first and weights as for supermatrix (of the symmetries, not the
 // sub-blocks); large[A]: the large functions of symmetry A (its first ones); offsets[nsym + 1].
 struct MixedParams {
-    u64 exponents, ln_exponents, coefs, powers, comps, first, large, offsets, weights, ln_gamma, packed;
+    Functions fn;
+    u64 first, large, offsets, weights, packed;
     u64 set_begin, set_end;
     int nsym, kmax;
 };
 
 extern "C" __global__ void supermatrix_mixed(const MixedParams prm) {
-    const double *exps = (const double *)prm.exponents, *ln_exps = (const double *)prm.ln_exponents;
-    const double *coefs = (const double *)prm.coefs;
-    const unsigned *powers = (const unsigned *)prm.powers, *comps = (const unsigned *)prm.comps;
-    const double *w = (const double *)prm.weights, *lg = (const double *)prm.ln_gamma;
+    const double *w = (const double *)prm.weights, *lg = (const double *)prm.fn.ln_gamma;
     const u64 *first = (const u64 *)prm.first, *large = (const u64 *)prm.large, *offsets = (const u64 *)prm.offsets;
     double *packed = (double *)prm.packed;
     for (u64 i = prm.set_begin + blockIdx.x * (u64)blockDim.x + threadIdx.x; i < prm.set_end;
@@ -217,10 +221,10 @@ extern "C" __global__ void supermatrix_mixed(const MixedParams prm) {
         const u64 y = triangle_root(i), x = i - triangle(y);
         const int A = symmetry_of(y, offsets, prm.nsym), B = symmetry_of(x, offsets, prm.nsym);
         const u64 ty = y - offsets[A], tx = x - offsets[B], na = large[A], nb = large[B];
-        const Radial p = load_radial(exps, ln_exps, coefs, powers, comps, first[A] + na + ty / na);
-        const Radial q = load_radial(exps, ln_exps, coefs, powers, comps, first[A] + ty % na);
-        const Radial r = load_radial(exps, ln_exps, coefs, powers, comps, first[B] + nb + tx / nb);
-        const Radial s = load_radial(exps, ln_exps, coefs, powers, comps, first[B] + tx % nb);
+        const Radial p = load_radial(prm.fn, first[A] + na + ty / na);
+        const Radial q = load_radial(prm.fn, first[A] + ty % na);
+        const Radial r = load_radial(prm.fn, first[B] + nb + tx / nb);
+        const Radial s = load_radial(prm.fn, first[B] + tx % nb);
         const Density pr = density_of(p, r), qs = density_of(q, s);
         const double *wk = w + ((u64)A * prm.nsym + B) * prm.kmax;
         double sum = 0.0;

@@ -9,7 +9,7 @@
 use super::groups::ComponentGroups;
 use super::index_map::triangle;
 use super::layout::Blocks;
-use super::radial::Component;
+use super::radial::{Component, RadialFunction};
 use super::slater::HALF_TABLES;
 use super::Watch;
 use crate::backend::CudaDevice;
@@ -24,18 +24,25 @@ const BLOCK: u32 = 128;
 /// H200 for Dirac-Fock sets); an unwatched call computes all of them in one launch.
 const DEVICE_SETS_PER_REPORT: u64 = 1 << 25;
 
+/// The device addresses of a basis's function arrays (struct Functions of scf.cu).
 #[repr(C)]
 #[derive(Clone, Copy)]
-struct SupermatrixParams {
+struct Functions {
     exponents: u64,
     ln_exponents: u64,
     coefs: u64,
     powers: u64,
     comps: u64,
+    ln_gamma: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct SupermatrixParams {
+    functions: Functions,
     first: u64,
     offsets: u64,
     weights: u64,
-    ln_gamma: u64,
     packed: u64,
     set_begin: u64,
     set_end: u64,
@@ -46,16 +53,11 @@ struct SupermatrixParams {
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct MixedParams {
-    exponents: u64,
-    ln_exponents: u64,
-    coefs: u64,
-    powers: u64,
-    comps: u64,
+    functions: Functions,
     first: u64,
     large: u64,
     offsets: u64,
     weights: u64,
-    ln_gamma: u64,
     packed: u64,
     set_begin: u64,
     set_end: u64,
@@ -92,26 +94,54 @@ fn ptr<T>(slice: &CudaSlice<T>, device: &CudaDevice) -> u64 {
     slice.device_ptr(device.stream()).0
 }
 
-/// The functions of a set of blocks on the device, one array per field (the kernels' structure
-/// of arrays), with the blocks' first functions and their exchange factors c_k as
-/// weights[(a nsym + b) kmax + k] (zero where k is not allowed).
-struct DeviceBlocks {
+/// The functions of a basis on the device, one array per field (the kernels' structure of
+/// arrays), with the ln Γ(x2/2) table ([`super::slater::HALF_TABLES`]): the same for both
+/// component groups, whose blocks differ only in where they start ([`DeviceBlocks`]).
+struct DeviceFunctions {
     exponents: CudaSlice<f64>,
     ln_exponents: CudaSlice<f64>,
     coefs: CudaSlice<f64>,
     powers: CudaSlice<u32>,
     comps: CudaSlice<u32>,
+    ln_gamma: CudaSlice<f64>,
+}
+
+impl DeviceFunctions {
+    fn upload(device: &CudaDevice, functions: &[RadialFunction]) -> Result<Self> {
+        Ok(DeviceFunctions {
+            exponents: device.upload(&functions.iter().map(|f| f.exponent).collect::<Vec<_>>())?,
+            ln_exponents: device.upload(&functions.iter().map(|f| f.ln_exponent).collect::<Vec<_>>())?,
+            coefs: device.upload(&functions.iter().flat_map(|f| f.terms.map(|t| t.1)).collect::<Vec<_>>())?,
+            powers: device.upload(&functions.iter().flat_map(|f| f.terms.map(|t| t.0)).collect::<Vec<_>>())?,
+            comps: device
+                .upload(&functions.iter().map(|f| (f.component == Component::Small) as u32).collect::<Vec<_>>())?,
+            ln_gamma: device.upload(&HALF_TABLES.ln_gamma)?,
+        })
+    }
+
+    fn addresses(&self, device: &CudaDevice) -> Functions {
+        Functions {
+            exponents: ptr(&self.exponents, device),
+            ln_exponents: ptr(&self.ln_exponents, device),
+            coefs: ptr(&self.coefs, device),
+            powers: ptr(&self.powers, device),
+            comps: ptr(&self.comps, device),
+            ln_gamma: ptr(&self.ln_gamma, device),
+        }
+    }
+}
+
+/// The blocks of one group on the device: each block's first function and the exchange factors
+/// c_k as weights[(a nsym + b) kmax + k] (zero where k is not allowed).
+struct DeviceBlocks {
     first: CudaSlice<u64>,
     weights: CudaSlice<f64>,
-    /// ln Γ(x2/2) by x2 ([`super::slater::HALF_TABLES`]).
-    ln_gamma: CudaSlice<f64>,
     nsym: i32,
     kmax: i32,
 }
 
 impl DeviceBlocks {
     fn upload(device: &CudaDevice, blocks: &Blocks) -> Result<Self> {
-        let functions = blocks.functions();
         let nsym = blocks.n_blocks();
         let kmax = (0..nsym)
             .flat_map(|a| (0..nsym).flat_map(move |b| blocks.exchange(a, b).iter().map(|&(k, _)| k as usize + 1)))
@@ -127,15 +157,8 @@ impl DeviceBlocks {
         }
         let first: Vec<u64> = blocks.first().iter().map(|&f| f as u64).collect();
         Ok(DeviceBlocks {
-            exponents: device.upload(&functions.iter().map(|f| f.exponent).collect::<Vec<_>>())?,
-            ln_exponents: device.upload(&functions.iter().map(|f| f.ln_exponent).collect::<Vec<_>>())?,
-            coefs: device.upload(&functions.iter().flat_map(|f| f.terms.map(|t| t.1)).collect::<Vec<_>>())?,
-            powers: device.upload(&functions.iter().flat_map(|f| f.terms.map(|t| t.0)).collect::<Vec<_>>())?,
-            comps: device
-                .upload(&functions.iter().map(|f| (f.component == Component::Small) as u32).collect::<Vec<_>>())?,
             first: device.upload(&first)?,
             weights: device.upload(&weights)?,
-            ln_gamma: device.upload(&HALF_TABLES.ln_gamma)?,
             nsym: nsym as i32,
             kmax: kmax as i32,
         })
@@ -177,20 +200,17 @@ impl DeviceSupermatrix {
         let same = device.uninit::<f64>(len(n_same_sets)?.max(1))?;
         let mixed = device.uninit::<f64>(len(n_mixed_sets)?.max(1))?;
 
+        // The sub-blocks share the symmetries' function list: one upload serves both groups.
+        let functions = DeviceFunctions::upload(&device, groups.blocks().functions())?;
         let sub = DeviceBlocks::upload(&device, groups.same())?;
         let offsets: Vec<u64> =
             (0..=sub.nsym as usize).map(|j| same_map.pair_index(j, 0, 0).min(same_map.n_pairs())).collect();
         let offsets = device.upload(&offsets)?;
         let mut params = SupermatrixParams {
-            exponents: ptr(&sub.exponents, &device),
-            ln_exponents: ptr(&sub.ln_exponents, &device),
-            coefs: ptr(&sub.coefs, &device),
-            powers: ptr(&sub.powers, &device),
-            comps: ptr(&sub.comps, &device),
+            functions: functions.addresses(&device),
             first: ptr(&sub.first, &device),
             offsets: ptr(&offsets, &device),
             weights: ptr(&sub.weights, &device),
-            ln_gamma: ptr(&sub.ln_gamma, &device),
             packed: ptr(&same, &device),
             set_begin: 0,
             set_end: 0,
@@ -201,8 +221,8 @@ impl DeviceSupermatrix {
         launch_sets(&device, n_same_sets, (0, total), &mut watch, |begin, end, config| {
             (params.set_begin, params.set_end) = (begin, end);
             // SAFETY: the buffers hold the sizes the kernel reads (exponents, ln_exponents and
-            // comps F functions, coefs and powers 2F, first and offsets nsym + 1, weights nsym²
-            // kmax, ln_gamma HALVES) and `same` n_same_sets >= end; params mirrors the C struct.
+            // comps F functions, coefs and powers 2F, ln_gamma HALVES, first and offsets nsym + 1,
+            // weights nsym² kmax) and `same` n_same_sets >= end; params mirrors the C struct.
             unsafe { device.stream().launch_builder(&function).arg(&params).launch(config) }?;
             Ok(())
         })?;
@@ -212,16 +232,11 @@ impl DeviceSupermatrix {
             let (large, mixed_offsets) =
                 (device.upload(&groups.large_counts())?, device.upload(groups.mixed_offsets())?);
             let mut params = MixedParams {
-                exponents: ptr(&blocks.exponents, &device),
-                ln_exponents: ptr(&blocks.ln_exponents, &device),
-                coefs: ptr(&blocks.coefs, &device),
-                powers: ptr(&blocks.powers, &device),
-                comps: ptr(&blocks.comps, &device),
+                functions: functions.addresses(&device),
                 first: ptr(&blocks.first, &device),
                 large: ptr(&large, &device),
                 offsets: ptr(&mixed_offsets, &device),
                 weights: ptr(&blocks.weights, &device),
-                ln_gamma: ptr(&blocks.ln_gamma, &device),
                 packed: ptr(&mixed, &device),
                 set_begin: 0,
                 set_end: 0,
@@ -236,7 +251,6 @@ impl DeviceSupermatrix {
                 unsafe { device.stream().launch_builder(&function).arg(&params).launch(config) }?;
                 Ok(())
             })?;
-            device.synchronize()?;
         }
         device.synchronize()?;
         let n_same = groups.n_same();
