@@ -29,7 +29,9 @@
 //   the two sums (up, down) are reduced by warp shuffles;
 // - ionization_kernel: one block per pair; thread 0 builds the outer breakpoints in shared
 //   memory, the 128 threads stride over the flattened outer (panel, node) index, each doing its
-//   inner integral serially (its own inner breakpoints, in local memory), then a block reduction.
+//   inner integral serially (its own inner breakpoints, in local memory; split over neighbouring
+//   threads when there are fewer than half as many outer terms as threads), then a block
+//   reduction.
 
 #define BLOCK 128
 #define WARPS (BLOCK / 32)
@@ -197,11 +199,13 @@ __device__ int push_edges(const Conditions &c, const double *edges, int n_edges,
 
 // The one composite loop, serial: sum over panels of half * sum_j w_j f(mid + half x_j), in the
 // CPU's order. Used for the inner ionization integral, one thread each. f returns a Pair or a
-// PairSlopes (integrals.rs integrate_sums).
+// PairSlopes (integrals.rs integrate_sums). With `parts` > 1, only the panels part, part + parts,
+// ...: the share of one of `parts` threads that split the integral (their sums add to the whole).
 template <class F>
-__device__ auto integrate_pair(const Rule &rule, const double *breaks, int count, F f) -> decltype(f(0.0)) {
+__device__ auto integrate_pair(const Rule &rule, const double *breaks, int count, F f, int part = 0, int parts = 1)
+    -> decltype(f(0.0)) {
     decltype(f(0.0)) sum = {};
-    for (int i = 0; i + 1 < count; ++i) {
+    for (int i = part; i + 1 < count; i += parts) {
         const double half = 0.5 * (breaks[i + 1] - breaks[i]);
         const double mid = mul(0.5, breaks[i + 1] + breaks[i]);
         decltype(f(0.0)) panel = {};
@@ -543,10 +547,13 @@ __device__ typename SumsOf<SLOPES>::type inverse_bremsstrahlung_warp(const Rule 
 // ionization): 2 e0 F(e0) int_0^{(e0-E)/2} dsigma/d eps1 (1-F(eps1)) (1-F(eps2)) d eps1 (up) and
 // 2 e0 (1-F(e0)) int ... F(eps1) F(eps2) d eps1 (down), the inner integral serial on this thread.
 // With SLOPES (T = double), also their slopes (integrals.rs ionization_with_slopes): the inner
-// integrals of the slopes of the inner occupations, and 2 e0 (F' I + F I') outside.
+// integrals of the slopes of the inner occupations, and 2 e0 (F' I + F I') outside. The result is
+// linear in the inner sums, so with `parts` > 1 it is the share of inner panels part, part +
+// parts, ... (integrate_pair), and the `parts` shares add to the whole.
 template <class T, bool SLOPES = false>
 __device__ typename SumsOf<SLOPES>::type ionization_outer(const Rule &rule, const Conditions &c, double e,
-                                                          const double *coef, double e0) {
+                                                          const double *coef, double e0, int part = 0,
+                                                          int parts = 1) {
     const double half = mul(0.5, e0 - e);
     if (half <= 0.0) {
         return {};
@@ -573,7 +580,7 @@ __device__ typename SumsOf<SLOPES>::type ionization_outer(const Rule &rule, cons
             const RealPair<T> o2 = occupation_and_blocking<T>(c, e0 - e - e1);
             return Pair{sigma * o1.down * o2.down, sigma * o1.up * o2.up};
         }
-    });
+    }, part, parts);
     if constexpr (SLOPES) {
         const Occupation o0 = occupation_slopes(c, e0);
         const double w = 2.0 * e0;
@@ -589,19 +596,22 @@ __device__ typename SumsOf<SLOPES>::type ionization_outer(const Rule &rule, cons
     }
 }
 
-// Ionization integrals (up, down) without prefactor and weights, by one warp (used by the
-// collisional-radiative kernel; the batched kernel spreads one integral over a block).
-template <class T>
-__device__ Pair ionization_warp(const Rule &rule, const Conditions &c, double e, const double *coef, double thermal,
-                                double *breaks) {
+// Ionization integrals (up, down) without prefactor and weights, by one warp: lane 0 builds the
+// outer breakpoints in `breaks` (shared), the lanes stride over the flattened outer (panel, node)
+// index, each doing its inner integral serially. Used by the collisional-radiative kernels; the
+// batched kernel, and the state-rates kernel for few states, spread one integral over a block.
+// With SLOPES (T = double), the integrals' slopes too.
+template <class T, bool SLOPES = false>
+__device__ typename SumsOf<SLOPES>::type ionization_warp(const Rule &rule, const Conditions &c, double e,
+                                                         const double *coef, double thermal, double *breaks) {
     int count = 0;
     if (threadIdx.x % 32 == 0) {
         count = ionization_breakpoints(c, e, thermal, breaks);
     }
     __syncwarp();
     count = __shfl_sync(FULL_MASK, count, 0);
-    const Pair sum =
-        warp_integrate(rule, breaks, count, [&](double e0) { return ionization_outer<T>(rule, c, e, coef, e0); });
+    const auto sum = warp_integrate(rule, breaks, count,
+                                    [&](double e0) { return ionization_outer<T, SLOPES>(rule, c, e, coef, e0); });
     __syncwarp();
     return sum;
 }
@@ -610,7 +620,10 @@ __device__ Pair ionization_warp(const Rule &rule, const Conditions &c, double e,
 // builds the outer breakpoints in `outer` (shared, with `outer_count`), the threads stride over the
 // flattened outer (panel, node) index, each doing its inner integral serially, and the warps'
 // sums meet in `partial` (shared, one per warp). The result is valid in thread 0. With SLOPES
-// (T = double), the integrals' slopes too.
+// (T = double), the integrals' slopes too. When the block has at least twice as many threads as
+// outer terms (a few tens at 8 nodes per panel), each outer term's inner panels are split over
+// blockDim.x / terms neighbouring threads (ionization_outer's parts): the same sum, a shorter
+// serial chain per thread.
 template <class T, bool SLOPES = false>
 __device__ typename SumsOf<SLOPES>::type ionization_block(const Rule &rule, const Conditions &c, double e,
                                                           const double *coef, double thermal, double *outer,
@@ -621,9 +634,12 @@ __device__ typename SumsOf<SLOPES>::type ionization_block(const Rule &rule, cons
     __syncthreads();
     typename SumsOf<SLOPES>::type sum = {};
     const int total = (*outer_count - 1) * rule.n;
-    for (int k = threadIdx.x; k < total; k += blockDim.x) {
-        add(sum, composite_term(rule, outer, k,
-                                [&](double e0) { return ionization_outer<T, SLOPES>(rule, c, e, coef, e0); }));
+    const int parts = max(1, (int)blockDim.x / max(total, 1));
+    for (int k = threadIdx.x; k < total * parts; k += blockDim.x) {
+        const int part = k % parts;
+        add(sum, composite_term(rule, outer, k / parts, [&](double e0) {
+                return ionization_outer<T, SLOPES>(rule, c, e, coef, e0, part, parts);
+            }));
     }
     sum = warp_sum(sum);
     if (threadIdx.x % 32 == 0) {
@@ -878,7 +894,7 @@ struct CrLaunch {
     int stats;   // 0 Fermi-Dirac, 1 Maxwell-Boltzmann
     int n_nodes; // Gauss-Legendre nodes per panel of the rates
     int fd_n;    // nodes of the Fermi-Dirac integrals
-    int unused;  // keeps `constants` 8-byte aligned on both sides
+    int ionization_by_warp;  // state-rates kernels: 1 one warp per ionization, 0 one block (8-byte aligns `constants`)
     CrConstants constants;
     double dt;                // RK4 step [s]
     long long n_steps;        // steps of this launch
@@ -1077,6 +1093,27 @@ __device__ void store_sums(double *out, long long stride, int up, int down, cons
     store_sums(out + 2 * stride, stride, up, down, v.by_mu, k, g_lower, g_upper);
 }
 
+// The BELI coefficients C0..C4 of ionization i of the model (coefficient-major in `ion_beli`).
+struct Beli {
+    double c[5];
+};
+__device__ Beli beli_of(const CrModel &m, int i) {
+    Beli b;
+    for (int q = 0; q < 5; ++q) {
+        b.c[q] = m.ion_beli[q * m.n_ion + i];
+    }
+    return b;
+}
+
+// Stores ionization i's sums (K_up, K_down without prefactor and weights) into a state's output
+// `o` (layout of cr_state_rates_kernel's output), as store_sums does.
+template <class Sums>
+__device__ void store_ionization(double *o, long long stride, const CrModel &m, const CrConstants &k, int i,
+                                 const Sums &sum) {
+    store_sums(o, stride, 2 * m.n_exc + i, 2 * m.n_exc + m.n_ion + i, sum, k.ion_prefactor, m.ion_g_lower[i],
+               m.ion_g_upper[i]);
+}
+
 // One task of a state's rates by one warp, into `rates` (layout of cr_state_rates_kernel's output
 // and of CrScratch from j_up on): tasks 0..n_exc-1 the excitations (J_up, J_down), n_exc..
 // n_exc+n_ion-1 the photoionizations (L, H_L), n_exc+n_ion the inverse-bremsstrahlung heating for
@@ -1153,11 +1190,8 @@ __device__ int cr_derivatives(const CrModel &m, int stats, const Rule &rule, con
     for (int task = warp; task < n_tasks; task += CR_WARPS) {
         if (task < m.n_ion) {
             const int i = task;
-            double coef[5];
-            for (int q = 0; q < 5; ++q) {
-                coef[q] = m.ion_beli[q * m.n_ion + i];
-            }
-            const Pair sum = ionization_warp<double>(rule, c, m.ion_energy[i], coef, k.thermal, breaks[warp]);
+            const Beli coef = beli_of(m, i);
+            const Pair sum = ionization_warp<double>(rule, c, m.ion_energy[i], coef.c, k.thermal, breaks[warp]);
             if (lane0) {
                 s.k_up[i] = k.ion_prefactor * sum.up;
                 s.k_down[i] = k.ion_prefactor * sum.down * m.ion_g_lower[i] / m.ion_g_upper[i];
@@ -1262,10 +1296,16 @@ cr_rk4_kernel(CrLaunch p, const double *__restrict__ model_real, const int *__re
 // src/rates/cr/cuda.rs rates_at): the evaluation the stiff integrator needs for every stage of
 // every system. Two launches:
 // - cr_conditions_kernel: one block per state inverts (u, n_e) to (T_e, mu) (electron_conditions);
-// - cr_state_rates_kernel: the rates of every state, spread over the whole GPU: per state, one
-//   block per ionization (the outer nodes over the block's threads, each inner integral serial,
-//   as ionization_kernel), then blocks whose warps take one excitation, photoionization or the
-//   inverse bremsstrahlung each.
+// - cr_state_rates_kernel: the rates of every state, spread over the whole GPU, in one of two
+//   layouts chosen by p.ionization_by_warp (src/rates/cr/cuda.rs Layout):
+//   - by block (few states, where latency counts): per state, one block per ionization (the
+//     outer nodes over the block's threads, each inner integral serial, as ionization_kernel),
+//     then blocks whose warps take one excitation, photoionization or the inverse
+//     bremsstrahlung each;
+//   - by warp (many states, where throughput counts): every task of every state, ionizations
+//     included, one warp, over the flattened (state, task) index. An ionization's outer
+//     integral has ~40-100 (panel, node) terms, so a block of 256 threads leaves most of them
+//     idle; a warp keeps its lanes busy.
 // Output per state (stride 2 n_exc + 4 n_ion + 1): J_up[n_exc], J_down[n_exc], K_up[n_ion],
 // K_down[n_ion], L[n_ion], H_L[n_ion], inverse-bremsstrahlung heating per unit Z^2 N. Its twin
 // cr_state_slopes_kernel also gives every rate's slopes (integrals.rs *_with_slopes): per state
@@ -1308,36 +1348,44 @@ __device__ void state_rates(const CrLaunch &p, const double *model_real, const i
     const Rule rule = {nodes, weights, p.n_nodes};
     const int n_exc = p.n_exc, n_ion = p.n_ion;
     const int warp_tasks = n_exc + n_ion + 1;
-    const int per_state = n_ion + (warp_tasks + CR_WARPS - 1) / CR_WARPS;
     const long long stride = 2 * n_exc + 4 * n_ion + 1;
     const long long out_stride = SLOPES ? 3 * stride + 1 : stride;
-    const long long n_blocks = (long long)p.n_systems * per_state;
-    for (long long b = blockIdx.x; b < n_blocks; b += gridDim.x) {
-        const long long s = b / per_state;
-        const int slot = (int)(b - s * per_state);
+    // Units of work: by warp, each warp takes one task of a state (its ionizations first, then
+    // the tasks of warp_rate_task); by block, each block takes one ionization of a state or
+    // CR_WARPS of its warp tasks. Every unit of a state at once, over the flattened index.
+    const bool by_warp = p.ionization_by_warp != 0;
+    const int warp = threadIdx.x / 32;
+    const int per_state = n_ion + (by_warp ? warp_tasks : (warp_tasks + CR_WARPS - 1) / CR_WARPS);
+    const long long n_units = (long long)p.n_systems * per_state;
+    const long long first = by_warp ? (long long)blockIdx.x * CR_WARPS + warp : blockIdx.x;
+    const long long step = by_warp ? (long long)gridDim.x * CR_WARPS : gridDim.x;
+    for (long long unit = first; unit < n_units; unit += step) {
+        const long long s = unit / per_state;
+        const int slot = (int)(unit - s * per_state);
         if (status[s] != STATUS_OK) {
             continue;
         }
         const Conditions c = {p.stats, conditions[2 * s], conditions[2 * s + 1], k.tr};
         double *o = out + s * out_stride;
         if (slot < n_ion) {
-            // One ionization over the whole block.
-            const int i = slot;
-            const double e = m.ion_energy[i];
-            double coef[5];
-            for (int q = 0; q < 5; ++q) {
-                coef[q] = m.ion_beli[q * n_ion + i];
+            const Beli coef = beli_of(m, slot);
+            const double e = m.ion_energy[slot];
+            if (by_warp) {
+                const auto sum = ionization_warp<double, SLOPES>(rule, c, e, coef.c, k.thermal, breaks[warp]);
+                if (threadIdx.x % 32 == 0) {
+                    store_ionization(o, stride, m, k, slot, sum);
+                }
+            } else {
+                const auto sum =
+                    ionization_block<double, SLOPES>(rule, c, e, coef.c, k.thermal, outer, &outer_count, partial);
+                if (threadIdx.x == 0) {
+                    store_ionization(o, stride, m, k, slot, sum);
+                }
+                __syncthreads();
             }
-            const auto sum = ionization_block<double, SLOPES>(rule, c, e, coef, k.thermal, outer, &outer_count, partial);
-            if (threadIdx.x == 0) {
-                store_sums(o, stride, 2 * n_exc + i, 2 * n_exc + n_ion + i, sum, k.ion_prefactor, m.ion_g_lower[i],
-                           m.ion_g_upper[i]);
-            }
-            __syncthreads();
             continue;
         }
-        const int warp = threadIdx.x / 32;
-        const int task = (slot - n_ion) * CR_WARPS + warp;
+        const int task = by_warp ? slot - n_ion : (slot - n_ion) * CR_WARPS + warp;
         if (task <= n_exc + n_ion) {
             warp_rate_task<SLOPES>(m, rule, c, k, task, states[2 * s + 1], 1.0, breaks[warp], o, stride);
         }

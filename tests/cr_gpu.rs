@@ -149,7 +149,7 @@ fn device_rates_at_many_states_match_the_cpu() {
         return;
     }
     let model = aluminium_subset();
-    over_random_states(12345, &[1, 7, 33, 130], |stats, settings, mut states| {
+    over_random_states(12345, &[1, 7, 33, 130, 1201], |stats, settings, mut states| {
         let q = &settings.quadrature;
         let n = states.len();
         {
@@ -200,10 +200,10 @@ fn device_rates_at_many_states_match_the_cpu() {
 
 /// The rates' slopes on the device (kernel `cr_state_slopes_kernel`) against the CPU's
 /// (`integrals::*_with_slopes`, whose own reference is tests/cr_jacobian.rs) at the device's
-/// (T_e, mu): random states as above (T_e in [0.5, 300] eV, n_e in [1e19, 1e24] cm^-3), 1, 9 and
-/// 70 of them, both statistics. Each slope within 1e-11 of |slope| + |rate|/T_e (a slope that is
-/// a sum of terms of both signs may be small beside its rate; n_e: |rate|/n_e); the rates
-/// themselves within 1e-12 as in the plain kernel.
+/// (T_e, mu): random states as above (T_e in [0.5, 300] eV, n_e in [1e19, 1e24] cm^-3), 1, 9, 70
+/// and 1201 of them (both layouts of the kernel, as above), both statistics. Each slope within
+/// 1e-11 of |slope| + |rate|/T_e (a slope that is a sum of terms of both signs may be small
+/// beside its rate; n_e: |rate|/n_e); the rates themselves within 1e-12 as in the plain kernel.
 #[test]
 fn device_rate_slopes_match_the_cpu() {
     use atomgpu::rates::integrals;
@@ -211,7 +211,7 @@ fn device_rate_slopes_match_the_cpu() {
         return;
     }
     let model = aluminium_subset();
-    over_random_states(271828, &[1, 9, 70], |stats, settings, states| {
+    over_random_states(271828, &[1, 9, 70, 1201], |stats, settings, states| {
         let q = &settings.quadrature;
         let n = states.len();
         {

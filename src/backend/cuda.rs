@@ -58,6 +58,7 @@ pub struct CudaDevice {
     name: String,
     ordinal: usize,
     compute_capability: (i32, i32),
+    multiprocessors: usize,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
 }
 
@@ -110,8 +111,20 @@ impl CudaDevice {
             let ctx = CudaContext::new(ordinal).map_err(|e| format!("cuCtxCreate on device {ordinal}: {e:?}"))?;
             let name = ctx.name().map_err(|e| format!("{e:?}"))?;
             let compute_capability = ctx.compute_capability().map_err(|e| format!("{e:?}"))?;
+            let multiprocessors = ctx
+                .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+                .map_err(|e| format!("{e:?}"))?
+                .max(1) as usize;
             let stream = ctx.default_stream();
-            Ok(CudaDevice { ctx, stream, name, ordinal, compute_capability, modules: Mutex::new(HashMap::new()) })
+            Ok(CudaDevice {
+                ctx,
+                stream,
+                name,
+                ordinal,
+                compute_capability,
+                multiprocessors,
+                modules: Mutex::new(HashMap::new()),
+            })
         });
         opened.unwrap_or_else(|_| Err("the CUDA driver panicked while opening the device".into()))
     }
@@ -129,6 +142,11 @@ impl CudaDevice {
     /// Compute capability (major, minor).
     pub fn compute_capability(&self) -> (i32, i32) {
         self.compute_capability
+    }
+
+    /// Streaming multiprocessors (132 on an H100 or H200 SXM).
+    pub fn multiprocessors(&self) -> usize {
+        self.multiprocessors
     }
 
     /// (free, total) device memory in bytes.

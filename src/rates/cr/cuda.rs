@@ -19,6 +19,7 @@ use crate::rates::constants::{
 use crate::rates::integrals::Conditions;
 use crate::rates::{Statistics, TEMPERATURE_RANGE_EV};
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
 use std::f64::consts::PI;
 use std::sync::Arc;
 
@@ -26,6 +27,8 @@ const FILE: &str = "rates.cu";
 const SOURCE: &str = include_str!("../../../kernels/rates.cu");
 /// `CR_BLOCK` of rates.cu.
 const CR_BLOCK: u32 = 256;
+/// Warps of a CR_BLOCK block.
+const CR_WARPS: usize = CR_BLOCK as usize / 32;
 /// Status codes of rates.cu.
 const STATUS_ENERGY_BELOW_GROUND_STATE: i64 = 1;
 
@@ -92,7 +95,7 @@ fn launch_parameters(model: &Cr, settings: &CrSettings, n_systems: usize) -> Res
         },
         n_nodes: q.rule().len() as i32,
         fd_n: FD_NODES as i32,
-        unused: 0,
+        ionization_by_warp: 0,
         constants: CrConstants {
             thermal: q.thermal_tail(),
             radiation: q.radiation_tail(),
@@ -211,6 +214,47 @@ pub(super) fn rates_at_conditions(
         .expect("one state")
 }
 
+/// How the state-rates kernels spread an evaluation's integrals (rates.cu state_rates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// One block of CR_BLOCK threads per ionization integral of each state (its ~40-100 outer
+    /// terms each on a thread of their own: short latency, most threads idle), the other
+    /// integrals one warp each.
+    ByBlock,
+    /// Every integral of every state one warp (ionizations' outer terms in 2-4 rounds of the
+    /// lanes: all lanes busy, longer latency).
+    ByWarp,
+}
+
+impl Layout {
+    /// Warps of work per multiprocessor from which [`Layout::ByWarp`] is the faster: measured on
+    /// one H200 (bench/RESULTS.md, issue 32 follow-up) with the aluminium model (43 warp tasks
+    /// per state), the two layouts take the same time at 128 states (5 500 warps, 42 per
+    /// multiprocessor); by block is 1.9x faster at 16 states, by warp 1.7x faster at 16 384.
+    const WARPS_PER_MULTIPROCESSOR: usize = 48;
+
+    /// By warp once the evaluation's warp tasks fill every multiprocessor of `device`
+    /// [`Layout::WARPS_PER_MULTIPROCESSOR`] times (the latency of a longer task is then hidden
+    /// by the others), else by block.
+    fn for_states(device: &CudaDevice, n_states: usize, n_exc: usize, n_ion: usize) -> Layout {
+        let warps = n_states.saturating_mul(n_exc + 2 * n_ion + 1);
+        if warps >= Self::WARPS_PER_MULTIPROCESSOR * device.multiprocessors() {
+            Layout::ByWarp
+        } else {
+            Layout::ByBlock
+        }
+    }
+
+    /// Blocks of CR_BLOCK threads that cover `n_states` states.
+    fn blocks(self, n_states: usize, n_exc: usize, n_ion: usize) -> usize {
+        let warp_tasks = n_exc + n_ion + 1;
+        match self {
+            Layout::ByBlock => n_states.saturating_mul(n_ion + warp_tasks.div_ceil(CR_WARPS)),
+            Layout::ByWarp => n_states.saturating_mul(n_ion + warp_tasks).div_ceil(CR_WARPS),
+        }
+    }
+}
+
 /// Grid of `n` blocks of CR_BLOCK threads (grid-stride loops cover more).
 fn blocks(n: usize) -> LaunchConfig {
     LaunchConfig { grid_dim: (n.clamp(1, 1 << 20) as u32, 1, 1), block_dim: (CR_BLOCK, 1, 1), shared_mem_bytes: 0 }
@@ -243,7 +287,8 @@ fn state_rates_on_device(
     // With the slopes: the rates, their d/dT_e, their d/dmu, d/dn_e of the inverse bremsstrahlung.
     let stride = if slopes { 3 * rates_len + 1 } else { rates_len };
     let mut out = device.zeros::<f64>(memory::elements::<f64>("the rates of the states", stride, states.len())?)?;
-    let per_state = n_ion + (n_exc + n_ion + 1).div_ceil(CR_BLOCK as usize / 32);
+    let layout = Layout::for_states(device, states.len(), n_exc, n_ion);
+    let launch = CrLaunch { ionization_by_warp: i32::from(layout == Layout::ByWarp), ..launch };
     let kernel = if slopes { "cr_state_slopes_kernel" } else { "cr_state_rates_kernel" };
     let rates_kernel = device.function(FILE, SOURCE, kernel)?;
     let mut builder = device.stream().launch_builder(&rates_kernel);
@@ -259,29 +304,25 @@ fn state_rates_on_device(
         .arg(&mut out);
     // SAFETY: the arguments match cr_state_rates_kernel's (and cr_state_slopes_kernel's)
     // parameters; packed and conditions hold 2 doubles per state, status 1, out `stride`.
-    unsafe { builder.launch(blocks(states.len().saturating_mul(per_state))) }?;
+    unsafe { builder.launch(blocks(layout.blocks(states.len(), n_exc, n_ion))) }?;
     let mut host_status = memory::filled("the status of the states", states.len(), 0i64)?;
     let mut host_conditions = memory::filled("the conditions of the states", 2 * states.len(), 0.0)?;
     let mut host_out = memory::filled("the rates of the states", stride * states.len(), 0.0)?;
     device.download_into(status, &mut host_status)?;
     device.download_into(conditions, &mut host_conditions)?;
     device.download_into(&out, &mut host_out)?;
-    memory::try_collect(
-        "the rates of the states",
-        states.iter().enumerate().map(|(s, state)| {
+    // Unpacked on all cores: with 10^4 states and more this is milliseconds per call.
+    let mut rates = memory::with_capacity("the rates of the states", states.len())?;
+    states
+        .par_iter()
+        .enumerate()
+        .map(|(s, state)| {
             let te_mu = &host_conditions[2 * s..2 * s + 2];
-            Ok(state_rates(
-                settings,
-                state,
-                host_status[s],
-                te_mu,
-                &host_out[s * stride..(s + 1) * stride],
-                n_exc,
-                n_ion,
-                slopes,
-            ))
-        }),
-    )
+            let o = &host_out[s * stride..(s + 1) * stride];
+            state_rates(settings, state, host_status[s], te_mu, o, n_exc, n_ion, slopes)
+        })
+        .collect_into_vec(&mut rates);
+    Ok(rates)
 }
 
 /// One state's rates (and slopes when `slopes`) from the kernels' outputs, or its error (as the
@@ -353,7 +394,8 @@ struct CrLaunch {
     stats: i32,
     n_nodes: i32,
     fd_n: i32,
-    unused: i32,
+    /// State-rates kernels: 1 one warp per ionization integral, 0 one block ([`Layout`]).
+    ionization_by_warp: i32,
     constants: CrConstants,
     dt: f64,
     n_steps: i64,

@@ -385,7 +385,7 @@ pub(super) fn run(
         // 3. Stages 2 and 3 (stage 4 reuses stage 3's right-hand side).
         for stage_index in [1, 2] {
             let points: Vec<Vec<f64>> = trials
-                .iter()
+                .par_iter()
                 .map(|tr| {
                     let y = &cells[tr.cell].y;
                     if stage_index == 1 {
@@ -441,41 +441,18 @@ pub(super) fn run(
             }
             trials = kept;
         }
-        // 4. Accept or reject.
+        // 4. Accept or reject, every system in parallel.
+        let mut finished: Vec<Option<Trial>> = memory::with_capacity("the trial steps", n_cells)?;
+        finished.extend((0..n_cells).map(|_| None));
         for tr in trials {
-            let cell = &mut cells[tr.cell];
-            let k: Vec<(f64, &[f64])> = (0..4).map(|i| (M[i], tr.k[i].as_slice())).collect();
-            let mut y_new = combine(&cell.y, &k);
-            let err = ((0..dim)
-                .map(|i| {
-                    let e: f64 = (0..4).map(|s| E[s] * tr.k[s][i]).sum();
-                    let scale = cell.atol[i] + tol.rtol * cell.y[i].abs().max(y_new[i].abs());
-                    (e / scale).powi(2)
-                })
-                .sum::<f64>()
-                / dim as f64)
-                .sqrt();
-            let factor = if err > 0.0 { 0.9 * err.powf(-0.25) } else { 5.0 };
-            if err <= 1.0 && clip_populations(&mut y_new[..n], &cell.y[..n], &cell.atol, tol.rtol) {
-                let target = times[cell.next_sample];
-                cell.t = if tr.last { target } else { cell.t + tr.h };
-                cell.y = y_new;
-                cell.linear = None;
-                cell.h = tr.h * factor.clamp(0.2, 5.0);
-                cell.counts.accepted += 1;
-                if tr.last {
-                    cell.samples.push((cell.t, cell.y.clone()));
-                    cell.next_sample += 1;
-                    // A step shortened to land on the sample time does not shrink the next one.
-                    cell.h = cell.h.max(tr.h);
-                }
-            } else {
-                // Too large an error (factor < 0.9), or a population driven below zero by more
-                // than its error allowance (then halve).
-                cell.h = tr.h * if err > 1.0 { factor.clamp(0.1, 0.5) } else { 0.5 };
-                cell.counts.rejected += 1;
-            }
+            let c = tr.cell;
+            finished[c] = Some(tr);
         }
+        cells.par_iter_mut().zip(finished).for_each(|(cell, tr)| {
+            if let Some(tr) = tr {
+                accept_or_reject(cell, tr, times, tol.rtol);
+            }
+        });
         for &c in &active {
             let cell = &cells[c];
             if cell.next_sample < times.len() && cell.h < 1e-15 * times[cell.next_sample] {
@@ -503,6 +480,46 @@ pub(super) fn run(
             Ok((out, cell.counts))
         })
         .collect()
+}
+
+/// Ends the trial step `tr` of `cell`: accepts it (moves the cell, which then needs a new
+/// linearisation, and takes its sample when the step lands on the sample time) when the error
+/// norm is <= 1 and no population fell below zero by more than its allowance, else rejects it;
+/// either way sets the next step size (module docs).
+fn accept_or_reject(cell: &mut Cell, tr: Trial, times: &[f64], rtol: f64) {
+    let dim = cell.y.len();
+    let n = dim - 1;
+    let k: Vec<(f64, &[f64])> = (0..4).map(|i| (M[i], tr.k[i].as_slice())).collect();
+    let mut y_new = combine(&cell.y, &k);
+    let err = ((0..dim)
+        .map(|i| {
+            let e: f64 = (0..4).map(|s| E[s] * tr.k[s][i]).sum();
+            let scale = cell.atol[i] + rtol * cell.y[i].abs().max(y_new[i].abs());
+            (e / scale).powi(2)
+        })
+        .sum::<f64>()
+        / dim as f64)
+        .sqrt();
+    let factor = if err > 0.0 { 0.9 * err.powf(-0.25) } else { 5.0 };
+    if err <= 1.0 && clip_populations(&mut y_new[..n], &cell.y[..n], &cell.atol, rtol) {
+        let target = times[cell.next_sample];
+        cell.t = if tr.last { target } else { cell.t + tr.h };
+        cell.y = y_new;
+        cell.linear = None;
+        cell.h = tr.h * factor.clamp(0.2, 5.0);
+        cell.counts.accepted += 1;
+        if tr.last {
+            cell.samples.push((cell.t, cell.y.clone()));
+            cell.next_sample += 1;
+            // A step shortened to land on the sample time does not shrink the next one.
+            cell.h = cell.h.max(tr.h);
+        }
+    } else {
+        // Too large an error (factor < 0.9), or a population driven below zero by more than its
+        // error allowance (then halve).
+        cell.h = tr.h * if err > 1.0 { factor.clamp(0.1, 0.5) } else { 0.5 };
+        cell.counts.rejected += 1;
+    }
 }
 
 /// The rates at each of `points` (states y; `guesses` of their eta = mu/T_e), all in one call to
