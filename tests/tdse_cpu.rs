@@ -405,10 +405,27 @@ fn team_of_three_equals_one_propagator(storage: Storage) {
         team.density_slice(axis, index, &mut s2).unwrap();
         assert!(s1 == s2, "slice {axis:?} differs");
     }
-    let mut bad = start.clone();
-    bad[20 * grid.plane_len() + 5] = C64::new(f64::NAN, 0.0);
-    let e = team.set_wavefunction(&bad, 0.0).unwrap_err().to_string();
-    assert!(e.contains(&format!("`psi`[{}]", 20 * grid.plane_len() + 5)), "{e}");
+    // A part that one member refuses (here in the third member's planes) changes no member: the
+    // call fails naming the element by its index in the whole array, and the reference, the
+    // potential and ψ keep their values (the team then steps as the single propagator does).
+    let at = 20 * grid.plane_len() + 5;
+    let overlap = team.overlap().unwrap();
+    let mut doubled: Vec<C64> = start.iter().map(|z| z * 2.0).collect();
+    doubled[at] = C64::new(f64::NAN, 0.0);
+    let e = team.set_wavefunction(&doubled, 0.0).unwrap_err().to_string();
+    assert!(e.contains(&format!("`psi`[{at}]")), "{e}");
+    let e = team.set_reference(&doubled).unwrap_err().to_string();
+    assert!(e.contains(&format!("`phi`[{at}]")), "{e}");
+    assert_eq!(team.overlap().unwrap(), overlap, "a refused reference changed a member's");
+    let mut potential = vec![0.1; grid.local_len()];
+    potential[at] = f64::INFINITY;
+    let e = team.set_potential_array(&potential).unwrap_err().to_string();
+    assert!(e.contains(&format!("`potential`[{at}]")), "{e}");
+    single.step(3).unwrap();
+    team.step(3).unwrap();
+    single.wavefunction(&mut a).unwrap();
+    team.wavefunction(&mut b).unwrap();
+    assert!(a == b, "a refused part changed a member's potential or wavefunction");
     let e = atomgpu::tdse::Tdse::new(grid, params, &cpu_engines(12)).err().unwrap().to_string();
     assert!(e.contains("n_devices") && e.contains("two each"), "{e}");
 }

@@ -349,12 +349,19 @@ impl Propagator {
 
     /// Makes U the caller's array on the owned points (hartree, eq. 17 order).
     pub fn set_potential_array(&mut self, values: &[f64]) -> Result<()> {
+        self.check_potential_array(values)?;
+        self.engine.set_potential(values)?;
+        self.model.array_potential = true;
+        Ok(())
+    }
+
+    /// The checks of [`Propagator::set_potential_array`], with no effect: a team checks every
+    /// member's part before any member stores its own.
+    pub fn check_potential_array(&self, values: &[f64]) -> Result<()> {
         check_len("potential", values.len(), self.model.grid.local_len())?;
         if let Some(i) = values.iter().position(|v| !(v.is_finite() && v.abs() <= 1e6)) {
             return Err(Error::invalid_at("potential", i, "must be finite and within ±1e6 hartree"));
         }
-        self.engine.set_potential(values)?;
-        self.model.array_potential = true;
         Ok(())
     }
 
@@ -412,6 +419,30 @@ impl Propagator {
     /// when the norm Σ|ψ|²ΔV over all ranks is 0 or overflows (values near 1e154 and above: every
     /// observable of such a ψ would overflow too). Collective on a split domain (one sum).
     pub fn set_wavefunction(&mut self, values: &[C64], time: f64) -> Result<()> {
+        self.check_wavefunction(values, time)?;
+        self.ensure_split_ready()?;
+        let norm = self.global_norm_of_values(values)?;
+        if !norm.is_finite() {
+            return Err(Error::invalid(
+                "psi",
+                "has a norm Σ|ψ|²ΔV that overflows double precision: scale it down (a normalised ψ has norm 1)",
+            ));
+        }
+        if norm <= 0.0 {
+            return Err(Error::invalid("psi", "must not be zero everywhere (its norm is 0)"));
+        }
+        self.engine.upload(self.cur, values)?;
+        self.levels = Levels::One;
+        self.time = time;
+        self.steps = 0;
+        self.last_norm = norm;
+        Ok(())
+    }
+
+    /// The checks of [`Propagator::set_wavefunction`] that need no other rank (length, finite
+    /// values within the storage's range, time), with no effect: a team checks every member's
+    /// part before any member goes on (the norm is then one collective decision).
+    pub fn check_wavefunction(&self, values: &[C64], time: f64) -> Result<()> {
         check_len("psi", values.len(), self.model.grid.local_len())?;
         if let Some(i) = values.iter().position(|z| !(z.re.is_finite() && z.im.is_finite())) {
             return Err(Error::invalid_at("psi", i, "must be finite"));
@@ -429,22 +460,6 @@ impl Propagator {
         if !(time.is_finite() && time.abs() <= 1e12) {
             return Err(Error::invalid("time", format!("must be finite, got {time}")));
         }
-        self.ensure_split_ready()?;
-        let norm = self.global_norm_of_values(values)?;
-        if !norm.is_finite() {
-            return Err(Error::invalid(
-                "psi",
-                "has a norm Σ|ψ|²ΔV that overflows double precision: scale it down (a normalised ψ has norm 1)",
-            ));
-        }
-        if norm <= 0.0 {
-            return Err(Error::invalid("psi", "must not be zero everywhere (its norm is 0)"));
-        }
-        self.engine.upload(self.cur, values)?;
-        self.levels = Levels::One;
-        self.time = time;
-        self.steps = 0;
-        self.last_norm = norm;
         Ok(())
     }
 
@@ -479,6 +494,15 @@ impl Propagator {
     /// Stores the reference state φ of [`Propagator::overlap`] (owned points): finite, with a
     /// finite norm Σ|φ|²ΔV on this rank's points.
     pub fn set_reference(&mut self, values: &[C64]) -> Result<()> {
+        self.check_reference(values)?;
+        self.engine.set_reference(values)?;
+        self.has_reference = true;
+        Ok(())
+    }
+
+    /// The checks of [`Propagator::set_reference`], with no effect: a team checks every member's
+    /// part before any member stores its own.
+    pub fn check_reference(&self, values: &[C64]) -> Result<()> {
         check_len("phi", values.len(), self.model.grid.local_len())?;
         if let Some(i) = values.iter().position(|z| !(z.re.is_finite() && z.im.is_finite())) {
             return Err(Error::invalid_at("phi", i, "must be finite"));
@@ -489,8 +513,6 @@ impl Propagator {
                 "has a norm Σ|φ|²ΔV that overflows double precision: scale it down (a normalised φ has norm 1)",
             ));
         }
-        self.engine.set_reference(values)?;
-        self.has_reference = true;
         Ok(())
     }
 

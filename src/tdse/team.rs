@@ -109,7 +109,23 @@ impl Tdse {
     /// [`Propagator::set_potential_array`] over the team's planes.
     pub fn set_potential_array(&mut self, values: &[f64]) -> Result<()> {
         let parts = self.split("potential", values)?;
+        self.check_parts(&parts, |p, part| p.check_potential_array(part))?;
         self.each_with(parts, |p, (offset, part)| p.set_potential_array(part).map_err(|e| shifted(e, offset))).map(drop)
+    }
+
+    /// `check(member, part)` of every member before any member is changed, so that a part one
+    /// member refuses leaves every member as it was (the first refusal in x order, its index
+    /// shifted to the team's array). A host pass over the caller's array (members hold device
+    /// handles and are checked on this thread); a team of one member leaves the checks to the
+    /// member's own call.
+    fn check_parts<T>(&self, parts: &[(usize, &[T])], check: impl Fn(&Propagator, &[T]) -> Result<()>) -> Result<()> {
+        if self.members.len() == 1 {
+            return Ok(());
+        }
+        for (p, &(offset, part)) in self.members.iter().zip(parts) {
+            check(p, part).map_err(|e| shifted(e, offset))?;
+        }
+        Ok(())
     }
 
     /// Connects a team of one member to the other ranks ([`Propagator::set_communicator`]).
@@ -126,6 +142,7 @@ impl Tdse {
     /// [`Propagator::set_wavefunction`] over the team's planes.
     pub fn set_wavefunction(&mut self, values: &[C64], time: f64) -> Result<()> {
         let parts = self.split("psi", values)?;
+        self.check_parts(&parts, |p, part| p.check_wavefunction(part, time))?;
         self.each_with(parts, |p, (offset, part)| p.set_wavefunction(part, time).map_err(|e| shifted(e, offset)))
             .map(drop)
     }
@@ -139,6 +156,7 @@ impl Tdse {
     /// [`Propagator::set_reference`] over the team's planes.
     pub fn set_reference(&mut self, values: &[C64]) -> Result<()> {
         let parts = self.split("phi", values)?;
+        self.check_parts(&parts, |p, part| p.check_reference(part))?;
         self.each_with(parts, |p, (offset, part)| p.set_reference(part).map_err(|e| shifted(e, offset))).map(drop)
     }
 
