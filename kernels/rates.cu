@@ -995,9 +995,11 @@ __device__ void fermi_integrals_block(double eta, const Rule &fd, double *breaks
 // (T_e, mu) of the electron gas of energy density u and density ne (fermi.rs
 // temperature_from_energy_density), into shared te_mu; returns a STATUS_* code (same in every
 // thread). Newton on g(eta) = ln F_{3/2} - (5/3) ln F_{1/2} = ln(u / ne^{5/3} / (1.5 N_Q^{-2/3})),
-// kept inside a bracket, from the previous stage's eta.
+// kept inside a bracket, from the previous stage's eta. When `integrals` is not NULL, thread 0
+// also writes there the normalised [F_{-1/2}, F_{1/2}, F_{3/2}] at the result's eta (e^eta each
+// under Maxwell-Boltzmann): fermi.rs density_and_energy_slopes_from takes them.
 __device__ int electron_conditions(int stats, double u, double ne, const CrConstants &k, const Rule &fd,
-                                   double *eta_memory, double *te_mu) {
+                                   double *eta_memory, double *te_mu, double *integrals = nullptr) {
     __shared__ double breaks[MAX_BREAKPOINTS];
     __shared__ int count;
     __shared__ double partial[CR_WARPS][3];
@@ -1010,6 +1012,10 @@ __device__ int electron_conditions(int stats, double u, double ne, const CrConst
             te_mu[0] = t;
             te_mu[1] = t * log(ne / (k.nq * pow(t, 1.5)));
             state = u > 0.0 && isfinite(u) && ne > 0.0 ? STATUS_OK : STATUS_ENERGY_BELOW_GROUND_STATE;
+            if (integrals != nullptr) {
+                const double f = exp(te_mu[1] / te_mu[0]);
+                integrals[0] = integrals[1] = integrals[2] = f;
+            }
         }
         __syncthreads();
         return state;
@@ -1073,6 +1079,11 @@ __device__ int electron_conditions(int stats, double u, double ne, const CrConst
         te_mu[0] = t;
         te_mu[1] = eta * t;
         *eta_memory = eta;
+        if (integrals != nullptr) {
+            integrals[0] = f[0];
+            integrals[1] = f[1];
+            integrals[2] = f[2];
+        }
     }
     __syncthreads();
     return STATUS_OK;
@@ -1312,17 +1323,20 @@ cr_rk4_kernel(CrLaunch p, const double *__restrict__ model_real, const int *__re
 // the rates, their d/dT_e, their d/dmu (each block of that stride), then d/dn_e of the heating.
 
 // `states` holds (u [eV cm^-3], n_e [cm^-3]) per state and `eta_guess` a start for Newton's
-// eta = mu/T (NaN: the Maxwell-Boltzmann guess); `conditions` receives (T_e, mu) per state and
-// `status` a STATUS_* code.
+// eta = mu/T (NaN: the Maxwell-Boltzmann guess); `conditions` receives (T_e, mu) per state,
+// `integrals` the three Fermi integrals at its eta (electron_conditions) and `status` a STATUS_*
+// code.
 extern "C" __global__ void __launch_bounds__(CR_BLOCK)
 cr_conditions_kernel(CrLaunch p, const double *__restrict__ fd_nodes, const double *__restrict__ fd_weights,
                      const double *__restrict__ states, const double *__restrict__ eta_guess,
-                     double *__restrict__ conditions, long long *__restrict__ status) {
+                     double *__restrict__ conditions, double *__restrict__ integrals,
+                     long long *__restrict__ status) {
     __shared__ double te_mu[2];
     const Rule fd = {fd_nodes, fd_weights, p.fd_n};
     for (long long s = blockIdx.x; s < p.n_systems; s += gridDim.x) {
         double eta_memory = eta_guess[s];
-        const int st = electron_conditions(p.stats, states[2 * s], states[2 * s + 1], p.constants, fd, &eta_memory, te_mu);
+        const int st = electron_conditions(p.stats, states[2 * s], states[2 * s + 1], p.constants, fd, &eta_memory, te_mu,
+                                           integrals + 3 * s);
         if (threadIdx.x == 0) {
             status[s] = st;
             conditions[2 * s] = te_mu[0];

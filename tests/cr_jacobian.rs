@@ -170,7 +170,7 @@ fn chained_slopes_match_differences_in_density_and_energy() {
         };
         let state = ElectronState { energy_density: u, ne_cm3: ne };
         let rates = cr::rates_with_slopes_at(&model, &settings, &[state]).unwrap().pop().unwrap().unwrap();
-        let (by_ne, by_u) = rates.by_density_and_energy(stats).expect("asked with slopes");
+        let (by_ne, by_u) = rates.by_density_and_energy().expect("asked with slopes");
         let values = flat(&rates.rates);
         // Small steps: at 1 eV the degenerate gas's thermal energy is 2% of u, and T_e moves 50
         // times faster than u.

@@ -118,10 +118,19 @@ pub fn energy_density(stats: Statistics, te_ev: f64, ne_cm3: f64) -> Result<f64>
 /// Maxwell-Boltzmann: every F_j(eta) = e^eta.
 pub fn density_and_energy_slopes(stats: Statistics, te_ev: f64, mu_ev: f64) -> [[f64; 2]; 2] {
     let eta = mu_ev / te_ev;
-    let [f_minus, f_half, f_three_halves] = match stats {
+    let integrals = match stats {
         Statistics::FermiDirac => fermi_dirac_integrals(eta),
         Statistics::MaxwellBoltzmann => [eta.exp(); 3],
     };
+    density_and_energy_slopes_from(te_ev, mu_ev, integrals)
+}
+
+/// [`density_and_energy_slopes`] from the normalised integrals [F_{-1/2}, F_{1/2}, F_{3/2}] at
+/// eta = mu/T_e (e^eta each under Maxwell-Boltzmann), as a backend that has just used them to
+/// invert (u, n_e) gives them.
+pub fn density_and_energy_slopes_from(te_ev: f64, mu_ev: f64, integrals: [f64; 3]) -> [[f64; 2]; 2] {
+    let eta = mu_ev / te_ev;
+    let [f_minus, f_half, f_three_halves] = integrals;
     let n_scale = quantum_density_factor() * te_ev.sqrt();
     let u_scale = 1.5 * n_scale * te_ev;
     [

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::memory;
 use crate::progress::Tracker;
 use crate::rates::check_temperature;
-use crate::rates::fermi::temperature_from_energy_density;
+use crate::rates::fermi::{density_and_energy_slopes, temperature_from_energy_density};
 use crate::rates::integrals::{self, Conditions};
 use rayon::prelude::*;
 
@@ -105,7 +105,7 @@ fn store(rates: &mut StateRates, task: Task, v: &TaskValues) {
 pub(super) fn rates_at_conditions(model: &Cr, settings: &CrSettings, c: &Conditions) -> Result<StateRates> {
     let tasks = tasks(model);
     let values: Vec<TaskValues> = tasks.par_iter().map(|&t| run_task(model, settings, c, t, false)).collect();
-    let mut rates = StateRates::zeroed(c, model.excitations().len(), model.ionizations().len(), false)?;
+    let mut rates = StateRates::zeroed(c, model.excitations().len(), model.ionizations().len(), None)?;
     for (&t, v) in tasks.iter().zip(&values) {
         store(&mut rates, t, v);
     }
@@ -131,7 +131,12 @@ pub(super) fn rates_at(
     let (n_exc, n_ion) = (model.excitations().len(), model.ionizations().len());
     let mut out: Vec<Result<StateRates>> = memory::try_collect(
         "the rates of the states",
-        conds.into_iter().map(|c| Ok(c.and_then(|c| StateRates::zeroed(&c, n_exc, n_ion, slopes)))),
+        conds.into_iter().map(|c| {
+            Ok(c.and_then(|c| {
+                let gas = slopes.then(|| density_and_energy_slopes(c.stats, c.te, c.mu));
+                StateRates::zeroed(&c, n_exc, n_ion, gas)
+            }))
+        }),
     )?;
     for (&(s, t), v) in pairs.iter().zip(&values) {
         if let Ok(r) = &mut out[s] {

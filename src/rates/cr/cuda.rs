@@ -16,6 +16,7 @@ use crate::rates::constants::{
     excitation_prefactor, free_electron_degeneracy, ionization_prefactor, kramers_free_free, photon_flux_factor,
     quantum_density_factor, ALPHA, HBARC, HC, ME_C2,
 };
+use crate::rates::fermi::density_and_energy_slopes_from;
 use crate::rates::integrals::Conditions;
 use crate::rates::{Statistics, TEMPERATURE_RANGE_EV};
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
@@ -179,6 +180,7 @@ pub(super) fn rates_at(
     let packed = pack_states(device, states)?;
     let guesses = device.upload(eta_guesses)?;
     let mut conditions = device.zeros::<f64>(2 * states.len())?;
+    let mut integrals = device.zeros::<f64>(3 * states.len())?;
     let mut status = device.zeros::<i64>(states.len())?;
     let conditions_kernel = device.function(FILE, SOURCE, "cr_conditions_kernel")?;
     let mut builder = device.stream().launch_builder(&conditions_kernel);
@@ -189,11 +191,13 @@ pub(super) fn rates_at(
         .arg(&packed)
         .arg(&guesses)
         .arg(&mut conditions)
+        .arg(&mut integrals)
         .arg(&mut status);
     // SAFETY: the arguments match cr_conditions_kernel's parameters; packed holds 2 doubles per
-    // state, guesses 1, conditions 2, status 1.
+    // state, guesses 1, conditions 2, integrals 3, status 1.
     unsafe { builder.launch(blocks(states.len())) }?;
-    state_rates_on_device(device, model, settings, &resident, states, &packed, &conditions, &status, slopes)
+    let gas = slopes.then_some(&integrals);
+    state_rates_on_device(device, model, settings, &resident, states, &packed, &conditions, &status, gas)
 }
 
 /// The rates of `model` at one state given by its conditions (T_e, mu, n_e) on the device: the
@@ -209,7 +213,7 @@ pub(super) fn rates_at_conditions(
     let packed = pack_states(device, &[state])?;
     let conditions = device.upload(&[c.te, c.mu])?;
     let status = device.zeros::<i64>(1)?;
-    state_rates_on_device(device, model, settings, &resident, &[state], &packed, &conditions, &status, false)?
+    state_rates_on_device(device, model, settings, &resident, &[state], &packed, &conditions, &status, None)?
         .pop()
         .expect("one state")
 }
@@ -267,8 +271,9 @@ fn pack_states(device: &CudaDevice, states: &[ElectronState]) -> Result<CudaSlic
     device.upload(&packed)
 }
 
-/// The rates kernel over `states` whose (T_e, mu) and status are on the device (its twin with the
-/// slopes when `slopes`), and the download.
+/// The rates kernel over `states` whose (T_e, mu) and status are on the device, and the download;
+/// with `integrals` (the Fermi integrals of the inversions, 3 per state), its twin with the slopes,
+/// whose chain through the gas (RateSlopes::gas) takes them.
 #[allow(clippy::too_many_arguments)] // the device buffers of one evaluation
 fn state_rates_on_device(
     device: &CudaDevice,
@@ -279,8 +284,9 @@ fn state_rates_on_device(
     packed: &CudaSlice<f64>,
     conditions: &CudaSlice<f64>,
     status: &CudaSlice<i64>,
-    slopes: bool,
+    integrals: Option<&CudaSlice<f64>>,
 ) -> Result<Vec<Result<StateRates>>> {
+    let slopes = integrals.is_some();
     let launch = launch_parameters(model, settings, states.len())?;
     let (n_exc, n_ion) = (model.excitations().len(), model.ionizations().len());
     let rates_len = 2 * n_exc + 4 * n_ion + 1;
@@ -311,6 +317,11 @@ fn state_rates_on_device(
     device.download_into(status, &mut host_status)?;
     device.download_into(conditions, &mut host_conditions)?;
     device.download_into(&out, &mut host_out)?;
+    let mut host_integrals = Vec::new();
+    if let Some(integrals) = integrals {
+        host_integrals = memory::filled("the Fermi integrals of the states", 3 * states.len(), 0.0)?;
+        device.download_into(integrals, &mut host_integrals)?;
+    }
     // Unpacked on all cores: with 10^4 states and more this is milliseconds per call.
     let mut rates = memory::with_capacity("the rates of the states", states.len())?;
     states
@@ -319,14 +330,15 @@ fn state_rates_on_device(
         .map(|(s, state)| {
             let te_mu = &host_conditions[2 * s..2 * s + 2];
             let o = &host_out[s * stride..(s + 1) * stride];
-            state_rates(settings, state, host_status[s], te_mu, o, n_exc, n_ion, slopes)
+            let gas = host_integrals.get(3 * s..3 * s + 3);
+            state_rates(settings, state, host_status[s], te_mu, o, n_exc, n_ion, gas)
         })
         .collect_into_vec(&mut rates);
     Ok(rates)
 }
 
-/// One state's rates (and slopes when `slopes`) from the kernels' outputs, or its error (as the
-/// CPU path reports it).
+/// One state's rates (and slopes when the inversion's Fermi integrals `gas` are given) from the
+/// kernels' outputs, or its error (as the CPU path reports it).
 #[allow(clippy::too_many_arguments)] // one state's slices of the downloads
 fn state_rates(
     settings: &CrSettings,
@@ -336,7 +348,7 @@ fn state_rates(
     o: &[f64],
     n_exc: usize,
     n_ion: usize,
-    slopes: bool,
+    gas: Option<&[f64]>,
 ) -> Result<StateRates> {
     let (u, ne) = (state.energy_density, state.ne_cm3);
     match status {
@@ -358,7 +370,8 @@ fn state_rates(
         ));
     }
     let c = Conditions { stats: settings.stats, te, mu: te_mu[1], ne, tr: settings.tr_ev };
-    let mut r = StateRates::zeroed(&c, n_exc, n_ion, slopes)?;
+    let gas = gas.map(|f| density_and_energy_slopes_from(te, c.mu, [f[0], f[1], f[2]]));
+    let mut r = StateRates::zeroed(&c, n_exc, n_ion, gas)?;
     let len = 2 * n_exc + 4 * n_ion + 1;
     unpack_rates(&mut r.rates, &o[..len]);
     if let Some(s) = &mut r.slopes {

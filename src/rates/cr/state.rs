@@ -4,9 +4,7 @@
 
 use crate::error::{require_finite_result, Result};
 use crate::memory;
-use crate::rates::fermi;
 use crate::rates::integrals::Conditions;
-use crate::rates::Statistics;
 
 /// The electron state at which rates are wanted.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,6 +58,10 @@ pub struct RateSlopes {
     /// d/dn_e of the inverse-bremsstrahlung heating at fixed T_e and mu [eV s^-1 cm^3]: the only
     /// rate with n_e beside (T_e, mu) among its arguments (its cut-off hbar omega_p).
     pub ib_by_ne: f64,
+    /// The electron gas's [[dn_e/dT_e, dn_e/dmu], [du/dT_e, du/dmu]] at (T_e, mu) [cm^-3 eV^-1,
+    /// cm^-3] ([`crate::rates::fermi::density_and_energy_slopes`]), from the Fermi integrals of the backend's
+    /// own inversion of (u, n_e) where it has them (the GPU's), else computed.
+    pub gas: [[f64; 2]; 2],
 }
 
 impl Rates {
@@ -116,16 +118,16 @@ impl Rates {
 
 impl StateRates {
     /// Rates of a model with `n_exc` excitations and `n_ion` ionizations at conditions `c`, all
-    /// zero (filled by the backends), with zero slopes when `slopes`.
-    pub(super) fn zeroed(c: &Conditions, n_exc: usize, n_ion: usize, slopes: bool) -> Result<Self> {
-        let slopes = if slopes {
-            Some(Box::new(RateSlopes {
+    /// zero (filled by the backends), with zero slopes and the gas's slopes `gas` when given.
+    pub(super) fn zeroed(c: &Conditions, n_exc: usize, n_ion: usize, gas: Option<[[f64; 2]; 2]>) -> Result<Self> {
+        let slopes = match gas {
+            Some(gas) => Some(Box::new(RateSlopes {
                 by_te: Rates::zeroed(n_exc, n_ion)?,
                 by_mu: Rates::zeroed(n_exc, n_ion)?,
                 ib_by_ne: 0.0,
-            }))
-        } else {
-            None
+                gas,
+            })),
+            None => None,
         };
         Ok(StateRates { te_ev: c.te, mu_ev: c.mu, ne_cm3: c.ne, rates: Rates::zeroed(n_exc, n_ion)?, slopes })
     }
@@ -154,11 +156,11 @@ impl StateRates {
     /// fixed n_e) [per cm^-3, per eV cm^-3], by the chain rule through (T_e, mu)(n_e, u):
     /// d/dn_e = (dT/dn_e) d/dT + (dmu/dn_e) d/dmu + d/dn_e|_(T, mu), d/du = (dT/du) d/dT +
     /// (dmu/du) d/dmu, with the derivatives of (T, mu) by (n_e, u) the inverse of the 2 x 2
-    /// matrix of those of (n_e, u) by (T, mu) ([`fermi::density_and_energy_slopes`]: Fermi
-    /// integrals). None when the rates were computed without slopes.
-    pub fn by_density_and_energy(&self, stats: Statistics) -> Option<(Rates, Rates)> {
+    /// matrix of those of (n_e, u) by (T, mu) ([`RateSlopes::gas`]). None when the rates were
+    /// computed without slopes.
+    pub fn by_density_and_energy(&self) -> Option<(Rates, Rates)> {
         let s = self.slopes.as_ref()?;
-        let [[n_t, n_mu], [u_t, u_mu]] = fermi::density_and_energy_slopes(stats, self.te_ev, self.mu_ev);
+        let [[n_t, n_mu], [u_t, u_mu]] = s.gas;
         let det = n_t * u_mu - n_mu * u_t;
         let (t_n, t_u, mu_n, mu_u) = (u_mu / det, -n_mu / det, -u_t / det, n_t / det);
         let mut by_ne = Rates::combination(t_n, &s.by_te, mu_n, &s.by_mu);

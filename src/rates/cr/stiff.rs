@@ -32,7 +32,6 @@ use crate::error::{Error, Result};
 use crate::math::dense::Lu;
 use crate::memory;
 use crate::progress::Tracker;
-use crate::rates::Statistics;
 use rayon::prelude::*;
 
 /// Error control of [`super::run_stiff`].
@@ -198,10 +197,10 @@ fn with_electron_columns(model: &Cr, mut jac: Vec<f64>, by_ne: &[f64], by_u: &[f
 }
 
 /// The linearisation at y from its rates with their slopes ([`Jacobian::Analytic`]).
-fn linearize(model: &Cr, stats: Statistics, y: &[f64], rates: &StateRates) -> Result<Linearization> {
+fn linearize(model: &Cr, y: &[f64], rates: &StateRates) -> Result<Linearization> {
     let jac = system_matrix(model, &rates.rates)?;
     let f0 = apply(&jac, y);
-    let (by_ne, by_u) = rates.by_density_and_energy(stats).expect("the rates were asked with their slopes");
+    let (by_ne, by_u) = rates.by_density_and_energy().expect("the rates were asked with their slopes");
     let by_ne = apply(&system_matrix(model, &by_ne)?, y);
     let by_u = apply(&system_matrix(model, &by_u)?, y);
     Ok(Linearization { jac: with_electron_columns(model, jac, &by_ne, &by_u), f0 })
@@ -323,7 +322,7 @@ pub(super) fn run(
                     let s = &states[per_cell * i..per_cell * (i + 1)];
                     let rename = |e: Error| about_cell(n_cells, c, rename_energy_error("y", n, s[0].ne_cm3, e));
                     if analytic {
-                        linearize(model, settings.stats, &cells[c].y, r(0).map_err(rename)?)
+                        linearize(model, &cells[c].y, r(0).map_err(rename)?)
                     } else {
                         linearize_by_differences(
                             model,
