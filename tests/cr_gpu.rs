@@ -203,7 +203,9 @@ fn device_rates_at_many_states_match_the_cpu() {
 /// (T_e, mu): random states as above (T_e in [0.5, 300] eV, n_e in [1e19, 1e24] cm^-3), 1, 9, 70
 /// and 1201 of them (both layouts of the kernel, as above), both statistics. Each slope within
 /// 1e-11 of |slope| + |rate|/T_e (a slope that is a sum of terms of both signs may be small
-/// beside its rate; n_e: |rate|/n_e); the rates themselves within 1e-12 as in the plain kernel.
+/// beside its rate; n_e: |rate|/n_e); the rates themselves within 1e-12 as in the plain kernel;
+/// the gas's d(n_e, u)/d(T_e, mu) from the device inversion's Fermi integrals within 1e-11 of the
+/// host's (`fermi::density_and_energy_slopes`).
 #[test]
 fn device_rate_slopes_match_the_cpu() {
     use atomgpu::rates::integrals;
@@ -252,6 +254,15 @@ fn device_rate_slopes_match_the_cpu() {
                 let ib = |v: &cr::Rates| [v.ib_per_z2n; 2];
                 check(ib(r), ib(t), ib(m), [[h, h], [h_te, h_te], [h_mu, h_mu]]);
                 worst_slope = worst_slope.max((s.ib_by_ne - h_ne).abs() / (h_ne.abs() + h.abs() / ne));
+                // The gas's slopes from the device inversion's Fermi integrals against the host's
+                // quadrature at the same (T_e, mu); each row's scale is that of its terms,
+                // (3/2) F_{1/2} and eta F_{-1/2} nearly cancel in dn_e/dT_e when degenerate.
+                let want = atomgpu::rates::fermi::density_and_energy_slopes(stats, g.te_ev, g.mu_ev);
+                let eta = (g.mu_ev / g.te_ev).abs();
+                for (got, w) in s.gas.iter().zip(want) {
+                    let scale = w[0].abs() + (1.0 + eta) * w[1].abs();
+                    worst_slope = worst_slope.max((got[0] - w[0]).abs().max((got[1] - w[1]).abs()) / scale);
+                }
             }
             println!("{stats:?}, {n} states: worst GPU/CPU rate {worst_rate:.2e}, slope {worst_slope:.2e}");
             assert!(worst_rate < 1e-12, "{stats:?}, {n} states: rates differ by {worst_rate:e}");
