@@ -228,15 +228,13 @@ fn linearize_by_differences(
 impl Jacobian {
     /// The electron states at which a linearisation at `state` needs rates: the state alone (with
     /// the slopes), or the state and its two neighbours (n_e (1 - EPS), u (1 + EPS)).
-    fn states(self, state: ElectronState) -> Vec<ElectronState> {
-        match self {
-            Jacobian::Analytic => vec![state],
-            Jacobian::FiniteDifference => vec![
-                state,
-                ElectronState { ne_cm3: state.ne_cm3 * (1.0 - EPS), ..state },
-                ElectronState { energy_density: state.energy_density * (1.0 + EPS), ..state },
-            ],
-        }
+    fn states(self, state: ElectronState) -> impl Iterator<Item = ElectronState> {
+        let neighbourhood = [
+            state,
+            ElectronState { ne_cm3: state.ne_cm3 * (1.0 - EPS), ..state },
+            ElectronState { energy_density: state.energy_density * (1.0 + EPS), ..state },
+        ];
+        neighbourhood.into_iter().take(self.states_per_linearisation())
     }
 
     /// How many states [`Jacobian::states`] gives.
