@@ -6,7 +6,7 @@
 !
 ! The state lives in type(atomgpu_linestrength_t). Vibrational indices v, the unfolding matrix's
 ! row_start and col, block indices and state indices are NUMBERED FROM 1 here (the wrappers
-! convert to the C interface's 0-based numbers). Energies in cm^-1 (|E| <= 1e8), dipoles in
+! convert to the C interface's 0-based numbers, or pass index_base 1 where C takes one). Energies in cm^-1 (|E| <= 1e8), dipoles in
 ! Debye, line strengths in Debye^2, Einstein A in s^-1, intensities in cm/molecule, temperatures
 ! in K ([1e-3, 1e6]).
 module atomgpu_linestrength
@@ -31,8 +31,9 @@ module atomgpu_linestrength
     public :: atomgpu_linestrength_take_lines
 
     ! Blocks from 64-bit (integer(c_int64_t)) or default-kind 32-bit (integer(c_int32_t)) index
-    ! arrays v, row_start, col (and n_sym): the 32-bit forms pass the caller's arrays to the
-    ! library as they are (C atomgpu_linestrength_add_block_species_i32 with index_base 1), no copy.
+    ! arrays v, row_start, col (and n_sym): both pass the caller's 1-based arrays to the library as
+    ! they are (C atomgpu_linestrength_add_block_species_i64 / _i32 with index_base 1), no copy;
+    ! the library checks every value and names it as the caller numbered it.
     interface atomgpu_linestrength_add_block
         module procedure add_block_i64, add_block_i32
     end interface
@@ -181,8 +182,9 @@ module atomgpu_linestrength
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_linestrength_add_block_rotsym(handle, j, gamma, gns, n_primitive, v, level, deg, ndeg, &
-                n_sym, row_start, col, val, block) bind(C, name="atomgpu_linestrength_add_block_rotsym") result(status)
+        function c_atomgpu_linestrength_add_block_rotsym_i64(handle, j, gamma, gns, n_primitive, v, level, deg, &
+                ndeg, n_sym, row_start, col, val, index_base, block) &
+                bind(C, name="atomgpu_linestrength_add_block_rotsym_i64") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: j, gamma
@@ -193,6 +195,7 @@ module atomgpu_linestrength
             integer(c_int32_t), value :: ndeg
             integer(c_int64_t), value :: n_sym
             type(c_ptr), value :: row_start, col, val
+            integer(c_int32_t), value :: index_base
             integer(c_int32_t), intent(inout) :: block
             integer(c_int32_t) :: status
         end function
@@ -207,8 +210,9 @@ module atomgpu_linestrength
             integer(c_int32_t) :: status
         end function
 
-        function c_atomgpu_linestrength_add_block_species(handle, j, gamma, gns, n_primitive, v, k, tau, ndeg, &
-                n_sym, row_start, col, val, block) bind(C, name="atomgpu_linestrength_add_block_species") result(status)
+        function c_atomgpu_linestrength_add_block_species_i64(handle, j, gamma, gns, n_primitive, v, k, tau, &
+                ndeg, n_sym, row_start, col, val, index_base, block) &
+                bind(C, name="atomgpu_linestrength_add_block_species_i64") result(status)
             import :: c_int32_t, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: handle
             integer(c_int32_t), value :: j, gamma
@@ -219,6 +223,7 @@ module atomgpu_linestrength
             integer(c_int32_t), value :: ndeg
             integer(c_int64_t), value :: n_sym
             type(c_ptr), value :: row_start, col, val
+            integer(c_int32_t), value :: index_base
             integer(c_int32_t), intent(inout) :: block
             integer(c_int32_t) :: status
         end function
@@ -315,21 +320,6 @@ module atomgpu_linestrength
         function c_atomgpu_linestrength_destroy(handle) bind(C, name="atomgpu_linestrength_destroy") result(status)
             import :: c_ptr, c_int32_t
             type(c_ptr), value :: handle
-            integer(c_int32_t) :: status
-        end function
-
-        function c_atomgpu_linestrength_add_block(handle, j, gns, n_primitive, v, k, tau, n_sym, row_start, &
-                col, val, block) bind(C, name="atomgpu_linestrength_add_block") result(status)
-            import :: c_int32_t, c_int64_t, c_double, c_ptr
-            type(c_ptr), value :: handle
-            integer(c_int32_t), value :: j
-            real(c_double), value :: gns
-            integer(c_int64_t), value :: n_primitive
-            integer(c_int64_t), intent(in) :: v(*)
-            integer(c_int32_t), intent(in) :: k(*), tau(*)
-            integer(c_int64_t), value :: n_sym
-            type(c_ptr), value :: row_start, col, val
-            integer(c_int32_t), intent(inout) :: block
             integer(c_int32_t) :: status
         end function
 
@@ -630,7 +620,7 @@ contains
         integer(c_int32_t) :: status
         call enter()
         status = int(ATOMGPU_OK, c_int32_t)
-        call add_block_of(h, j, 0, 1, gns, v, k, tau, block, status, .false., .false., row_start, col, value, n_sym)
+        call add_block_of(h, j, 0, 1, gns, v, k, tau, block, status, .false., row_start, col, value, n_sym)
         call finish(status, stat, "atomgpu_linestrength_add_block")
     end subroutine
 
@@ -658,10 +648,7 @@ contains
         status = int(ATOMGPU_OK, c_int32_t)
         call reject(gamma >= 1, 3, "argument `gamma`: is " // itoa(int(gamma, c_int64_t)) // &
             ", species are numbered from 1 in Fortran (TROVE's igamma)", status)
-        call reject(ndeg >= 1 .and. ndeg <= 3, 9, "argument `ndeg`: is " // itoa(int(ndeg, c_int64_t)) // &
-            ", must be 1, 2 (E) or 3 (F)", status)
-        call add_block_of(h, j, gamma - 1, max(ndeg, 1), gns, v, k, tau, block, status, .true., .false., row_start, &
-            col, value, n_sym)
+        call add_block_of(h, j, gamma - 1, ndeg, gns, v, k, tau, block, status, .false., row_start, col, value, n_sym)
         call finish(status, stat, "atomgpu_linestrength_add_block_species")
     end subroutine
 
@@ -739,19 +726,17 @@ contains
         status = int(ATOMGPU_OK, c_int32_t)
         call reject(gamma >= 1, 3, "argument `gamma`: is " // itoa(int(gamma, c_int64_t)) // &
             ", species are numbered from 1 in Fortran (TROVE's igamma)", status)
-        call reject(ndeg >= 1 .and. ndeg <= 3, 9, "argument `ndeg`: is " // itoa(int(ndeg, c_int64_t)) // &
-            ", must be 1, 2 (E) or 3 (F)", status)
-        call add_block_of(h, j, gamma - 1, max(ndeg, 1), gns, v, level, deg, block, status, .true., .true., &
-            row_start, col, value, n_sym)
+        call add_block_of(h, j, gamma - 1, ndeg, gns, v, level, deg, block, status, .true., row_start, col, value, &
+            n_sym)
         call finish(status, stat, "atomgpu_linestrength_add_block_rotsym")
     end subroutine
 
-    ! The checks and the C call of add_block (species .false.: argument positions of C's
-    ! atomgpu_linestrength_add_block) and add_block_species (.true.: two more arguments before v
-    ! and before n_sym), or, with rotsym .true., add_block_rotsym (k, tau are then the 1-based
-    ! level and deg); gamma0 is 0-based.
-    subroutine add_block_of(h, j, gamma0, ndeg, gns, v, k, tau, block, status, species, rotsym, row_start, col, &
-            value, n_sym)
+    ! The size checks and the C call of add_block (gamma0 = 0, ndeg = 1) and add_block_species
+    ! (C atomgpu_linestrength_add_block_species_i64 with index_base 1) or, with rotsym .true.,
+    ! add_block_rotsym (k, tau are then the 1-based level and deg; C
+    ! atomgpu_linestrength_add_block_rotsym_i64): error positions are those of the C forms, which
+    ! check every value and name it as the caller numbered it; gamma0 is 0-based.
+    subroutine add_block_of(h, j, gamma0, ndeg, gns, v, k, tau, block, status, rotsym, row_start, col, value, n_sym)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: j, gamma0, ndeg
         real(c_double), intent(in) :: gns
@@ -759,119 +744,95 @@ contains
         integer, intent(in), contiguous :: k(:), tau(:)
         integer, intent(inout) :: block
         integer(c_int32_t), intent(inout) :: status
-        logical, intent(in) :: species, rotsym
-        integer(c_int64_t), intent(in), contiguous, optional :: row_start(:), col(:)
-        real(c_double), intent(in), contiguous, optional :: value(:)
+        logical, intent(in) :: rotsym
+        integer(c_int64_t), intent(in), contiguous, optional, target :: row_start(:), col(:)
+        real(c_double), intent(in), contiguous, optional, target :: value(:)
         integer(c_int64_t), intent(in), optional :: n_sym
         integer(c_int32_t) :: b
-        integer(c_int64_t) :: n, rows, nnz, ns, e
-        integer(c_int64_t), allocatable :: v0(:)
+        integer(c_int64_t) :: n, ns
         integer(c_int32_t), allocatable :: k32(:), tau32(:)
-        integer(c_int64_t), allocatable, target :: rs0(:), col0(:)
-        real(c_double), allocatable, target :: val(:)
         type(c_ptr) :: prs, pcol, pval
-        logical :: given(4)
-        integer :: i, o1, o2
-        character(len=*), parameter :: names(4) = ["n_sym    ", "row_start", "col      ", "value    "]
-        character(len=5) :: first, second
-        ! C positions: v, k, tau at 4 + o1 ..; n_sym, row_start, col, value at 7 + o2 + 1 ..
-        o1 = merge(1, 0, species)
-        o2 = merge(2, 0, species)
-        first = merge("level", "k    ", rotsym)
-        second = merge("deg  ", "tau  ", rotsym)
         call check_linestrength(h, status)
         n = size(v, kind=c_int64_t)
-        rows = ndeg * n
-        call reject(size(k, kind=c_int64_t) == n, 6 + o1, size_message(trim(first), size(k, kind=c_int64_t), &
-            "elements", n, "size(v) = n_primitive"), status)
-        call reject(size(tau, kind=c_int64_t) == n, 7 + o1, size_message(trim(second), size(tau, kind=c_int64_t), &
-            "elements", n, "size(v) = n_primitive"), status)
-        do e = 1, n
-            call reject(v(e) >= 1 .and. v(e) <= h%n_vib, 5 + o1, "argument `v`: element " // itoa(e) // " is " // &
-                itoa(v(e)) // ", vibrational functions are numbered 1.." // itoa(h%n_vib) // &
-                " (size(dipole, 1)) in Fortran", status)
-        end do
-        ! The unfolding: all four arguments or none.
-        given = [present(n_sym), present(row_start), present(col), present(value)]
-        if (any(given) .and. .not. all(given)) then
-            do i = 1, 4
-                call reject(given(i), 7 + o2 + i, "argument `" // trim(names(i)) // "`: missing; row_start, " // &
-                    "col, value and n_sym come together (a symmetrised block) or not at all (primitive vectors)", status)
-            end do
-        end if
-        call reject(ndeg == 1 .or. all(given), 8 + o2, "argument `n_sym`: missing; a block of " // &
-            itoa(int(ndeg, c_int64_t)) // " components needs its unfolding (one T_d per component)", status)
+        call check_block_sizes(n, size(k, kind=c_int64_t), size(tau, kind=c_int64_t), rotsym, &
+            [present(n_sym), present(row_start), present(col), present(value)], status)
         ns = 0
-        nnz = 0
-        if (all(given)) then
-            ns = n_sym
-            call reject(ns >= 1, 8 + o2, "argument `n_sym`: must be >= 1, got " // itoa(ns), status)
-            call reject(size(row_start, kind=c_int64_t) == rows + 1, 9 + o2, size_message("row_start", &
-                size(row_start, kind=c_int64_t), "elements", rows + 1, "ndeg n_primitive + 1"), status)
-            if (status == int(ATOMGPU_OK, c_int32_t)) then
-                call reject(row_start(1) == 1, 9 + o2, "argument `row_start`: element 1 is " // &
-                    itoa(row_start(1)) // ", must be 1 (offsets are 1-based in Fortran)", status)
-                do e = 1, rows
-                    call reject(row_start(e + 1) >= row_start(e), 9 + o2, "argument `row_start`: element " // &
-                        itoa(e + 1) // " is " // itoa(row_start(e + 1)) // ", below element " // itoa(e) // &
-                        " (must not decrease)", status)
-                end do
-            end if
-            if (status == int(ATOMGPU_OK, c_int32_t)) then
-                nnz = row_start(rows + 1) - 1
-                call reject(size(col, kind=c_int64_t) == nnz, 10 + o2, size_message("col", &
-                    size(col, kind=c_int64_t), "elements", nnz, "row_start(ndeg n_primitive + 1) - 1"), status)
-                call reject(size(value, kind=c_int64_t) == nnz, 11 + o2, size_message("value", &
-                    size(value, kind=c_int64_t), "elements", nnz, "row_start(ndeg n_primitive + 1) - 1"), status)
-            end if
-            if (status == int(ATOMGPU_OK, c_int32_t)) then
-                do e = 1, nnz
-                    call reject(col(e) >= 1 .and. col(e) <= ns, 10 + o2, "argument `col`: element " // itoa(e) // &
-                        " is " // itoa(col(e)) // ", columns are numbered 1.." // itoa(ns) // " (n_sym) in Fortran", &
-                        status)
-                end do
-            end if
-        end if
-        if (status /= int(ATOMGPU_OK, c_int32_t)) return
-        ! 0-based copies for C (at least one element, so that no zero-size array is passed).
-        allocate (v0(max(n, 1_c_int64_t)), k32(max(n, 1_c_int64_t)), tau32(max(n, 1_c_int64_t)))
-        v0 = 0
-        k32 = 0
-        tau32 = 0
-        v0(1:n) = v - 1
-        k32(1:n) = int(merge(k - 1, k, rotsym), c_int32_t)
-        tau32(1:n) = int(merge(tau - 1, tau, rotsym), c_int32_t)
         prs = c_null_ptr
         pcol = c_null_ptr
         pval = c_null_ptr
-        if (ns > 0) then
-            allocate (rs0(rows + 1), col0(max(nnz, 1_c_int64_t)), val(max(nnz, 1_c_int64_t)))
-            col0 = 0
-            val = 0
-            rs0 = row_start - 1
-            col0(1:nnz) = col - 1
-            val(1:nnz) = value
-            prs = c_loc(rs0)
-            pcol = c_loc(col0)
-            pval = c_loc(val)
+        if (present(n_sym) .and. status == int(ATOMGPU_OK, c_int32_t)) then
+            ns = n_sym
+            call check_unfolding_sizes(ndeg, n, ns, size(row_start, kind=c_int64_t), status)
+            if (status == int(ATOMGPU_OK, c_int32_t) .and. ndeg >= 1 .and. ndeg <= 3) then
+                call check_entry_sizes(row_start(1), row_start(ndeg * n + 1) - 1, size(col, kind=c_int64_t), &
+                    size(value, kind=c_int64_t), status)
+                prs = c_loc(row_start)
+                if (size(col) > 0) pcol = c_loc(col)
+                if (size(value) > 0) pval = c_loc(value)
+            end if
         end if
+        if (status /= int(ATOMGPU_OK, c_int32_t)) return
+        ! The label arrays as C's int32_t (at least one element, so that no zero-size array is passed).
+        allocate (k32(max(n, 1_c_int64_t)), tau32(max(n, 1_c_int64_t)))
+        k32 = 0
+        tau32 = 0
+        k32(1:n) = int(k, c_int32_t)
+        tau32(1:n) = int(tau, c_int32_t)
         b = -1
         if (rotsym) then
-            status = c_atomgpu_linestrength_add_block_rotsym(h%ptr, int(j, c_int32_t), int(gamma0, c_int32_t), gns, &
-                n, v0, k32, tau32, int(ndeg, c_int32_t), ns, prs, pcol, pval, b)
-        else if (species) then
-            status = c_atomgpu_linestrength_add_block_species(h%ptr, int(j, c_int32_t), int(gamma0, c_int32_t), gns, &
-                n, v0, k32, tau32, int(ndeg, c_int32_t), ns, prs, pcol, pval, b)
+            status = c_atomgpu_linestrength_add_block_rotsym_i64(h%ptr, int(j, c_int32_t), int(gamma0, c_int32_t), &
+                gns, n, v, k32, tau32, int(ndeg, c_int32_t), ns, prs, pcol, pval, 1_c_int32_t, b)
         else
-            status = c_atomgpu_linestrength_add_block(h%ptr, int(j, c_int32_t), gns, n, v0, k32, tau32, ns, &
-                prs, pcol, pval, b)
+            status = c_atomgpu_linestrength_add_block_species_i64(h%ptr, int(j, c_int32_t), int(gamma0, c_int32_t), &
+                gns, n, v, k32, tau32, int(ndeg, c_int32_t), ns, prs, pcol, pval, 1_c_int32_t, b)
         end if
         if (status == int(ATOMGPU_OK, c_int32_t)) block = int(b) + 1
     end subroutine
 
+    ! The size checks of a block's arrays that C cannot see, for both integer kinds (positions of
+    ! C's numbered add_block forms): one label pair (k, tau or, for the rotsym route, level, deg)
+    ! per vibrational index; the unfolding's four arguments together (`given`: n_sym, row_start,
+    ! col, value) or not at all.
+    subroutine check_block_sizes(n, n_first, n_second, rotsym, given, status)
+        integer(c_int64_t), intent(in) :: n, n_first, n_second
+        logical, intent(in) :: rotsym, given(4)
+        integer(c_int32_t), intent(inout) :: status
+        call reject(n_first == n, 7, size_message(trim(merge("level", "k    ", rotsym)), n_first, "elements", n, &
+            "size(v) = n_primitive"), status)
+        call reject(n_second == n, 8, size_message(trim(merge("deg", "tau", rotsym)), n_second, "elements", n, &
+            "size(v) = n_primitive"), status)
+        call reject(all(given) .or. .not. any(given), 10, "argument `n_sym`: row_start, col, value and n_sym " // &
+            "come together (a symmetrised block) or not at all (primitive vectors)", status)
+    end subroutine
+
+    ! An unfolding's n_sym >= 1 and size(row_start) = ndeg n_primitive + 1 (unless ndeg is out of
+    ! range, which C refuses first).
+    subroutine check_unfolding_sizes(ndeg, n, n_sym, n_row_start, status)
+        integer, intent(in) :: ndeg
+        integer(c_int64_t), intent(in) :: n, n_sym, n_row_start
+        integer(c_int32_t), intent(inout) :: status
+        call reject(n_sym >= 1, 10, "argument `n_sym`: must be >= 1 with an unfolding, got " // itoa(n_sym), status)
+        if (ndeg < 1 .or. ndeg > 3) return
+        call reject(n_row_start == ndeg * n + 1, 11, size_message("row_start", n_row_start, "elements", &
+            ndeg * n + 1, "ndeg n_primitive + 1"), status)
+    end subroutine
+
+    ! The offsets start at 1 (first = row_start(1)), and size(col) = size(value) = nnz =
+    ! row_start(ndeg n_primitive + 1) - 1.
+    subroutine check_entry_sizes(first, nnz, n_col, n_value, status)
+        integer(c_int64_t), intent(in) :: first, nnz, n_col, n_value
+        integer(c_int32_t), intent(inout) :: status
+        call reject(first == 1, 11, "argument `row_start`: element 1 is " // itoa(first) // &
+            ", must be 1 (offsets are numbered from 1 in Fortran)", status)
+        call reject(n_col == nnz, 12, size_message("col", n_col, "elements", nnz, &
+            "row_start(ndeg n_primitive + 1) - 1"), status)
+        call reject(n_value == nnz, 13, size_message("value", n_value, "elements", nnz, &
+            "row_start(ndeg n_primitive + 1) - 1"), status)
+    end subroutine
+
     ! atomgpu_linestrength_add_block with default-kind (32-bit) index arrays, passed on as they are
     ! (1-based, as in the 64-bit form); error positions are those of C's
-    ! atomgpu_linestrength_add_block_species_i32, whose checks name 0-based values.
+    ! atomgpu_linestrength_add_block_species_i32, whose messages name the 1-based values.
     subroutine add_block_i32(h, j, gns, v, k, tau, block, row_start, col, value, n_sym, stat)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: j
@@ -910,8 +871,8 @@ contains
         call finish(status, stat, "atomgpu_linestrength_add_block_species")
     end subroutine
 
-    ! The size checks and the C call of the 32-bit forms (C positions of
-    ! atomgpu_linestrength_add_block_species_i32); the library checks every value.
+    ! The size checks and the C call of the 32-bit forms (C atomgpu_linestrength_add_block_species_i32
+    ! with index_base 1, whose positions the errors carry); the library checks every value.
     subroutine add_block_of_i32(h, j, gamma0, ndeg, gns, v, k, tau, block, status, row_start, col, value, n_sym)
         type(atomgpu_linestrength_t), intent(inout) :: h
         integer, intent(in) :: j, gamma0, ndeg
@@ -922,41 +883,26 @@ contains
         integer(c_int32_t), intent(in), contiguous, optional, target :: row_start(:), col(:)
         real(c_double), intent(in), contiguous, optional, target :: value(:)
         integer(c_int32_t), intent(in), optional :: n_sym
-        integer(c_int64_t) :: n, rows, nnz, ns
+        integer(c_int64_t) :: n, ns
         integer(c_int32_t) :: b
         type(c_ptr) :: prs, pcol, pval
-        logical :: given(4)
         call check_linestrength(h, status)
         n = size(v, kind=c_int64_t)
-        rows = max(ndeg, 1) * n
-        call reject(size(k, kind=c_int64_t) == n, 7, size_message("k", size(k, kind=c_int64_t), "elements", n, &
-            "size(v) = n_primitive"), status)
-        call reject(size(tau, kind=c_int64_t) == n, 8, size_message("tau", size(tau, kind=c_int64_t), "elements", &
-            n, "size(v) = n_primitive"), status)
-        given = [present(n_sym), present(row_start), present(col), present(value)]
-        call reject(all(given) .or. .not. any(given), 10, "argument `n_sym`: row_start, col, value and n_sym " // &
-            "come together (a symmetrised block) or not at all (primitive vectors)", status)
+        call check_block_sizes(n, size(k, kind=c_int64_t), size(tau, kind=c_int64_t), .false., &
+            [present(n_sym), present(row_start), present(col), present(value)], status)
         ns = 0
         prs = c_null_ptr
         pcol = c_null_ptr
         pval = c_null_ptr
-        if (all(given) .and. status == int(ATOMGPU_OK, c_int32_t)) then
+        if (present(n_sym) .and. status == int(ATOMGPU_OK, c_int32_t)) then
             ns = n_sym
-            call reject(size(row_start, kind=c_int64_t) == rows + 1, 11, size_message("row_start", &
-                size(row_start, kind=c_int64_t), "elements", rows + 1, "ndeg n_primitive + 1"), status)
-            if (status == int(ATOMGPU_OK, c_int32_t)) then
-                nnz = int(row_start(rows + 1), c_int64_t) - 1
-                call reject(size(col, kind=c_int64_t) == nnz, 12, size_message("col", size(col, kind=c_int64_t), &
-                    "elements", nnz, "row_start(ndeg n_primitive + 1) - 1"), status)
-                call reject(size(value, kind=c_int64_t) == nnz, 13, size_message("value", &
-                    size(value, kind=c_int64_t), "elements", nnz, "row_start(ndeg n_primitive + 1) - 1"), status)
-            end if
-            if (status == int(ATOMGPU_OK, c_int32_t) .and. nnz > 0) then
+            call check_unfolding_sizes(ndeg, n, ns, size(row_start, kind=c_int64_t), status)
+            if (status == int(ATOMGPU_OK, c_int32_t) .and. ndeg >= 1 .and. ndeg <= 3) then
+                call check_entry_sizes(int(row_start(1), c_int64_t), int(row_start(ndeg * n + 1), c_int64_t) - 1, &
+                    size(col, kind=c_int64_t), size(value, kind=c_int64_t), status)
                 prs = c_loc(row_start)
-                pcol = c_loc(col)
-                pval = c_loc(value)
-            else if (status == int(ATOMGPU_OK, c_int32_t)) then
-                prs = c_loc(row_start)
+                if (size(col) > 0) pcol = c_loc(col)
+                if (size(value) > 0) pval = c_loc(value)
             end if
         end if
         if (status /= int(ATOMGPU_OK, c_int32_t)) return

@@ -94,7 +94,7 @@
  */
 #define ATOMGPU_VERSION_MAJOR 0
 
-#define ATOMGPU_VERSION_MINOR 7
+#define ATOMGPU_VERSION_MINOR 8
 
 #define ATOMGPU_VERSION_PATCH 0
 
@@ -1996,6 +1996,99 @@ int32_t atomgpu_linestrength_loaded_batch(const struct atomgpu_linestrength *han
                                           int64_t *n_lower);
 
 /**
+ * `atomgpu_linestrength_add_block_species` with 32-bit index arrays (`v`, `row_start`, `col`)
+ * numbered from `index_base` (0 as in C, or 1 as in Fortran and TROVE): a Fortran program passes
+ * its default-integer arrays as they are. `atomgpu_linestrength_add_block` is this call with
+ * `gamma` = 0 and `ndeg` = 1. The arguments are those of `add_block_species`, and
+ *
+ * - `v[n_primitive]`: vibrational index of each function, in [index_base, n_vib + index_base);
+ * - `row_start[ndeg n_primitive + 1]`: CSR offsets from `index_base` (the first is `index_base`,
+ *   none decreases);
+ * - `col[row_start[ndeg n_primitive] - index_base]`: columns in [index_base, n_sym + index_base);
+ * - `index_base`: 0 or 1.
+ *
+ * A refused index is named in the caller's numbering (its element and value counted from
+ * `index_base`). The library reads the arrays once into its own 64-bit copy of the block (as for
+ * the 64-bit entry point); nothing is kept pointing at them.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented above; `handle`
+ * may be any value (it is looked up in the registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_add_block_species_i32(struct atomgpu_linestrength *handle,
+                                                   int32_t j,
+                                                   int32_t gamma,
+                                                   double gns,
+                                                   int64_t n_primitive,
+                                                   const int32_t *v,
+                                                   const int32_t *k,
+                                                   const int32_t *tau,
+                                                   int32_t ndeg,
+                                                   int64_t n_sym,
+                                                   const int32_t *row_start,
+                                                   const int32_t *col,
+                                                   const double *value,
+                                                   int32_t index_base,
+                                                   int32_t *block);
+
+/**
+ * `atomgpu_linestrength_add_block_species` with its 64-bit index arrays (`v`, `row_start`,
+ * `col`) numbered from `index_base` (0 as there, or 1 as in Fortran and TROVE), with the rules
+ * and messages of `atomgpu_linestrength_add_block_species_i32`.
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented for
+ * `atomgpu_linestrength_add_block_species_i32`; `handle` may be any value (it is looked up in the
+ * registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_add_block_species_i64(struct atomgpu_linestrength *handle,
+                                                   int32_t j,
+                                                   int32_t gamma,
+                                                   double gns,
+                                                   int64_t n_primitive,
+                                                   const int64_t *v,
+                                                   const int32_t *k,
+                                                   const int32_t *tau,
+                                                   int32_t ndeg,
+                                                   int64_t n_sym,
+                                                   const int64_t *row_start,
+                                                   const int64_t *col,
+                                                   const double *value,
+                                                   int32_t index_base,
+                                                   int32_t *block);
+
+/**
+ * `atomgpu_linestrength_add_block_rotsym` with every index numbered from `index_base` (0 as
+ * there, or 1 as in Fortran and TROVE): `v`, `row_start` and `col` as in
+ * `atomgpu_linestrength_add_block_species_i64`, and
+ *
+ * - `level[n_primitive]`: the rotational level of each function, from `index_base` (TROVE's
+ *   `bset_contr(jind)%ktau` under rotsym_do, as it is with `index_base` 1);
+ * - `deg[n_primitive]`: the component of that level, from `index_base` (TROVE's
+ *   `bset_contr(jind)%k`).
+ *
+ * # Safety
+ * Every pointer must be NULL or valid for the number of elements documented for
+ * `atomgpu_linestrength_add_block_species_i32`; `handle` may be any value (it is looked up in the
+ * registry of live handles, never dereferenced).
+ */
+int32_t atomgpu_linestrength_add_block_rotsym_i64(struct atomgpu_linestrength *handle,
+                                                  int32_t j,
+                                                  int32_t gamma,
+                                                  double gns,
+                                                  int64_t n_primitive,
+                                                  const int64_t *v,
+                                                  const int32_t *level,
+                                                  const int32_t *deg,
+                                                  int32_t ndeg,
+                                                  int64_t n_sym,
+                                                  const int64_t *row_start,
+                                                  const int64_t *col,
+                                                  const double *value,
+                                                  int32_t index_base,
+                                                  int32_t *block);
+
+/**
  * The lines of one batch of lower levels supplied by the caller (read from its own eigenvector
  * files: no block's lower vectors need to be held whole), into every block with stored states
  * (`atomgpu_linestrength_set_states`) that J' = J'' or J'' +- 1 reaches (J' + J'' >= 1) and
@@ -2099,40 +2192,6 @@ int32_t atomgpu_linestrength_take_lines(struct atomgpu_linestrength *handle,
                                         struct atomgpu_line *lines,
                                         int64_t capacity,
                                         int64_t *taken);
-
-/**
- * `atomgpu_linestrength_add_block_species` with 32-bit index arrays (`v`, `row_start`, `col`)
- * numbered from `index_base` (0 as in C, or 1 as in Fortran and TROVE): a Fortran program passes
- * its default-integer arrays as they are. `atomgpu_linestrength_add_block` is this call with
- * `gamma` = 0 and `ndeg` = 1. The arguments are those of `add_block_species`, and
- *
- * - `v[n_primitive]`: vibrational index of each function, in [index_base, n_vib + index_base);
- * - `row_start[ndeg n_primitive + 1]`: CSR offsets from `index_base` (the first is `index_base`);
- * - `col[row_start[ndeg n_primitive] - index_base]`: columns in [index_base, n_sym + index_base);
- * - `index_base`: 0 or 1.
- *
- * The library reads the arrays once into its own 64-bit copy of the block (as for the 64-bit
- * entry point); nothing is kept pointing at them.
- *
- * # Safety
- * Every pointer must be NULL or valid for the number of elements documented above; `handle`
- * may be any value (it is looked up in the registry of live handles, never dereferenced).
- */
-int32_t atomgpu_linestrength_add_block_species_i32(struct atomgpu_linestrength *handle,
-                                                   int32_t j,
-                                                   int32_t gamma,
-                                                   double gns,
-                                                   int64_t n_primitive,
-                                                   const int32_t *v,
-                                                   const int32_t *k,
-                                                   const int32_t *tau,
-                                                   int32_t ndeg,
-                                                   int64_t n_sym,
-                                                   const int32_t *row_start,
-                                                   const int32_t *col,
-                                                   const double *value,
-                                                   int32_t index_base,
-                                                   int32_t *block);
 
 /**
  * Chooses the arithmetic of the GPU rate integrands for the rest of the process:

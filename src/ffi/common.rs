@@ -22,7 +22,7 @@ pub const ATOMGPU_BACKEND_CUDA: i32 = 2;
 
 /// Library version (semantic versioning); the ABI is stable within a major version.
 pub const ATOMGPU_VERSION_MAJOR: i32 = 0;
-pub const ATOMGPU_VERSION_MINOR: i32 = 7;
+pub const ATOMGPU_VERSION_MINOR: i32 = 8;
 pub const ATOMGPU_VERSION_PATCH: i32 = 0;
 /// Version of the C ABI; the Fortran module checks it on first use.
 pub const ATOMGPU_ABI_VERSION: i32 = 8;

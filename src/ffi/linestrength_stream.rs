@@ -1,13 +1,11 @@
 //! C ABI of the streamed line lists ([`crate::linestrength::stream`]): lower levels handed over
 //! by the caller batch by batch (the upper states stored in the handle), their lines given to a
-//! callback or kept in the handle's pending buffer; and block registration from 32-bit index
-//! arrays with 0- or 1-based indices (Fortran's default integers, passed without a copy).
+//! callback or kept in the handle's pending buffer.
 //! Conventions as in the rest of the line-strength family (src/ffi/linestrength.rs).
 
-use super::common::{count, guard, input, matrix, output, Columns, Extent, MAX_ELEMENTS};
+use super::common::{count, guard, input, matrix, output, Columns, Extent};
 use super::linestrength::{
-    add_block, atomgpu_intensity_params, atomgpu_line_filters, atomgpu_linestrength, run_list_call, with_handle, Route,
-    Species,
+    atomgpu_intensity_params, atomgpu_line_filters, atomgpu_linestrength, run_list_call, with_handle,
 };
 use crate::error::{Error, Result};
 use crate::linestrength::{Line, LineCounts, LineStrength, LowerBatch};
@@ -292,100 +290,4 @@ pub unsafe extern "C" fn atomgpu_linestrength_take_lines(
             Ok(())
         })
     })
-}
-
-/// `atomgpu_linestrength_add_block_species` with 32-bit index arrays (`v`, `row_start`, `col`)
-/// numbered from `index_base` (0 as in C, or 1 as in Fortran and TROVE): a Fortran program passes
-/// its default-integer arrays as they are. `atomgpu_linestrength_add_block` is this call with
-/// `gamma` = 0 and `ndeg` = 1. The arguments are those of `add_block_species`, and
-///
-/// - `v[n_primitive]`: vibrational index of each function, in [index_base, n_vib + index_base);
-/// - `row_start[ndeg n_primitive + 1]`: CSR offsets from `index_base` (the first is `index_base`);
-/// - `col[row_start[ndeg n_primitive] - index_base]`: columns in [index_base, n_sym + index_base);
-/// - `index_base`: 0 or 1.
-///
-/// The library reads the arrays once into its own 64-bit copy of the block (as for the 64-bit
-/// entry point); nothing is kept pointing at them.
-///
-/// # Safety
-/// Every pointer must be NULL or valid for the number of elements documented above; `handle`
-/// may be any value (it is looked up in the registry of live handles, never dereferenced).
-#[no_mangle]
-pub unsafe extern "C" fn atomgpu_linestrength_add_block_species_i32(
-    handle: *mut atomgpu_linestrength,
-    j: i32,
-    gamma: i32,
-    gns: f64,
-    n_primitive: i64,
-    v: *const i32,
-    k: *const i32,
-    tau: *const i32,
-    ndeg: i32,
-    n_sym: i64,
-    row_start: *const i32,
-    col: *const i32,
-    value: *const f64,
-    index_base: i32,
-    block: *mut i32,
-) -> i32 {
-    guard(
-        &[
-            "handle",
-            "j",
-            "gamma",
-            "gns",
-            "n_primitive",
-            "v",
-            "k",
-            "tau",
-            "ndeg",
-            "n_sym",
-            "row_start",
-            "col",
-            "value",
-            "index_base",
-            "block",
-        ],
-        || {
-            let species = Species::checked(gamma, ndeg, n_sym)?;
-            if !(index_base == 0 || index_base == 1) {
-                return Err(Error::invalid("index_base", format!("must be 0 or 1, got {index_base}")));
-            }
-            let base = i64::from(index_base);
-            let n = count("n_primitive", n_primitive)?;
-            if n >= MAX_ELEMENTS {
-                return Err(Error::invalid("n_primitive", format!("is too large ({n_primitive})")));
-            }
-            let zero_based = |name, x: &[i32]| memory::collect(name, x.iter().map(|&i| i64::from(i) - base));
-            let v64 = zero_based("v", input("v", v, n)?)?;
-            let (rs64, col64) = if n_sym > 0 {
-                let rows = species.ndeg() * n;
-                let starts = zero_based("row_start", input("row_start", row_start, rows + 1)?)?;
-                let nnz = usize::try_from(starts[rows]).ok().filter(|&x| x <= MAX_ELEMENTS).ok_or_else(|| {
-                    Error::invalid_at("row_start", rows, format!("is out of range ({})", starts[rows]))
-                })?;
-                (starts, zero_based("col", input("col", col, nnz)?)?)
-            } else {
-                (Vec::new(), Vec::new())
-            };
-            let (rs, cl) =
-                if n_sym > 0 { (rs64.as_ptr(), col64.as_ptr()) } else { (std::ptr::null(), std::ptr::null()) };
-            add_block(
-                handle,
-                j,
-                species,
-                gns,
-                n_primitive,
-                v64.as_ptr(),
-                Route::Wang,
-                k,
-                tau,
-                n_sym,
-                rs,
-                cl,
-                value,
-                block,
-            )
-        },
-    )
 }

@@ -8,6 +8,7 @@ pub mod devices;
 pub mod handles;
 pub mod host;
 pub mod linestrength;
+pub mod linestrength_numbered;
 pub mod linestrength_stream;
 pub mod rates;
 pub mod scf;

@@ -518,6 +518,22 @@ static int32_t call_ls_add_block_species_i32(void) {
     return s;
 }
 
+static int32_t call_ls_add_block_species_i64(void) {
+    /* The E block of call_ls_add_block_species, with 64-bit arrays numbered from 1. */
+    static const int64_t v[3] = {1, 2, 1};
+    static const int32_t k[3] = {0, 0, 1}, tau[3] = {1, 1, 0};
+    static const int64_t row_start[7] = {1, 2, 3, 4, 5, 6, 7};
+    static const int64_t col[6] = {1, 2, 1, 2, 1, 2};
+    static const double value[6] = {1.0, 1.0, 0.5, -0.5, 0.25, 0.75};
+    int32_t block = ISENTINEL;
+    int32_t s = atomgpu_linestrength_add_block_species_i64(
+        P(fixture_ls, 1), 1, BRK(K_NEG, 3) ? -1 : 2, X(1.0, 4), N(3, 5), P(v, 6), P(k, 7), P(tau, 8),
+        BRK(K_ZERO, 9) ? 0 : BRK(K_NEG, 9) ? -1 : 2, BRK(K_NEG, 10) ? -1 : 2, P(row_start, 11), P(col, 12),
+        P(value, 13), BRK(K_NEG, 14) ? -1 : 1, P(&block, 15));
+    untouched = block == ISENTINEL, finite = block == 2;
+    return s;
+}
+
 /* The sink stops the 400-level batch of make_ls_lines at its 3rd delivery: CANCELLED, and the
  * lines it took are the first lines of the whole call's list. */
 static int case_stream_sink_stops(void) {
@@ -673,6 +689,64 @@ static int case_rotsym_beside_wang_blocks(void) {
     return strstr(message(), "Wang blocks") != NULL ? 0 : fail("message: %s", message());
 }
 
+static int32_t call_ls_add_block_rotsym_i64(void) {
+    /* The block of call_ls_add_block_rotsym with every index numbered from 1. */
+    static const int64_t v[3] = {1, 2, 1};
+    static const int32_t level[3] = {1, 1, 2}, deg[3] = {1, 1, 2};
+    static const int64_t row_start[7] = {1, 2, 3, 4, 5, 6, 7};
+    static const int64_t col[6] = {1, 2, 1, 2, 1, 2};
+    static const double value[6] = {1.0, 1.0, 0.5, -0.5, 0.25, 0.75};
+    atomgpu_linestrength *h = rotsym_handle();
+    int32_t block = ISENTINEL;
+    int32_t s = atomgpu_linestrength_add_block_rotsym_i64(
+        P(h, 1), BRK(K_NEG, 2) ? -1 : 1, BRK(K_NEG, 3) ? -1 : 2, X(1.0, 4), N(3, 5), P(v, 6), P(level, 7),
+        P(deg, 8), BRK(K_ZERO, 9) ? 0 : BRK(K_NEG, 9) ? -1 : 2, BRK(K_NEG, 10) ? -1 : 2, P(row_start, 11),
+        P(col, 12), P(value, 13), BRK(K_NEG, 14) ? -1 : 1, P(&block, 15));
+    untouched = block == ISENTINEL, finite = block == 0;
+    return s; /* h is not destroyed: that would clear the error under test (the case's process ends) */
+}
+
+/* Indices numbered from 1 are refused in the caller's numbering: element 2 of `v` (value 0) of a
+ * 32-bit and of a 64-bit array, a `col` of 3 beyond n_sym = 2, a rotsym `level` of 0, and a
+ * `row_start` whose first offset is 0 (0-based offsets passed as 1-based); no block is added. */
+static int case_numbered_indices_named_as_written(void) {
+    static const int32_t k[2] = {0, 0}, tau[2] = {1, 1}, one[2] = {1, 1};
+    static const int32_t v32[2] = {1, 0};
+    static const int64_t v64[2] = {1, 0}, v_ok[2] = {1, 2};
+    static const int64_t row_start[3] = {1, 2, 3}, row_start0[3] = {0, 1, 2}, col[2] = {1, 3};
+    static const double value[2] = {1.0, 1.0};
+    static const int32_t level[2] = {1, 0};
+    int32_t block = ISENTINEL;
+    atomgpu_linestrength *ls = make_ls();
+    int32_t s = atomgpu_linestrength_add_block_species_i32(ls, 1, 0, 1.0, 2, v32, k, tau, 1, 0, NULL, NULL,
+                                                           NULL, 1, &block);
+    if (refused(s, 6, "v")) return 1;
+    if (strstr(message(), "element 2 is 0") == NULL || strstr(message(), "numbered 1..2") == NULL)
+        return fail("32-bit v: %s", message());
+    s = atomgpu_linestrength_add_block_species_i64(ls, 1, 0, 1.0, 2, v64, k, tau, 1, 0, NULL, NULL, NULL, 1,
+                                                   &block);
+    if (refused(s, 6, "v")) return 1;
+    if (strstr(message(), "element 2 is 0") == NULL) return fail("64-bit v: %s", message());
+    s = atomgpu_linestrength_add_block_species_i64(ls, 1, 0, 1.0, 2, v_ok, k, tau, 1, 2, row_start, col,
+                                                   value, 1, &block);
+    if (refused(s, 12, "col")) return 1;
+    if (strstr(message(), "element 2 is 3") == NULL || strstr(message(), "numbered 1..2") == NULL)
+        return fail("col: %s", message());
+    s = atomgpu_linestrength_add_block_species_i64(ls, 1, 0, 1.0, 2, v_ok, k, tau, 1, 2, row_start0, col,
+                                                   value, 1, &block);
+    if (refused(s, 11, "row_start")) return 1;
+    if (strstr(message(), "element 1 is 0") == NULL) return fail("row_start: %s", message());
+    atomgpu_linestrength *h = fresh_ls();
+    if (atomgpu_linestrength_set_group(h, "C3v(M)") != ATOMGPU_OK ||
+        atomgpu_linestrength_set_rotational_basis(h, 1, rs_e, rs_level, rs_deg) != ATOMGPU_OK)
+        return fail("rotsym handle: %s", message());
+    s = atomgpu_linestrength_add_block_rotsym_i64(h, 1, 0, 1.0, 2, v_ok, level, one, 1, 0, NULL, NULL, NULL, 1,
+                                                  &block);
+    if (refused(s, 7, "level")) return 1;
+    if (strstr(message(), "element 2 is 0") == NULL) return fail("level: %s", message());
+    return block == ISENTINEL ? 0 : fail("block written on error");
+}
+
 /* Caller labels of block 1's two stored states (IDs 7 and 9, order keys 2 and 1). */
 static const int64_t ls_label_ids[2] = {7, 9}, ls_label_order[2] = {2, 1};
 
@@ -769,6 +843,35 @@ static int32_t call_ls_write_trove(void) {
     {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 13, "value", "n"}, \
     {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 14, "index_base", "m"}, \
     {call_ls_add_block_species_i32, "linestrength_add_block_species_i32", 15, "block", "n"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 1, "handle", "n"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 3, "gamma", "m"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 4, "gns", "ai"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 5, "n_primitive", "zmh"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 6, "v", "n"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 7, "k", "n"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 8, "tau", "n"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 9, "ndeg", "zm"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 10, "n_sym", "m"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 11, "row_start", "n"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 12, "col", "n"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 13, "value", "n"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 14, "index_base", "m"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64", 15, "block", "n"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 1, "handle", "n"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 2, "j", "m"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 3, "gamma", "m"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 4, "gns", "ai"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 5, "n_primitive", "zmh"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 6, "v", "n"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 7, "level", "n"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 8, "deg", "n"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 9, "ndeg", "zm"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 10, "n_sym", "m"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 11, "row_start", "n"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 12, "col", "n"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 13, "value", "n"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 14, "index_base", "m"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64", 15, "block", "n"}, \
     {call_ls_transition_moments, "linestrength_transition_moments", 1, "handle", "n"}, \
     {call_ls_transition_moments, "linestrength_transition_moments", 3, "n_upper_blocks", "m"}, \
     {call_ls_transition_moments, "linestrength_transition_moments", 4, "upper_blocks", "n"}, \
@@ -808,6 +911,8 @@ static int32_t call_ls_write_trove(void) {
     {call_ls_lines_of_lower_batch_buffered, "linestrength_lines_of_lower_batch_buffered"}, \
     {call_ls_lines_pending, "linestrength_lines_pending"}, {call_ls_take_lines, "linestrength_take_lines"}, \
     {call_ls_add_block_species_i32, "linestrength_add_block_species_i32"}, \
+    {call_ls_add_block_species_i64, "linestrength_add_block_species_i64"}, \
+    {call_ls_add_block_rotsym_i64, "linestrength_add_block_rotsym_i64"}, \
     {call_ls_transition_moments, "linestrength_transition_moments"}, \
     {call_ls_set_rotational_basis, "linestrength_set_rotational_basis"}, \
     {call_ls_add_block_rotsym, "linestrength_add_block_rotsym"},
@@ -832,4 +937,5 @@ static int32_t call_ls_write_trove(void) {
         {"lines_of_lower_batch: the sink stops it, CANCELLED and a prefix delivered", case_stream_sink_stops},     \
         {"line list: a bad convention or action, and TM, refused naming the field", case_line_list_convention_and_action}, \
         {"set_rotational_basis: a basis not orthogonal is refused naming `e`", case_rotsym_basis_not_orthogonal},  \
-        {"add_block_rotsym: beside Wang blocks, refused naming `handle`", case_rotsym_beside_wang_blocks},
+        {"add_block_rotsym: beside Wang blocks, refused naming `handle`", case_rotsym_beside_wang_blocks},                     \
+        {"add_block numbered from 1: a bad index named as the caller wrote it", case_numbered_indices_named_as_written},

@@ -1,6 +1,6 @@
 # Spack package of atomgpu (Spack 1.x, package API v2; README "Installing on a cluster").
 #
-#   scripts/make-source-tarball.sh .        # atomgpu-0.7.0.tar.gz, every crate vendored, cargo offline
+#   scripts/make-source-tarball.sh .        # atomgpu-0.8.0.tar.gz, every crate vendored, cargo offline
 #   spack repo add packaging/spack/spack_repo/atomgpu
 #   spack install --no-checksum atomgpu     # from the folder that holds the tarball (or a mirror)
 
@@ -21,7 +21,7 @@ class Atomgpu(CargoPackage):
     # No release is published for download: the tarball is made from a checkout by
     # scripts/make-source-tarball.sh, and Spack takes it from the current folder or a source
     # mirror (atomgpu/atomgpu-<version>.tar.gz), as for any manual download.
-    url = f"file://{os.getcwd()}/atomgpu-0.7.0.tar.gz"
+    url = f"file://{os.getcwd()}/atomgpu-0.8.0.tar.gz"
     manual_download = True
 
     license("MIT OR Apache-2.0")
@@ -29,7 +29,7 @@ class Atomgpu(CargoPackage):
     # No checksum: the tarball is made by each site from its checkout (reproducibly: the script
     # prints its sha256, which a site that pins one release adds here), so Spack needs
     # `spack install --no-checksum`.
-    version("0.7.0")
+    version("0.8.0")
 
     # Rust >= 1.88 (libloading, pinned in Cargo.lock, needs it); rustc links through the C
     # compiler. Nothing else at build time: CUDA (driver, NVRTC, cuBLAS, cuSOLVER) is opened at
