@@ -104,14 +104,19 @@ struct RealPair {
     T down;
 };
 
-// Electron conditions of one plasma state (integrals.rs Conditions): stats, T_e [eV],
-// mu [eV], T_r [eV].
+// Electron conditions of one plasma state (integrals.rs Conditions and Electrons): stats,
+// T_e [eV], mu [eV], T_r [eV], and 1/T_e [1/eV] formed once for the integrands' slopes.
 struct Conditions {
     int stats;
     double te;
     double mu;
     double tr;
+    double inverse_te;
 };
+
+__device__ Conditions conditions_of(int stats, double te, double mu, double tr) {
+    return Conditions{stats, te, mu, tr, 1.0 / te};
+}
 
 // A place where an integrand changes on a short scale: panels are graded geometrically (factor
 // 4) away from `at`, starting at width `scale` [eV] (panels.rs Feature).
@@ -266,13 +271,22 @@ __device__ T occupation_from_exponent(T x) {
     return T(1) / (T(1) + exp(x));
 }
 
+// F = 1/(1 + e^x) and 1 - F from the one exponential e^{-|x|} (integrals.rs Electrons::at):
+// F = e^{-x}/(1 + e^{-x}) above x = 0, 1/(1 + e^x) below, each free of overflow on its side.
+template <class T>
+__device__ RealPair<T> fermi_pair(T x) {
+    const T e = exp(-fabs(x));
+    const T r = T(1) / (T(1) + e);
+    return x > T(0) ? RealPair<T>{e * r, r} : RealPair<T>{r, e * r};
+}
+
 // Occupation F(eps) and blocking 1 - F(eps) (paper eqs. 1, 3), as (up, down) = (F, 1 - F);
 // Maxwell-Boltzmann: (e^{(mu - eps)/T}, 1).
 template <class T>
 __device__ RealPair<T> occupation_and_blocking(const Conditions &c, double eps) {
     const T x = (eps - c.mu) / c.te;
     if (c.stats == FERMI_DIRAC) {
-        return RealPair<T>{occupation_from_exponent(x), occupation_from_exponent(-x)};
+        return fermi_pair(x);
     }
     return RealPair<T>{exp(-x), T(1)};
 }
@@ -286,13 +300,12 @@ struct Occupation {
 __device__ Occupation occupation_slopes(const Conditions &c, double eps) {
     const double x = (eps - c.mu) / c.te;
     if (c.stats == FERMI_DIRAC) {
-        const double f = occupation_from_exponent(x);
-        const double b = occupation_from_exponent(-x);
-        const double s = f * b / c.te;
-        return Occupation{f, b, s, -s, x};
+        const RealPair<double> o = fermi_pair(x);
+        const double s = o.up * o.down * c.inverse_te;
+        return Occupation{o.up, o.down, s, -s, x};
     }
     const double f = exp(-x);
-    return Occupation{f, 1.0, f / c.te, 0.0, x};
+    return Occupation{f, 1.0, f * c.inverse_te, 0.0, x};
 }
 
 // One occupation factor, F or 1 - F, as (value, d/dmu, x) (integrals.rs Factor).
@@ -327,7 +340,7 @@ __device__ PairSlopes weighted_products(double w, const Factor &a_up, const Fact
 template <class T>
 __device__ T blocking(const Conditions &c, double eps) {
     const T x = (eps - c.mu) / c.te;
-    return c.stats == FERMI_DIRAC ? occupation_from_exponent(-x) : T(1);
+    return c.stats == FERMI_DIRAC ? fermi_pair(x).down : T(1);
 }
 
 // Collision strength, paper eq. 6: B0 ln x + B1 + B2/x + B3/x^2 + B4/x^3 + B5/x^4.
@@ -338,20 +351,49 @@ __device__ T collision_strength(const T *b, T x) {
 }
 
 // Mott-BELI differential ionization cross-section, paper eq. 8, in units of 1e-13 cm^2 eV^2 per
-// eV^3, for incident energy e0, outgoing energies e1 and e2 = e0 - e1 - ei, ionization energy ei
-// [eV], BELI c[0..5), and a = (sqrt(e0^2 + 4 ei^2) - e0)/2 (all formed in double by the caller).
+// eV^3, at one incident energy e0 with every factor that does not depend on the outgoing energy
+// e1 formed once (integrals.rs CrossSection): for ionization energy ei [eV], BELI c[0..5),
+// a = (sqrt(e0^2 + 4 ei^2) - e0)/2 (formed in double by the caller), b = a + ei and
+// e2 = e0 - ei - e1,
+// dsigma/d eps1 = A/(2 ei e0) ei [1/((e1 + a)(e1 + b)) + 1/((e2 + a)(e2 + b))]
+//   + sum_{k=1..4} k B_k (e1^{k-1} + e2^{k-1}) / (2 ei e0^{k+1}).
 template <class T>
-__device__ T differential_ionization(const T *c, T ei, T e0, T e1, T e2, T a) {
-    const T b = a + ei;
-    T sum = mul(c[0] * ei, T(1) / ((e1 + a) * (e1 + b)) + T(1) / ((e2 + a) * (e2 + b)));
-    T p1 = 1, p2 = 1, pe0 = e0;
+struct CrossSection {
+    double shared;  // e0 - ei: e2 = shared - e1 (double, as the occupations take it)
+    T a, b;
+    T mott;         // A ei / (2 ei e0)
+    T powers[4];    // k B_k / (2 ei e0^{k+1}), k = 1..4
+};
+
+template <class T>
+__device__ CrossSection<T> cross_section_at(const T *c, double ei, double e0, double a) {
+    CrossSection<T> s;
+    const double scale = 1.0 / (2.0 * ei * e0);
+    double pe0 = e0;
     for (int k = 1; k < 5; ++k) {
-        sum += (T)k * c[k] * (p1 + p2) / pe0;
-        p1 = mul(p1, e1);
-        p2 = mul(p2, e2);
+        s.powers[k - 1] = (T)((double)k * (double)c[k] / pe0 * scale);
         pe0 *= e0;
     }
-    return sum / (T(2) * ei * e0);
+    s.shared = e0 - ei;
+    s.a = (T)a;
+    s.b = (T)(a + ei);
+    s.mott = (T)((double)c[0] * ei * scale);
+    return s;
+}
+
+// 1/q1 + 1/q2: one quotient in double (q1 q2 stays within 1e-60..1e40 over the rates' domain),
+// two reciprocals in single precision, whose range the product could leave.
+__device__ __forceinline__ double reciprocal_sum(double q1, double q2) { return (q1 + q2) / (q1 * q2); }
+__device__ __forceinline__ float reciprocal_sum(float q1, float q2) { return 1.0f / q1 + 1.0f / q2; }
+
+// dsigma/d eps1 of `s` at outgoing energies e1 and e2 = s.shared - e1 (both formed in double).
+template <class T>
+__device__ T cross_section(const CrossSection<T> &s, double e1_wide, double e2_wide) {
+    const T e1 = (T)e1_wide, e2 = (T)e2_wide;
+    const T q1 = (e1 + s.a) * (e1 + s.b);
+    const T q2 = (e2 + s.a) * (e2 + s.b);
+    return s.mott * reciprocal_sum(q1, q2) + T(2) * s.powers[0] + s.powers[1] * (e1 + e2) +
+           s.powers[2] * (e1 * e1 + e2 * e2) + s.powers[3] * (e1 * e1 * e1 + e2 * e2 * e2);
 }
 
 // precision.rs single_precision_fits: FP32 holds the integrands of a transition of energy e [eV]
@@ -568,16 +610,17 @@ __device__ typename SumsOf<SLOPES>::type ionization_outer(const Rule &rule, cons
     for (int k = 0; k < 5; ++k) {
         fit[k] = coef[k];
     }
+    const CrossSection<T> cross = cross_section_at<T>(fit, e, e0, a);
     const auto in = integrate_pair(rule, inner, m, [&](double e1) {
-        const double e2 = e0 - e1 - e;
-        const T sigma = differential_ionization<T>(fit, e, e0, e1, e2, a);
+        const double e2 = cross.shared - e1;
+        const T sigma = cross_section<T>(cross, e1, e2);
         if constexpr (SLOPES) {
             const Occupation o1 = occupation_slopes(c, e1);
-            const Occupation o2 = occupation_slopes(c, e0 - e - e1);
+            const Occupation o2 = occupation_slopes(c, e2);
             return weighted_products(sigma, blocked(o1), blocked(o2), occupied(o1), occupied(o2));
         } else {
             const RealPair<T> o1 = occupation_and_blocking<T>(c, e1);
-            const RealPair<T> o2 = occupation_and_blocking<T>(c, e0 - e - e1);
+            const RealPair<T> o2 = occupation_and_blocking<T>(c, e2);
             return Pair{sigma * o1.down * o2.down, sigma * o1.up * o2.up};
         }
     }, part, parts);
@@ -704,7 +747,7 @@ __device__ void excitation_batch(const RatesLaunch &p) {
     for (long long pair = (long long)blockIdx.x * WARPS + warp; pair < n_pairs; pair += (long long)gridDim.x * WARPS) {
         const long long t = pair % n_transitions;
         const long long s = pair / n_transitions;
-        const Conditions c = {p.stats, p.te[s], p.mu[s], 0.0};
+        const Conditions c = conditions_of(p.stats, p.te[s], p.mu[s], 0.0);
         const double e = p.energy[t];
         double b[6];
         for (int k = 0; k < 6; ++k) {
@@ -742,7 +785,7 @@ __device__ void ionization_batch(const RatesLaunch &p) {
     for (long long pair = blockIdx.x; pair < n_pairs; pair += gridDim.x) {
         const long long t = pair % n_transitions;
         const long long s = pair / n_transitions;
-        const Conditions c = {p.stats, p.te[s], p.mu[s], 0.0};
+        const Conditions c = conditions_of(p.stats, p.te[s], p.mu[s], 0.0);
         const double e = p.energy[t];
         double coef[5];
         for (int k = 0; k < 5; ++k) {
@@ -778,7 +821,7 @@ __device__ void photoionization_batch(const RatesLaunch &p) {
     for (long long pair = (long long)blockIdx.x * WARPS + warp; pair < n_pairs; pair += (long long)gridDim.x * WARPS) {
         const long long t = pair % n_transitions;
         const long long s = pair / n_transitions;
-        const Conditions c = {p.stats, p.te[s], p.mu[s], p.tr[s]};
+        const Conditions c = conditions_of(p.stats, p.te[s], p.mu[s], p.tr[s]);
         const double e = p.energy[t];
         const double d0_t = p.d0[t];
         const double d1_t = p.d1[t];
@@ -809,7 +852,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) inverse_bremsstrahlung_kerne
     const int warp = threadIdx.x / 32;
     const Rule rule = {p.nodes, p.weights, p.n_nodes};
     for (long long s = (long long)blockIdx.x * WARPS + warp; s < p.n_states; s += (long long)gridDim.x * WARPS) {
-        const Conditions c = {p.stats, p.te[s], p.mu[s], p.tr[s]};
+        const Conditions c = conditions_of(p.stats, p.te[s], p.mu[s], p.tr[s]);
         const double sum = inverse_bremsstrahlung_warp(rule, c, p.eps_c[s], p.thermal, p.radiation, breaks[warp]).up;
         if (threadIdx.x % 32 == 0) {
             p.heating[s] = p.factor[s] * sum;
@@ -1194,7 +1237,7 @@ __device__ int cr_derivatives(const CrModel &m, int stats, const Rule &rule, con
     if (status != STATUS_OK) {
         return status;
     }
-    const Conditions c = {stats, te_mu[0], te_mu[1], k.tr};
+    const Conditions c = conditions_of(stats, te_mu[0], te_mu[1], k.tr);
     const int warp = threadIdx.x / 32;
     const bool lane0 = threadIdx.x % 32 == 0;
     const int n_tasks = 2 * m.n_ion + m.n_exc + 1;
@@ -1379,7 +1422,7 @@ __device__ void state_rates(const CrLaunch &p, const double *model_real, const i
         if (status[s] != STATUS_OK) {
             continue;
         }
-        const Conditions c = {p.stats, conditions[2 * s], conditions[2 * s + 1], k.tr};
+        const Conditions c = conditions_of(p.stats, conditions[2 * s], conditions[2 * s + 1], k.tr);
         double *o = out + s * out_stride;
         if (slot < n_ion) {
             const Beli coef = beli_of(m, slot);

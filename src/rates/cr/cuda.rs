@@ -163,7 +163,8 @@ fn resident(device: &CudaDevice, model: &Cr, settings: &CrSettings) -> Result<Ar
 
 /// The rates of `model` at each of `states` on the device (see [`super::rates_at`]),
 /// Newton's eta = mu/T of each inversion started from `eta_guesses` (NaN: no guess), with the
-/// rates' slopes when `slopes`: upload the states, two launches (inversions; rates), one download.
+/// rates' slopes when `slopes`: one upload (the states and the guesses), two launches
+/// (inversions; rates), two downloads (the results, the status).
 pub(super) fn rates_at(
     device: &CudaDevice,
     model: &Cr,
@@ -175,29 +176,32 @@ pub(super) fn rates_at(
     if states.is_empty() {
         return Ok(Vec::new());
     }
+    let n = states.len();
     let resident = resident(device, model, settings)?;
-    let launch = launch_parameters(model, settings, states.len())?;
-    let packed = pack_states(device, states)?;
-    let guesses = device.upload(eta_guesses)?;
-    let mut conditions = device.zeros::<f64>(2 * states.len())?;
-    let mut integrals = device.zeros::<f64>(3 * states.len())?;
-    let mut status = device.zeros::<i64>(states.len())?;
+    let launch = launch_parameters(model, settings, n)?;
+    let inputs = upload_states(device, states, eta_guesses)?;
+    let mut results = device.zeros::<f64>(results_len(model, n, slopes)?)?;
+    let mut status = device.zeros::<i64>(n)?;
     let conditions_kernel = device.function(FILE, SOURCE, "cr_conditions_kernel")?;
-    let mut builder = device.stream().launch_builder(&conditions_kernel);
-    builder
-        .arg(&launch)
-        .arg(&resident.fd_nodes)
-        .arg(&resident.fd_weights)
-        .arg(&packed)
-        .arg(&guesses)
-        .arg(&mut conditions)
-        .arg(&mut integrals)
-        .arg(&mut status);
-    // SAFETY: the arguments match cr_conditions_kernel's parameters; packed holds 2 doubles per
-    // state, guesses 1, conditions 2, integrals 3, status 1.
-    unsafe { builder.launch(blocks(states.len())) }?;
-    let gas = slopes.then_some(&integrals);
-    state_rates_on_device(device, model, settings, &resident, states, &packed, &conditions, &status, gas)
+    {
+        let (packed, guesses) = inputs.split_at(2 * n);
+        let (mut conditions, mut rest) = results.split_at_mut(2 * n);
+        let (mut integrals, _) = rest.split_at_mut(3 * n);
+        let mut builder = device.stream().launch_builder(&conditions_kernel);
+        builder
+            .arg(&launch)
+            .arg(&resident.fd_nodes)
+            .arg(&resident.fd_weights)
+            .arg(&packed)
+            .arg(&guesses)
+            .arg(&mut conditions)
+            .arg(&mut integrals)
+            .arg(&mut status);
+        // SAFETY: the arguments match cr_conditions_kernel's parameters; packed holds 2 doubles
+        // per state, guesses 1, conditions 2, integrals 3, status 1.
+        unsafe { builder.launch(blocks(n)) }?;
+    }
+    state_rates_on_device(device, model, settings, &resident, states, &inputs, &mut results, &status, slopes)
 }
 
 /// The rates of `model` at one state given by its conditions (T_e, mu, n_e) on the device: the
@@ -210,10 +214,12 @@ pub(super) fn rates_at_conditions(
     c: &Conditions,
 ) -> Result<StateRates> {
     let resident = resident(device, model, settings)?;
-    let packed = pack_states(device, &[state])?;
-    let conditions = device.upload(&[c.te, c.mu])?;
+    let inputs = upload_states(device, &[state], &[f64::NAN])?;
+    let mut first = memory::filled("the conditions of the state", results_len(model, 1, false)?, 0.0)?;
+    first[..2].copy_from_slice(&[c.te, c.mu]);
+    let mut results = device.upload(&first)?;
     let status = device.zeros::<i64>(1)?;
-    state_rates_on_device(device, model, settings, &resident, &[state], &packed, &conditions, &status, None)?
+    state_rates_on_device(device, model, settings, &resident, &[state], &inputs, &mut results, &status, false)?
         .pop()
         .expect("one state")
 }
@@ -264,16 +270,36 @@ fn blocks(n: usize) -> LaunchConfig {
     LaunchConfig { grid_dim: (n.clamp(1, 1 << 20) as u32, 1, 1), block_dim: (CR_BLOCK, 1, 1), shared_mem_bytes: 0 }
 }
 
-/// (u, n_e) of every state, on the device.
-fn pack_states(device: &CudaDevice, states: &[ElectronState]) -> Result<CudaSlice<f64>> {
-    let mut packed = memory::with_capacity("the electron states", 2 * states.len())?;
+/// (u, n_e) of every state, then each state's eta guess, on the device in one upload.
+fn upload_states(device: &CudaDevice, states: &[ElectronState], eta_guesses: &[f64]) -> Result<CudaSlice<f64>> {
+    let mut packed = memory::with_capacity("the electron states", 3 * states.len())?;
     packed.extend(states.iter().flat_map(|s| [s.energy_density, s.ne_cm3]));
+    packed.extend_from_slice(eta_guesses);
     device.upload(&packed)
 }
 
-/// The rates kernel over `states` whose (T_e, mu) and status are on the device, and the download;
-/// with `integrals` (the Fermi integrals of the inversions, 3 per state), its twin with the slopes,
-/// whose chain through the gas (RateSlopes::gas) takes them.
+/// Doubles of one evaluation's results for `n` states, laid out one part after another so that
+/// one download brings them back: (T_e, mu) per state (2 n), the Fermi integrals of the
+/// inversions (3 n), the rates (`rates_stride` per state; see [`state_rates_on_device`]).
+fn results_len(model: &Cr, n: usize, slopes: bool) -> Result<usize> {
+    memory::elements::<f64>("the rates of the states", 5 + rates_stride(model, slopes), n)
+}
+
+/// Doubles of one state's rates: J_up, J_down, K_up, K_down, L, H_L, the heating; with the
+/// slopes, their d/dT_e and d/dmu and d/dn_e of the heating.
+fn rates_stride(model: &Cr, slopes: bool) -> usize {
+    let rates_len = 2 * model.excitations().len() + 4 * model.ionizations().len() + 1;
+    if slopes {
+        3 * rates_len + 1
+    } else {
+        rates_len
+    }
+}
+
+/// The rates kernel over `states` (`inputs` from [`upload_states`]) whose (T_e, mu) and status
+/// are on the device (at the head of `results`, laid out as [`results_len`] says), and the
+/// downloads; with `slopes`, its twin with the slopes, whose chain through the gas
+/// (RateSlopes::gas) takes the inversions' Fermi integrals.
 #[allow(clippy::too_many_arguments)] // the device buffers of one evaluation
 fn state_rates_on_device(
     device: &CudaDevice,
@@ -281,56 +307,53 @@ fn state_rates_on_device(
     settings: &CrSettings,
     resident: &Resident,
     states: &[ElectronState],
-    packed: &CudaSlice<f64>,
-    conditions: &CudaSlice<f64>,
+    inputs: &CudaSlice<f64>,
+    results: &mut CudaSlice<f64>,
     status: &CudaSlice<i64>,
-    integrals: Option<&CudaSlice<f64>>,
+    slopes: bool,
 ) -> Result<Vec<Result<StateRates>>> {
-    let slopes = integrals.is_some();
-    let launch = launch_parameters(model, settings, states.len())?;
+    let n = states.len();
+    let launch = launch_parameters(model, settings, n)?;
     let (n_exc, n_ion) = (model.excitations().len(), model.ionizations().len());
-    let rates_len = 2 * n_exc + 4 * n_ion + 1;
-    // With the slopes: the rates, their d/dT_e, their d/dmu, d/dn_e of the inverse bremsstrahlung.
-    let stride = if slopes { 3 * rates_len + 1 } else { rates_len };
-    let mut out = device.zeros::<f64>(memory::elements::<f64>("the rates of the states", stride, states.len())?)?;
-    let layout = Layout::for_states(device, states.len(), n_exc, n_ion);
+    let stride = rates_stride(model, slopes);
+    let layout = Layout::for_states(device, n, n_exc, n_ion);
     let launch = CrLaunch { ionization_by_warp: i32::from(layout == Layout::ByWarp), ..launch };
     let kernel = if slopes { "cr_state_slopes_kernel" } else { "cr_state_rates_kernel" };
     let rates_kernel = device.function(FILE, SOURCE, kernel)?;
-    let mut builder = device.stream().launch_builder(&rates_kernel);
-    builder
-        .arg(&launch)
-        .arg(&resident.real)
-        .arg(&resident.index)
-        .arg(&resident.nodes)
-        .arg(&resident.weights)
-        .arg(packed)
-        .arg(conditions)
-        .arg(status)
-        .arg(&mut out);
-    // SAFETY: the arguments match cr_state_rates_kernel's (and cr_state_slopes_kernel's)
-    // parameters; packed and conditions hold 2 doubles per state, status 1, out `stride`.
-    unsafe { builder.launch(blocks(layout.blocks(states.len(), n_exc, n_ion))) }?;
-    let mut host_status = memory::filled("the status of the states", states.len(), 0i64)?;
-    let mut host_conditions = memory::filled("the conditions of the states", 2 * states.len(), 0.0)?;
-    let mut host_out = memory::filled("the rates of the states", stride * states.len(), 0.0)?;
-    device.download_into(status, &mut host_status)?;
-    device.download_into(conditions, &mut host_conditions)?;
-    device.download_into(&out, &mut host_out)?;
-    let mut host_integrals = Vec::new();
-    if let Some(integrals) = integrals {
-        host_integrals = memory::filled("the Fermi integrals of the states", 3 * states.len(), 0.0)?;
-        device.download_into(integrals, &mut host_integrals)?;
+    {
+        let packed = inputs.slice(0..2 * n);
+        let (head, mut out) = results.split_at_mut(5 * n);
+        let conditions = head.slice(0..2 * n);
+        let mut builder = device.stream().launch_builder(&rates_kernel);
+        builder
+            .arg(&launch)
+            .arg(&resident.real)
+            .arg(&resident.index)
+            .arg(&resident.nodes)
+            .arg(&resident.weights)
+            .arg(&packed)
+            .arg(&conditions)
+            .arg(status)
+            .arg(&mut out);
+        // SAFETY: the arguments match cr_state_rates_kernel's (and cr_state_slopes_kernel's)
+        // parameters; packed and conditions hold 2 doubles per state, status 1, out `stride`.
+        unsafe { builder.launch(blocks(layout.blocks(n, n_exc, n_ion))) }?;
     }
+    let mut host_status = memory::filled("the status of the states", n, 0i64)?;
+    let mut host = memory::filled("the rates of the states", results.len(), 0.0)?;
+    device.download_into(status, &mut host_status)?;
+    device.download_into(results, &mut host)?;
+    let (host_conditions, rest) = host.split_at(2 * n);
+    let (host_integrals, host_out) = rest.split_at(3 * n);
     // Unpacked on all cores: with 10^4 states and more this is milliseconds per call.
-    let mut rates = memory::with_capacity("the rates of the states", states.len())?;
+    let mut rates = memory::with_capacity("the rates of the states", n)?;
     states
         .par_iter()
         .enumerate()
         .map(|(s, state)| {
             let te_mu = &host_conditions[2 * s..2 * s + 2];
             let o = &host_out[s * stride..(s + 1) * stride];
-            let gas = host_integrals.get(3 * s..3 * s + 3);
+            let gas = slopes.then(|| &host_integrals[3 * s..3 * s + 3]);
             state_rates(settings, state, host_status[s], te_mu, o, n_exc, n_ion, gas)
         })
         .collect_into_vec(&mut rates);
