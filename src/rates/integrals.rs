@@ -1,6 +1,9 @@
 //! The rate integrals of paper §2.2 for one transition in one plasma state: integrands,
 //! integration ranges (upper limits for accuracy 10^-p, §2.3) and graded composite Gauss-Legendre
-//! quadrature. `kernels/rates.cu` transcribes this file line by line; keep them in step.
+//! quadrature. `kernels/rates.cu` transcribes this file's formulas and quadrature; keep them in
+//! step. (Here the factors that do not change from node to node, 1/T_e in the slopes and the
+//! ionization cross-section's constants at one incident energy, are formed once, and F and
+//! 1 - F share one exponential: the two paths agree to rounding.)
 //!
 //! Where the authors' code loses accuracy, this one does not:
 //! - the blocking factor 1 - F is evaluated as 1/(1 + e^{(mu - eps)/T}), never as a difference,
@@ -83,18 +86,40 @@ struct Occupation {
     x: f64,
 }
 
-#[inline]
-fn occupation_slopes(c: &Conditions, eps: f64) -> Occupation {
-    let x = (eps - c.mu) / c.te;
-    match c.stats {
-        Statistics::FermiDirac => {
-            let (f, blocking) = (occupation_from_exponent(x), occupation_from_exponent(-x));
-            let s = f * blocking / c.te;
-            Occupation { f, blocking, df_dmu: s, dblocking_dmu: -s, x }
-        }
-        Statistics::MaxwellBoltzmann => {
-            let f = (-x).exp();
-            Occupation { f, blocking: 1.0, df_dmu: f / c.te, dblocking_dmu: 0.0, x }
+/// The electrons of [`Conditions`] as the integrands meet them: what an [`Occupation`] needs,
+/// with 1/T formed once per integral for the slopes. x = (eps - mu)/T itself stays a quotient:
+/// e^{-x} at |x| up to ~700 carries x's rounding times |x|, and the quotient's is the smallest.
+#[derive(Clone, Copy)]
+struct Electrons {
+    stats: Statistics,
+    mu: f64,
+    te: f64,
+    inverse_te: f64,
+}
+
+impl Electrons {
+    fn of(c: &Conditions) -> Self {
+        Electrons { stats: c.stats, mu: c.mu, te: c.te, inverse_te: 1.0 / c.te }
+    }
+
+    /// The [`Occupation`] at eps. Fermi-Dirac: F and 1 - F from the one exponential
+    /// e^{-|x|} (F = 1/(1 + e^x) = e^{-x}/(1 + e^{-x}), each form free of overflow on its side of
+    /// x = 0, as [`occupation_from_exponent`] takes them).
+    #[inline]
+    fn at(&self, eps: f64) -> Occupation {
+        let x = (eps - self.mu) / self.te;
+        match self.stats {
+            Statistics::FermiDirac => {
+                let e = (-x.abs()).exp();
+                let r = 1.0 / (1.0 + e);
+                let (f, blocking) = if x > 0.0 { (e * r, r) } else { (r, e * r) };
+                let s = f * blocking * self.inverse_te;
+                Occupation { f, blocking, df_dmu: s, dblocking_dmu: -s, x }
+            }
+            Statistics::MaxwellBoltzmann => {
+                let f = (-x).exp();
+                Occupation { f, blocking: 1.0, df_dmu: f * self.inverse_te, dblocking_dmu: 0.0, x }
+            }
         }
     }
 }
@@ -229,10 +254,11 @@ fn excitation_sums<const K: usize>(c: &Conditions, t: &Excitation, q: &Quadratur
     let mut features = vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.te }];
     push_edges(c, &[c.mu, e + c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
+    let electrons = Electrons::of(c);
     let sums = integrate_sums(q.rule(), &breaks[..n], |eps| {
         let omega = collision_strength(&t.omega, eps / e);
-        let a = occupation_slopes(c, eps);
-        let o = occupation_slopes(c, eps - e);
+        let a = electrons.at(eps);
+        let o = electrons.at(eps - e);
         weighted_products(omega, [a.occupied(), o.blocked()], [o.occupied(), a.blocked()])
     });
     let k = excitation_prefactor();
@@ -257,20 +283,57 @@ fn split_slopes(s: [f64; 6]) -> [[f64; 2]; 3] {
 /// 1e-13 cm^2 eV^2 per eV^3: dsigma/d eps1 / (1e-13 cm^2 eV^2), for incident energy `e0`,
 /// one outgoing energy `e1`, ionization energy `ei` and BELI coefficients `c` (C0 = A, C1..C4 =
 /// B1..B4). It integrates over 0 <= e1 <= e0 - ei to the BELI total cross-section.
-#[inline]
 pub fn differential_ionization(c: &[f64; 5], ei: f64, e0: f64, e1: f64) -> f64 {
-    let e2 = e0 - e1 - ei;
-    let a = 0.5 * ((e0 * e0 + 4.0 * ei * ei).sqrt() - e0);
-    let b = a + ei;
-    let mut sum = c[0] * ei * (1.0 / ((e1 + a) * (e1 + b)) + 1.0 / ((e2 + a) * (e2 + b)));
-    let (mut p1, mut p2, mut pe0) = (1.0, 1.0, e0);
-    for (k, ck) in c.iter().enumerate().skip(1) {
-        sum += k as f64 * ck * (p1 + p2) / pe0;
-        p1 *= e1;
-        p2 *= e2;
-        pe0 *= e0;
+    CrossSection::at_incident(c, ei, e0).at(e1)
+}
+
+/// The cross-section of [`differential_ionization`] at one incident energy e0, with every factor
+/// that does not depend on the outgoing energy e1 formed once (the inner integral's constants):
+/// with e2 = e0 - ei - e1, a = (sqrt(e0^2 + 4 ei^2) - e0)/2 and b = a + ei,
+/// dsigma/d eps1 = A/(2 e0) [1/((e1 + a)(e1 + b)) + 1/((e2 + a)(e2 + b))]
+///   + sum_{k=1..4} k B_k (e1^{k-1} + e2^{k-1}) / (2 ei e0^{k+1}).
+#[derive(Clone, Copy)]
+struct CrossSection {
+    /// e0 - ei: e2 = this - e1.
+    shared: f64,
+    a: f64,
+    b: f64,
+    /// A/(2 e0).
+    mott: f64,
+    /// k B_k / (2 ei e0^{k+1}), k = 1..4.
+    powers: [f64; 4],
+}
+
+impl CrossSection {
+    fn at_incident(c: &[f64; 5], ei: f64, e0: f64) -> Self {
+        let a = 0.5 * ((e0 * e0 + 4.0 * ei * ei).sqrt() - e0);
+        let scale = 1.0 / (2.0 * ei * e0);
+        let mut powers = [0.0; 4];
+        let mut pe0 = e0;
+        for (k, (p, ck)) in powers.iter_mut().zip(&c[1..]).enumerate() {
+            *p = (k + 1) as f64 * ck / pe0 * scale;
+            pe0 *= e0;
+        }
+        CrossSection { shared: e0 - ei, a, b: a + ei, mott: c[0] * ei * scale, powers }
     }
-    sum / (2.0 * ei * e0)
+
+    /// The outgoing energy e2 = e0 - ei - e1 of the second electron.
+    #[inline]
+    fn partner(&self, e1: f64) -> f64 {
+        self.shared - e1
+    }
+
+    /// dsigma/d eps1 at outgoing energy e1 [1e-13 cm^2 eV^2 per eV^3].
+    #[inline]
+    fn at(&self, e1: f64) -> f64 {
+        let e2 = self.partner(e1);
+        let (a, b) = (self.a, self.b);
+        // 1/q1 + 1/q2 as one quotient: q1 q2 lies within 1e-60..1e40 over the rates' domain.
+        let (q1, q2) = ((e1 + a) * (e1 + b), (e2 + a) * (e2 + b));
+        let mott = self.mott * ((q1 + q2) / (q1 * q2));
+        let [p1, p2, p3, p4] = self.powers;
+        mott + 2.0 * p1 + p2 * (e1 + e2) + p3 * (e1 * e1 + e2 * e2) + p4 * (e1 * e1 * e1 + e2 * e2 * e2)
+    }
 }
 
 /// Upper limit of the outer ionization integral: E + 2 max(mu, 0) + T (p ln 10 + 15) [eV]
@@ -307,24 +370,25 @@ fn ionization_sums<const K: usize>(c: &Conditions, t: &Ionization, q: &Quadratur
     let mut features = vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.te }];
     push_edges(c, &[c.mu, e + c.mu, e + 2.0 * c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
+    let electrons = Electrons::of(c);
     let mut inner_features = Vec::with_capacity(3);
+    let mut inner_breaks = [0.0; MAX_BREAKPOINTS];
     let sums = integrate_sums(q.rule(), &breaks[..n], |e0| {
         let half = 0.5 * (e0 - e);
         if half <= 0.0 {
             return [0.0; K];
         }
-        let a = 0.5 * ((e0 * e0 + 4.0 * e * e).sqrt() - e0);
+        let sigma = CrossSection::at_incident(&t.beli, e, e0);
         inner_features.clear();
-        inner_features.push(Feature { at: 0.0, scale: a });
+        inner_features.push(Feature { at: 0.0, scale: sigma.a });
         push_edges(c, &[c.mu, 2.0 * half - c.mu], &mut inner_features);
-        let (inner_breaks, m) = breakpoints(0.0, half, &inner_features);
+        let m = graded_breakpoints(0.0, half, &inner_features, &mut inner_breaks);
         let inner: [f64; K] = integrate_sums(q.rule(), &inner_breaks[..m], |e1| {
-            let s = differential_ionization(&t.beli, e, e0, e1);
-            let o1 = occupation_slopes(c, e1);
-            let o2 = occupation_slopes(c, e0 - e - e1);
-            weighted_products(s, [o1.blocked(), o2.blocked()], [o1.occupied(), o2.occupied()])
+            let o1 = electrons.at(e1);
+            let o2 = electrons.at(sigma.partner(e1));
+            weighted_products(sigma.at(e1), [o1.blocked(), o2.blocked()], [o1.occupied(), o2.occupied()])
         });
-        let o0 = occupation_slopes(c, e0);
+        let o0 = electrons.at(e0);
         let w = 2.0 * e0;
         with_slopes([w * o0.f * inner[0], w * o0.blocking * inner[1]], || {
             let up = |theta: usize, slope: f64| w * (slope * o0.df_dmu * inner[0] + o0.f * inner[2 + 2 * theta]);
@@ -373,10 +437,11 @@ fn photoionization_sums<const K: usize>(c: &Conditions, t: &Photoionization, q: 
         vec![Feature { at: e, scale: e }, Feature { at: e, scale: c.tr }, Feature { at: e, scale: c.te }];
     push_edges(c, &[e + c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
+    let electrons = Electrons::of(c);
     integrate_sums(q.rule(), &breaks[..n], |eps| {
         let r = e / eps;
         let sigma = r * r * (t.d0_cm2 + t.d1_cm2 * r);
-        let o = occupation_slopes(c, eps - e);
+        let o = electrons.at(eps - e);
         let absorbed = sigma * black_body_flux(eps, c.tr);
         let rate = absorbed * o.blocking;
         with_slopes([rate, (eps - e) * rate], || {
