@@ -1,9 +1,9 @@
 //! The rate integrals of paper §2.2 for one transition in one plasma state: integrands,
 //! integration ranges (upper limits for accuracy 10^-p, §2.3) and graded composite Gauss-Legendre
 //! quadrature. `kernels/rates.cu` transcribes this file's formulas and quadrature; keep them in
-//! step. (Here the factors that do not change from node to node, 1/T_e in the slopes and the
-//! ionization cross-section's constants at one incident energy, are formed once, and F and
-//! 1 - F share one exponential: the two paths agree to rounding.)
+//! step. (Both form the factors that do not change from node to node once, 1/T_e in the slopes
+//! and the ionization cross-section's constants at one incident energy, and F and 1 - F from one
+//! exponential; the two paths agree to rounding, the GPU's fused multiply-adds included.)
 //!
 //! Where the authors' code loses accuracy, this one does not:
 //! - the blocking factor 1 - F is evaluated as 1/(1 + e^{(mu - eps)/T}), never as a difference,
