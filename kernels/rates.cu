@@ -204,7 +204,7 @@ __device__ int push_edges(const Conditions &c, const double *edges, int n_edges,
 
 // The one composite loop, serial: sum over panels of half * sum_j w_j f(mid + half x_j), in the
 // CPU's order. Used for the inner ionization integral, one thread each. f returns a Pair or a
-// PairSlopes (integrals.rs integrate_sums). With `parts` > 1, only the panels part, part + parts,
+// PairSlopes (math/panels.rs integrate_graded_sums). With `parts` > 1, only the panels part, part + parts,
 // ...: the share of one of `parts` threads that split the integral (their sums add to the whole).
 template <class F>
 __device__ auto integrate_pair(const Rule &rule, const double *breaks, int count, F f, int part = 0, int parts = 1)
@@ -355,13 +355,13 @@ __device__ T collision_strength(const T *b, T x) {
 // e1 formed once (integrals.rs CrossSection): for ionization energy ei [eV], BELI c[0..5),
 // a = (sqrt(e0^2 + 4 ei^2) - e0)/2 (formed in double by the caller), b = a + ei and
 // e2 = e0 - ei - e1,
-// dsigma/d eps1 = A/(2 ei e0) ei [1/((e1 + a)(e1 + b)) + 1/((e2 + a)(e2 + b))]
+// dsigma/d eps1 = A/(2 e0) [1/((e1 + a)(e1 + b)) + 1/((e2 + a)(e2 + b))]
 //   + sum_{k=1..4} k B_k (e1^{k-1} + e2^{k-1}) / (2 ei e0^{k+1}).
 template <class T>
 struct CrossSection {
     double shared;  // e0 - ei: e2 = shared - e1 (double, as the occupations take it)
     T a, b;
-    T mott;         // A ei / (2 ei e0)
+    T mott;         // A / (2 e0)
     T powers[4];    // k B_k / (2 ei e0^{k+1}), k = 1..4
 };
 

@@ -123,6 +123,34 @@ pub fn integrate_graded<F: FnMut(f64) -> f64>(rule: &GaussLegendre, breaks: &[f6
     total
 }
 
+/// [`integrate_graded`] of K integrands at once (f returns all K at each abscissa): per panel,
+/// half-length times the rule's weighted sum of each, the panels added in ascending order. The
+/// one composite loop of the rate integrals and the Fermi-Dirac integrals, which share the costly
+/// part of their integrands (an exponential) between the K values.
+#[inline]
+pub fn integrate_graded_sums<const K: usize, F: FnMut(f64) -> [f64; K]>(
+    rule: &GaussLegendre,
+    breaks: &[f64],
+    mut f: F,
+) -> [f64; K] {
+    let mut sums = [0.0; K];
+    for panel in breaks.windows(2) {
+        let half = 0.5 * (panel[1] - panel[0]);
+        let mid = 0.5 * (panel[1] + panel[0]);
+        let mut partial = [0.0; K];
+        for (x, w) in rule.nodes().iter().zip(rule.weights()) {
+            let v = f(mid + half * x);
+            for (p, v) in partial.iter_mut().zip(v) {
+                *p += w * v;
+            }
+        }
+        for (s, p) in sums.iter_mut().zip(partial) {
+            *s += half * p;
+        }
+    }
+    sums
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

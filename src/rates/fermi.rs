@@ -14,7 +14,7 @@ use super::constants::quantum_density_factor;
 use super::{check_density, check_temperature, Statistics, TEMPERATURE_RANGE_EV};
 use crate::error::{require_positive, Error, Result};
 use crate::math::gauss_legendre::GaussLegendre;
-use crate::math::panels::{graded_breakpoints, Feature, MAX_BREAKPOINTS};
+use crate::math::panels::{graded_breakpoints, integrate_graded_sums, Feature, MAX_BREAKPOINTS};
 use once_cell::sync::Lazy;
 
 static RULE64: Lazy<GaussLegendre> = Lazy::new(|| GaussLegendre::new(64).expect("64 nodes is valid"));
@@ -34,25 +34,12 @@ fn fermi_integrals_unnormalised(eta: f64) -> [f64; 3] {
     }
     let mut breaks = [0.0; MAX_BREAKPOINTS];
     let count = graded_breakpoints(0.0, t_max, &features, &mut breaks);
-    // The three integrands share their occupation factor: one pass, each sum formed in the order
-    // of `integrate_graded` (panel by panel, nodes ascending, W_j f(t_j) with W_j = half w_j).
-    let mut sums = [0.0; 3];
-    for panel in breaks[..count].windows(2) {
-        let (center, half) = (0.5 * (panel[0] + panel[1]), 0.5 * (panel[1] - panel[0]));
-        let mut partial = [0.0; 3];
-        for (&node, &w) in RULE64.nodes().iter().zip(RULE64.weights()) {
-            let t = center + half * node;
-            let t2 = t * t;
-            let occupation = occupation_from_exponent(t2 - eta);
-            for (p, power) in partial.iter_mut().zip([1.0, t2, t2 * t2]) {
-                *p += half * w * (2.0 * power * occupation);
-            }
-        }
-        for (s, p) in sums.iter_mut().zip(partial) {
-            *s += p;
-        }
-    }
-    sums
+    // The three integrands share their occupation factor: one pass.
+    integrate_graded_sums(&RULE64, &breaks[..count], |t| {
+        let t2 = t * t;
+        let occupation = 2.0 * occupation_from_exponent(t2 - eta);
+        [occupation, t2 * occupation, t2 * t2 * occupation]
+    })
 }
 
 /// 1/(1 + e^x) without overflow.

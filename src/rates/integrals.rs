@@ -31,8 +31,7 @@ use super::constants::{
 };
 use super::fermi::occupation_from_exponent;
 use super::{Excitation, Ionization, Photoionization, Quadrature, Statistics};
-use crate::math::gauss_legendre::GaussLegendre;
-use crate::math::panels::{graded_breakpoints, Feature, MAX_BREAKPOINTS};
+use crate::math::panels::{graded_breakpoints, integrate_graded_sums, Feature, MAX_BREAKPOINTS};
 
 /// Electron conditions of one plasma state, as the integrals need them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -172,33 +171,6 @@ fn with_slopes<const V: usize, const K: usize>(values: [f64; V], slopes: impl Fn
     out
 }
 
-/// Sums `f` over the panels `breaks` with the rule `rule`: the one composite Gauss-Legendre
-/// loop every rate integral uses. `f` returns K integrands at once (upward and downward, and
-/// their slopes when asked for).
-#[inline]
-fn integrate_sums<const K: usize, F: FnMut(f64) -> [f64; K]>(
-    rule: &GaussLegendre,
-    breaks: &[f64],
-    mut f: F,
-) -> [f64; K] {
-    let mut sums = [0.0; K];
-    for panel in breaks.windows(2) {
-        let half = 0.5 * (panel[1] - panel[0]);
-        let mid = 0.5 * (panel[1] + panel[0]);
-        let mut partial = [0.0; K];
-        for (x, w) in rule.nodes().iter().zip(rule.weights()) {
-            let v = f(mid + half * x);
-            for (p, v) in partial.iter_mut().zip(v) {
-                *p += w * v;
-            }
-        }
-        for (s, p) in sums.iter_mut().zip(partial) {
-            *s += half * p;
-        }
-    }
-    sums
-}
-
 /// Fermi-edge features (at `edges`, width 2 T) only under Fermi-Dirac statistics.
 fn push_edges(c: &Conditions, edges: &[f64], features: &mut Vec<Feature>) {
     if c.stats == Statistics::FermiDirac {
@@ -255,7 +227,7 @@ fn excitation_sums<const K: usize>(c: &Conditions, t: &Excitation, q: &Quadratur
     push_edges(c, &[c.mu, e + c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
     let electrons = Electrons::of(c);
-    let sums = integrate_sums(q.rule(), &breaks[..n], |eps| {
+    let sums = integrate_graded_sums(q.rule(), &breaks[..n], |eps| {
         let omega = collision_strength(&t.omega, eps / e);
         let a = electrons.at(eps);
         let o = electrons.at(eps - e);
@@ -373,7 +345,7 @@ fn ionization_sums<const K: usize>(c: &Conditions, t: &Ionization, q: &Quadratur
     let electrons = Electrons::of(c);
     let mut inner_features = Vec::with_capacity(3);
     let mut inner_breaks = [0.0; MAX_BREAKPOINTS];
-    let sums = integrate_sums(q.rule(), &breaks[..n], |e0| {
+    let sums = integrate_graded_sums(q.rule(), &breaks[..n], |e0| {
         let half = 0.5 * (e0 - e);
         if half <= 0.0 {
             return [0.0; K];
@@ -383,7 +355,7 @@ fn ionization_sums<const K: usize>(c: &Conditions, t: &Ionization, q: &Quadratur
         inner_features.push(Feature { at: 0.0, scale: sigma.a });
         push_edges(c, &[c.mu, 2.0 * half - c.mu], &mut inner_features);
         let m = graded_breakpoints(0.0, half, &inner_features, &mut inner_breaks);
-        let inner: [f64; K] = integrate_sums(q.rule(), &inner_breaks[..m], |e1| {
+        let inner: [f64; K] = integrate_graded_sums(q.rule(), &inner_breaks[..m], |e1| {
             let o1 = electrons.at(e1);
             let o2 = electrons.at(sigma.partner(e1));
             weighted_products(sigma.at(e1), [o1.blocked(), o2.blocked()], [o1.occupied(), o2.occupied()])
@@ -438,7 +410,7 @@ fn photoionization_sums<const K: usize>(c: &Conditions, t: &Photoionization, q: 
     push_edges(c, &[e + c.mu], &mut features);
     let (breaks, n) = breakpoints(e, hi, &features);
     let electrons = Electrons::of(c);
-    integrate_sums(q.rule(), &breaks[..n], |eps| {
+    integrate_graded_sums(q.rule(), &breaks[..n], |eps| {
         let r = e / eps;
         let sigma = r * r * (t.d0_cm2 + t.d1_cm2 * r);
         let o = electrons.at(eps - e);
@@ -545,7 +517,7 @@ fn inverse_bremsstrahlung_sums<const K: usize>(c: &Conditions, q: &Quadrature) -
     ];
     push_edges(c, &[c.mu], &mut features);
     let (breaks, n) = breakpoints(eps_c, hi, &features);
-    let sums = integrate_sums(q.rule(), &breaks[..n], |w| {
+    let sums = integrate_graded_sums(q.rule(), &breaks[..n], |w| {
         let (absorbed, slopes) = absorption_slopes(c, w);
         let photons = (w / c.tr).exp_m1();
         with_slopes([absorbed / photons], || {
